@@ -1,0 +1,66 @@
+/** One downstream server from `servers:` in mcphub.yaml, after validation and `${VAR}` expansion. */
+export interface ServerConfig {
+  /** The key under `servers:`; never contains `__`, never `mcphub`. */
+  name: string;
+  /** stdio: the program to start. Exactly one of `command` / `url` is set. */
+  command?: string;
+  /** @default [] */
+  args: string[];
+  /** Merged over the inherited environment when the process starts. @default {} */
+  env: Record<string, string>;
+  /** Working directory, `~` already expanded. */
+  cwd?: string;
+  /** remote: the endpoint URL. */
+  url?: string;
+  /** @default "http" */
+  transport: "http" | "sse";
+  /** @default {} */
+  headers: Record<string, string>;
+  /** @default true */
+  enabled: boolean;
+  description?: string;
+  /** @default [] */
+  tags: string[];
+  /** At most 8 one-line hints of at most 256 bytes each. @default [] */
+  useWhen: string[];
+  /** Downstream tool name -> hints. @default {} */
+  toolUseWhen: Record<string, string[]>;
+}
+
+/** One entry of `agents:` in mcphub.yaml. */
+export interface AgentConfig {
+  name: string;
+  /** Server names in scope; undefined = all, [] = none. */
+  servers?: string[];
+  /** Exact public `server__tool` names in scope; undefined = all tools of the servers in scope. */
+  tools?: string[];
+  /** Overrides the global `pin` in lazy mode. */
+  pin?: string[];
+  /** Bytes of mounted downstream tool definitions; 0 = meta-tools only; undefined = no limit. */
+  toolSchemaBudget?: number;
+}
+
+/** A loaded, validated mcphub.yaml. */
+export interface Config {
+  /** Absolute path of the file it was loaded from; undefined for the embedded default. */
+  path?: string;
+  version: 1;
+  /** @default "all" */
+  expose: "all" | "lazy";
+  /** `server`, `server__*` or `server__tool`. @default [] */
+  pin: string[];
+  /** Bytes; 0 = unlimited, else >= 512. @default 32768 */
+  responseBudget: number;
+  /** @default false */
+  verbatim: boolean;
+  /** @default 30000 */
+  connectTimeoutMs: number;
+  /** @default 1800000 */
+  callTimeoutMs: number;
+  /** Record every proxied call in the store. @default true */
+  record: boolean;
+  /** In file order. */
+  servers: ServerConfig[];
+  /** In file order. */
+  agents: AgentConfig[];
+}

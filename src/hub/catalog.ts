@@ -1,0 +1,138 @@
+/**
+ * The catalog: every connected, enabled downstream tool with its public name
+ * and the metadata discovery ranks on. Pure: built from server metadata and
+ * the tool definitions the servers listed.
+ *
+ * @module
+ */
+import { type NameReference, planNames, splitReference } from "./naming.ts";
+
+/** A downstream tool definition as MCP `tools/list` returns it (the fields we read). */
+export interface ToolDefinition {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema?: { type?: string; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  annotations?: { title?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+/** One server's metadata and tools, as the catalog is built from it. */
+export interface CatalogServer {
+  name: string;
+  description?: string;
+  tags?: string[];
+  useWhen?: string[];
+  /** Downstream tool name -> hints. */
+  toolUseWhen?: Record<string, string[]>;
+  tools: ToolDefinition[];
+}
+
+/** One tool in the catalog. */
+export interface CatalogTool {
+  /** Public `server__tool` name. */
+  namespaced: string;
+  server: string;
+  /** Downstream wire name. */
+  tool: string;
+  /** The public tool part after `server__` (self-prefix stripped). */
+  short: string;
+  /** `title`, else `annotations.title`. */
+  title?: string;
+  description: string;
+  /** Top-level input property names, in schema order. */
+  inputFields: string[];
+  required: string[];
+  serverDescription?: string;
+  tags: string[];
+  /** The server's `use_when` hints. */
+  useWhen: string[];
+  /** `tool_use_when` hints for this tool. */
+  toolUseWhen: string[];
+  /** The downstream definition, unchanged. */
+  definition: ToolDefinition;
+}
+
+/** Builds catalog entries for servers, sorted by public name. */
+export function buildCatalog(servers: readonly CatalogServer[]): CatalogTool[] {
+  const out: CatalogTool[] = [];
+  for (const server of servers) {
+    const byName = new Map(server.tools.map((t) => [t.name, t]));
+    for (const plan of planNames(server.name, [...byName.keys()])) {
+      const def = byName.get(plan.downstream)!;
+      const props = def.inputSchema?.properties;
+      out.push({
+        namespaced: plan.namespaced,
+        server: server.name,
+        tool: plan.downstream,
+        short: plan.short,
+        title: def.title ?? (typeof def.annotations?.title === "string" ? def.annotations.title : undefined),
+        description: def.description ?? "",
+        inputFields: props && typeof props === "object" ? Object.keys(props) : [],
+        required: Array.isArray(def.inputSchema?.required)
+          ? def.inputSchema.required.filter((r) => typeof r === "string")
+          : [],
+        serverDescription: server.description,
+        tags: server.tags ?? [],
+        useWhen: server.useWhen ?? [],
+        toolUseWhen: server.toolUseWhen?.[plan.downstream] ?? [],
+        definition: def,
+      });
+    }
+  }
+  return out.sort((a, b) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0));
+}
+
+/** Name lookup over catalog entries: public names, stutter forms, fragments and downstream names. */
+export class CatalogIndex {
+  #byPublic = new Map<string, CatalogTool>();
+  #byServer = new Map<string, Map<string, CatalogTool>>();
+
+  constructor(tools: readonly CatalogTool[]) {
+    for (const t of tools) {
+      this.#byPublic.set(t.namespaced, t);
+      let names = this.#byServer.get(t.server);
+      if (!names) this.#byServer.set(t.server, names = new Map());
+      // Public short names win over downstream names of other tools.
+      if (!names.has(t.tool)) names.set(t.tool, t);
+    }
+    for (const t of tools) this.#byServer.get(t.server)!.set(t.short, t);
+  }
+
+  /** The tool a caller means, or undefined. */
+  find(ref: NameReference): CatalogTool | undefined {
+    if (!ref.server) {
+      const exact = this.#byPublic.get(ref.tool);
+      if (exact) return exact;
+    }
+    const split = splitReference(ref);
+    if (!split.server) return undefined;
+    const names = this.#byServer.get(split.server);
+    if (!names) return undefined;
+    return names.get(split.tool) ?? this.#byPublic.get(`${split.server}__${split.tool}`);
+  }
+
+  /** Public names closest to what the caller sent, for an error message. */
+  closest(name: string, limit = 3): string[] {
+    const target = name.toLowerCase();
+    return [...this.#byPublic.keys()]
+      .map((n) => ({ n, d: editDistance(target, n.toLowerCase()) }))
+      .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
+      .slice(0, limit)
+      .filter((x) => x.d <= Math.max(3, Math.floor(target.length / 2)))
+      .map((x) => x.n);
+  }
+}
+
+/** Levenshtein distance, O(n*m) with two rows. */
+export function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) {
+      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
