@@ -12,7 +12,12 @@ export interface ToolDefinition {
   name: string;
   title?: string;
   description?: string;
-  inputSchema?: { type?: string; properties?: Record<string, unknown>; required?: string[]; [k: string]: unknown };
+  inputSchema?: {
+    type?: string;
+    properties?: Record<string, unknown>;
+    required?: string[];
+    [k: string]: unknown;
+  };
   annotations?: { title?: string; [k: string]: unknown };
   [k: string]: unknown;
 }

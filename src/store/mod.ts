@@ -62,7 +62,7 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Databas
     db = new DatabaseSync(path, { timeout: busyTimeoutMs });
     if (path !== ":memory:") tightenMode(path);
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);
-    db.exec("PRAGMA journal_mode = WAL");
+    enableWal(db, busyTimeoutMs);
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA foreign_keys = ON");
     db.exec(
@@ -70,7 +70,9 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Databas
     );
   } catch (error) {
     throw new StoreError(
-      `Cannot open the store "${path}": ${(error as Error).message}; check the path and its permissions, or pass --db`,
+      `Cannot open the store "${path}": ${
+        (error as Error).message
+      }; check the path and its permissions, or pass --db`,
       path,
       { cause: error },
     );
@@ -78,6 +80,31 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Databas
   for (const migration of migrations) applyMigration(db, path, migration);
   if (path !== ":memory:") tightenMode(path);
   return db;
+}
+
+// node:sqlite in Deno sets `errcode` on some errors only; the message is always there.
+function isBusy(error: unknown): boolean {
+  const code = (error as { errcode?: number }).errcode;
+  if (typeof code === "number") return (code & 0xff) === 5;
+  return /database is locked|database is busy/i.test((error as Error).message ?? "");
+}
+
+/**
+ * Switches to WAL, retrying while another process holds the lock: on a fresh
+ * file several openers can race for the exclusive lock this needs, and SQLite
+ * answers SQLITE_BUSY at once there instead of waiting out the busy timeout.
+ */
+function enableWal(db: DatabaseSync, busyTimeoutMs: number): void {
+  const deadline = Date.now() + busyTimeoutMs;
+  for (let delayMs = 2;; delayMs = Math.min(delayMs * 2, 50)) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delayMs);
+    }
+  }
 }
 
 function applyMigration(db: DatabaseSync, path: string, migration: Migration): void {

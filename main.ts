@@ -1,0 +1,30 @@
+/**
+ * mcphub: the command-line entry point. Parses nothing itself; runs the CLI
+ * and turns its result into the process exit code (the only Deno.exit).
+ *
+ * @module
+ */
+import { runCli } from "./src/cli/mod.ts";
+
+if (import.meta.main) {
+  const encoder = new TextEncoder();
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  Deno.addSignalListener("SIGINT", onSignal);
+  if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", onSignal);
+  // stdout belongs to the protocol in `mcp serve`: anything that logs through console goes to stderr.
+  console.log = console.info = console.debug = console.error;
+  const code = await runCli(Deno.args, {
+    env: Deno.env,
+    cwd: Deno.cwd(),
+    out: (text) => writeAll(Deno.stdout, encoder.encode(text)),
+    err: (text) => writeAll(Deno.stderr, encoder.encode(text)),
+    signal: controller.signal,
+  });
+  Deno.exit(code);
+}
+
+function writeAll(w: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
+  let at = 0;
+  while (at < bytes.length) at += w.writeSync(bytes.subarray(at));
+}

@@ -1,0 +1,77 @@
+/**
+ * `mcphub list`: every configured server, connected once to report its state.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { loadContextConfig } from "./host.ts";
+import { VERSION } from "./version.ts";
+import { Hub } from "../hub/mod.ts";
+import { formatTable } from "./table.ts";
+
+const HELP = `Usage: mcphub list [--json] [--config PATH]
+
+Connects to every enabled server in mcphub.yaml (each bounded by connect_timeout)
+and prints one row per server: SERVER STATE KIND TARGET TAGS DESCRIPTION.
+A failed server's reason follows the table. --json prints the same as JSON.
+`;
+
+/** `list` / `ls`. */
+export const listCommand: Command = {
+  name: "list",
+  aliases: ["ls"],
+  summary: "List the configured servers and their state",
+  help: HELP,
+  async run(ctx: CommandContext): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({ args: ctx.args, options: { json: { type: "boolean" } }, strict: true }));
+    } catch (error) {
+      throw new UsageError((error as Error).message, "list", { cause: error });
+    }
+    const json = values.json || ctx.global.json;
+    const config = await loadContextConfig(ctx);
+    const hub = new Hub({
+      config,
+      env: ctx.env.toObject(),
+      version: VERSION,
+      // Failures are shown in the table; the log would repeat them.
+      log: () => {},
+    });
+    try {
+      await hub.start();
+      const servers = hub.servers();
+      if (json) {
+        ctx.out(JSON.stringify({ config: config.path ?? null, servers }, null, 2) + "\n");
+        return 0;
+      }
+      if (servers.length === 0) {
+        ctx.out(
+          `No servers configured${config.path ? ` in ${config.path}` : ""}. Add one with a servers: entry ` +
+            "in mcphub.yaml (see README).\n",
+        );
+        return 0;
+      }
+      ctx.out(formatTable(
+        ["SERVER", "STATE", "KIND", "TARGET", "TAGS", "DESCRIPTION"],
+        servers.map((s) => [
+          s.name,
+          s.state === "connected" ? `connected (${s.tools} tools)` : s.state,
+          s.kind,
+          s.target,
+          (s.tags ?? []).join(","),
+          s.description ?? "",
+        ]),
+      ));
+      const failed = servers.filter((s) => s.error);
+      if (failed.length) {
+        ctx.out("\n");
+        for (const s of failed) ctx.out(`${s.name}: ${s.error}\n`);
+      }
+      return 0;
+    } finally {
+      await hub.close();
+    }
+  },
+};

@@ -1,0 +1,131 @@
+/**
+ * The command line: global flags, command dispatch, help, and the mapping from
+ * errors to exit codes (usage 2, failure 1).
+ *
+ * @module
+ */
+import { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
+import { serveCommand } from "./serve.ts";
+import { listCommand } from "./list.ts";
+import { statsCommand } from "./stats.ts";
+import { VERSION } from "./version.ts";
+
+export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
+export { VERSION } from "./version.ts";
+export { HOST_SNIPPET } from "./serve.ts";
+
+/** Every command, in help order. */
+export const COMMANDS: readonly Command[] = [serveCommand, listCommand, statsCommand];
+
+function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {
+  for (const command of COMMANDS) {
+    const names = [command.name, ...(command.aliases ?? [])];
+    for (const name of names) {
+      const parts = name.split(" ");
+      if (parts.every((p, i) => words[i] === p)) return { command, used: parts.length };
+    }
+  }
+  return undefined;
+}
+
+/** `mcphub --version` text. */
+export function versionText(): string {
+  return `mcphub ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})`;
+}
+
+/** The top-level help. */
+export function mainHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return `mcphub ${VERSION}: one bounded, lossless, searchable MCP gateway in front of all your MCP servers
+
+Usage: mcphub [--config PATH] [--db PATH] [--json] <command> [options]
+
+Commands:
+${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
+  ${"help".padEnd(width)}  Show help for a command: mcphub help <command>
+
+Global options:
+  --config PATH   Config file (env MCPHUB_CONFIG; default ./mcphub.yaml, then ~/.config/mcphub/)
+  --db PATH       Store file (env MCPHUB_DB; default ~/.local/share/mcphub/mcphub.db)
+  --json          Machine-readable output where a command prints a table
+  --version, -V   Print the version
+  --help, -h      Print this help
+`;
+}
+
+/** Pulls the global flags out of `args`, wherever they appear before a `--`. */
+export function splitGlobals(
+  args: readonly string[],
+): { global: GlobalOptions; rest: string[]; version: boolean; help: boolean } {
+  const global: GlobalOptions = { json: false };
+  const rest: string[] = [];
+  let version = false;
+  let help = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "--") {
+      rest.push(...args.slice(i));
+      break;
+    }
+    const eq = arg.indexOf("=");
+    const flag = eq > 0 ? arg.slice(0, eq) : arg;
+    if (flag === "--config" || flag === "--db") {
+      const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
+      if (value === undefined || value === "") throw new UsageError(`${flag} needs a path`);
+      global[flag === "--config" ? "config" : "db"] = value;
+    } else if (arg === "--json") global.json = true;
+    else if (arg === "--version" || arg === "-V") version = true;
+    else if (arg === "--help" || arg === "-h") help = true;
+    else rest.push(arg);
+  }
+  return { global, rest, version, help };
+}
+
+/** Runs the CLI; resolves to the exit code. Never calls Deno.exit. */
+export async function runCli(
+  args: readonly string[],
+  base: Omit<CommandContext, "args" | "global">,
+): Promise<number> {
+  let commandName: string | undefined;
+  try {
+    const { global, rest, version, help } = splitGlobals(args);
+    if (!global.config && base.env.get("MCPHUB_CONFIG")) global.config = base.env.get("MCPHUB_CONFIG");
+    if (!global.db && base.env.get("MCPHUB_DB")) global.db = base.env.get("MCPHUB_DB");
+    if (version && rest.length === 0) {
+      base.out(versionText() + "\n");
+      return 0;
+    }
+    if (rest.length === 0) {
+      (help ? base.out : base.err)(mainHelp());
+      return help ? 0 : 2;
+    }
+    if (rest[0] === "help") {
+      const target = findCommand(rest.slice(1));
+      if (rest.length > 1 && !target) throw new UsageError(`unknown command "${rest.slice(1).join(" ")}"`);
+      base.out(target ? target.command.help : mainHelp());
+      return 0;
+    }
+    const found = findCommand(rest);
+    if (!found) {
+      throw new UsageError(
+        `unknown command "${rest[0]}${rest[0] === "mcp" && rest[1] ? ` ${rest[1]}` : ""}"` +
+          (rest[0] === "mcp" ? `; did you mean "mcp serve"?` : ""),
+      );
+    }
+    commandName = found.command.name;
+    if (help) {
+      base.out(found.command.help);
+      return 0;
+    }
+    const code = await found.command.run({ ...base, args: rest.slice(found.used), global });
+    return code ?? 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const command = COMMANDS.find((c) => c.name === (error.command ?? commandName));
+      base.err(`error: ${error.message}\n\n${command ? command.help : mainHelp()}`);
+      return 2;
+    }
+    base.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * `mcphub mcp serve`: the gateway on stdin/stdout.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
+import { VERSION } from "./version.ts";
+import { startGateway } from "../hub/mod.ts";
+
+/** The MCP host config snippet, for help and for a human at a terminal. */
+export const HOST_SNIPPET = `{
+  "mcpServers": {
+    "mcphub": { "command": "mcphub", "args": ["mcp", "serve"] }
+  }
+}`;
+
+const HELP = `Usage: mcphub mcp serve [--agent NAME] [--config PATH] [--db PATH]
+
+Runs the gateway as an MCP server on stdin/stdout: an agent host starts it as
+its only MCP server and reaches every server in mcphub.yaml through it.
+stdout carries only the protocol; logs go to stderr.
+
+Options:
+  --agent NAME    Scope the gateway to an agent defined under agents: in mcphub.yaml
+  --config PATH   Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
+  --db PATH       Store for oversized results and call records
+
+Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
+${HOST_SNIPPET}
+`;
+
+/** `mcp serve`. */
+export const serveCommand: Command = {
+  name: "mcp serve",
+  summary: "Run the gateway as an MCP server on stdin/stdout",
+  help: HELP,
+  async run(ctx: CommandContext): Promise<number> {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: ctx.args,
+        options: { agent: { type: "string" }, listen: { type: "string" } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (error) {
+      throw new UsageError((error as Error).message, "mcp serve", { cause: error });
+    }
+    if (values.listen !== undefined) {
+      throw new UsageError("--listen is not available yet; the gateway serves on stdin/stdout", "mcp serve");
+    }
+    const log = stderrLogger(ctx);
+    const config = await loadContextConfig(ctx, values.agent);
+    if (Deno.stdin.isTerminal()) {
+      ctx.err(
+        "mcphub mcp serve speaks MCP (JSON-RPC) on stdin/stdout; an agent host starts it for you.\n" +
+          `Add it to your MCP host's config:\n${HOST_SNIPPET}\nWaiting for MCP messages on stdin (Ctrl-D or Ctrl-C to stop).\n`,
+      );
+    }
+    const running = startGateway({
+      config,
+      agent: values.agent,
+      env: ctx.env.toObject(),
+      version: VERSION,
+      log,
+      storePath: storePath(ctx),
+      input: Deno.stdin.readable,
+      output: Deno.stdout.writable,
+    });
+    const stop = () => running.stop();
+    ctx.signal.addEventListener("abort", stop, { once: true });
+    try {
+      await running.done;
+    } finally {
+      ctx.signal.removeEventListener("abort", stop);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,170 @@
+/**
+ * `mcphub stats`: what the recorded calls cost, as text, markdown or JSON.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { defaultStorePath, openStore } from "../store/mod.ts";
+import {
+  formatStatsJson,
+  formatStatsMarkdown,
+  formatStatsText,
+  intelligenceMigrations,
+  parseSince,
+  queryStats,
+  SINCE_FORMS,
+  type StatsFormatOptions,
+  type StatsReport,
+} from "../intelligence/mod.ts";
+
+/** The largest `--recent N`. */
+export const MAX_RECENT = 10_000;
+
+const HELP = `Usage: mcphub stats [--tools] [--recent N] [--since D] [--server S] [--agent NAME]
+                    [--markdown | --json]
+
+Shows the calls recorded by \`mcphub mcp serve\`: totals, then calls, errors, average
+duration and estimated tokens per server.
+
+Options:
+  --tools         Add a table per tool.
+  --recent N      Add the last N calls (1..${MAX_RECENT}), newest first, times in UTC.
+  --since D       Only calls in the last D: 30m, 24h, 7d, 2w (units s, m, h, d, w).
+  --server S      Only calls to server S.
+  --agent NAME    Only calls made by gateways started with --agent NAME.
+  --markdown      GitHub-flavoured markdown, for a PR or a CI job summary.
+  --json          {totals, servers, tools, recent}; tools and recent are [] unless
+                  --tools / --recent N is given.
+
+Global: --db PATH (else $MCPHUB_DB, else ~/.local/share/mcphub/mcphub.db).`;
+
+const EMPTY_REPORT: StatsReport = {
+  totals: { calls: 0, errors: 0, est_tokens: 0, total_ms: 0, spooled_results: 0, tokens_kept_out: 0 },
+  servers: [],
+  tools: [],
+  recent: [],
+};
+
+/** Options for {@linkcode createStatsCommand}. */
+export interface StatsCommandOptions {
+  /** The clock `--since` counts back from. @default Date.now */
+  now?: () => number;
+}
+
+function parseRecent(text: string): number {
+  const n = /^\d+$/.test(text.trim()) ? Number(text.trim()) : NaN;
+  if (!(n >= 1 && n <= MAX_RECENT)) {
+    throw new UsageError(`Invalid --recent "${text}": use a whole number from 1 to ${MAX_RECENT}`, "stats");
+  }
+  return n;
+}
+
+function parseFlags(args: string[]) {
+  try {
+    return parseArgs({
+      args,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        tools: { type: "boolean" },
+        recent: { type: "string" },
+        since: { type: "string" },
+        server: { type: "string" },
+        agent: { type: "string" },
+        markdown: { type: "boolean" },
+        json: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError(
+      `${
+        (error as Error).message
+      }; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json`,
+      "stats",
+      { cause: error },
+    );
+  }
+}
+
+function storePath(ctx: CommandContext): string {
+  return ctx.global.db || ctx.env.get("MCPHUB_DB") || defaultStorePath(ctx.env);
+}
+
+function fileExists(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+function runStats(ctx: CommandContext, now: () => number): number {
+  const flags = parseFlags(ctx.args);
+  if (flags.help) {
+    ctx.out(`${HELP}\n`);
+    return 0;
+  }
+  const json = Boolean(flags.json || ctx.global.json);
+  if (json && flags.markdown) {
+    throw new UsageError("Choose one of --markdown and --json", "stats");
+  }
+  let sinceMs: number | undefined;
+  if (flags.since !== undefined) {
+    try {
+      sinceMs = parseSince(flags.since);
+    } catch (error) {
+      throw new UsageError(`Invalid --since "${flags.since}": use ${SINCE_FORMS}`, "stats", {
+        cause: error,
+      });
+    }
+  }
+  const recent = flags.recent === undefined ? 0 : parseRecent(flags.recent);
+  const path = storePath(ctx);
+  const format: StatsFormatOptions = {
+    since: flags.since?.trim(),
+    server: flags.server,
+    agent: flags.agent,
+    tools: Boolean(flags.tools),
+    dbPath: path,
+  };
+  let report = EMPTY_REPORT;
+  // Reading stats must not create a database as a side effect.
+  if (fileExists(path)) {
+    const db = openStore(path, { migrations: intelligenceMigrations });
+    try {
+      report = queryStats(db, {
+        since: sinceMs === undefined ? undefined : now() - sinceMs,
+        server: flags.server,
+        agent: flags.agent,
+        recent,
+      });
+    } finally {
+      db.close();
+    }
+  }
+  const text = json
+    ? formatStatsJson(report, format)
+    : flags.markdown
+    ? formatStatsMarkdown(report, format)
+    : formatStatsText(report, format);
+  ctx.out(text);
+  return 0;
+}
+
+/** Builds the `stats` command; tests inject the clock. */
+export function createStatsCommand(options: StatsCommandOptions = {}): Command {
+  const now = options.now ?? Date.now;
+  return {
+    name: "stats",
+    summary: "Show recorded calls, errors and estimated token cost per server and tool",
+    help: HELP,
+    // The executor turns a synchronous throw (a UsageError) into a rejection.
+    run: (ctx) => new Promise((resolve) => resolve(runStats(ctx, now))),
+  };
+}
+
+/** `mcphub stats`. */
+export const statsCommand: Command = createStatsCommand();

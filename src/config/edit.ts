@@ -1,0 +1,122 @@
+/**
+ * Comment-preserving, validated, atomic edits of mcphub.yaml (for `add`, `pin`, `enable`, …).
+ *
+ * @module
+ */
+import { basename, dirname, extname, join, resolve } from "node:path";
+import { type Document, parseDocument } from "yaml";
+import type { Config } from "./types.ts";
+import { ConfigError } from "./errors.ts";
+import { defaultConfig, type LoadOptions, readConfigText } from "./parse.ts";
+
+/** Mode of a config file created by an edit: it may hold secrets. */
+const NEW_FILE_MODE = 0o600;
+
+/** `YYYYMMDD-HHMMSS` in UTC. */
+function timestamp(date: Date): string {
+  const pad = (value: number) => String(value).padStart(2, "0");
+  return `${date.getUTCFullYear()}${pad(date.getUTCMonth() + 1)}${pad(date.getUTCDate())}-` +
+    `${pad(date.getUTCHours())}${pad(date.getUTCMinutes())}${pad(date.getUTCSeconds())}`;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return false;
+    throw error;
+  }
+}
+
+/** `<path>.<YYYYMMDD-HHMMSS>.bak`, with `-2`, `-3`, … when that second already has one. */
+async function backupPath(path: string): Promise<string> {
+  const stem = `${path}.${timestamp(new Date())}`;
+  let candidate = `${stem}.bak`;
+  for (let n = 2; await exists(candidate); n++) candidate = `${stem}-${n}.bak`;
+  return candidate;
+}
+
+/** The file behind a symlink, so the edit replaces the target and keeps the link. */
+async function target(path: string): Promise<string> {
+  try {
+    return await Deno.realPath(path);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return path;
+    throw error;
+  }
+}
+
+/**
+ * Edits the config file at `path`: parses it keeping comments and key order, calls `edit`, validates
+ * the result, then replaces the file atomically (temp file + rename) after copying the old one to
+ * `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC). The file mode is kept (0600 for a new file). A missing file
+ * starts empty. `.json` files are written back as JSON.
+ *
+ * Validation covers structure only: `${VAR}`s are left as written, so an edit never needs (or reads)
+ * secrets, and the returned configs hold the unexpanded strings.
+ *
+ * @param path the config file; relative to `options.cwd`, shown in messages as given
+ * @param edit changes the document in place
+ * @throws {ConfigError} when the file or the edited document is invalid; nothing is written then
+ */
+export async function editConfig(
+  path: string,
+  edit: (doc: Document) => void,
+  options: LoadOptions,
+): Promise<{ before: Config; after: Config }> {
+  const validateOptions: LoadOptions = { ...options, agent: undefined };
+  const file = await target(resolve(options.cwd, path));
+  let text: string | undefined;
+  let mode = NEW_FILE_MODE;
+  try {
+    text = await Deno.readTextFile(file);
+    mode = (await Deno.stat(file)).mode ?? NEW_FILE_MODE;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      throw new ConfigError(path, { detail: `cannot read the config file: ${(error as Error).message}` }, {
+        cause: error,
+      });
+    }
+  }
+  const before = text === undefined
+    ? { ...defaultConfig(), path: resolve(options.cwd, path) }
+    : readConfigText(text, path, validateOptions, { expand: false });
+
+  const doc = parseDocument(text ?? "");
+  edit(doc);
+  const json = extname(file).toLowerCase() === ".json";
+  // No folding and no padding inside [ ] / { }: untouched lines come back as people usually write them.
+  const newText = json
+    ? `${JSON.stringify(doc.toJSON() ?? {}, null, 2)}\n`
+    : doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+  let after: Config;
+  try {
+    after = readConfigText(newText, path, validateOptions, { expand: false });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw new ConfigError(
+      path,
+      error.problems.map((problem) => ({ ...problem, detail: `after the edit: ${problem.detail}` })),
+      { cause: error },
+    );
+  }
+
+  const dir = dirname(file);
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  try {
+    await Deno.writeTextFile(temp, newText, { createNew: true, mode: mode & 0o777 });
+    await Deno.chmod(temp, mode & 0o777);
+    if (text !== undefined) {
+      const backup = await backupPath(file);
+      await Deno.copyFile(file, backup);
+      await Deno.chmod(backup, mode & 0o777);
+    }
+    await Deno.rename(temp, file);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  return { before, after };
+}

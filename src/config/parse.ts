@@ -1,0 +1,205 @@
+/**
+ * Parsing and validating the text of mcphub.yaml into a {@linkcode Config}.
+ *
+ * @module
+ */
+import { resolve } from "node:path";
+import { isScalar, LineCounter, parseDocument } from "yaml";
+import type { AgentConfig, Config } from "./types.ts";
+import { ConfigError, type ConfigProblem } from "./errors.ts";
+import type { Environment } from "./interpolate.ts";
+import { describe, Reader } from "./reader.ts";
+import { readAgent } from "./agent.ts";
+import { type PendingServer, readServer } from "./server.ts";
+import { readPins } from "./rules.ts";
+import { readResponseBudget, readTimeout } from "./settings.ts";
+
+/** Where and how a config is loaded. */
+export interface LoadOptions {
+  /** Environment for `${VAR}` expansion and for the lookup variables (`MCPHUB_CONFIG`, `XDG_CONFIG_HOME`). */
+  env: Environment;
+  /** Working directory: relative paths and the first lookup location. */
+  cwd: string;
+  /** Home directory for `~` and `~/.config`. @default env HOME */
+  home?: string;
+  /**
+   * The agent being served. It must be defined; servers outside its `servers` keep their `${VAR}`s as
+   * written and their variables are never read.
+   */
+  agent?: string;
+}
+
+const TOP_KEYS = [
+  "version",
+  "expose",
+  "pin",
+  "response_budget",
+  "verbatim",
+  "connect_timeout",
+  "call_timeout",
+  "record",
+  "servers",
+  "agents",
+] as const;
+
+/** The embedded default: no servers, expose all, every setting at its default, no path. */
+export function defaultConfig(): Config {
+  return {
+    version: 1,
+    expose: "all",
+    pin: [],
+    responseBudget: 32 * 1024,
+    verbatim: false,
+    connectTimeoutMs: 30_000,
+    callTimeoutMs: 30 * 60_000,
+    record: true,
+    servers: [],
+    agents: [],
+  };
+}
+
+/** The `unknown agent` problem, listing the agents that exist. */
+export function unknownAgent(name: string, agents: readonly AgentConfig[]): string {
+  const defined = agents.length
+    ? `defined agents: ${agents.map((agent) => agent.name).join(", ")}`
+    : "no agents are defined";
+  return `unknown agent "${name}"; ${defined}`;
+}
+
+/**
+ * Parses and validates config text. Pure apart from `options.env`; for tests and {@linkcode loadConfig}.
+ *
+ * @param text YAML or JSON
+ * @param file the path shown in messages; `Config.path` is this resolved against `options.cwd`
+ * @throws {ConfigError} listing every problem, one per line
+ */
+export function parseConfig(text: string, file: string, options: LoadOptions): Config {
+  return readConfigText(text, file, options, { expand: true });
+}
+
+/** {@linkcode parseConfig}, optionally without `${VAR}` expansion (edits must not need secrets). */
+export function readConfigText(
+  text: string,
+  file: string,
+  options: LoadOptions,
+  { expand }: { expand: boolean },
+): Config {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
+  if (doc.errors.length > 0) {
+    const problems = doc.errors.map((error): ConfigProblem => {
+      const { line, col } = lines.linePos(error.pos[0]);
+      // An unquoted `${VAR}` inside `[ ]` or `{ }` reads as a flow mapping: say how to write it.
+      const source = text.split("\n")[Math.max(line, 1) - 1] ?? "";
+      const hint = /\$\{/.test(source) && /[[{]/.test(source.replaceAll(/\$\{/g, ""))
+        ? '; quote values that contain "${" inside [ ] or { }'
+        : "";
+      return { line: Math.max(line, 1), column: col, detail: `invalid YAML: ${error.message}${hint}` };
+    });
+    throw new ConfigError(file, problems, { cause: doc.errors[0] });
+  }
+  const reader = new Reader(doc, lines);
+  const config = readConfig(reader, options, expand);
+  config.path = resolve(options.cwd, file);
+  if (reader.problems.length > 0) throw new ConfigError(file, sortProblems(reader.problems));
+  return config;
+}
+
+function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Config {
+  const config = defaultConfig();
+  const root = reader.root();
+  const entries = reader.entries(root, "a mapping of settings at the top level", {
+    known: TOP_KEYS,
+    allowNull: true,
+  }) ?? [];
+  const keys = new Map(entries.map((entry) => [entry.path, entry]));
+
+  const version = keys.get("version");
+  if (version) {
+    const value = isScalar(version.node) ? version.node.value : undefined;
+    if (value !== 1) {
+      reader.fail(
+        version,
+        typeof value === "number"
+          ? `unsupported version ${value}; this mcphub reads version 1`
+          : `expected 1, got ${describe(version.node)}`,
+      );
+    }
+  }
+  const expose = keys.get("expose");
+  if (expose) config.expose = reader.oneOf(expose, ["all", "lazy"] as const) ?? config.expose;
+  for (
+    const [key, apply] of [
+      ["verbatim", (value: boolean) => config.verbatim = value],
+      ["record", (value: boolean) => config.record = value],
+    ] as const
+  ) {
+    const field = keys.get(key);
+    const value = field && reader.boolean(field);
+    if (value !== undefined) apply(value);
+  }
+  const budget = keys.get("response_budget");
+  if (budget) config.responseBudget = readResponseBudget(reader, budget) ?? config.responseBudget;
+  const connect = keys.get("connect_timeout");
+  if (connect) config.connectTimeoutMs = readTimeout(reader, connect) ?? config.connectTimeoutMs;
+  const call = keys.get("call_timeout");
+  if (call) config.callTimeoutMs = readTimeout(reader, call) ?? config.callTimeoutMs;
+
+  const pending: PendingServer[] = [];
+  const serversField = keys.get("servers");
+  if (serversField) {
+    for (
+      const entry
+        of reader.entries(serversField, "a mapping of server names to settings", { allowNull: true }) ?? []
+    ) {
+      pending.push(readServer(reader, entry, entry.path.slice("servers.".length)));
+    }
+  }
+  config.servers = pending.map((server) => server.config);
+  const names = config.servers.map((server) => server.name);
+
+  const agentsField = keys.get("agents");
+  if (agentsField) {
+    for (
+      const entry
+        of reader.entries(agentsField, "a mapping of agent names to settings", { allowNull: true }) ?? []
+    ) {
+      config.agents.push(readAgent(reader, entry, entry.path.slice("agents.".length), names));
+    }
+  }
+
+  const pin = keys.get("pin");
+  if (pin) config.pin = readPins(reader, pin, names) ?? [];
+
+  let scope: readonly string[] | undefined = names;
+  if (options.agent !== undefined) {
+    const agent = config.agents.find((candidate) => candidate.name === options.agent);
+    if (agent) scope = agent.servers ?? names;
+    else {
+      reader.report(
+        agentsField?.key,
+        agentsField ? "agents" : undefined,
+        unknownAgent(options.agent, config.agents),
+      );
+      scope = [];
+    }
+  }
+  const home = options.home ?? options.env.get("HOME");
+  for (const server of pending) {
+    // Disabled and out-of-scope servers never start, so their variables (often secrets) are not read.
+    const inScope = expand && server.config.enabled && scope.includes(server.config.name);
+    server.finish(reader, inScope ? options.env : undefined, home);
+  }
+  return config;
+}
+
+function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {
+  return problems
+    .map((problem, index) => ({ problem, index }))
+    .sort((a, b) =>
+      (a.problem.line ?? 0) - (b.problem.line ?? 0) ||
+      (a.problem.column ?? 0) - (b.problem.column ?? 0) ||
+      a.index - b.index
+    )
+    .map(({ problem }) => problem);
+}

@@ -1,0 +1,202 @@
+/**
+ * One entry of `servers:`: structure first, then (only for servers in scope) `${VAR}` expansion,
+ * `~` expansion and the URL check.
+ *
+ * @module
+ */
+import { join } from "node:path";
+import type { ServerConfig } from "./types.ts";
+import { type Environment, expandVariables } from "./interpolate.ts";
+import type { Field, Reader } from "./reader.ts";
+import { nameProblem, readHints } from "./rules.ts";
+
+const SERVER_KEYS = [
+  "command",
+  "args",
+  "env",
+  "cwd",
+  "url",
+  "transport",
+  "headers",
+  "enabled",
+  "description",
+  "tags",
+  "use_when",
+  "tool_use_when",
+] as const;
+const STDIO_ONLY = ["args", "env", "cwd"];
+const REMOTE_ONLY = ["transport", "headers"];
+
+/** A string that may hold `${VAR}` references, with where to put the expanded value. */
+interface Expandable {
+  field: Field;
+  raw: string;
+  apply(value: string): void;
+}
+
+/** A validated server whose strings are still as written. */
+export interface PendingServer {
+  config: ServerConfig;
+  /** Call once: expands `${VAR}`s (when `env` is given), then `~` in cwd, then checks the URL. */
+  finish(reader: Reader, env: Environment | undefined, home: string | undefined): void;
+}
+
+/** Reads one server; problems go to the reader. */
+export function readServer(reader: Reader, field: Field, name: string): PendingServer {
+  const problem = nameProblem(name, "server");
+  if (problem) reader.failKey(field, problem);
+  const config: ServerConfig = {
+    name,
+    args: [],
+    env: {},
+    transport: "http",
+    headers: {},
+    enabled: true,
+    tags: [],
+    useWhen: [],
+    toolUseWhen: {},
+  };
+  const expandable: Expandable[] = [];
+  const later = (entry: Field, raw: string, apply: (value: string) => void) => {
+    apply(raw);
+    expandable.push({ field: entry, raw, apply });
+  };
+  const entries =
+    reader.entries(field, "a mapping of server settings", { known: SERVER_KEYS, allowNull: true }) ??
+      [];
+  const keys = new Map(entries.map((entry) => [entry.path.slice(field.path.length + 1), entry]));
+  const hasCommand = keys.has("command");
+  const hasUrl = keys.has("url");
+  if (hasCommand === hasUrl) reader.failKey(field, 'set exactly one of "command" or "url"');
+  let urlField: Field | undefined;
+  let cwdField: Field | undefined;
+
+  for (const [key, entry] of keys) {
+    if (hasUrl && !hasCommand && STDIO_ONLY.includes(key)) {
+      reader.failKey(entry, `"${key}" is only for stdio servers (with "command"); this server sets "url"`);
+      continue;
+    }
+    if (hasCommand && !hasUrl && REMOTE_ONLY.includes(key)) {
+      reader.failKey(entry, `"${key}" is only for remote servers (with "url"); this server sets "command"`);
+      continue;
+    }
+    switch (key) {
+      case "command": {
+        const value = reader.string(entry, { nonEmpty: true });
+        if (value !== undefined) later(entry, value, (v) => config.command = v);
+        break;
+      }
+      case "args":
+        for (const item of reader.items(entry, "a list of strings") ?? []) {
+          const value = reader.text(item);
+          const position = config.args.length;
+          if (value !== undefined) later(item, value, (v) => config.args[position] = v);
+        }
+        break;
+      case "env":
+      case "headers": {
+        const target = key === "env" ? config.env : config.headers;
+        const what = key === "env"
+          ? "a mapping of variable names to values"
+          : "a mapping of header names to values";
+        for (const item of reader.entries(entry, what, { allowNull: true }) ?? []) {
+          const itemName = item.path.slice(entry.path.length + 1);
+          if (key === "env" && itemName.includes("=")) {
+            reader.failKey(item, 'environment variable names cannot contain "="');
+            continue;
+          }
+          const value = reader.text(item);
+          if (value !== undefined) later(item, value, (v) => target[itemName] = v);
+        }
+        break;
+      }
+      case "cwd": {
+        const value = reader.string(entry, { nonEmpty: true });
+        if (value !== undefined) {
+          cwdField = entry;
+          later(entry, value, (v) => config.cwd = v);
+        }
+        break;
+      }
+      case "url": {
+        const value = reader.string(entry, { nonEmpty: true });
+        if (value !== undefined) {
+          urlField = entry;
+          later(entry, value, (v) => config.url = v);
+        }
+        break;
+      }
+      case "transport": {
+        const value = reader.oneOf(entry, ["http", "sse"] as const);
+        if (value) config.transport = value;
+        break;
+      }
+      case "enabled": {
+        const value = reader.boolean(entry);
+        if (value !== undefined) config.enabled = value;
+        break;
+      }
+      case "description": {
+        const value = reader.string(entry);
+        if (value !== undefined) config.description = value;
+        break;
+      }
+      case "tags":
+        config.tags = reader.stringList(entry, "a list of tags", { nonEmpty: true }) ?? [];
+        break;
+      case "use_when":
+        config.useWhen = readHints(reader, entry) ?? [];
+        break;
+      case "tool_use_when":
+        for (
+          const item of reader.entries(entry, "a mapping of tool names to hints", { allowNull: true }) ?? []
+        ) {
+          const hints = readHints(reader, item);
+          if (hints) config.toolUseWhen[item.path.slice(entry.path.length + 1)] = hints;
+        }
+        break;
+    }
+  }
+
+  return {
+    config,
+    finish(target, env, home) {
+      // Strings still holding `${VAR}` (not expanded, or expansion failed) cannot be checked further.
+      const unresolved = new Set<Field>();
+      for (const item of expandable) {
+        if (!env) {
+          if (item.raw.includes("$")) unresolved.add(item.field);
+          continue;
+        }
+        const result = expandVariables(item.raw, env);
+        if (result.ok) {
+          item.apply(result.value);
+          continue;
+        }
+        unresolved.add(item.field);
+        target.fail(
+          item.field,
+          "unset" in result
+            ? `environment variable ${result.unset} is not set`
+            : 'malformed variable reference; write ${NAME} (letters, digits and "_") or "$$" for a literal "$"',
+        );
+      }
+      if (cwdField && config.cwd !== undefined && (config.cwd === "~" || config.cwd.startsWith("~/"))) {
+        if (home === undefined) target.fail(cwdField, 'cannot expand "~": HOME is not set');
+        else config.cwd = join(home, config.cwd.slice(1));
+      }
+      if (urlField && config.url !== undefined && !unresolved.has(urlField) && !isHttpUrl(config.url)) {
+        target.fail(urlField, "expected an http:// or https:// URL");
+      }
+    },
+  };
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:";
+  } catch {
+    return false;
+  }
+}

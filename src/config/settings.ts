@@ -1,0 +1,68 @@
+/**
+ * Size and duration settings: `response_budget`, `tool_schema_budget`, `connect_timeout`, `call_timeout`.
+ *
+ * @module
+ */
+import { isScalar } from "yaml";
+import { describe, type Field, type Reader } from "./reader.ts";
+import { parseDuration, parseSize } from "./units.ts";
+
+/** The smallest non-zero `response_budget`: a retrieval receipt must fit in it. */
+export const MIN_RESPONSE_BUDGET = 512;
+
+/** A size: a string such as `"32KB"` or a whole number of bytes; at least 0. */
+export function readSize(reader: Reader, field: Field): number | undefined {
+  const value = isScalar(field.node) ? field.node.value : undefined;
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value) && value >= 0) return value;
+    return reader.fail(
+      field,
+      'expected a whole number of bytes or a size such as "32KB", got a negative or fractional number',
+    );
+  }
+  if (typeof value !== "string") {
+    return reader.fail(
+      field,
+      `expected a size such as "32KB", "1MB" or a number of bytes, got ${describe(field.node)}`,
+    );
+  }
+  try {
+    return parseSize(value);
+  } catch (error) {
+    return reader.fail(field, lowerFirst((error as Error).message));
+  }
+}
+
+/** `response_budget`: a size that is 0 (unlimited) or at least 512 bytes. */
+export function readResponseBudget(reader: Reader, field: Field): number | undefined {
+  const bytes = readSize(reader, field);
+  if (bytes === undefined || bytes === 0 || bytes >= MIN_RESPONSE_BUDGET) return bytes;
+  return reader.fail(
+    field,
+    `${bytes} B is below the minimum of ${MIN_RESPONSE_BUDGET} B, the smallest budget a retrieval receipt fits in; ` +
+      `use at least "${MIN_RESPONSE_BUDGET}B", or "0" for unlimited`,
+  );
+}
+
+/** A positive Go-style duration such as `"30s"`; returns whole milliseconds (rounded up). */
+export function readTimeout(reader: Reader, field: Field): number | undefined {
+  const value = isScalar(field.node) ? field.node.value : undefined;
+  if (typeof value !== "string") {
+    return reader.fail(
+      field,
+      `expected a duration such as "30s", "5m" or "1h30m", got ${describe(field.node)}`,
+    );
+  }
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch (error) {
+    return reader.fail(field, lowerFirst((error as Error).message));
+  }
+  if (ms <= 0) return reader.fail(field, `must be greater than 0, got "${value}"`);
+  return Math.ceil(ms);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

@@ -1,0 +1,237 @@
+/**
+ * The upstream side: one MCP server that an agent host talks to, advertising
+ * the meta-tools and the mounted downstream tools of the hub.
+ *
+ * @module
+ */
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server } from "./sdk.ts";
+import type {
+  CallToolRequest,
+  CallToolResult,
+  Progress,
+  RequestHandlerExtra,
+  ServerNotification,
+  ServerRequest,
+  Tool,
+  Transport,
+} from "./sdk.ts";
+import type { Hub } from "./hub.ts";
+import type { CatalogTool } from "./catalog.ts";
+import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/** A meta-tool implementation: returns the JSON object of its result, or a full CallToolResult. */
+export type MetaHandler = (
+  args: Record<string, unknown>,
+  extra: Extra,
+) => Promise<Record<string, unknown> | CallToolResult> | Record<string, unknown> | CallToolResult;
+
+/** Options of {@linkcode Gateway}. */
+export interface GatewayOptions {
+  version: string;
+  log: (line: string) => void;
+  /** Extra meta-tools implemented by other modules (get_result, stats, …). */
+  handlers?: Partial<Record<MetaToolName, MetaHandler>>;
+  /** The catalog revision of the in-scope catalog. */
+  catalogRevision?: (tools: readonly CatalogTool[]) => string;
+}
+
+/** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
+export function jsonResult(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+}
+
+/** Throws the protocol's InvalidParams error. */
+export function invalidParams(message: string): never {
+  throw new McpError(ErrorCode.InvalidParams, message);
+}
+
+function isResult(value: unknown): value is CallToolResult {
+  return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
+}
+
+/** The gateway server of one `mcp serve` process. */
+export class Gateway {
+  readonly server: Server;
+  #hub: Hub;
+  #options: GatewayOptions;
+  #handlers: Partial<Record<MetaToolName, MetaHandler>>;
+  #unsubscribe: () => void;
+  #connected = false;
+
+  constructor(hub: Hub, options: GatewayOptions) {
+    this.#hub = hub;
+    this.#options = options;
+    this.server = new Server(
+      { name: "mcphub", version: options.version },
+      { capabilities: { tools: { listChanged: true } }, instructions: this.#instructions() },
+    );
+    this.#handlers = {
+      list_servers: () => this.#listServers(),
+      call_tool: (args, extra) => this.#callTool(args, extra),
+      ...options.handlers,
+    };
+    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.advertisedTools() }));
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#onCall(request, extra));
+    this.#unsubscribe = hub.onChange(() => {
+      if (this.#connected) this.server.sendToolListChanged().catch(() => {});
+    });
+  }
+
+  #instructions(): string {
+    const hub = this.#hub;
+    const n = hub.config.servers.filter((s) => s.enabled).length;
+    return [
+      `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
+      "Downstream tools are mounted as server__tool; their descriptions start with [server].",
+      "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
+      "A result larger than the response budget comes back as a receipt with a callId: page it with get_result.",
+    ].join(" ");
+  }
+
+  /** The meta-tools this gateway implements, in their advertised order. */
+  metaTools(): Tool[] {
+    return (Object.keys(META_TOOLS) as MetaToolName[])
+      .filter((name) => this.#handlers[name])
+      .map((name) => META_TOOLS[name]);
+  }
+
+  /** Downstream tools mounted under their public names. */
+  mountedTools(): CatalogTool[] {
+    return this.#hub.config.expose === "all" ? [...this.#hub.catalog()] : [];
+  }
+
+  /** What `tools/list` answers: meta-tools, then mounted tools. */
+  advertisedTools(): Tool[] {
+    const mounted = this.mountedTools().map((entry) => {
+      const def = entry.definition;
+      const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
+      return {
+        ...def,
+        name: entry.namespaced,
+        description,
+        inputSchema: def.inputSchema ?? { type: "object" },
+      } as Tool;
+    });
+    return [...this.metaTools(), ...mounted];
+  }
+
+  async #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    const name = request.params.name;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const meta = metaToolName(name);
+    if (meta) {
+      const handler = this.#handlers[meta];
+      if (!handler) {
+        throw new McpError(ErrorCode.InvalidParams, `Tool "${name}" is not available in this version`);
+      }
+      const value = await handler(args, extra);
+      return isResult(value) ? value : jsonResult(value);
+    }
+    const entry = await this.#hub.find({ tool: name });
+    if (!entry) this.#unknownTool(name);
+    return this.#hub.call(entry, args, {
+      via: "mount",
+      signal: extra.signal,
+      onProgress: this.#progressForwarder(extra),
+    });
+  }
+
+  #progressForwarder(extra: Extra): ((p: Progress) => void) | undefined {
+    const token = extra._meta?.progressToken;
+    if (token === undefined) return undefined;
+    return (progress) => {
+      extra.sendNotification({
+        method: "notifications/progress",
+        params: { ...progress, progressToken: token },
+      }).catch(() => {});
+    };
+  }
+
+  #unknownTool(name: string): never {
+    const near = this.#hub.closest(name);
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Unknown tool "${name}".${
+        near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+      }` +
+        " Call list_servers or search_tools to see the available tools.",
+    );
+  }
+
+  #listServers(): Record<string, unknown> {
+    const hub = this.#hub;
+    const servers = hub.servers().map((s) => {
+      const out: Record<string, unknown> = {
+        name: s.name,
+        enabled: s.enabled,
+        connected: s.connected,
+        state: s.state,
+        tools: s.tools,
+      };
+      if (s.description) out.description = s.description;
+      if (s.tags) out.tags = s.tags;
+      if (s.use_when) out.use_when = s.use_when;
+      if (s.error) out.error = s.error;
+      return out;
+    });
+    const catalog = hub.catalog();
+    return {
+      contract_version: CONTRACT_VERSION,
+      catalog_revision: this.#options.catalogRevision?.(catalog) ?? "",
+      servers,
+      total_tools: catalog.length,
+      expose: hub.config.expose,
+      pinned: hub.config.pin,
+      management_tools: this.metaTools().length,
+      advertised_downstream_tools: this.mountedTools().length,
+    };
+  }
+
+  async #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const { server, tool, arguments: callArgs, detach, timeout_ms: timeoutMs } = args;
+    if (typeof tool !== "string" || tool === "") {
+      invalidParams(`call_tool: "tool" must be a non-empty string`);
+    }
+    if (server !== undefined && server !== null && typeof server !== "string") {
+      invalidParams(`call_tool: "server" must be a string`);
+    }
+    if (
+      callArgs !== undefined && callArgs !== null && (typeof callArgs !== "object" || Array.isArray(callArgs))
+    ) {
+      invalidParams(`call_tool: "arguments" must be an object`);
+    }
+    if (
+      timeoutMs !== undefined && timeoutMs !== null &&
+      (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1)
+    ) {
+      invalidParams(`call_tool: "timeout_ms" must be a positive integer (milliseconds)`);
+    }
+    if (detach === true && !this.#handlers.poll_result) {
+      invalidParams(`call_tool: detach is not available in this version; call without it`);
+    }
+    const ref = { server: (server ?? undefined) as string | undefined, tool };
+    const entry = await this.#hub.find(ref);
+    if (!entry) this.#unknownTool(ref.server ? `${ref.server}__${tool}` : tool);
+    return this.#hub.call(entry, (callArgs ?? {}) as Record<string, unknown>, {
+      via: "call_tool",
+      signal: extra.signal,
+      timeoutMs: (timeoutMs ?? undefined) as number | undefined,
+      onProgress: this.#progressForwarder(extra),
+    });
+  }
+
+  /** Serves on a transport. */
+  async connect(transport: Transport): Promise<void> {
+    await this.server.connect(transport);
+    this.#connected = true;
+  }
+
+  /** Stops serving (the hub is closed by its owner). */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    this.#connected = false;
+    await this.server.close().catch(() => {});
+  }
+}

@@ -1,0 +1,358 @@
+/**
+ * The hub: every configured downstream, the catalog built from what they
+ * list, name lookup, and the one call path every proxied call goes through
+ * (call -> time -> finalize (size check -> spool or pass) -> record).
+ *
+ * @module
+ */
+import type { Config } from "../config/mod.ts";
+import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
+import { CallTimeoutError, Downstream, OutcomeUnknownError } from "./downstream.ts";
+import type { NameReference } from "./naming.ts";
+import type { CallToolResult, Progress } from "./sdk.ts";
+import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
+
+/** How a call reached the hub. */
+export type CallVia = "mount" | "call_tool" | "detach";
+
+/** One finished downstream call, for the intelligence recorder. */
+export interface CallEvent {
+  ts: number;
+  server: string;
+  tool: string;
+  namespaced: string;
+  durationMs: number;
+  ok: boolean;
+  error?: string;
+  argsBytes: number;
+  resultBytes: number;
+  returnedBytes: number;
+  spooled: boolean;
+  agent?: string;
+  via: CallVia;
+}
+
+/** What the hub is started with. */
+export interface HubOptions {
+  config: Config;
+  /** The gateway's environment, inherited by stdio servers under their `env`. */
+  env: Record<string, string>;
+  /** The agent scope name; undefined = unscoped. */
+  agent?: string;
+  version: string;
+  log: (line: string) => void;
+  /** Where oversized results go (the finalize path); undefined = never spool. */
+  finalize?: Pick<FinalizeOptions, "spool" | "warn">;
+  /** Receives one event per proxied downstream call. Must not throw. */
+  onCall?: (event: CallEvent) => void;
+}
+
+/** Options of {@linkcode Hub.call}. */
+export interface HubCallOptions {
+  via: CallVia;
+  signal?: AbortSignal;
+  /** Caller's `timeout_ms`; can only shorten `call_timeout`. */
+  timeoutMs?: number;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** A server as `list_servers` and `mcphub list` show it. */
+export interface ServerStatus {
+  name: string;
+  enabled: boolean;
+  connected: boolean;
+  state: string;
+  tools: number;
+  kind: "stdio" | "http" | "sse";
+  target: string;
+  description?: string;
+  tags?: string[];
+  use_when?: string[];
+  error?: string;
+}
+
+function byteLength(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** All downstream connections of one gateway process. */
+export class Hub {
+  readonly config: Config;
+  readonly agent?: string;
+  #options: HubOptions;
+  #downstreams = new Map<string, Downstream>();
+  #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
+  #listeners = new Set<() => void>();
+  #reconnecting = new Map<string, Promise<void>>();
+  #closed = false;
+
+  constructor(options: HubOptions) {
+    this.#options = options;
+    this.config = options.config;
+    this.agent = options.agent;
+    for (const server of options.config.servers) {
+      this.#downstreams.set(
+        server.name,
+        new Downstream(server, {
+          env: options.env,
+          clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
+          clientVersion: options.version,
+          connectTimeoutMs: options.config.connectTimeoutMs,
+          log: options.log,
+          onToolsChanged: () => this.#changed(),
+          onDisconnect: () => this.#changed(),
+        }),
+      );
+    }
+  }
+
+  /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
+  start(): Promise<void> {
+    return Promise.all(
+      [...this.#downstreams.values()].map((d) => d.connect().then(() => this.#changed())),
+    ).then(() => {});
+  }
+
+  /** Resolves when every server's current connection attempt has finished. */
+  async settled(): Promise<void> {
+    await Promise.all([...this.#downstreams.values()].map((d) => d.ready));
+  }
+
+  /** Calls `listener` whenever the catalog may have changed. Returns an unsubscribe function. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    this.#catalog = undefined;
+    if (this.#closed) return;
+    for (const listener of this.#listeners) listener();
+  }
+
+  get downstreams(): readonly Downstream[] {
+    return [...this.#downstreams.values()];
+  }
+
+  downstream(name: string): Downstream | undefined {
+    return this.#downstreams.get(name);
+  }
+
+  #build(): { tools: CatalogTool[]; index: CatalogIndex } {
+    if (!this.#catalog) {
+      const servers: CatalogServer[] = [];
+      for (const d of this.#downstreams.values()) {
+        if (d.state !== "connected") continue;
+        servers.push({
+          name: d.name,
+          description: d.config.description,
+          tags: d.config.tags,
+          useWhen: d.config.useWhen,
+          toolUseWhen: d.config.toolUseWhen,
+          tools: [...d.tools],
+        });
+      }
+      const tools = buildCatalog(servers);
+      this.#catalog = { tools, index: new CatalogIndex(tools) };
+    }
+    return this.#catalog;
+  }
+
+  /** The connected catalog, sorted by public name. */
+  catalog(): readonly CatalogTool[] {
+    return this.#build().tools;
+  }
+
+  /**
+   * Finds the tool a caller means. A reference to a server that is still
+   * connecting waits for it (bounded by connect_timeout).
+   */
+  async find(ref: NameReference): Promise<CatalogTool | undefined> {
+    const found = this.#build().index.find(ref);
+    if (found) return found;
+    const serverName = ref.server ??
+      (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
+    const d = serverName ? this.#downstreams.get(serverName) : undefined;
+    if (d && d.state === "connecting") {
+      await d.ready;
+      return this.#build().index.find(ref);
+    }
+    return undefined;
+  }
+
+  /** Public names closest to `name`, for "did you mean". */
+  closest(name: string): string[] {
+    return this.#build().index.closest(name);
+  }
+
+  /** Every server with its state, in config order. */
+  servers(): ServerStatus[] {
+    return [...this.#downstreams.values()].map((d) => {
+      const c = d.config;
+      const status: ServerStatus = {
+        name: c.name,
+        enabled: c.enabled,
+        connected: d.state === "connected",
+        state: d.state,
+        tools: d.tools.length,
+        kind: c.url ? c.transport : "stdio",
+        target: c.url ? redactUrl(c.url) : [c.command!, ...c.args].join(" "),
+      };
+      if (c.description) status.description = c.description;
+      if (c.tags.length) status.tags = c.tags;
+      if (c.useWhen.length) status.use_when = c.useWhen;
+      if (d.error) status.error = d.error;
+      return status;
+    });
+  }
+
+  /**
+   * Calls a catalog tool through the one result path: call, time, finalize
+   * (spool an oversized result), record. Downstream `isError` results pass
+   * through unchanged; a JSON-RPC error from the server is rethrown as is.
+   */
+  async call(
+    entry: CatalogTool,
+    args: Record<string, unknown>,
+    options: HubCallOptions,
+  ): Promise<CallToolResult> {
+    const d = this.#downstreams.get(entry.server);
+    if (!d) throw new Error(`server "${entry.server}" is not configured`);
+    const limit = this.config.callTimeoutMs;
+    const timeoutMs = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, limit) : limit;
+    const limitName = options.timeoutMs !== undefined && options.timeoutMs < limit
+      ? "timeout_ms"
+      : "call_timeout";
+    const started = Date.now();
+    const t0 = performance.now();
+    const argsBytes = byteLength(JSON.stringify(args));
+    let result: CallToolResult;
+    let transportError: string | undefined;
+    try {
+      if (d.state === "connecting") await d.ready;
+      result = await d.callTool(entry.tool, args, {
+        signal: options.signal,
+        timeoutMs,
+        onProgress: options.onProgress,
+      });
+    } catch (error) {
+      if (error instanceof OutcomeUnknownError) {
+        transportError = error.message;
+        result = errorResult(
+          `Outcome unknown: the connection to server "${entry.server}" broke during the call to ${entry.namespaced} ` +
+            `(${error.message}). The request was not retried, because it may already have taken effect; ` +
+            `the connection is being restored for future calls.`,
+        );
+        this.#reconnect(d);
+      } else if (error instanceof CallTimeoutError) {
+        transportError = `timed out after ${timeoutMs}ms`;
+        result = errorResult(
+          `The call to ${entry.namespaced} timed out after ${timeoutMs}ms (${limitName} = ${timeoutMs}ms) and was ` +
+            `cancelled downstream; its outcome is unknown and it was not retried.`,
+        );
+      } else {
+        this.#record(entry, options.via, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
+        throw error;
+      }
+    }
+    const finalized = finalizeResult(result, {
+      ...this.#options.finalize,
+      budget: this.config.responseBudget,
+      verbatim: this.config.verbatim,
+      server: entry.server,
+      tool: entry.tool,
+      namespaced: entry.namespaced,
+      agent: this.agent,
+    });
+    this.#record(
+      entry,
+      options.via,
+      started,
+      t0,
+      !result.isError,
+      transportError ?? (result.isError ? firstText(result) : undefined),
+      argsBytes,
+      finalized.originalBytes,
+      finalized.returnedBytes,
+      finalized.spooled,
+    );
+    return finalized.result;
+  }
+
+  #record(
+    entry: CatalogTool,
+    via: CallVia,
+    started: number,
+    t0: number,
+    ok: boolean,
+    error: string | undefined,
+    argsBytes: number,
+    resultBytes: number,
+    returnedBytes: number,
+    spooled: boolean,
+  ): void {
+    try {
+      this.#options.onCall?.({
+        ts: started,
+        server: entry.server,
+        tool: entry.tool,
+        namespaced: entry.namespaced,
+        durationMs: Math.round(performance.now() - t0),
+        ok,
+        error,
+        argsBytes,
+        resultBytes,
+        returnedBytes,
+        spooled,
+        agent: this.agent,
+        via,
+      });
+    } catch (error) {
+      this.#options.log(`recording a call failed: ${messageOf(error)}`);
+    }
+  }
+
+  #reconnect(d: Downstream): void {
+    if (this.#closed || this.#reconnecting.has(d.name)) return;
+    const attempt = d.reconnect().finally(() => {
+      this.#reconnecting.delete(d.name);
+      this.#changed();
+    });
+    this.#reconnecting.set(d.name, attempt);
+  }
+
+  /** Closes every session and stops every child process, concurrently. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
+  }
+}
+
+/** An `isError` tool result with one text block. */
+export function errorResult(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+function firstText(result: CallToolResult): string | undefined {
+  for (const block of result.content ?? []) {
+    if (block.type === "text") return block.text;
+  }
+  return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A URL without credentials or query (which may carry tokens). */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = u.search ? "?…" : "";
+    return u.toString();
+  } catch {
+    return "<invalid url>";
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * The gateway's own tools: names, aliases and input schemas.
+ *
+ * @module
+ */
+import type { Tool } from "./sdk.ts";
+
+/** Version of the meta-tool result shapes. */
+export const CONTRACT_VERSION = "1";
+
+/** The eight meta-tool names, in the order they are advertised. */
+export const META_TOOL_NAMES = [
+  "list_servers",
+  "search_tools",
+  "describe_tool",
+  "resolve_tool",
+  "call_tool",
+  "get_result",
+  "poll_result",
+  "stats",
+] as const;
+
+/** One meta-tool name. */
+export type MetaToolName = typeof META_TOOL_NAMES[number];
+
+/** The meta-tool a `tools/call` name means, accepting `mcphub_X`, `mcphub__X` and `mcphub__mcphub_X`. */
+export function metaToolName(name: string): MetaToolName | undefined {
+  let n = name;
+  if (n.startsWith("mcphub__")) n = n.slice("mcphub__".length);
+  if (n.startsWith("mcphub_")) n = n.slice("mcphub_".length);
+  return (META_TOOL_NAMES as readonly string[]).includes(n) ? n as MetaToolName : undefined;
+}
+
+const QUERY = { type: "string", description: "What you want to do, in plain words (at most 2,048 bytes)." };
+
+/** Definitions as advertised in `tools/list`. */
+export const META_TOOLS: Record<MetaToolName, Tool> = {
+  list_servers: {
+    name: "list_servers",
+    description:
+      "List the downstream MCP servers behind this gateway with their state (connected, connecting, failed) and tool counts. Call it to see what is available.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+  search_tools: {
+    name: "search_tools",
+    description:
+      "Ranked natural-language search over every downstream tool (names, titles, descriptions, input fields, server descriptions, tags, use_when hints). Returns server__tool names to use with call_tool. An empty query lists the catalog by name.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: QUERY,
+        max_hits: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+      },
+      required: ["query"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  describe_tool: {
+    name: "describe_tool",
+    description:
+      "One downstream tool's description and full JSON input schema. Accepts server__tool, or server and tool separately.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        server: { type: "string" },
+        tool: { type: "string", description: "server__tool, or the tool name with server set." },
+      },
+      required: ["tool"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  resolve_tool: {
+    name: "resolve_tool",
+    description:
+      "Find the best downstream tool for a goal in one call: a recommendation with evidence, required fields and an argument template, ranked alternatives, and a status (confident, ambiguous, no_match). Call it when a task starts or changes phase.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: QUERY,
+        max_hits: { type: "integer", minimum: 1, maximum: 10, default: 5 },
+      },
+      required: ["query"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  call_tool: {
+    name: "call_tool",
+    description:
+      "Invoke a downstream tool through the gateway. tool is server__tool (or the tool name with server set). A result over the response budget comes back as a receipt with a callId for get_result. detach: true starts it in the background (collect with poll_result). A broken connection is reported as outcome unknown and never retried.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        server: { type: "string" },
+        tool: { type: "string", description: "server__tool, or the tool name with server set." },
+        arguments: { type: "object", description: "The tool's arguments ({} when omitted)." },
+        detach: { type: "boolean", description: "Run in the background and return a callId at once." },
+        timeout_ms: { type: "integer", minimum: 1, description: "Shortens the gateway's call_timeout." },
+      },
+      required: ["tool"],
+    },
+  },
+  get_result: {
+    name: "get_result",
+    description:
+      'Page through a complete result the gateway stored because it exceeded the response budget. Start at cursor 0 and follow nextCursor until done is true. encoding: "utf8" returns text instead of base64.',
+    inputSchema: {
+      type: "object",
+      properties: {
+        callId: { type: "string" },
+        cursor: { type: "integer", minimum: 0, default: 0 },
+        encoding: { type: "string", enum: ["base64", "utf8"], default: "base64" },
+      },
+      required: ["callId"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  poll_result: {
+    name: "poll_result",
+    description:
+      "Check a detached call (call_tool with detach: true): pending with elapsedMs, failed with the error, or the finished result itself.",
+    inputSchema: {
+      type: "object",
+      properties: { callId: { type: "string" } },
+      required: ["callId"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  stats: {
+    name: "stats",
+    description:
+      "Local usage intelligence: calls, errors, estimated tokens and time per server, and how many tokens the result spool kept out of context.",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+  },
+};

@@ -1,0 +1,35 @@
+/**
+ * The hub: downstream connections, naming, the catalog, the gateway server,
+ * the meta-tools and the finalize path. The only module that talks MCP.
+ *
+ * @module
+ */
+export {
+  buildCatalog,
+  CatalogIndex,
+  type CatalogServer,
+  type CatalogTool,
+  editDistance,
+  type ToolDefinition,
+} from "./catalog.ts";
+export {
+  MAX_PUBLIC_NAME,
+  type NameReference,
+  planNames,
+  type PlannedName,
+  PUBLIC_NAME_PATTERN,
+  splitReference,
+} from "./naming.ts";
+export {
+  type CallEvent,
+  type CallVia,
+  errorResult,
+  Hub,
+  type HubOptions,
+  redactUrl,
+  type ServerStatus,
+} from "./hub.ts";
+export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
+export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
+export { type RunningGateway, startGateway, type StartGatewayOptions } from "./serve.ts";
+export { type Finalized, finalizeResult } from "./finalize.ts";

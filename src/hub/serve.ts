@@ -1,0 +1,141 @@
+/**
+ * One running gateway process: the store, the hub, the upstream server on a
+ * pair of streams, and an orderly stop.
+ *
+ * @module
+ */
+import type { Config } from "../config/mod.ts";
+import { type DatabaseSync, openStore } from "../store/mod.ts";
+import { getResultResponse, OutOfScopeError, Spool, spoolMigrations } from "../spool/mod.ts";
+import { intelligenceMigrations, Recorder, statsMetaTool } from "../intelligence/mod.ts";
+import { Hub } from "./hub.ts";
+import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
+import { StdioServerTransport } from "./stdio.ts";
+import { ErrorCode, McpError } from "./sdk.ts";
+
+/** What {@linkcode startGateway} needs. */
+export interface StartGatewayOptions {
+  config: Config;
+  agent?: string;
+  env: Record<string, string>;
+  version: string;
+  log: (line: string) => void;
+  /** The SQLite store; undefined = no store (nothing spooled or recorded). */
+  storePath?: string;
+  input: ReadableStream<Uint8Array>;
+  output: WritableStream<Uint8Array>;
+  /** How long shutdown waits for sessions to close. @default 5000 */
+  shutdownMs?: number;
+}
+
+/** A running gateway. */
+export interface RunningGateway {
+  hub: Hub;
+  gateway: Gateway;
+  /** Resolves once the gateway has stopped (stdin EOF or {@linkcode RunningGateway.stop}). */
+  done: Promise<void>;
+  /** Stops: closes the upstream session and every downstream, leaving no child process. */
+  stop(): void;
+}
+
+function openGatewayStore(path: string | undefined, log: (line: string) => void): DatabaseSync | undefined {
+  if (!path) return undefined;
+  try {
+    return openStore(path, { migrations: [...spoolMigrations, ...intelligenceMigrations] });
+  } catch (error) {
+    log(
+      `warning: ${
+        (error as Error).message
+      }; oversized results will pass through whole and calls are not recorded`,
+    );
+    return undefined;
+  }
+}
+
+/** Starts the gateway: answers `initialize` at once while the servers connect. */
+export function startGateway(options: StartGatewayOptions): RunningGateway {
+  const { config, log } = options;
+  const db = openGatewayStore(options.storePath, log);
+  const spool = db ? new Spool(db) : undefined;
+  let warned = false;
+  const warnOnce = (message: string) => {
+    if (warned) return;
+    warned = true;
+    log(`warning: ${message}`);
+  };
+  const recorder = new Recorder(db, { warn: (m) => log(`warning: ${m}`), enabled: config.record });
+  const hub = new Hub({
+    config,
+    env: options.env,
+    agent: options.agent,
+    version: options.version,
+    log,
+    finalize: { spool: () => spool, warn: warnOnce },
+    onCall: (event) => recorder.record(event),
+  });
+
+  const getResult: MetaHandler = (args) => {
+    if (!spool) {
+      return {
+        status: "unavailable",
+        reason: "This gateway has no result store.",
+        callId: args.callId ?? null,
+      };
+    }
+    spool.maybePrune();
+    try {
+      return getResultResponse(spool, { callId: args.callId, cursor: args.cursor, encoding: args.encoding }, {
+        budget: config.responseBudget,
+      });
+    } catch (error) {
+      if (error instanceof OutOfScopeError) throw new McpError(ErrorCode.InvalidRequest, error.message);
+      if (error instanceof RangeError || error instanceof TypeError) {
+        invalidParams(`get_result: ${error.message}`);
+      }
+      throw error;
+    }
+  };
+
+  const stats: MetaHandler = async () => {
+    await recorder.flush();
+    if (!db) {
+      return {
+        totals: { calls: 0, est_tokens: 0, total_ms: 0, errors: 0, spooled_results: 0, tokens_kept_out: 0 },
+        servers: [],
+      };
+    }
+    return { ...statsMetaTool(db, { agent: options.agent }) };
+  };
+
+  const gateway = new Gateway(hub, {
+    version: options.version,
+    log,
+    handlers: { get_result: getResult, stats },
+  });
+  const transport = new StdioServerTransport(options.input, options.output);
+
+  let stopping: Promise<void> | undefined;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => resolveDone = resolve);
+  const stop = () => {
+    stopping ??= (async () => {
+      const grace = options.shutdownMs ?? 5000;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled([gateway.close(), hub.close()]),
+        new Promise((resolve) => timer = setTimeout(resolve, grace)),
+      ]);
+      clearTimeout(timer);
+      await hub.close();
+      await recorder.close().catch(() => {});
+      db?.close();
+      resolveDone();
+    })();
+  };
+  transport.onclose = stop;
+  gateway.connect(transport).then(() => hub.start(), (error) => {
+    log(`cannot serve: ${(error as Error).message}`);
+    stop();
+  });
+  return { hub, gateway, done, stop };
+}

@@ -1,0 +1,343 @@
+/**
+ * Newline-delimited JSON-RPC over pipes, both directions: the client side that
+ * starts a downstream server, and the server side on the gateway's own
+ * stdin/stdout. Ours rather than the SDK's so that we control the environment,
+ * the process group (no orphans), large messages (the SDK's buffer is capped
+ * at 10 MB and copies quadratically) and what happens to bytes that are not
+ * JSON-RPC.
+ *
+ * @module
+ */
+import { JSONRPCMessageSchema } from "./sdk.ts";
+import type { JSONRPCMessage, Transport } from "./sdk.ts";
+
+const NEWLINE = 0x0a;
+
+/** Largest single message accepted from a peer. */
+export const MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
+
+/** Splits a byte stream into lines without copying more than once per line. */
+export class LineSplitter {
+  #parts: Uint8Array[] = [];
+  #size = 0;
+  #decoder = new TextDecoder();
+  constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
+
+  /** Feeds bytes; returns the complete lines they finish (without the newline). */
+  push(chunk: Uint8Array): string[] {
+    const lines: string[] = [];
+    let start = 0;
+    for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
+      this.#append(chunk.subarray(start, i));
+      lines.push(this.#take());
+      start = i + 1;
+    }
+    if (start < chunk.length) this.#append(chunk.subarray(start));
+    return lines;
+  }
+
+  #append(part: Uint8Array): void {
+    if (part.length === 0) return;
+    this.#size += part.length;
+    if (this.#size > this.maxLineBytes) {
+      this.#parts = [];
+      this.#size = 0;
+      throw new RangeError(`A message exceeded the ${this.maxLineBytes}-byte limit`);
+    }
+    // Copy: the caller's buffer may be reused by the stream.
+    this.#parts.push(part.slice());
+  }
+
+  #take(): string {
+    let bytes: Uint8Array;
+    if (this.#parts.length === 1) bytes = this.#parts[0]!;
+    else {
+      bytes = new Uint8Array(this.#size);
+      let at = 0;
+      for (const p of this.#parts) {
+        bytes.set(p, at);
+        at += p.length;
+      }
+    }
+    this.#parts = [];
+    this.#size = 0;
+    const line = this.#decoder.decode(bytes);
+    return line.endsWith("\r") ? line.slice(0, -1) : line;
+  }
+}
+
+/** A line that is not a JSON-RPC message. */
+export class ProtocolViolation extends Error {
+  override name = "ProtocolViolation";
+  constructor(message: string, readonly line: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+function parseLine(line: string): JSONRPCMessage {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new ProtocolViolation("Not JSON", line, { cause: error });
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) throw new ProtocolViolation("Not a JSON-RPC 2.0 message", line);
+  return parsed.data;
+}
+
+/** How to start a stdio server. */
+export interface StdioServerParams {
+  command: string;
+  args: string[];
+  /** The complete environment of the child (already merged). */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Receives the child's stderr bytes. */
+  onStderr?: (chunk: Uint8Array) => void;
+  /** Grace period between closing stdin, SIGTERM and SIGKILL. @default 2000 */
+  killGraceMs?: number;
+}
+
+/** The client side of a stdio connection: spawns the server in its own process group. */
+export class StdioClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #params: StdioServerParams;
+  #child?: Deno.ChildProcess;
+  #writer?: WritableStreamDefaultWriter<Uint8Array>;
+  #encoder = new TextEncoder();
+  #closed = false;
+  #exited?: Promise<Deno.CommandStatus>;
+
+  constructor(params: StdioServerParams) {
+    this.#params = params;
+  }
+
+  /** The child's pid once started. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  /** Resolves when the child has exited. */
+  get exited(): Promise<Deno.CommandStatus> | undefined {
+    return this.#exited;
+  }
+
+  start(): Promise<void> {
+    const { command, args, env, cwd } = this.#params;
+    const child = new Deno.Command(command, {
+      args,
+      env,
+      clearEnv: true,
+      cwd,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      // Its own process group, so closing kills wrappers (npx, sh) and what they started.
+      detached: Deno.build.os !== "windows",
+    }).spawn();
+    this.#child = child;
+    this.#writer = child.stdin.getWriter();
+    this.#exited = child.status;
+    this.#pump(child.stdout);
+    this.#drainStderr(child.stderr);
+    child.status.then((status) => {
+      if (!this.#closed) {
+        this.onerror?.(new Error(`The server process exited (${describeStatus(status)})`));
+      }
+      this.#finish();
+    });
+    return Promise.resolve();
+  }
+
+  async #pump(stream: ReadableStream<Uint8Array>): Promise<void> {
+    const splitter = new LineSplitter();
+    try {
+      for await (const chunk of stream) {
+        for (const line of splitter.push(chunk)) {
+          if (line.trim() === "") continue;
+          let message: JSONRPCMessage;
+          try {
+            message = parseLine(line);
+          } catch (error) {
+            this.onerror?.(error as Error);
+            continue;
+          }
+          this.onmessage?.(message);
+        }
+      }
+    } catch (error) {
+      if (!this.#closed) this.onerror?.(error as Error);
+    }
+  }
+
+  async #drainStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
+    try {
+      for await (const chunk of stream) this.#params.onStderr?.(chunk);
+    } catch {
+      // the pipe closes when the child exits
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
+    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+  }
+
+  /** Closes stdin, then SIGTERM, then SIGKILL to the whole process group, each after a grace period. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const child = this.#child;
+    if (!child) return this.#finish();
+    const grace = this.#params.killGraceMs ?? 2000;
+    try {
+      await this.#writer?.close();
+    } catch {
+      // already closed by the child
+    }
+    if (!(await exitsWithin(child.status, grace))) {
+      signal(child.pid, "SIGTERM");
+      if (!(await exitsWithin(child.status, grace))) signal(child.pid, "SIGKILL");
+    }
+    await child.status;
+    // Leave nothing of its group behind (a wrapper's grandchildren).
+    signal(child.pid, "SIGKILL", true);
+    this.#finish();
+  }
+
+  #finishedOnce = false;
+  #finish(): void {
+    if (this.#finishedOnce) return;
+    this.#finishedOnce = true;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}
+
+function describeStatus(status: Deno.CommandStatus): string {
+  return status.signal ? `signal ${status.signal}` : `exit code ${status.code}`;
+}
+
+async function exitsWithin(status: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), ms));
+  try {
+    return await Promise.race([status.then(() => true as const), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function signal(pid: number, sig: Deno.Signal, groupOnly = false): void {
+  if (Deno.build.os === "windows") {
+    if (!groupOnly) {
+      try {
+        Deno.kill(pid, sig);
+      } catch {
+        // gone
+      }
+    }
+    return;
+  }
+  try {
+    Deno.kill(-pid, sig);
+  } catch {
+    if (groupOnly) return;
+    try {
+      Deno.kill(pid, sig);
+    } catch {
+      // gone
+    }
+  }
+}
+
+/** The server side on the gateway's own stdin/stdout. Answers non-JSON-RPC input with the protocol's error. */
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #input: ReadableStream<Uint8Array>;
+  #output: WritableStreamDefaultWriter<Uint8Array>;
+  #encoder = new TextEncoder();
+  #closed = false;
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
+    this.#input = input;
+    this.#output = output.getWriter();
+  }
+
+  start(): Promise<void> {
+    this.#pump();
+    return Promise.resolve();
+  }
+
+  async #pump(): Promise<void> {
+    const splitter = new LineSplitter();
+    try {
+      for await (const chunk of this.#input) {
+        let lines: string[];
+        try {
+          lines = splitter.push(chunk);
+        } catch (error) {
+          this.#reject(-32600, (error as Error).message);
+          continue;
+        }
+        for (const line of lines) {
+          if (line.trim() === "") continue;
+          let message: JSONRPCMessage;
+          try {
+            message = parseLine(line);
+          } catch (error) {
+            const parseError = (error as Error).message === "Not JSON";
+            this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line);
+            continue;
+          }
+          this.onmessage?.(message);
+        }
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    this.#finish();
+  }
+
+  #reject(code: number, message: string, line?: string): void {
+    let id: string | number | null = null;
+    if (line !== undefined) {
+      try {
+        const value = JSON.parse(line);
+        if (value && (typeof value.id === "string" || typeof value.id === "number")) id = value.id;
+      } catch {
+        // no id to echo
+      }
+    }
+    this.#write({ jsonrpc: "2.0", id, error: { code, message } }).catch(() => {});
+  }
+
+  #write(message: unknown): Promise<void> {
+    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    this.#writes = this.#writes.then(() => this.#output.write(bytes));
+    return this.#writes;
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    return this.#write(message);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writes.catch(() => {});
+    this.onclose?.();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.close();
+  }
+}

@@ -1,0 +1,199 @@
+import assert from "node:assert/strict";
+import { type CommandContext, UsageError } from "../../src/cli/command.ts";
+import { createStatsCommand, statsCommand } from "../../src/cli/stats.ts";
+import { NOW, sampleStore } from "../intelligence/sample_calls.ts";
+
+interface FakeRun {
+  ctx: CommandContext;
+  out: string[];
+  err: string[];
+}
+
+function fakeCtx(
+  args: string[],
+  options: { db?: string; json?: boolean; env?: Record<string, string> } = {},
+): FakeRun {
+  const out: string[] = [];
+  const err: string[] = [];
+  const env = options.env ?? { HOME: "/nonexistent-home" };
+  return {
+    out,
+    err,
+    ctx: {
+      args,
+      global: { db: options.db, json: options.json ?? false },
+      env: { get: (key) => env[key], toObject: () => ({ ...env }) },
+      cwd: Deno.cwd(),
+      out: (text) => out.push(text),
+      err: (text) => err.push(text),
+      signal: new AbortController().signal,
+    },
+  };
+}
+
+async function withSampleDb(fn: (path: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "mcphub_stats_" });
+  try {
+    const path = `${dir}/mcphub.db`;
+    (await sampleStore(path)).close();
+    await fn(path);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+const stats = createStatsCommand({ now: () => NOW });
+
+Deno.test("statsCommand is named stats and has help", () => {
+  assert.equal(statsCommand.name, "stats");
+  assert.match(statsCommand.help, /--recent N/);
+});
+
+Deno.test("mcphub stats --tools --recent 2 prints the text report", async () => {
+  await withSampleDb(async (path) => {
+    const run = fakeCtx(["--tools", "--recent", "2"], { db: path });
+    assert.equal(await stats.run(run.ctx), 0);
+    assert.deepEqual(run.err, []);
+    assert.equal(
+      run.out.join(""),
+      `Totals (all time): 6 calls, 2 errors, ~25535 tokens, 1515ms total
+Spooled results: 1, ~24850 tokens kept out of context
+
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
+github      3       1     167         450
+fs          2       0       8       25060
+slack       1       1    1000          25
+
+TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS
+fs__read_file             2       0       8       25060
+github__search_code       2       0     100         375
+github__create_issue      1       1     300          75
+slack__post               1       1    1000          25
+
+WHEN                 TOOL                 OK    MS  TOKENS
+2026-11-30 05:30:00  fs__read_file        yes   10   25005
+2026-11-30 05:00:00  github__search_code  yes  120     110
+`,
+    );
+  });
+});
+
+Deno.test("mcphub stats --since 7d --markdown counts back from now", async () => {
+  await withSampleDb(async (path) => {
+    const run = fakeCtx(["--since", "7d", "--markdown"], { db: path });
+    await stats.run(run.ctx);
+    assert.equal(
+      run.out.join(""),
+      `# mcphub stats
+
+**Totals (last 7d): 4 calls, 1 errors, \\~25455 tokens, 510ms total**
+
+Spooled results: 1, \\~24850 tokens kept out of context
+
+| Server | Calls | Errors | Avg ms | Est. tokens |
+| --- | ---: | ---: | ---: | ---: |
+| \`github\` | 3 | 1 | 167 | 450 |
+| \`fs\` | 1 | 0 | 10 | 25005 |
+`,
+    );
+  });
+});
+
+Deno.test("mcphub stats --json (or global --json) returns totals, servers, tools and recent", async (t) => {
+  await withSampleDb(async (path) => {
+    await t.step("--json --server github", async () => {
+      const run = fakeCtx(["--json", "--server", "github"], { db: path });
+      await stats.run(run.ctx);
+      const value = JSON.parse(run.out.join(""));
+      assert.deepEqual(Object.keys(value), ["totals", "servers", "tools", "recent"]);
+      assert.equal(value.totals.calls, 3);
+      assert.deepEqual(value.tools, []);
+      assert.deepEqual(value.recent, []);
+    });
+    await t.step("global json with --tools --recent 1 --agent ci", async () => {
+      const run = fakeCtx(["--tools", "--recent", "1", "--agent", "ci"], { db: path, json: true });
+      await stats.run(run.ctx);
+      const value = JSON.parse(run.out.join(""));
+      assert.equal(value.totals.calls, 2);
+      assert.deepEqual(value.tools.map((x: { namespaced: string }) => x.namespaced), [
+        "github__create_issue",
+        "slack__post",
+      ]);
+      assert.equal(value.recent.length, 1);
+      assert.equal(value.recent[0].namespaced, "github__create_issue");
+    });
+  });
+});
+
+Deno.test("mcphub stats reads $MCPHUB_DB when --db is absent", async () => {
+  await withSampleDb(async (path) => {
+    const run = fakeCtx(["--json"], { env: { MCPHUB_DB: path } });
+    await stats.run(run.ctx);
+    assert.equal(JSON.parse(run.out.join("")).totals.calls, 6);
+  });
+});
+
+Deno.test("mcphub stats on a missing store prints one sentence and creates nothing", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mcphub_stats_" });
+  try {
+    const path = `${dir}/sub/mcphub.db`;
+    const text = fakeCtx([], { db: path });
+    await stats.run(text.ctx);
+    assert.deepEqual(text.out, [
+      `No calls recorded yet (all time). Run \`mcphub mcp serve\` from your MCP host and call a tool; calls are recorded in ${path}.\n`,
+    ]);
+    const json = fakeCtx(["--json", "--tools", "--recent", "5"], { db: path });
+    await stats.run(json.ctx);
+    assert.deepEqual(JSON.parse(json.out.join("")), {
+      totals: { calls: 0, errors: 0, est_tokens: 0, total_ms: 0, spooled_results: 0, tokens_kept_out: 0 },
+      servers: [],
+      tools: [],
+      recent: [],
+    });
+    await assert.rejects(Deno.stat(`${dir}/sub`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcphub stats with a window that matches nothing says how to widen it", async () => {
+  await withSampleDb(async (path) => {
+    const run = fakeCtx(["--since", "10m", "--server", "github"], { db: path });
+    await stats.run(run.ctx);
+    assert.deepEqual(run.out, [
+      `No calls recorded (last 10m, server github) in ${path}; try a longer --since or drop --server.\n`,
+    ]);
+  });
+});
+
+Deno.test("mcphub stats rejects bad flags with a UsageError that lists the accepted forms", async (t) => {
+  const cases: [string, string[], RegExp][] = [
+    ["bad --since", ["--since", "7days"], /^Invalid --since "7days": use .*30m, 24h, 7d or 2w/],
+    ["zero --since", ["--since", "0d"], /^Invalid --since "0d"/],
+    ["bad --recent", ["--recent", "ten"], /^Invalid --recent "ten": use a whole number from 1 to 10000/],
+    ["zero --recent", ["--recent", "0"], /^Invalid --recent "0"/],
+    ["unknown flag", ["--bogus"], /Unknown option '--bogus'.*stats accepts --tools, --recent N, --since D/],
+    ["missing value", ["--since"], /--since/],
+    ["positional", ["github"], /stats accepts/],
+    ["both formats", ["--json", "--markdown"], /^Choose one of --markdown and --json/],
+  ];
+  for (const [name, args, message] of cases) {
+    await t.step(name, async () => {
+      const run = fakeCtx(args, { db: "/nonexistent/mcphub.db" });
+      await assert.rejects(stats.run(run.ctx), (error: unknown) => {
+        assert.ok(error instanceof UsageError);
+        assert.equal(error.exitCode, 2);
+        assert.equal(error.command, "stats");
+        assert.match(error.message, message);
+        return true;
+      });
+      assert.deepEqual(run.out, []);
+    });
+  }
+});
+
+Deno.test("mcphub stats --help prints the help", async () => {
+  const run = fakeCtx(["--help"]);
+  assert.equal(await stats.run(run.ctx), 0);
+  assert.match(run.out.join(""), /^Usage: mcphub stats/);
+});

@@ -1,0 +1,158 @@
+/**
+ * Shared test helpers: paths of the real servers, temp configs, and an SDK
+ * client connected to a gateway process (`deno run main.ts mcp serve`).
+ *
+ * @module
+ */
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { fileURLToPath } from "node:url";
+
+/** Repository root, with a trailing slash. */
+export const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const MODULES = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/`;
+
+/** Entry scripts of the pinned real servers (run with `node`). */
+export const REAL = {
+  everything: `${MODULES}server-everything/dist/index.js`,
+  filesystem: `${MODULES}server-filesystem/dist/index.js`,
+  memory: `${MODULES}server-memory/dist/index.js`,
+};
+
+/** The fixture server script. */
+export const FIXTURE = `${ROOT}tests/fixtures/fixture_server.ts`;
+
+/** The deno executable running the tests. */
+export const DENO = Deno.execPath();
+
+/** A YAML-safe double-quoted string. */
+export function q(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** A temp dir removed by `Symbol.asyncDispose`. */
+export async function tempDir(prefix = "mcphub-test-"): Promise<{ path: string } & AsyncDisposable> {
+  const path = await Deno.makeTempDir({ prefix });
+  return {
+    path,
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(path, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** A connected SDK client to a gateway process. */
+export interface GatewayClient extends AsyncDisposable {
+  client: Client;
+  transport: StdioClientTransport;
+  /** Collected stderr of the gateway. */
+  stderr(): string;
+  close(): Promise<void>;
+}
+
+/** Options of {@linkcode connectGateway}. */
+export interface ConnectGatewayOptions {
+  /** Extra args after `mcp serve`. */
+  args?: string[];
+  env?: Record<string, string>;
+  db?: string;
+}
+
+/** Starts `mcphub mcp serve --config PATH` and connects the official SDK client to it. */
+export async function connectGateway(
+  configPath: string,
+  options: ConnectGatewayOptions = {},
+): Promise<GatewayClient> {
+  const db = options.db ?? `${configPath}.db`;
+  const transport = new StdioClientTransport({
+    command: DENO,
+    args: [
+      "run",
+      "-A",
+      `${ROOT}main.ts`,
+      "--config",
+      configPath,
+      "--db",
+      db,
+      "mcp",
+      "serve",
+      ...(options.args ?? []),
+    ],
+    env: { ...Deno.env.toObject(), ...options.env },
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "mcphub-test", version: "1.0.0" });
+  await client.connect(transport);
+  const close = async () => {
+    await client.close().catch(() => {});
+  };
+  return { client, transport, stderr: () => stderr, close, [Symbol.asyncDispose]: close };
+}
+
+/** A connected SDK client straight to a stdio server (the baseline). */
+export async function connectDirect(
+  command: string,
+  args: string[],
+  env?: Record<string, string>,
+): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command,
+    args,
+    env: { ...Deno.env.toObject(), ...env },
+    stderr: "ignore",
+  });
+  const client = new Client({ name: "mcphub-test-direct", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** Writes `mcphub.yaml` into `dir` and returns its path. */
+export async function writeConfig(dir: string, yaml: string, name = "mcphub.yaml"): Promise<string> {
+  const path = `${dir}/${name}`;
+  await Deno.writeTextFile(path, yaml);
+  return path;
+}
+
+/** Pids of every descendant of `pid` (Linux /proc). */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry.name));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** True while a process with this pid exists and is not a zombie. */
+export function alive(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Structured content of a meta-tool result. */
+export function structured<T = Record<string, unknown>>(result: unknown): T {
+  return (result as { structuredContent: T }).structuredContent;
+}

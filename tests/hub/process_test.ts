@@ -1,0 +1,187 @@
+/**
+ * The gateway as a process: stdout carries only JSON-RPC, and it leaves no
+ * child process behind on stdin EOF or SIGTERM.
+ */
+import assert from "node:assert/strict";
+import { alive, DENO, descendants, FIXTURE, q, REAL, ROOT, tempDir, writeConfig } from "../helpers.ts";
+
+const enc = new TextEncoder();
+
+/** A gateway process driven by hand over raw pipes. */
+class RawGateway {
+  child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #buffer = "";
+  #lines: string[] = [];
+  #waiters: (() => void)[] = [];
+  stdoutDone: Promise<void>;
+  stderr = "";
+
+  constructor(config: string, db: string) {
+    const child = new Deno.Command(DENO, {
+      args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.child = child;
+    this.#writer = child.stdin.getWriter();
+    this.stdoutDone = (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of child.stdout) {
+        this.#buffer += dec.decode(chunk, { stream: true });
+        let at;
+        while ((at = this.#buffer.indexOf("\n")) !== -1) {
+          this.#lines.push(this.#buffer.slice(0, at));
+          this.#buffer = this.#buffer.slice(at + 1);
+          this.#waiters.splice(0).forEach((w) => w());
+        }
+      }
+      this.#waiters.splice(0).forEach((w) => w());
+    })();
+    (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of child.stderr) this.stderr += dec.decode(chunk);
+    })();
+  }
+
+  /** Every line written to stdout so far. */
+  get lines(): string[] {
+    return this.#lines;
+  }
+
+  /** Trailing bytes after the last newline (must be empty at the end). */
+  get rest(): string {
+    return this.#buffer;
+  }
+
+  async send(message: unknown): Promise<void> {
+    await this.#writer.write(
+      enc.encode((typeof message === "string" ? message : JSON.stringify(message)) + "\n"),
+    );
+  }
+
+  /** Waits for the response with this id. */
+  async response(id: number | string | null): Promise<Record<string, unknown>> {
+    for (;;) {
+      for (const line of this.#lines) {
+        const m = JSON.parse(line);
+        if (m.id === id && ("result" in m || "error" in m)) return m;
+      }
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  async closeStdin(): Promise<void> {
+    await this.#writer.close();
+  }
+}
+
+async function config(dir: string): Promise<string> {
+  return await writeConfig(
+    dir,
+    `servers:
+  everything:
+    command: node
+    args: [${q(REAL.everything)}, stdio]
+  wrapped:
+    # a wrapper shell whose child is the real server: the grandchild must not survive either
+    command: sh
+    args: [-c, ${q(`node ${REAL.memory}; exit 0`)}]
+  fx:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(FIXTURE)}]
+`,
+  );
+}
+
+async function handshake(gw: RawGateway): Promise<void> {
+  await gw.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  const init = await gw.response(1);
+  assert.ok(init.result, JSON.stringify(init));
+  await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  // Wait until every server has connected.
+  for (let id = 100; id < 400; id++) {
+    await gw.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "list_servers", arguments: {} },
+    });
+    const r = await gw.response(id) as { result: { structuredContent: { servers: { state: string }[] } } };
+    if (r.result.structuredContent.servers.every((s) => s.state === "connected")) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`the servers did not all connect:\n${gw.stderr}`);
+}
+
+function assertAllJsonRpc(gw: RawGateway): void {
+  assert.equal(gw.rest, "", "stdout ends with a complete line");
+  assert.ok(gw.lines.length > 0);
+  for (const line of gw.lines) {
+    const m = JSON.parse(line);
+    assert.equal(m.jsonrpc, "2.0", line.slice(0, 200));
+  }
+}
+
+Deno.test("stdout carries only JSON-RPC, also when the input is garbage, and EOF leaves no child behind", async () => {
+  await using dir = await tempDir();
+  const gw = new RawGateway(await config(dir.path), `${dir.path}/db`);
+  await handshake(gw);
+  const children = descendants(gw.child.pid);
+  assert.ok(children.length >= 4, `children: ${children}`);
+
+  await gw.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+  const list = await gw.response(2) as { result: { tools: { name: string }[] } };
+  assert.ok(list.result.tools.some((t) => t.name === "everything__echo"));
+  await gw.send({
+    jsonrpc: "2.0",
+    id: 3,
+    method: "tools/call",
+    params: { name: "everything__echo", arguments: { message: "x" } },
+  });
+  await gw.response(3);
+  // Not JSON at all: a parse error with id null. JSON but not JSON-RPC: an invalid request.
+  await gw.send("this is not json");
+  const parseError = await gw.response(null) as { error: { code: number } };
+  assert.equal(parseError.error.code, -32700);
+  await gw.send({ hello: "world", id: 7 });
+  const invalid = await gw.response(7) as { error: { code: number } };
+  assert.equal(invalid.error.code, -32600);
+  // Still serving.
+  await gw.send({
+    jsonrpc: "2.0",
+    id: 4,
+    method: "tools/call",
+    params: { name: "fx__echo", arguments: { text: "ok" } },
+  });
+  const ok = await gw.response(4) as { result: { content: { text: string }[] } };
+  assert.equal(ok.result.content[0]!.text, "ok");
+
+  await gw.closeStdin();
+  const status = await gw.child.status;
+  await gw.stdoutDone;
+  assert.equal(status.code, 0, gw.stderr);
+  assertAllJsonRpc(gw);
+  for (const pid of children) assert.equal(alive(pid), false, `pid ${pid} survived the gateway`);
+});
+
+Deno.test("SIGTERM stops the gateway and leaves no child behind", async () => {
+  await using dir = await tempDir();
+  const gw = new RawGateway(await config(dir.path), `${dir.path}/db`);
+  await handshake(gw);
+  const children = descendants(gw.child.pid);
+  assert.ok(children.length >= 4, `children: ${children}`);
+  gw.child.kill("SIGTERM");
+  const status = await gw.child.status;
+  await gw.stdoutDone;
+  await gw.closeStdin().catch(() => {});
+  assert.equal(status.code, 0, gw.stderr);
+  assertAllJsonRpc(gw);
+  for (const pid of children) assert.equal(alive(pid), false, `pid ${pid} survived the gateway`);
+});

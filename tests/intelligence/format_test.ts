@@ -1,0 +1,165 @@
+import assert from "node:assert/strict";
+import {
+  formatStatsJson,
+  formatStatsMarkdown,
+  formatStatsText,
+  formatWhen,
+  noDataSentence,
+  queryStats,
+  type StatsReport,
+} from "../../src/intelligence/mod.ts";
+import { NOW, sampleStore } from "./sample_calls.ts";
+
+const WEEK = 7 * 86_400_000;
+
+async function sampleReport(q: Parameters<typeof queryStats>[1] = {}): Promise<StatsReport> {
+  const db = await sampleStore();
+  try {
+    return queryStats(db, q);
+  } finally {
+    db.close();
+  }
+}
+
+const EMPTY: StatsReport = {
+  totals: { calls: 0, errors: 0, est_tokens: 0, total_ms: 0, spooled_results: 0, tokens_kept_out: 0 },
+  servers: [],
+  tools: [],
+  recent: [],
+};
+
+Deno.test("formatStatsText() prints totals, the spool line and aligned tables", async () => {
+  const report = await sampleReport({ recent: 3 });
+  assert.equal(
+    formatStatsText(report, { tools: true }),
+    `Totals (all time): 6 calls, 2 errors, ~25535 tokens, 1515ms total
+Spooled results: 1, ~24850 tokens kept out of context
+
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
+github      3       1     167         450
+fs          2       0       8       25060
+slack       1       1    1000          25
+
+TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS
+fs__read_file             2       0       8       25060
+github__search_code       2       0     100         375
+github__create_issue      1       1     300          75
+slack__post               1       1    1000          25
+
+WHEN                 TOOL                 OK    MS  TOKENS
+2026-11-30 05:30:00  fs__read_file        yes   10   25005
+2026-11-30 05:00:00  github__search_code  yes  120     110
+2026-11-30 04:00:00  github__search_code  yes   80     265
+`,
+  );
+});
+
+Deno.test("formatStatsText() names the --since window and filters, and leaves out an empty spool line", async () => {
+  const week = await sampleReport({ since: NOW - WEEK });
+  assert.equal(
+    formatStatsText(week, { since: "7d" }),
+    `Totals (last 7d): 4 calls, 1 errors, ~25455 tokens, 510ms total
+Spooled results: 1, ~24850 tokens kept out of context
+
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
+github      3       1     167         450
+fs          1       0      10       25005
+`,
+  );
+  const ci = await sampleReport({ agent: "ci", server: "slack" });
+  assert.equal(
+    formatStatsText(ci, { agent: "ci", server: "slack" }),
+    `Totals (all time, server slack, agent ci): 1 calls, 1 errors, ~25 tokens, 1000ms total
+
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
+slack       1       1    1000          25
+`,
+  );
+});
+
+Deno.test("formatStatsMarkdown() prints a heading, a bold totals line and right-aligned GFM tables", async () => {
+  const report = await sampleReport({ recent: 2 });
+  assert.equal(
+    formatStatsMarkdown(report, { tools: true }),
+    `# mcphub stats
+
+**Totals (all time): 6 calls, 2 errors, \\~25535 tokens, 1515ms total**
+
+Spooled results: 1, \\~24850 tokens kept out of context
+
+| Server | Calls | Errors | Avg ms | Est. tokens |
+| --- | ---: | ---: | ---: | ---: |
+| \`github\` | 3 | 1 | 167 | 450 |
+| \`fs\` | 2 | 0 | 8 | 25060 |
+| \`slack\` | 1 | 1 | 1000 | 25 |
+
+## Tools
+
+| Tool | Calls | Errors | Avg ms | Est. tokens |
+| --- | ---: | ---: | ---: | ---: |
+| \`fs__read_file\` | 2 | 0 | 8 | 25060 |
+| \`github__search_code\` | 2 | 0 | 100 | 375 |
+| \`github__create_issue\` | 1 | 1 | 300 | 75 |
+| \`slack__post\` | 1 | 1 | 1000 | 25 |
+
+## Recent calls
+
+| When (UTC) | Tool | OK | ms | Tokens |
+| --- | --- | --- | ---: | ---: |
+| 2026-11-30 05:30:00 | \`fs__read_file\` | yes | 10 | 25005 |
+| 2026-11-30 05:00:00 | \`github__search_code\` | yes | 120 | 110 |
+`,
+  );
+});
+
+Deno.test("formatStatsMarkdown() escapes table pipes and emphasis in names", () => {
+  const report: StatsReport = {
+    ...EMPTY,
+    totals: { ...EMPTY.totals, calls: 1 },
+    servers: [{ server: "a|b", calls: 1, errors: 0, avg_ms: 1, est_tokens: 2 }],
+  };
+  const text = formatStatsMarkdown(report, { server: "a|b*" });
+  assert.match(text, /^\*\*Totals \(all time, server a\|b\\\*\): 1 calls/m);
+  assert.match(text, /^\| `a\\\|b` \| 1 \| 0 \| 1 \| 2 \|$/m);
+});
+
+Deno.test("formatStatsJson() always has totals, servers, tools and recent", async () => {
+  const report = await sampleReport({ recent: 1 });
+  const plain = JSON.parse(formatStatsJson(report));
+  assert.deepEqual(Object.keys(plain), ["totals", "servers", "tools", "recent"]);
+  assert.deepEqual(plain.tools, []);
+  assert.equal(plain.recent.length, 1);
+  assert.equal(JSON.parse(formatStatsJson(report, { tools: true })).tools.length, 4);
+  assert.deepEqual(JSON.parse(formatStatsJson(EMPTY, { tools: true })), EMPTY);
+});
+
+Deno.test("An empty report is one sentence, not an empty table", async (t) => {
+  await t.step("text, all time", () => {
+    assert.equal(
+      formatStatsText(EMPTY, { dbPath: "/data/mcphub.db" }),
+      "No calls recorded yet (all time). Run `mcphub mcp serve` from your MCP host and call a tool; " +
+        "calls are recorded in /data/mcphub.db.\n",
+    );
+  });
+  await t.step("text, filtered", () => {
+    assert.equal(
+      formatStatsText(EMPTY, { since: "24h", agent: "ci", dbPath: "/data/mcphub.db" }),
+      "No calls recorded (last 24h, agent ci) in /data/mcphub.db; try a longer --since or drop --agent.\n",
+    );
+    assert.equal(
+      noDataSentence({ server: "s", agent: "a" }),
+      "No calls recorded (all time, server s, agent a); drop --server or --agent.",
+    );
+  });
+  await t.step("markdown", () => {
+    assert.equal(
+      formatStatsMarkdown(EMPTY, { dbPath: "/data/mcphub.db" }),
+      "# mcphub stats\n\nNo calls recorded yet (all time). Run `mcphub mcp serve` from your MCP host and call " +
+        "a tool; calls are recorded in /data/mcphub.db.\n",
+    );
+  });
+});
+
+Deno.test("formatWhen() prints UTC to the second", () => {
+  assert.equal(formatWhen(Date.UTC(2026, 10, 30, 5, 46, 57, 999)), "2026-11-30 05:46:57");
+});
