@@ -82,7 +82,11 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
         callId: args.callId ?? null,
       };
     }
-    spool.maybePrune();
+    try {
+      spool.maybePrune();
+    } catch (error) {
+      log(`warning: pruning expired results failed: ${(error as Error).message}`);
+    }
     try {
       return getResultResponse(spool, { callId: args.callId, cursor: args.cursor, encoding: args.encoding }, {
         budget: config.responseBudget,
