@@ -16,13 +16,39 @@ import {
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
-import { StdioClientTransport } from "./stdio.ts";
+import { ProtocolViolation, StdioClientTransport } from "./stdio.ts";
 
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
 
 /** Where a downstream server is in its life. */
-export type DownstreamState = "disabled" | "connecting" | "connected" | "failed" | "closed";
+export type DownstreamState = "disabled" | "connecting" | "connected" | "backoff" | "failed" | "closed";
+
+/** When and how often a failing server is restarted. */
+export interface RestartPolicy {
+  /** First retry delay; doubles per consecutive failure. @default 500 */
+  baseMs: number;
+  /** Longest delay between attempts. @default 30000 */
+  maxMs: number;
+  /** Consecutive failures after which the server is marked crash-looping and left down. @default 8 */
+  maxFailures: number;
+  /** Uptime after which the failure count resets. @default 60000 */
+  stableMs: number;
+}
+
+/** The default {@linkcode RestartPolicy}. */
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  baseMs: 500,
+  maxMs: 30_000,
+  maxFailures: 8,
+  stableMs: 60_000,
+};
+
+/** The delay before restart attempt `failures` (1-based): exponential, capped, with jitter in [50%, 100%]. */
+export function backoffDelay(failures: number, policy: RestartPolicy, random = Math.random): number {
+  const raw = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(raw * (0.5 + random() / 2));
+}
 
 /** What the hub needs to start a downstream. */
 export interface DownstreamOptions {
@@ -36,8 +62,10 @@ export interface DownstreamOptions {
   log: (line: string) => void;
   /** Called after the server's tool list changed (refreshed). */
   onToolsChanged?: () => void;
-  /** Called when the connection drops while connected. */
-  onDisconnect?: (reason: string) => void;
+  /** Called whenever the state changes. */
+  onStateChange?: () => void;
+  /** @default DEFAULT_RESTART_POLICY */
+  restartPolicy?: RestartPolicy;
 }
 
 /** Options of one call. */
@@ -55,6 +83,19 @@ export class OutcomeUnknownError extends Error {
 /** The call ran past its time limit. */
 export class CallTimeoutError extends Error {
   override name = "CallTimeoutError";
+}
+
+/** The server is not connected (connecting failed, backing off, crash-looping or closed). */
+export class ServerUnavailableError extends Error {
+  override name = "ServerUnavailableError";
+  constructor(message: string, readonly state: DownstreamState) {
+    super(message);
+  }
+}
+
+/** A start failure that retrying cannot fix (no such command, not permitted). */
+class PermanentError extends Error {
+  override name = "PermanentError";
 }
 
 /** Keeps the last N bytes of a stream. */
@@ -91,10 +132,11 @@ export function redact(text: string, secrets: readonly string[]): string {
   return out;
 }
 
-/** A connection to one configured server. */
+/** A connection to one configured server, restarted with backoff when it fails. */
 export class Downstream {
   readonly config: ServerConfig;
   #options: DownstreamOptions;
+  #policy: RestartPolicy;
   #state: DownstreamState;
   #error?: string;
   #tools: ToolDefinition[] = [];
@@ -104,12 +146,18 @@ export class Downstream {
   #ready: Promise<void> = Promise.resolve();
   #secrets: string[];
   #closing = false;
+  #failures = 0;
+  #starts = 0;
+  #connectedAt?: number;
+  #nextAttemptAt?: number;
+  #timer?: ReturnType<typeof setTimeout>;
 
   constructor(config: ServerConfig, options: DownstreamOptions) {
     this.config = config;
     this.#options = options;
+    this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.#state = config.enabled ? "connecting" : "disabled";
-    this.#secrets = [...Object.values(config.env), ...Object.values(config.headers)];
+    this.#secrets = [...Object.values(config.env), ...Object.values(config.headers)].map(String);
   }
 
   get name(): string {
@@ -118,7 +166,7 @@ export class Downstream {
   get state(): DownstreamState {
     return this.#state;
   }
-  /** A short reason when failed, secrets redacted. */
+  /** A short reason when not connected, secrets redacted. */
   get error(): string | undefined {
     return this.#error;
   }
@@ -129,6 +177,18 @@ export class Downstream {
   get ready(): Promise<void> {
     return this.#ready;
   }
+  /** When the next restart attempt is due (state `backoff`), ms since the epoch. */
+  get nextAttemptAt(): number | undefined {
+    return this.#state === "backoff" ? this.#nextAttemptAt : undefined;
+  }
+  /** Consecutive failures since the last stable connection. */
+  get failures(): number {
+    return this.#failures;
+  }
+  /** Connection attempts made so far. */
+  get starts(): number {
+    return this.#starts;
+  }
   /** The redacted tail of the server's stderr. */
   stderrTail(): string {
     return redact(this.#tail.text(), this.#secrets);
@@ -138,28 +198,75 @@ export class Downstream {
     return this.#transport instanceof StdioClientTransport ? this.#transport.pid : undefined;
   }
 
+  #setState(state: DownstreamState): void {
+    this.#state = state;
+    this.#options.onStateChange?.();
+  }
+
   /** Starts connecting; the returned promise (also `ready`) never rejects. */
   connect(): Promise<void> {
-    if (!this.config.enabled) return this.#ready;
+    if (!this.config.enabled || this.#closing) return this.#ready;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#starts++;
     this.#state = "connecting";
     this.#error = undefined;
     this.#ready = this.#connect().then(
       () => {
-        this.#state = "connected";
+        if (this.#closing) return;
+        this.#connectedAt = Date.now();
+        this.#setState("connected");
       },
       (error) => {
-        this.#state = "failed";
-        this.#error = this.#describe(error);
+        if (this.#closing) return;
+        const reason = this.#describe(error);
         const tail = this.stderrTail().trim();
         this.#options.log(
-          `server "${this.name}" failed: ${this.#error}${
+          `server "${this.name}" failed to start: ${reason}${
             tail ? `\n  stderr:\n    ${tail.split("\n").slice(-10).join("\n    ")}` : ""
           }`,
         );
         this.#teardown();
+        this.#failed(reason, !(error instanceof PermanentError));
       },
     );
     return this.#ready;
+  }
+
+  /** Records a failure and schedules the next attempt, or gives up on a crash loop. */
+  #failed(reason: string, retryable: boolean): void {
+    if (this.#closing) return;
+    const now = Date.now();
+    const wasConnected = this.#connectedAt !== undefined;
+    if (wasConnected && now - this.#connectedAt! >= this.#policy.stableMs) this.#failures = 0;
+    this.#connectedAt = undefined;
+    this.#failures++;
+    if (!retryable) {
+      this.#error = reason;
+      this.#setState("failed");
+      return;
+    }
+    if (this.#failures >= this.#policy.maxFailures) {
+      this.#error =
+        `crash loop: failed ${this.#failures} times in a row, not restarting (last: ${reason}); ` +
+        "fix the server and restart the gateway";
+      this.#options.log(`server "${this.name}": ${this.#error}`);
+      this.#setState("failed");
+      return;
+    }
+    // A server that was up gets one immediate reconnect; repeated failures back off.
+    const delay = this.#failures === 1 && wasConnected ? 0 : backoffDelay(this.#failures, this.#policy);
+    this.#error = reason;
+    if (delay === 0) {
+      this.connect().then(() => this.#options.onStateChange?.());
+      return;
+    }
+    this.#nextAttemptAt = now + delay;
+    this.#setState("backoff");
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.connect().then(() => this.#options.onStateChange?.());
+    }, delay);
   }
 
   #describe(error: unknown): string {
@@ -212,14 +319,19 @@ export class Downstream {
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {
-        throw new Error(`command "${command}" was not found; check servers.${this.name}.command and PATH`, {
-          cause: error,
-        });
+        throw new PermanentError(
+          `command "${command}" was not found; check servers.${this.name}.command and PATH`,
+          { cause: error },
+        );
       }
-      if (error instanceof Deno.errors.PermissionDenied) {
-        throw new Error(`not permitted to run "${command}": ${error.message}`, { cause: error });
+      if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+        throw new PermanentError(
+          `not permitted to run "${command}" (${error.message}); this mcphub binary's permissions do not ` +
+            `allow it: rebuild it with \`deno task compile --config <your mcphub.yaml>\` or run it with --allow-run`,
+          { cause: error },
+        );
       }
-      const status = transport.exited ? await Promise.race([transport.exited, delay(50)]) : undefined;
+      const status = transport.exited ? await settledWithin(transport.exited, 100) : undefined;
       if (status) {
         throw new Error(
           `the process exited during start-up (${
@@ -235,12 +347,10 @@ export class Downstream {
   async #connectRemote(signal: AbortSignal): Promise<void> {
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
+    const sseOptions = { requestInit, eventSourceInit: { fetch: withHeaders(requestInit) } };
     if (this.config.transport === "sse") {
       const client = this.#newClient();
-      const transport = new SSEClientTransport(url, {
-        requestInit,
-        eventSourceInit: { fetch: withHeaders(requestInit) },
-      });
+      const transport = new SSEClientTransport(url, sseOptions);
       this.#watch(client, transport);
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
       return;
@@ -255,10 +365,7 @@ export class Downstream {
       // The server may speak only the older HTTP+SSE transport.
       await transport.close().catch(() => {});
       const sseClient = this.#newClient();
-      const sse = new SSEClientTransport(url, {
-        requestInit,
-        eventSourceInit: { fetch: withHeaders(requestInit) },
-      });
+      const sse = new SSEClientTransport(url, sseOptions);
       this.#watch(sseClient, sse);
       try {
         await sseClient.connect(sse, { signal, timeout: this.#options.connectTimeoutMs });
@@ -275,14 +382,24 @@ export class Downstream {
     client.onclose = () => {
       if (this.#client !== client || this.#closing) return;
       if (this.#state === "connected") {
-        this.#state = "failed";
-        this.#error = "the connection closed";
         this.#options.log(`server "${this.name}": the connection closed`);
-        this.#options.onDisconnect?.(this.#error);
+        this.#client = undefined;
+        this.#transport = undefined;
+        transport.close().catch(() => {});
+        this.#failed("the connection closed", true);
       }
     };
     client.onerror = (error) => {
       if (this.#client !== client || this.#closing) return;
+      if (error instanceof ProtocolViolation) {
+        // Bytes that are not JSON-RPC on the protocol stream: the server is broken, restart it.
+        this.#options.log(
+          `server "${this.name}" wrote something that is not JSON-RPC on stdout (${error.message}: ` +
+            `${JSON.stringify(redact(error.line.slice(0, 120), this.#secrets))}); restarting it`,
+        );
+        transport.close().catch(() => {});
+        return;
+      }
       this.#options.log(`server "${this.name}": ${this.#describe(error)}`);
     };
   }
@@ -307,15 +424,27 @@ export class Downstream {
     this.#tools = tools;
   }
 
-  /** Calls a tool by its downstream name. Throws OutcomeUnknownError / CallTimeoutError / McpError. */
+  /** Why calls cannot reach this server now, in words for the caller. */
+  unavailableReason(): string {
+    const base = `server "${this.name}" is ${this.#state}`;
+    if (this.#state === "backoff") {
+      const wait = Math.max(0, (this.#nextAttemptAt ?? Date.now()) - Date.now());
+      return `${base} after ${this.#failures} failed attempt${this.#failures === 1 ? "" : "s"} ` +
+        `(next attempt in ${Math.ceil(wait / 1000)}s): ${this.#error}`;
+    }
+    return this.#error ? `${base}: ${this.#error}` : base;
+  }
+
+  /** Calls a tool by its downstream name. Throws OutcomeUnknownError / CallTimeoutError / ServerUnavailableError / McpError. */
   async callTool(
     name: string,
     args: Record<string, unknown>,
     options: DownstreamCallOptions,
   ): Promise<CallToolResult> {
+    if (this.#state === "connecting") await this.#ready;
     const client = this.#client;
     if (this.#state !== "connected" || !client) {
-      throw new Error(`server "${this.name}" is ${this.#state}${this.#error ? `: ${this.#error}` : ""}`);
+      throw new ServerUnavailableError(this.unavailableReason(), this.#state);
     }
     try {
       return await client.callTool({ name, arguments: args }, CallToolResultSchema, {
@@ -331,7 +460,7 @@ export class Downstream {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new CallTimeoutError(error.message, { cause: error });
       }
-      if (this.#state !== "connected" && !(options.signal?.aborted)) {
+      if (this.#client !== client && !(options.signal?.aborted)) {
         throw new OutcomeUnknownError(error instanceof Error ? error.message : String(error), {
           cause: error,
         });
@@ -347,9 +476,11 @@ export class Downstream {
     transport?.close().catch(() => {});
   }
 
-  /** Closes the session and stops the process (stdin EOF, SIGTERM, SIGKILL). */
+  /** Closes the session and stops the process (stdin EOF, SIGTERM, SIGKILL); no restart after this. */
   async close(): Promise<void> {
     this.#closing = true;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
     const transport = this.#transport;
     const client = this.#client;
     this.#client = undefined;
@@ -362,12 +493,6 @@ export class Downstream {
       // closing a broken connection
     }
   }
-
-  /** Reconnects after a dropped connection; the caller makes sure only one runs at a time. */
-  async reconnect(): Promise<void> {
-    this.#teardown();
-    await this.connect();
-  }
 }
 
 function withHeaders(init: RequestInit): typeof fetch {
@@ -378,6 +503,15 @@ function withHeaders(init: RequestInit): typeof fetch {
   };
 }
 
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
+/** The promise's value if it settles within `ms`, else undefined; leaves no timer behind. */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

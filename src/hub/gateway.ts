@@ -15,9 +15,11 @@ import type {
   Tool,
   Transport,
 } from "./sdk.ts";
-import type { Hub } from "./hub.ts";
+import { errorResult, type Hub } from "./hub.ts";
+import type { NameReference } from "./naming.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
+import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -59,6 +61,8 @@ export class Gateway {
   #handlers: Partial<Record<MetaToolName, MetaHandler>>;
   #unsubscribe: () => void;
   #connected = false;
+  /** Detached calls of this process. */
+  readonly detached: DetachedCalls;
 
   constructor(hub: Hub, options: GatewayOptions) {
     this.#hub = hub;
@@ -67,9 +71,11 @@ export class Gateway {
       { name: "mcphub", version: options.version },
       { capabilities: { tools: { listChanged: true } }, instructions: this.#instructions() },
     );
+    this.detached = new DetachedCalls();
     this.#handlers = {
       list_servers: () => this.#listServers(),
       call_tool: (args, extra) => this.#callTool(args, extra),
+      poll_result: (args) => this.detached.poll(args.callId, hub.agent),
       ...options.handlers,
     };
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.advertisedTools() }));
@@ -130,7 +136,7 @@ export class Gateway {
       return isResult(value) ? value : jsonResult(value);
     }
     const entry = await this.#hub.find({ tool: name });
-    if (!entry) this.#unknownTool(name);
+    if (!entry) return this.#notFound({ tool: name });
     return this.#hub.call(entry, args, {
       via: "mount",
       signal: extra.signal,
@@ -147,6 +153,13 @@ export class Gateway {
         params: { ...progress, progressToken: token },
       }).catch(() => {});
     };
+  }
+
+  /** A reference to a server that is down is a tool error naming its state; anything else is unknown. */
+  #notFound(ref: NameReference): CallToolResult {
+    const down = this.#hub.unavailable(ref);
+    if (down) return errorResult(`${down}. Call list_servers for the state of every server.`);
+    this.#unknownTool(ref.server ? `${ref.server}__${ref.tool}` : ref.tool);
   }
 
   #unknownTool(name: string): never {
@@ -174,6 +187,8 @@ export class Gateway {
       if (s.tags) out.tags = s.tags;
       if (s.use_when) out.use_when = s.use_when;
       if (s.error) out.error = s.error;
+      if (s.next_attempt_at) out.next_attempt_at = s.next_attempt_at;
+      if (s.failures) out.failures = s.failures;
       return out;
     });
     const catalog = hub.catalog();
@@ -208,13 +223,38 @@ export class Gateway {
     ) {
       invalidParams(`call_tool: "timeout_ms" must be a positive integer (milliseconds)`);
     }
-    if (detach === true && !this.#handlers.poll_result) {
-      invalidParams(`call_tool: detach is not available in this version; call without it`);
+    if (detach !== undefined && detach !== null && typeof detach !== "boolean") {
+      invalidParams(`call_tool: "detach" must be true or false`);
     }
     const ref = { server: (server ?? undefined) as string | undefined, tool };
     const entry = await this.#hub.find(ref);
-    if (!entry) this.#unknownTool(ref.server ? `${ref.server}__${tool}` : tool);
-    return this.#hub.call(entry, (callArgs ?? {}) as Record<string, unknown>, {
+    if (!entry) return this.#notFound(ref);
+    const input = (callArgs ?? {}) as Record<string, unknown>;
+    if (detach === true) {
+      const limit = this.#hub.config.callTimeoutMs;
+      const bound = typeof timeoutMs === "number" ? Math.min(timeoutMs, limit) : limit;
+      let callId: string;
+      try {
+        callId = this.detached.start(
+          { namespaced: entry.namespaced, agent: this.#hub.agent },
+          (signal) => this.#hub.call(entry, input, { via: "detach", signal, timeoutMs: bound }),
+        );
+      } catch (error) {
+        if (error instanceof TooManyDetachedError) return errorResult(`call_tool: ${error.message}`);
+        throw error;
+      }
+      return jsonResult({
+        status: "accepted",
+        callId,
+        server: entry.server,
+        tool: entry.short,
+        downstream: entry.tool,
+        namespaced: entry.namespaced,
+        timeoutMs: bound,
+        nextAction: "Call poll_result with this callId until its status is no longer pending.",
+      });
+    }
+    return this.#hub.call(entry, input, {
       via: "call_tool",
       signal: extra.signal,
       timeoutMs: (timeoutMs ?? undefined) as number | undefined,
@@ -230,6 +270,7 @@ export class Gateway {
 
   /** Stops serving (the hub is closed by its owner). */
   async close(): Promise<void> {
+    this.detached.cancelAll();
     this.#unsubscribe();
     this.#connected = false;
     await this.server.close().catch(() => {});

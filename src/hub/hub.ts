@@ -7,7 +7,7 @@
  */
 import type { Config } from "../config/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
-import { CallTimeoutError, Downstream, OutcomeUnknownError } from "./downstream.ts";
+import { CallTimeoutError, Downstream, OutcomeUnknownError, ServerUnavailableError } from "./downstream.ts";
 import type { NameReference } from "./naming.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
@@ -69,6 +69,10 @@ export interface ServerStatus {
   tags?: string[];
   use_when?: string[];
   error?: string;
+  /** In state `backoff`: when the next restart attempt is due (ISO 8601). */
+  next_attempt_at?: string;
+  /** Consecutive failures since the last stable connection. */
+  failures?: number;
 }
 
 function byteLength(text: string): number {
@@ -83,7 +87,6 @@ export class Hub {
   #downstreams = new Map<string, Downstream>();
   #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
   #listeners = new Set<() => void>();
-  #reconnecting = new Map<string, Promise<void>>();
   #closed = false;
 
   constructor(options: HubOptions) {
@@ -100,7 +103,7 @@ export class Hub {
           connectTimeoutMs: options.config.connectTimeoutMs,
           log: options.log,
           onToolsChanged: () => this.#changed(),
-          onDisconnect: () => this.#changed(),
+          onStateChange: () => this.#changed(),
         }),
       );
     }
@@ -180,6 +183,15 @@ export class Hub {
     return undefined;
   }
 
+  /** Why a reference cannot be served now, when it names a configured server that is not connected. */
+  unavailable(ref: NameReference): string | undefined {
+    const serverName = ref.server ??
+      (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
+    const d = serverName ? this.#downstreams.get(serverName) : undefined;
+    if (!d || d.state === "connected") return undefined;
+    return d.unavailableReason();
+  }
+
   /** Public names closest to `name`, for "did you mean". */
   closest(name: string): string[] {
     return this.#build().index.closest(name);
@@ -202,6 +214,8 @@ export class Hub {
       if (c.tags.length) status.tags = c.tags;
       if (c.useWhen.length) status.use_when = c.useWhen;
       if (d.error) status.error = d.error;
+      if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
+      if (d.failures > 0) status.failures = d.failures;
       return status;
     });
   }
@@ -229,13 +243,15 @@ export class Hub {
     let result: CallToolResult;
     let transportError: string | undefined;
     try {
-      if (d.state === "connecting") await d.ready;
       result = await d.callTool(entry.tool, args, {
         signal: options.signal,
         timeoutMs,
         onProgress: options.onProgress,
       });
     } catch (error) {
+      if (error instanceof ServerUnavailableError) {
+        return errorResult(`${error.message}. Call list_servers for the state of every server.`);
+      }
       if (error instanceof OutcomeUnknownError) {
         transportError = error.message;
         result = errorResult(
@@ -243,7 +259,6 @@ export class Hub {
             `(${error.message}). The request was not retried, because it may already have taken effect; ` +
             `the connection is being restored for future calls.`,
         );
-        this.#reconnect(d);
       } else if (error instanceof CallTimeoutError) {
         transportError = `timed out after ${timeoutMs}ms`;
         result = errorResult(
@@ -310,15 +325,6 @@ export class Hub {
     } catch (error) {
       this.#options.log(`recording a call failed: ${messageOf(error)}`);
     }
-  }
-
-  #reconnect(d: Downstream): void {
-    if (this.#closed || this.#reconnecting.has(d.name)) return;
-    const attempt = d.reconnect().finally(() => {
-      this.#reconnecting.delete(d.name);
-      this.#changed();
-    });
-    this.#reconnecting.set(d.name, attempt);
   }
 
   /** Closes every session and stops every child process, concurrently. */

@@ -141,9 +141,13 @@ export class StdioClientTransport implements Transport {
     this.#child = child;
     this.#writer = child.stdin.getWriter();
     this.#exited = child.status;
-    this.#pump(child.stdout);
+    const pumped = this.#pump(child.stdout);
     this.#drainStderr(child.stderr);
-    child.status.then((status) => {
+    child.status.then(async (status) => {
+      // Deliver what it wrote before exiting (a last response) before reporting the close.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([pumped, new Promise((r) => timer = setTimeout(r, 1000))]);
+      clearTimeout(timer);
       if (!this.#closed) {
         this.onerror?.(new Error(`The server process exited (${describeStatus(status)})`));
       }

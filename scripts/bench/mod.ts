@@ -1,0 +1,95 @@
+/**
+ * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
+ *
+ * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
+ * `gateway`, `spool`, `resolver`, `livemcpbench` (a file name such as `gateway_bench.ts` also works);
+ * no name runs them all. A failing benchmark is reported and the others still run; the exit code is
+ * then 1. An unknown name exits with 2.
+ *
+ * @module
+ */
+import { descendants } from "../../tests/helpers.ts";
+import * as gateway from "./gateway_bench.ts";
+import * as livemcpbench from "./livemcpbench.ts";
+import * as resolver from "./resolver_bench.ts";
+import * as spool from "./spool_bench.ts";
+
+/** One benchmark module. */
+export interface Benchmark {
+  name: string;
+  file: string;
+  /** Runs it with default options (never with this runner's own arguments). */
+  run(): unknown;
+}
+
+/** Every benchmark, in run order (static imports: STYLE forbids computed import specifiers). */
+export const BENCHMARKS: readonly Benchmark[] = [
+  { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
+  { name: "spool", file: "spool_bench.ts", run: () => spool.main() },
+  { name: "resolver", file: "resolver_bench.ts", run: () => resolver.main([]) },
+  { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
+];
+
+/** The benchmarks `names` select (all when empty); throws a `RangeError` on an unknown name. */
+export function select(names: readonly string[]): Benchmark[] {
+  if (!names.length) return [...BENCHMARKS];
+  return names.map((name) => {
+    const bench = BENCHMARKS.find((b) =>
+      b.name === name || b.file === name || b.file === `${name}.ts` || b.file === name.split("/").pop()
+    );
+    if (!bench) {
+      throw new RangeError(
+        `Unknown benchmark "${name}": choose from ${BENCHMARKS.map((b) => b.name).join(", ")}`,
+      );
+    }
+    return bench;
+  });
+}
+
+/** Kills processes a benchmark left behind (they are ours: children of this runner). */
+async function reapLeftovers(name: string): Promise<void> {
+  let left = descendants(Deno.pid);
+  for (let i = 0; i < 100 && left.length; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = descendants(Deno.pid);
+  }
+  if (!left.length) return;
+  console.error(`warning: ${name} left ${left.length} process(es) behind; killing them`);
+  for (const pid of left) {
+    try {
+      Deno.kill(pid, "SIGKILL");
+    } catch {
+      // exited meanwhile
+    }
+  }
+}
+
+/** Runs the selected benchmarks; returns the names of those that failed. */
+export async function main(names: readonly string[] = Deno.args): Promise<string[]> {
+  const failed: string[] = [];
+  for (const bench of select(names)) {
+    console.log(`\n== ${bench.name} (scripts/bench/${bench.file}) ==`);
+    const t0 = performance.now();
+    try {
+      await bench.run();
+    } catch (error) {
+      failed.push(bench.name);
+      console.error(`${bench.name} failed: ${error instanceof Error ? error.stack ?? error.message : error}`);
+    } finally {
+      await reapLeftovers(bench.name);
+    }
+    console.log(`-- ${bench.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  if (failed.length) console.error(`\nFailed: ${failed.join(", ")}`);
+  return failed;
+}
+
+if (import.meta.main) {
+  try {
+    if ((await main()).length) Deno.exitCode = 1;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    console.error(error.message);
+    Deno.exitCode = 2;
+  }
+}
