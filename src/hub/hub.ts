@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import type { Config } from "../config/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
 import { CallTimeoutError, Downstream, OutcomeUnknownError, ServerUnavailableError } from "./downstream.ts";
@@ -76,7 +77,7 @@ export interface ServerStatus {
 }
 
 function byteLength(text: string): number {
-  return new TextEncoder().encode(text).length;
+  return Buffer.byteLength(text, "utf8");
 }
 
 /** All downstream connections of one gateway process. */

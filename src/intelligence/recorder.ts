@@ -72,6 +72,8 @@ export interface RecorderOptions {
   maxQueue?: number;
   /** Wait before retrying after a store error. @default 1000 */
   retryMs?: number;
+  /** How long records gather before one transaction writes them all. @default 50 */
+  batchMs?: number;
 }
 
 /** The longest error text stored, in UTF-8 bytes. */
@@ -148,6 +150,8 @@ export class Recorder {
   #failing = false;
   #dropWarned = false;
   #closed = false;
+  #batchMs: number;
+  #insert?: ReturnType<DatabaseSync["prepare"]>;
 
   /**
    * @param db the open store; `undefined` makes the recorder a no-op
@@ -159,6 +163,7 @@ export class Recorder {
     this.#enabled = (options.enabled ?? true) && db !== undefined;
     this.#maxQueue = Math.max(1, Math.floor(options.maxQueue ?? 10_000));
     this.#retryMs = Math.max(0, options.retryMs ?? 1000);
+    this.#batchMs = Math.max(0, options.batchMs ?? 50);
   }
 
   /** Records queued and not yet written. */
@@ -180,7 +185,7 @@ export class Recorder {
           );
         }
       }
-      this.#schedule();
+      this.#schedule(this.#batchMs);
     } catch (error) {
       this.#say(`Cannot record a call to "${rec?.namespaced}": ${(error as Error)?.message ?? error}`);
     }
@@ -236,7 +241,7 @@ export class Recorder {
     try {
       // Another module's transaction on the shared connection: try again on the next tick.
       if (db.isOpen && db.isTransaction) return this.#schedule();
-      const insert = db.prepare(INSERT_SQL);
+      const insert = this.#insert ??= db.prepare(INSERT_SQL);
       db.exec("BEGIN IMMEDIATE");
       try {
         for (const row of this.#queue) insert.run(...row);

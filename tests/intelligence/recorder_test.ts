@@ -97,13 +97,25 @@ Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = fl
 
 Deno.test("Recorder.record() only queues; a later tick writes the batch", async () => {
   const db = memoryStore();
-  const recorder = new Recorder(db);
+  const recorder = new Recorder(db, { batchMs: 0 });
   for (let i = 0; i < 100; i++) recorder.record({ ...BASE, ts: BASE.ts + i });
   assert.equal(countRows(db), 0);
   assert.equal(recorder.pending, 100);
   await nextTick();
   assert.equal(countRows(db), 100);
   assert.equal(recorder.pending, 0);
+  await recorder.close();
+  db.close();
+});
+
+Deno.test("Recorder batches records for batchMs, and flush() writes them at once", async () => {
+  const db = memoryStore();
+  const recorder = new Recorder(db, { batchMs: 60_000 });
+  for (let i = 0; i < 10; i++) recorder.record({ ...BASE, ts: BASE.ts + i });
+  await nextTick();
+  assert.equal(countRows(db), 0);
+  await recorder.flush();
+  assert.equal(countRows(db), 10);
   await recorder.close();
   db.close();
 });
