@@ -8,6 +8,9 @@ import { type Command, type CommandContext, type GlobalOptions, UsageError } fro
 import { serveCommand } from "./serve.ts";
 import { listCommand } from "./list.ts";
 import { statsCommand } from "./stats.ts";
+import { describeCommand, searchCommand } from "./discover.ts";
+import { pinCommand, unpinCommand } from "./pin.ts";
+import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
 import { VERSION } from "./version.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
@@ -15,7 +18,20 @@ export { VERSION } from "./version.ts";
 export { HOST_SNIPPET } from "./serve.ts";
 
 /** Every command, in help order. */
-export const COMMANDS: readonly Command[] = [serveCommand, listCommand, statsCommand];
+export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  listCommand,
+  searchCommand,
+  describeCommand,
+  statsCommand,
+  initCommand,
+  addCommand,
+  removeCommand,
+  enableCommand,
+  disableCommand,
+  pinCommand,
+  unpinCommand,
+];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {
   for (const command of COMMANDS) {

@@ -20,6 +20,7 @@ import type { NameReference } from "./naming.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
+import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -35,8 +36,8 @@ export interface GatewayOptions {
   log: (line: string) => void;
   /** Extra meta-tools implemented by other modules (get_result, stats, …). */
   handlers?: Partial<Record<MetaToolName, MetaHandler>>;
-  /** The catalog revision of the in-scope catalog. */
-  catalogRevision?: (tools: readonly CatalogTool[]) => string;
+  /** Pins in effect (the agent's, else the config's). @default config.pin */
+  pins?: readonly string[];
 }
 
 /** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
@@ -76,6 +77,9 @@ export class Gateway {
       list_servers: () => this.#listServers(),
       call_tool: (args, extra) => this.#callTool(args, extra),
       poll_result: (args) => this.detached.poll(args.callId, hub.agent),
+      search_tools: (args) => searchTools(hub, args),
+      resolve_tool: (args) => resolveTool(hub, args),
+      describe_tool: (args) => describeTool(hub, args),
       ...options.handlers,
     };
     this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.advertisedTools() }));
@@ -86,14 +90,37 @@ export class Gateway {
   }
 
   #instructions(): string {
-    const hub = this.#hub;
-    const n = hub.config.servers.filter((s) => s.enabled).length;
+    const config = this.#hub.config;
+    const servers = config.servers.filter((s) => s.enabled);
+    const n = servers.length;
+    const common =
+      "A result larger than the response budget comes back as a receipt with a callId: page it with " +
+      "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result).";
+    if (config.expose === "all") {
+      return [
+        `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
+        "Downstream tools are mounted as server__tool; their descriptions start with [server].",
+        "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
+        common,
+      ].join(" ");
+    }
+    const summary = capabilitySummary(servers.map((s) => ({
+      name: s.name,
+      useWhen: s.useWhen,
+      description: s.description,
+      tags: s.tags,
+    })));
     return [
-      `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
-      "Downstream tools are mounted as server__tool; their descriptions start with [server].",
-      "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
-      "A result larger than the response budget comes back as a receipt with a callId: page it with get_result.",
-    ].join(" ");
+      `mcphub gateway in lazy mode, in front of ${n} MCP server${
+        n === 1 ? "" : "s"
+      }: their tools are hidden ` +
+      "but available.",
+      "At the start of a task and whenever it changes phase, call resolve_tool with what you want to do (or " +
+      "search_tools to browse), describe_tool if you need the full input schema, then call_tool " +
+      '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
+      common,
+      summary ? `Servers:\n${summary}` : "No servers are configured.",
+    ].join("\n");
   }
 
   /** The meta-tools this gateway implements, in their advertised order. */
@@ -103,9 +130,15 @@ export class Gateway {
       .map((name) => META_TOOLS[name]);
   }
 
-  /** Downstream tools mounted under their public names. */
+  /** Pins in effect. */
+  get pins(): readonly string[] {
+    return this.#options.pins ?? this.#hub.config.pin;
+  }
+
+  /** Downstream tools mounted under their public names: all of them, or in lazy mode the pinned ones. */
   mountedTools(): CatalogTool[] {
-    return this.#hub.config.expose === "all" ? [...this.#hub.catalog()] : [];
+    const catalog = this.#hub.catalog();
+    return this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
   }
 
   /** What `tools/list` answers: meta-tools, then mounted tools. */
@@ -194,11 +227,11 @@ export class Gateway {
     const catalog = hub.catalog();
     return {
       contract_version: CONTRACT_VERSION,
-      catalog_revision: this.#options.catalogRevision?.(catalog) ?? "",
+      catalog_revision: hub.discovery().revision,
       servers,
       total_tools: catalog.length,
       expose: hub.config.expose,
-      pinned: hub.config.pin,
+      pinned: this.pins,
       management_tools: this.metaTools().length,
       advertised_downstream_tools: this.mountedTools().length,
     };

@@ -12,6 +12,7 @@ import { CallTimeoutError, Downstream, OutcomeUnknownError, ServerUnavailableErr
 import type { NameReference } from "./naming.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
+import { buildIndex, catalogRevision, type ResolverIndex } from "../resolver/mod.ts";
 
 /** How a call reached the hub. */
 export type CallVia = "mount" | "call_tool" | "detach";
@@ -87,6 +88,7 @@ export class Hub {
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
   #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
+  #discovery?: { index: ResolverIndex; revision: string };
   #listeners = new Set<() => void>();
   #closed = false;
 
@@ -130,6 +132,7 @@ export class Hub {
 
   #changed(): void {
     this.#catalog = undefined;
+    this.#discovery = undefined;
     if (this.#closed) return;
     for (const listener of this.#listeners) listener();
   }
@@ -160,6 +163,13 @@ export class Hub {
       this.#catalog = { tools, index: new CatalogIndex(tools) };
     }
     return this.#catalog;
+  }
+
+  /** The resolver index and content-addressed revision of the current catalog; built once per catalog. */
+  discovery(): { index: ResolverIndex; revision: string } {
+    const tools = this.#build().tools;
+    if (!this.#discovery) this.#discovery = { index: buildIndex(tools), revision: catalogRevision(tools) };
+    return this.#discovery;
   }
 
   /** The connected catalog, sorted by public name. */

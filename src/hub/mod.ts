@@ -33,3 +33,14 @@ export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
 export { type RunningGateway, startGateway, type StartGatewayOptions } from "./serve.ts";
 export { type Finalized, finalizeResult } from "./finalize.ts";
+export {
+  capabilitySummary,
+  describeEntry,
+  describeTool,
+  pinnedTools,
+  resolveTool,
+  searchTools,
+  SUMMARY_ITEM_BYTES,
+  SUMMARY_TOTAL_BYTES,
+} from "./discovery.ts";
+export { DetachedCalls, MAX_FINISHED, MAX_RUNNING } from "./detached.ts";

@@ -1,0 +1,163 @@
+/**
+ * Discovery over the hub's catalog: search_tools, resolve_tool, describe_tool,
+ * the lazy-mode pins and the capability summary. One code path for the
+ * meta-tools and the human CLI (`mcphub search`, `mcphub describe`).
+ *
+ * @module
+ */
+import { resolveResponse, searchResponse } from "../resolver/mod.ts";
+import type { CatalogTool } from "./catalog.ts";
+import type { Hub } from "./hub.ts";
+import { CONTRACT_VERSION } from "./meta_tools.ts";
+import { ErrorCode, McpError } from "./sdk.ts";
+
+function invalid(message: string): never {
+  throw new McpError(ErrorCode.InvalidParams, message);
+}
+
+function guard<T>(tool: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof RangeError || error instanceof TypeError) invalid(`${tool}: ${error.message}`);
+    throw error;
+  }
+}
+
+/** `search_tools {query, max_hits?}`. */
+export function searchTools(hub: Hub, args: Record<string, unknown>): Record<string, unknown> {
+  const { index, revision } = hub.discovery();
+  return guard("search_tools", () => ({
+    ...searchResponse(index, { query: args.query as string, max_hits: args.max_hits as number | undefined }, {
+      contractVersion: CONTRACT_VERSION,
+      catalogRevision: revision,
+    }),
+  }));
+}
+
+/** `resolve_tool {query, max_hits?}`. */
+export function resolveTool(hub: Hub, args: Record<string, unknown>): Record<string, unknown> {
+  const { index, revision } = hub.discovery();
+  return guard("resolve_tool", () => ({
+    ...resolveResponse(
+      index,
+      { query: args.query as string, max_hits: args.max_hits as number | undefined },
+      {
+        contractVersion: CONTRACT_VERSION,
+        catalogRevision: revision,
+      },
+    ),
+  }));
+}
+
+/** What describe_tool answers for one tool. */
+export function describeEntry(entry: CatalogTool, revision: string): Record<string, unknown> {
+  return {
+    contract_version: CONTRACT_VERSION,
+    catalog_revision: revision,
+    server: entry.server,
+    tool: entry.short,
+    downstream: entry.tool,
+    namespaced: entry.namespaced,
+    title: entry.title ?? null,
+    description: entry.description,
+    input_schema: entry.definition.inputSchema ?? { type: "object" },
+    ...(entry.definition.outputSchema ? { output_schema: entry.definition.outputSchema } : {}),
+    ...(entry.definition.annotations ? { annotations: entry.definition.annotations } : {}),
+  };
+}
+
+/**
+ * `describe_tool {server?, tool}`: accepts every name form call_tool accepts.
+ * Unknown -> InvalidParams naming the closest names; a server that is down -> its state.
+ */
+export async function describeTool(
+  hub: Hub,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const { server, tool } = args;
+  if (typeof tool !== "string" || tool === "") invalid(`describe_tool: "tool" must be a non-empty string`);
+  if (server !== undefined && server !== null && typeof server !== "string") {
+    invalid(`describe_tool: "server" must be a string`);
+  }
+  const ref = { server: (server ?? undefined) as string | undefined, tool };
+  const entry = await hub.find(ref);
+  if (!entry) {
+    const down = hub.unavailable(ref);
+    const name = ref.server ? `${ref.server}__${tool}` : tool;
+    if (down) invalid(`describe_tool: ${down}`);
+    const near = hub.closest(name);
+    invalid(
+      `Unknown tool "${name}".${
+        near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+      }` +
+        " Call search_tools to find tools.",
+    );
+  }
+  return describeEntry(entry, hub.discovery().revision);
+}
+
+/** The tools a pin list keeps mounted in lazy mode (`server`, `server__*`, `server__tool`). */
+export function pinnedTools(catalog: readonly CatalogTool[], pins: readonly string[]): CatalogTool[] {
+  const servers = new Set<string>();
+  const names = new Set<string>();
+  for (const pin of pins) {
+    const at = pin.indexOf("__");
+    if (at < 0) servers.add(pin);
+    else if (pin.slice(at + 2) === "*") servers.add(pin.slice(0, at));
+    else names.add(pin);
+  }
+  return catalog.filter((t) =>
+    servers.has(t.server) || names.has(t.namespaced) || names.has(`${t.server}__${t.tool}`)
+  );
+}
+
+/** Longest capability summary item, in UTF-8 bytes. */
+export const SUMMARY_ITEM_BYTES = 256;
+/** Longest capability summary, in UTF-8 bytes. */
+export const SUMMARY_TOTAL_BYTES = 2048;
+
+const utf8 = (text: string) => new TextEncoder().encode(text).length;
+
+function clip(text: string, max: number): string {
+  if (utf8(text) <= max) return text;
+  let out = "";
+  for (const ch of text) {
+    if (utf8(out + ch + "…") > max) break;
+    out += ch;
+  }
+  return out + "…";
+}
+
+/** One `name: hint` line per server: use_when joined by "; ", else the description, else the tags. */
+export interface SummaryServer {
+  name: string;
+  useWhen: string[];
+  description?: string;
+  tags: string[];
+}
+
+/**
+ * The bounded capability summary of the lazy-mode instructions: one item per
+ * server (<= 256 B), <= 2048 B in all, ending `+N more; call list_servers` when cut.
+ */
+export function capabilitySummary(servers: readonly SummaryServer[]): string {
+  const items = servers.map((s) => {
+    const hint = s.useWhen.length ? s.useWhen.join("; ") : s.description ?? s.tags.join(", ");
+    return clip(hint ? `- ${s.name}: ${hint}` : `- ${s.name}`, SUMMARY_ITEM_BYTES);
+  });
+  const lines: string[] = [];
+  let used = 0;
+  for (let i = 0; i < items.length; i++) {
+    const rest = items.length - i - 1;
+    const more = rest > 0 ? `\n+${rest} more; call list_servers` : "";
+    const candidate = used + utf8(items[i]!) + (lines.length ? 1 : 0);
+    if (candidate + utf8(more) > SUMMARY_TOTAL_BYTES) {
+      lines.push(`+${items.length - i} more; call list_servers`);
+      break;
+    }
+    lines.push(items[i]!);
+    used = candidate;
+  }
+  return lines.join("\n");
+}

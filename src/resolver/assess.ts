@@ -1,0 +1,149 @@
+/**
+ * Route assessment for resolve: turns a ranking into confident, ambiguous or
+ * no_match with the evidence behind the call. Weak term coverage and close
+ * scores stay ambiguous; a positive lexical hit alone is not a route.
+ *
+ * @module
+ */
+import type { RankedQuery } from "./rank.ts";
+
+/** Outcome of routing a query. */
+export type RouteStatus = "confident" | "ambiguous" | "no_match";
+
+/** How sure the route is. */
+export type Confidence = "high" | "medium" | "low" | "none";
+
+/** Why the assessment came out as it did; stable strings a harness may branch on. */
+export type ReasonCode =
+  | "empty_query"
+  | "no_terms_matched"
+  | "exact_name_match"
+  | "strong_name_match"
+  | "name_match"
+  | "field_match"
+  | "description_only_match"
+  | "full_term_coverage"
+  | "high_term_coverage"
+  | "partial_term_coverage"
+  | "low_term_coverage"
+  | "single_candidate"
+  | "clear_lead"
+  | "close_scores"
+  | "multi_step_query"
+  | "weak_tool_evidence";
+
+/** A route decision with its evidence. */
+export interface RouteAssessment {
+  status: RouteStatus;
+  confidence: Confidence;
+  reasonCodes: ReasonCode[];
+  /** Fraction of the query words the top hit matched (0 when there is none). */
+  matchedFraction: number;
+  /** (top1 - top2) / top1; 1 with a single candidate, 0 with none. */
+  scoreGap: number;
+  /** What to do next, in one sentence. */
+  hint: string;
+}
+
+/** Thresholds of {@link assess}. */
+export const ASSESS_THRESHOLDS = {
+  /** IDF-weighted coverage below which a match only in descriptions counts as nothing. */
+  incidentalCoverage: 0.5,
+  /** Coverage (within the best clause) below which the top hit explains too little of the request. */
+  minimumCoverage: 1 / 3,
+  /** Coverage for a confident route. */
+  confidentCoverage: 0.6,
+  /** Coverage for a high-confidence route. */
+  highCoverage: 0.75,
+  /** Relative gap below which the top two are too close to call. */
+  closeGap: 0.15,
+  /** Relative gap for a high-confidence route. */
+  clearGap: 0.25,
+} as const;
+
+/** Hints by status. */
+export const HINTS: Readonly<Record<RouteStatus, string>> = {
+  confident:
+    "Call call_tool with this server and tool, filling the argument template; call describe_tool first if a field is unclear",
+  ambiguous:
+    "Several tools fit or the match is partial: compare the alternatives, resolve each step of a multi-step task separately, or browse with search_tools",
+  no_match:
+    "No tool matched: try other words for the capability, add a use_when hint to the server in mcphub.yaml, or browse with search_tools",
+};
+
+function round(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+/**
+ * Assesses a ranking for resolve:
+ * - no_match when nothing matched, when the top hit matched only incidental
+ *   description words, or when it explains less than a third of the request
+ *   (within its best clause);
+ * - ambiguous when coverage is partial, the runner-up is close, the match is
+ *   not in a name/title/hint/tag field, the tool's own name, title and hints
+ *   carry too little of the request, or the request has several steps the top
+ *   hit does not all cover;
+ * - confident otherwise; high with near-full coverage, a clear lead and the
+ *   tool's name in the query.
+ */
+export function assess(ranked: RankedQuery): RouteAssessment {
+  const t = ASSESS_THRESHOLDS;
+  const noMatch = (reasonCodes: ReasonCode[], matchedFraction = 0, scoreGap = 0): RouteAssessment => ({
+    status: "no_match",
+    confidence: "none",
+    reasonCodes,
+    matchedFraction,
+    scoreGap,
+    hint: HINTS.no_match,
+  });
+  if (ranked.query.words.length === 0) return noMatch(["empty_query"]);
+  const top = ranked.hits[0];
+  if (!top || top.score <= 0) return noMatch(["no_terms_matched"]);
+  const runnerUp = ranked.runnerUpScore;
+  const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;
+  const matchedFraction = round(top.coverage);
+  const scoreGap = round(gap);
+  if (!top.strongField && top.weightedCoverage < t.incidentalCoverage) {
+    return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
+  }
+  const coverage = Math.max(top.coverage, top.clauseCoverage);
+  // A tool named in full (two or more name words, all in the query) is evidence even in a long request.
+  const namedInFull = top.nameCoverage >= 0.999 && top.nameWords >= 2;
+  if (coverage < t.minimumCoverage && !namedInFull) {
+    return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
+  }
+  const reasons: ReasonCode[] = [];
+  if (top.exactName) reasons.push("exact_name_match");
+  else if (top.nameCoverage >= 0.999) reasons.push("strong_name_match");
+  else if (top.nameCoverage > 0) reasons.push("name_match");
+  else if (top.strongField) reasons.push("field_match");
+  else reasons.push("description_only_match");
+  if (top.coverage >= 0.999) reasons.push("full_term_coverage");
+  else if (top.coverage >= t.highCoverage) reasons.push("high_term_coverage");
+  else if (top.coverage >= t.confidentCoverage) reasons.push("partial_term_coverage");
+  else reasons.push("low_term_coverage");
+  const multiStep = ranked.clauses > 1 && top.coverage < t.confidentCoverage;
+  if (multiStep) reasons.push("multi_step_query");
+  if (runnerUp === undefined) reasons.push("single_candidate");
+  else if (gap < t.closeGap) reasons.push("close_scores");
+  else if (gap >= t.clearGap) reasons.push("clear_lead");
+  const close = runnerUp !== undefined && gap < t.closeGap;
+  const nameEvidence = top.exactName || top.nameCoverage >= 0.999;
+  let status: RouteStatus;
+  let confidence: Confidence;
+  // The route must be about this tool, not its server: its name, title or hints carry the request.
+  const ownEvidence = top.exactName || top.nameCoverage >= 0.5 || top.toolFieldCoverage >= 0.5;
+  if (!ownEvidence) reasons.push("weak_tool_evidence");
+  if (top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence) {
+    status = "ambiguous";
+    confidence = coverage >= t.confidentCoverage && top.strongField ? "medium" : "low";
+  } else if (top.coverage >= t.highCoverage && (gap >= t.clearGap || top.exactName) && nameEvidence) {
+    status = "confident";
+    confidence = "high";
+  } else {
+    status = "confident";
+    confidence = "medium";
+  }
+  return { status, confidence, reasonCodes: reasons, matchedFraction, scoreGap, hint: HINTS[status] };
+}

@@ -1,0 +1,93 @@
+/**
+ * URLs and file paths in a query: their segments mean less than prose, but
+ * they imply a capability (a URL -> web, a path -> file), and a path plus a
+ * verb names a file operation ("save it to /tmp/a.md" -> write file).
+ *
+ * @module
+ */
+import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+
+/** Weight of a directory or file-name segment of a path or URL in the query. */
+const SEGMENT_WEIGHT = 0.3;
+/** Weight of the capability a path or URL implies (`file`, `web`). */
+const IMPLIED_WEIGHT = 0.5;
+const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
+const PATH =
+  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
+const HOST_NOISE = new Set("www com org net io co cn dev app html htm php".split(" "));
+
+/** Weight of the file operation a path plus a verb implies. */
+export const PATH_INTENT_WEIGHT = 1;
+
+/** Verbs that, next to a file path, name a file operation, and the terms of that operation. */
+export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] = [
+  ["save write store export output generate create draft compose produce", "write file"],
+  ["read open load view", "read file"],
+  ["list show", "list directory"],
+  ["delete remove", "delete file"],
+  ["move rename", "move file"],
+  ["edit modify change update", "edit file"],
+].map(([verbs, targets]) => [new Set(verbs!.split(" ").map(stem)), targets!.split(" ").map(stem)]);
+
+/** What one URL or path in the query contributes. */
+export interface Span {
+  /** A file system path (rather than a URL). */
+  path: boolean;
+  /** Words that count as typed (file extensions, host names). */
+  words: { word: string; weight: number }[];
+  /** Lower-weight terms that do not count towards coverage. */
+  extras: { term: string; weight: number }[];
+}
+
+/** Reads URLs and file paths out of the query: their parts mean less than prose, but imply a capability. */
+export function extractLocators(text: string): { rest: string; spans: Span[] } {
+  const spans: Span[] = [];
+  const segmentsOf = (segments: string[], span: Span) => {
+    for (const seg of segments) {
+      for (const w of splitWords(seg)) {
+        for (const part of [...w.parts, ...(w.compound ? [w.compound] : [])]) {
+          if (!STOP_WORDS.has(part) && part.length > 1) {
+            span.extras.push({ term: stem(part), weight: SEGMENT_WEIGHT });
+          }
+        }
+      }
+    }
+  };
+  let rest = text.replace(URL, (match) => {
+    const url = match.replace(/[.,;:!?]+$/, "");
+    const span: Span = {
+      path: false,
+      words: [],
+      extras: [{ term: "url", weight: IMPLIED_WEIGHT }, { term: "web", weight: IMPLIED_WEIGHT }],
+    };
+    const body = url.replace(/^https?:\/\//i, "").split(/[?#]/)[0]!;
+    const [host = "", ...path] = body.split("/");
+    for (const label of host.toLowerCase().split(".")) {
+      if (label && !HOST_NOISE.has(label) && !/^\d+$/.test(label)) {
+        span.words.push({ word: label, weight: 0.8 });
+      }
+    }
+    segmentsOf(path.filter((p) => p.length <= 40), span);
+    spans.push(span);
+    return " ";
+  });
+  rest = rest.replace(PATH, (match) => {
+    const path = match.replace(/[.,;:!?]+$/, "");
+    const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");
+    const last = segments.at(-1) ?? "";
+    const dot = last.lastIndexOf(".");
+    const span: Span = { path: true, words: [], extras: [] };
+    if (dot > 0 && dot < last.length - 1) {
+      span.words.push({ word: last.slice(dot + 1).toLowerCase(), weight: 0.7 });
+      segments[segments.length - 1] = last.slice(0, dot);
+      span.extras.push({ term: stem("file"), weight: IMPLIED_WEIGHT });
+    } else {
+      span.extras.push({ term: stem("directory"), weight: IMPLIED_WEIGHT });
+      span.extras.push({ term: stem("file"), weight: IMPLIED_WEIGHT * 0.6 });
+    }
+    segmentsOf(segments, span);
+    spans.push(span);
+    return " ";
+  });
+  return { rest, spans };
+}

@@ -1,0 +1,202 @@
+/**
+ * Query text to weighted terms: the words the caller typed (deduplicated by
+ * stem, bounded), the joined form of identifiers they pasted, and synonym
+ * expansions at a lower weight.
+ *
+ * @module
+ */
+import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
+import { synonymsOf } from "./synonyms.ts";
+import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+
+/** At most this many distinct query words are kept; the rest are ignored. */
+export const MAX_QUERY_TERMS = 64;
+
+/** Weight of the joined form of a pasted identifier (`getFileInfo` -> `getfileinfo`). */
+const COMPOUND_WEIGHT = 0.6;
+
+/** One term looked up in the index. */
+export interface QueryTerm {
+  /** Stemmed index term. */
+  term: string;
+  /** Multiplier on the term's BM25F contribution. */
+  weight: number;
+  /** Indexes into {@link ParsedQuery.words} of the query words this term stands for. */
+  origins: number[];
+  /** True for a synonym or compound, false for a word the caller typed. */
+  expansion: boolean;
+}
+
+/** A parsed query. */
+export interface ParsedQuery {
+  /** Distinct query words as typed (folded, unstemmed), in order; the unit of `matched_fraction`. */
+  words: string[];
+  /** Stems of {@link words}, same order. */
+  stems: string[];
+  /**
+   * Per word: it looks like an argument rather than a capability (a number,
+   * quoted text, or a capitalized name inside a sentence: "weather in Paris").
+   */
+  argumentLike: boolean[];
+  /** Every term to look up: the words' stems first, then compounds and synonyms. */
+  terms: QueryTerm[];
+}
+
+/**
+ * Request verbs that say little about which tool: "find the painting",
+ * "get me the weather", "show me". They still count, at this weight.
+ */
+const GENERIC_WEIGHT = 0.5;
+const GENERIC_VERBS: ReadonlySet<string> = new Set(
+  [
+    "get find show make provide do use go take put see look try check",
+    // Work the agent does itself once it has the data: weak evidence for which tool fetches it.
+    "summarize summarise summary analyze analyse analysis compare explain describe recommend suggest",
+    "identify introduce organize discuss estimate",
+    // Recency is a property of almost any data source.
+    "latest recent recently newest",
+  ].join(" ").split(" ").map(stem),
+);
+
+/** Weight of a number typed in the query (`2008`, `300km` stays a word). */
+const NUMBER_WEIGHT = 0.3;
+
+/** Words that name things rather than capabilities: quoted text and capitalized words inside a sentence. */
+function argumentWords(text: string): Set<string> {
+  const out = new Set<string>();
+  const addAll = (t: string) => {
+    for (const w of splitWords(t)) for (const p of w.parts) out.add(p);
+  };
+  for (
+    const m of text.matchAll(
+      /["“”«»「」]([^"“”«»「」]{1,120})["“”«»「」]|(?<![\p{L}\p{N}])'([^']{1,120})'(?![\p{L}\p{N}])/gu,
+    )
+  ) {
+    addAll(m[1] ?? m[2] ?? "");
+  }
+  // A capitalized word not at the start of a sentence ("flights to Tokyo"), including CamelCase brands.
+  for (const m of text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) addAll(m[0]);
+  return out;
+}
+
+function contentWords(text: string): number {
+  let n = 0;
+  for (const w of splitWords(text)) for (const p of w.parts) if (!STOP_WORDS.has(p) && p.length > 1) n++;
+  return n;
+}
+
+/** Most clauses a query is split into; the rest stays in the last clause. */
+export const MAX_CLAUSES = 8;
+
+const CLAUSE_BREAK =
+  /[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
+
+/**
+ * Splits a multi-step request into clauses ("find X, then save it to Y" ->
+ * "find X", "save it to Y"). A clause with fewer than two content words joins
+ * its neighbour, so "similarities and differences" stays whole. Paths and URLs
+ * are never split (their dots are not followed by a space).
+ */
+export function splitClauses(text: string): string[] {
+  const pieces = text.split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) => p.length > 0);
+  const clauses: string[] = [];
+  let pending = "";
+  for (const piece of pieces) {
+    const joined = pending ? `${pending} ${piece}` : piece;
+    if (contentWords(joined) < 2) {
+      pending = joined;
+      continue;
+    }
+    clauses.push(joined);
+    pending = "";
+  }
+  if (pending) {
+    if (clauses.length > 0) clauses[clauses.length - 1] += ` ${pending}`;
+    else clauses.push(pending);
+  }
+  while (clauses.length > MAX_CLAUSES) clauses.splice(-2, 2, `${clauses.at(-2)} ${clauses.at(-1)}`);
+  return clauses;
+}
+
+/** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
+export function parseQuery(text: string): ParsedQuery {
+  const words: string[] = [];
+  const stems: string[] = [];
+  const counts: number[] = [];
+  const weights: number[] = [];
+  const byStem = new Map<string, number>();
+  const compounds: { term: string; origins: number[] }[] = [];
+  const addWord = (part: string, weight: number): number | undefined => {
+    const s = stem(part);
+    let at = byStem.get(s);
+    if (at === undefined) {
+      if (words.length >= MAX_QUERY_TERMS) return undefined;
+      at = words.length;
+      byStem.set(s, at);
+      words.push(part);
+      stems.push(s);
+      counts.push(0);
+      weights.push(weight);
+    } else {
+      weights[at] = Math.max(weights[at]!, weight);
+    }
+    counts[at]!++;
+    return at;
+  };
+  const { rest, spans } = extractLocators(text);
+  for (const word of splitWords(rest)) {
+    const origins: number[] = [];
+    for (const part of word.parts) {
+      if (STOP_WORDS.has(part) || (part.length === 1 && /[a-z]/.test(part))) continue;
+      const s = stem(part);
+      const at = addWord(
+        part,
+        /^\d+$/.test(part) ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1,
+      );
+      if (at !== undefined) origins.push(at);
+    }
+    if (word.compound !== undefined && origins.length > 0) {
+      compounds.push({ term: stem(word.compound), origins });
+    }
+  }
+  const implied: { term: string; weight: number }[] = [];
+  for (const span of spans) {
+    for (const w of span.words) if (!STOP_WORDS.has(w.word)) addWord(w.word, w.weight);
+    implied.push(...span.extras);
+  }
+  const terms: QueryTerm[] = stems.map((term, i) => ({
+    term,
+    // Repeating a word in the query counts, with diminishing returns.
+    weight: weights[i]! * Math.min(2, 1 + 0.3 * (counts[i]! - 1)),
+    origins: [i],
+    expansion: false,
+  }));
+  const extra = new Map<string, QueryTerm>();
+  const addExtra = (term: string, weight: number, origins: number[]) => {
+    if (byStem.has(term)) return;
+    const seen = extra.get(term);
+    if (seen) {
+      seen.weight = Math.max(seen.weight, weight);
+      for (const o of origins) if (!seen.origins.includes(o)) seen.origins.push(o);
+      return;
+    }
+    const t: QueryTerm = { term, weight, origins: [...origins], expansion: true };
+    extra.set(term, t);
+  };
+  for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
+  for (let i = 0; i < stems.length; i++) {
+    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i]);
+  }
+  if (spans.some((s) => s.path)) {
+    // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.
+    for (const [verbs, targets] of PATH_INTENTS) {
+      const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
+      if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+    }
+  }
+  for (const x of implied) addExtra(x.term, x.weight, []);
+  terms.push(...extra.values());
+  const names = argumentWords(rest);
+  const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
+  return { words, stems, argumentLike, terms };
+}

@@ -1,0 +1,317 @@
+/**
+ * Query-time ranking: BM25F sums over the postings of the query terms,
+ * name-coverage and exact-phrase bonuses on a candidate pool, and fusion of
+ * per-clause rankings for multi-step requests.
+ *
+ * @module
+ */
+import type { CatalogTool } from "../hub/catalog.ts";
+import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { compareNames, type ResolverIndex } from "./search_index.ts";
+import { TopK } from "./top_k.ts";
+
+/** One ranked tool. */
+export interface SearchHit {
+  tool: CatalogTool;
+  /** Final score, higher is better; on the scale of the whole query's BM25F score. */
+  score: number;
+  /** Query words (as typed, folded) this tool matched directly or through a synonym. */
+  matchedTerms: string[];
+  /** Fraction of the query words matched (arguments the catalog does not know, such as "Paris", excluded). */
+  coverage: number;
+  /** Best {@link coverage} within one clause of a multi-step query (equals coverage for one clause). */
+  clauseCoverage: number;
+  /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
+  toolFieldCoverage: number;
+  /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
+  weightedCoverage: number;
+  /** IDF-weighted fraction of the tool's name words present in the query. */
+  nameCoverage: number;
+  /** Distinct words in the tool's short name. */
+  nameWords: number;
+  /** The query is exactly the tool's name or title. */
+  exactName: boolean;
+  /** A query word (or its synonym) matched the name, title, a use_when hint, a tag or the server name. */
+  strongField: boolean;
+}
+
+/** A ranked query: its terms, how many tools matched, and the top hits. */
+export interface RankedQuery {
+  query: ParsedQuery;
+  /** Clauses the query was split into (1 for a single request). */
+  clauses: number;
+  /** Tools with a positive score (lexical matches plus lifted companions). */
+  count: number;
+  /** Best first, at most `maxHits`. */
+  hits: SearchHit[];
+  /** Score of the second-best tool, even when `maxHits` is 1. */
+  runnerUpScore?: number;
+}
+
+/** Options of {@link search} and {@link rankQuery}. */
+export interface SearchOptions {
+  /** Hits returned. @default 20 */
+  maxHits?: number;
+}
+
+/** Candidates kept per clause. */
+const CLAUSE_POOL = 50;
+
+interface Scored {
+  /** Raw BM25F sums, per document. */
+  scores: Float64Array;
+  touched: number[];
+  /** Query term -> credit (1 for a typed word, its weight for an expansion). */
+  credit: Map<string, number>;
+  phrase: string;
+}
+
+function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
+  const scores = new Float64Array(index.tools.length);
+  const touched: number[] = [];
+  const credit = new Map<string, number>();
+  for (const qt of query.terms) {
+    credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    const p = index.postings.get(qt.term);
+    if (!p) continue;
+    const w = qt.weight * p.idf;
+    const { docs, impacts } = p;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i]!;
+      if (scores[d] === 0) touched.push(d);
+      scores[d]! += w * impacts[i]!;
+    }
+  }
+  return { scores, touched, credit, phrase: query.stems.join(" ") };
+}
+
+/** IDF-weighted share of a tool's name words that the query names. */
+function nameCoverageOf(index: ResolverIndex, doc: number, credit: ReadonlyMap<string, number>): number {
+  let got = 0, total = 0;
+  for (const t of index.nameTerms[doc]!) {
+    const idf = index.postings.get(t)?.idf ?? 0;
+    got += (credit.get(t) ?? 0) * idf;
+    total += idf;
+  }
+  return total > 0 ? got / total : 0;
+}
+
+function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
+  const o = index.options;
+  const cov = nameCoverageOf(index, doc, scored.credit);
+  const exact = index.phrases[doc]!.includes(scored.phrase);
+  return 1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0);
+}
+
+/** The best `size` tools by BM25F with name bonuses: doc -> final score. */
+function topScores(index: ResolverIndex, scored: Scored, size: number): Map<number, number> {
+  const tools = index.tools;
+  const worse = (a: number, sa: number, b: number, sb: number) =>
+    sa < sb || (sa === sb && compareNames(tools[a]!, tools[b]!) > 0);
+  // Bonuses at most multiply a score by 1 + nameBonus + phraseBonus; a wider raw pool keeps that exact enough.
+  const heap = new TopK(size, worse);
+  for (const d of scored.touched) heap.push(d, scored.scores[d]!);
+  const out = new Map<number, number>();
+  for (const { doc, score } of heap.drain()) out.set(doc, score * bonusOf(index, doc, scored));
+  return out;
+}
+
+/** Which query words a tool matches, and what share of the query's capability words that is. */
+function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
+  const terms = index.docTerms[doc]!;
+  const strong = index.strongTerms[doc]!;
+  const own = index.toolTerms[doc]!;
+  const matched = new Set<number>();
+  const matchedOwn = new Set<number>();
+  let strongField = false;
+  for (const qt of query.terms) {
+    if (!terms.has(qt.term)) continue;
+    for (const o of qt.origins) matched.add(o);
+    if (strong.has(qt.term) && qt.origins.length > 0) strongField = true;
+    if (own.has(qt.term)) { for (const o of qt.origins) matchedOwn.add(o); }
+  }
+  // Coverage counts capability words: an argument the catalog cannot know ("Paris") is not a miss,
+  // unless the query has nothing else.
+  const maxIdf = Math.log(1 + (index.tools.length + 0.5) / 0.5);
+  const known = query.stems.map((s) => index.postings.get(s)?.idf);
+  let counts = query.words.map((_, i) => !(query.argumentLike[i] && known[i] === undefined));
+  if (!counts.includes(true)) counts = counts.map(() => true);
+  let matchedIdf = 0, idfTotal = 0, counted = 0, hit = 0, hitOwn = 0;
+  query.words.forEach((_, i) => {
+    if (!counts[i]) return;
+    if (matchedOwn.has(i)) hitOwn++;
+    // A word the catalog never uses weighs like the rarest possible term.
+    const idf = known[i] ?? maxIdf;
+    counted++;
+    idfTotal += idf;
+    if (matched.has(i)) {
+      hit++;
+      matchedIdf += idf;
+    }
+  });
+  return {
+    matched,
+    strongField,
+    coverage: counted > 0 ? hit / counted : 0,
+    toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
+    weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,
+  };
+}
+
+function evidence(
+  index: ResolverIndex,
+  doc: number,
+  query: ParsedQuery,
+  clauses: readonly ParsedQuery[],
+  scored: Scored,
+) {
+  const c = coverageOf(index, doc, query);
+  let clauseCoverage = c.coverage;
+  for (const cq of clauses) clauseCoverage = Math.max(clauseCoverage, coverageOf(index, doc, cq).coverage);
+  const exactName = index.phrases[doc]!.includes(scored.phrase);
+  return {
+    matchedTerms: [...c.matched].sort((a, b) => a - b).map((o) => query.words[o]!),
+    coverage: c.coverage,
+    clauseCoverage,
+    toolFieldCoverage: c.toolFieldCoverage,
+    weightedCoverage: c.weightedCoverage,
+    nameCoverage: nameCoverageOf(index, doc, scored.credit),
+    nameWords: index.nameTerms[doc]!.length,
+    exactName,
+    strongField: c.strongField || exactName,
+  };
+}
+
+/** Hits whose prerequisite siblings are lifted. */
+const COMPANION_SOURCES = 3;
+
+/**
+ * Lifts the prerequisite siblings of the top hits to a share of that hit's
+ * score (never lowers a tool), then re-sorts.
+ */
+function addCompanions(index: ResolverIndex, order: [number, number][], weight: number): void {
+  const at = new Map(order.map((entry, i) => [entry[0], i]));
+  let changed = false;
+  for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
+    for (const c of index.companions[doc]!) {
+      const lifted = score * weight;
+      const i = at.get(c);
+      if (i === undefined) {
+        at.set(c, order.length);
+        order.push([c, lifted]);
+        changed = true;
+      } else if (order[i]![1] < lifted) {
+        order[i]![1] = lifted;
+        changed = true;
+      }
+    }
+  }
+  if (changed) order.sort((a, b) => b[1] - a[1] || compareNames(index.tools[a[0]]!, index.tools[b[0]]!));
+}
+
+/**
+ * Near-duplicate collapsing: a tool with the same short name as a
+ * higher-ranked tool (two servers' `read_file`) adds little to a result list,
+ * so its score is scaled down and the list re-sorted. Stable and bounded:
+ * only the first 100 entries are considered.
+ */
+function demoteDuplicates(tools: readonly CatalogTool[], order: [number, number][], penalty: number): void {
+  const seen = new Set<string>();
+  const head = order.slice(0, 100);
+  for (const entry of head) {
+    const key = tools[entry[0]]!.short.toLowerCase();
+    if (seen.has(key)) entry[1] *= 1 - penalty;
+    else seen.add(key);
+  }
+  head.sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
+  order.splice(0, head.length, ...head);
+}
+
+/** BM25F relevance of each server as a whole, relative to the best server (0..1). */
+function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
+  const scores = new Float64Array(index.servers.length);
+  if (index.options.serverWeight <= 0) return scores;
+  for (const qt of query.terms) {
+    const p = index.serverPostings.get(qt.term);
+    if (!p) continue;
+    const w = qt.weight * p.idf;
+    for (let i = 0; i < p.docs.length; i++) scores[p.docs[i]!]! += w * p.impacts[i]!;
+  }
+  let max = 0;
+  for (const s of scores) max = Math.max(max, s);
+  if (max > 0) { for (let i = 0; i < scores.length; i++) scores[i]! /= max; }
+  return scores;
+}
+
+/**
+ * Ranks the catalog for a query. The whole query is scored with BM25F and
+ * name bonuses; a multi-step query ("find X, then save it to Y") is also
+ * scored clause by clause, and each tool's best clause score (relative to
+ * that clause's best) is fused in with `clauseWeight`, so every step's best
+ * tools reach the top.
+ */
+export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
+  const maxHits = Math.max(1, options.maxHits ?? 20);
+  const query = parseQuery(text);
+  const o = index.options;
+  const empty: RankedQuery = { query, clauses: 1, count: 0, hits: [] };
+  if (query.terms.length === 0 || index.tools.length === 0) return empty;
+  const full = accumulate(index, query);
+  if (full.touched.length === 0) return empty;
+  const poolSize = Math.max(o.pool, maxHits);
+  const fullTop = topScores(index, full, poolSize);
+  const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
+  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map(parseQuery) : [];
+  const final = new Map<number, number>();
+  let fullMax = 0;
+  for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
+  const server = serverRelevance(index, query);
+  const withServer = (d: number, relative: number) => relative + o.serverWeight * server[index.serverOf[d]!]!;
+  if (clauseTexts.length <= 1) {
+    for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
+  } else {
+    const clauseBest = new Map<number, number>();
+    for (const cq of clauseQueries) {
+      if (cq.terms.length === 0) continue;
+      const top = topScores(index, accumulate(index, cq), Math.min(poolSize, CLAUSE_POOL));
+      let max = 0;
+      for (const s of top.values()) max = Math.max(max, s);
+      if (max <= 0) continue;
+      const clauseServer = serverRelevance(index, cq);
+      for (const [d, s] of top) {
+        const relative = s / max + o.serverWeight * clauseServer[index.serverOf[d]!]!;
+        clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
+      }
+    }
+    for (const d of new Set([...fullTop.keys(), ...clauseBest.keys()])) {
+      const f = fullTop.get(d) ?? full.scores[d]! * bonusOf(index, d, full);
+      const fused = (withServer(d, f / fullMax) + o.clauseWeight * (clauseBest.get(d) ?? 0)) /
+        (1 + o.clauseWeight);
+      final.set(d, fused * fullMax);
+    }
+  }
+  const tools = index.tools;
+  const order = [...final].sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
+  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight);
+  if (o.duplicatePenalty > 0) demoteDuplicates(tools, order, o.duplicatePenalty);
+  const hits = order.slice(0, maxHits).map(([doc, score]) => ({
+    tool: tools[doc]!,
+    score,
+    ...evidence(index, doc, query, clauseQueries, full),
+  }));
+  // Companions lifted without a lexical match of their own count as matches too.
+  let lifted = 0;
+  for (const [doc] of order) if (full.scores[doc] === 0) lifted++;
+  return {
+    query,
+    clauses: Math.max(1, clauseTexts.length),
+    count: full.touched.length + lifted,
+    hits,
+    runnerUpScore: order[1]?.[1],
+  };
+}
+
+/** Ranked hits for a query, best first. */
+export function search(index: ResolverIndex, query: string, options: SearchOptions = {}): SearchHit[] {
+  return rankQuery(index, query, options).hits;
+}

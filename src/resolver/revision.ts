@@ -1,0 +1,55 @@
+/**
+ * Content-addressed catalog revision: a hash over every ranked field and
+ * input schema of the in-scope catalog, independent of listing order.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import type { CatalogTool } from "../hub/catalog.ts";
+
+/** Hex characters of the SHA-256 digest kept in a revision. */
+export const REVISION_LENGTH = 16;
+
+/** JSON with object keys sorted at every level, so equal content hashes equally. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") {
+    const json = JSON.stringify(value);
+    return json === undefined ? "null" : json;
+  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const obj = value as Record<string, unknown>;
+  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(",")}}`;
+}
+
+/**
+ * The revision of a catalog: first {@link REVISION_LENGTH} hex characters of
+ * SHA-256 over the tools sorted by public name, each with its ranked fields
+ * and input schema. Stable across restarts and server start order.
+ */
+export function catalogRevision(tools: readonly CatalogTool[]): string {
+  const sorted = [...tools].sort((
+    a,
+    b,
+  ) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0));
+  const hash = createHash("sha256");
+  for (const t of sorted) {
+    hash.update(canonicalJson({
+      namespaced: t.namespaced,
+      server: t.server,
+      tool: t.tool,
+      short: t.short,
+      title: t.title ?? null,
+      description: t.description,
+      input_fields: t.inputFields,
+      required: t.required,
+      server_description: t.serverDescription ?? null,
+      tags: t.tags,
+      use_when: t.useWhen,
+      tool_use_when: t.toolUseWhen,
+      input_schema: t.definition.inputSchema ?? null,
+    }));
+    hash.update("\n");
+  }
+  return hash.digest("hex").slice(0, REVISION_LENGTH);
+}

@@ -1,0 +1,329 @@
+/**
+ * Field-weighted BM25 (BM25F) index over the catalog, built once per
+ * catalog. Per-posting impacts are precomputed at build time, so a query is a
+ * sum over the postings of its terms (see `rank.ts`).
+ *
+ * @module
+ */
+import type { CatalogTool } from "../hub/catalog.ts";
+import { addCounts, bm25f, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
+import { findCompanions } from "./companions.ts";
+import { tokenize } from "./tokenize.ts";
+
+/** The fields a tool is ranked on. */
+export const FIELDS = [
+  "name",
+  "title",
+  "toolHints",
+  "serverHints",
+  "summary",
+  "description",
+  "inputs",
+  "inputDescriptions",
+  "serverName",
+  "serverDescription",
+  "tags",
+] as const;
+
+/** One ranked field. */
+export type Field = typeof FIELDS[number];
+
+/** Ranking parameters; every field has a default tuned on the LiveMCPBench dev half. */
+export interface RankingOptions {
+  /** BM25 term-frequency saturation. @default 1.2 */
+  k1?: number;
+  /** Per-field weight. */
+  weights?: Partial<Record<Field, number>>;
+  /** Per-field length normalization (0 = none, 1 = full). */
+  b?: Partial<Record<Field, number>>;
+  /**
+   * Multiplier bonus for a tool whose name words are in the query, scaled by
+   * the square of their IDF-weighted coverage.
+   * @default 1.2
+   */
+  nameBonus?: number;
+  /** Multiplier bonus when the query is exactly the tool's name or title. @default 1 */
+  phraseBonus?: number;
+  /** Candidates reranked with the name bonuses. @default 100 */
+  pool?: number;
+  /**
+   * Weight of the per-clause rankings fused into a multi-step query's ranking
+   * ("find X, then save it to Y"): each clause's best tools are lifted so the
+   * top hits cover every step. 0 ranks the query as one bag of words.
+   * @default 1
+   */
+  clauseWeight?: number;
+  /**
+   * Weight of the server's own relevance (the server as one document of its
+   * description, hints and tool names), added to each of its tools' relative score.
+   * @default 0.3
+   */
+  serverWeight?: number;
+  /**
+   * Share of a top hit's score given to its prerequisite siblings (see
+   * {@link ResolverIndex.companions}), so "find parking near X" also surfaces
+   * the geocoder that turns X into coordinates. 0 = off.
+   * @default 0.85
+   */
+  companionWeight?: number;
+  /** Score reduction of a tool whose short name repeats a higher-ranked tool's (0 = none). @default 0.5 */
+  duplicatePenalty?: number;
+}
+
+/** Default field weights: names, titles and hints outweigh long descriptions. */
+export const DEFAULT_WEIGHTS: Readonly<Record<Field, number>> = {
+  name: 3,
+  title: 2.5,
+  toolHints: 2.5,
+  serverHints: 1.5,
+  summary: 1,
+  description: 1,
+  inputs: 0.5,
+  inputDescriptions: 0.6,
+  serverName: 1,
+  serverDescription: 0.5,
+  tags: 1,
+};
+
+/** Default per-field length normalization. */
+export const DEFAULT_B: Readonly<Record<Field, number>> = {
+  name: 0.3,
+  title: 0.3,
+  toolHints: 0.5,
+  serverHints: 0.5,
+  summary: 0.5,
+  description: 0.75,
+  inputs: 0.5,
+  inputDescriptions: 0.75,
+  serverName: 0.2,
+  serverDescription: 0.75,
+  tags: 0.3,
+};
+
+/** Fields whose match is evidence of intent rather than an incidental word. */
+const STRONG_FIELDS: ReadonlySet<Field> = new Set([
+  "name",
+  "title",
+  "toolHints",
+  "serverHints",
+  "tags",
+  "serverName",
+]);
+
+/** Fields that describe this tool in particular (not its server). */
+const TOOL_FIELDS: ReadonlySet<Field> = new Set(["name", "title", "toolHints"]);
+
+/** Ranking parameters with every default filled in. */
+export interface ResolvedRanking {
+  k1: number;
+  weights: Record<Field, number>;
+  b: Record<Field, number>;
+  nameBonus: number;
+  phraseBonus: number;
+  pool: number;
+  clauseWeight: number;
+  serverWeight: number;
+  duplicatePenalty: number;
+  companionWeight: number;
+}
+
+/** A built index. Treat as opaque; build with {@link buildIndex}. */
+export interface ResolverIndex {
+  /** The indexed tools, in catalog order. */
+  readonly tools: readonly CatalogTool[];
+  /** Indexes of {@link tools} sorted by public name, for an empty-query listing. */
+  readonly byName: readonly number[];
+  readonly postings: ReadonlyMap<string, Postings>;
+  /** Distinct index terms of each tool (with their field-weighted frequency). */
+  readonly docTerms: readonly ReadonlyMap<string, number>[];
+  /** Terms of the name, title, use_when hints, tags and server name of each tool. */
+  readonly strongTerms: readonly ReadonlySet<string>[];
+  /** Terms of the name, title and tool use_when hints of each tool. */
+  readonly toolTerms: readonly ReadonlySet<string>[];
+  /** Distinct name terms of each tool (without compounds). */
+  readonly nameTerms: readonly (readonly string[])[];
+  /** Name and title as space-joined stems, for the exact-phrase bonus. */
+  readonly phrases: readonly (readonly string[])[];
+  /**
+   * Prerequisite siblings of each tool: tools of the same server that its
+   * description or schema names, or that provide an opaque identifier or
+   * coordinate it requires (a `station_code`, `latitude`, `ticker`).
+   */
+  readonly companions: readonly (readonly number[])[];
+  /** Server names, in first-seen order. */
+  readonly servers: readonly string[];
+  /** Index into {@link servers} of each tool. */
+  readonly serverOf: Int32Array;
+  /** BM25F postings over servers as documents (name, description, tags, use_when, tool names and leads). */
+  readonly serverPostings: ReadonlyMap<string, Postings>;
+  readonly options: Readonly<ResolvedRanking>;
+}
+
+function resolve(options: RankingOptions): ResolvedRanking {
+  return {
+    k1: options.k1 ?? 1.2,
+    weights: { ...DEFAULT_WEIGHTS, ...options.weights },
+    b: { ...DEFAULT_B, ...options.b },
+    nameBonus: options.nameBonus ?? 1.2,
+    phraseBonus: options.phraseBonus ?? 1,
+    pool: options.pool ?? 100,
+    clauseWeight: options.clauseWeight ?? 1,
+    serverWeight: options.serverWeight ?? 0.3,
+    duplicatePenalty: options.duplicatePenalty ?? 0.5,
+    companionWeight: options.companionWeight ?? 0.85,
+  };
+}
+
+function unique(list: readonly string[]): string[] {
+  return [...new Set(list)];
+}
+
+function nameText(tool: CatalogTool): string {
+  return tool.short === tool.tool ? tool.short : `${tool.short} ${tool.tool}`;
+}
+
+/** The first sentence (or line) of a description: where tools state their purpose. */
+export function leadSentence(description: string): string {
+  const text = description.trim();
+  const end = text.search(/[.!?。！？](?:\s|$)|\n/);
+  const lead = end >= 0 ? text.slice(0, end + 1) : text;
+  return lead.length > 300 ? lead.slice(0, 300) : lead;
+}
+
+/** Descriptions of the top-level input properties, bounded. */
+function inputDescriptions(tool: CatalogTool): string {
+  const props = tool.definition.inputSchema?.properties;
+  if (!props || typeof props !== "object") return "";
+  const out: string[] = [];
+  let size = 0;
+  for (const value of Object.values(props).slice(0, 48)) {
+    const d = (value as { description?: unknown } | null)?.description;
+    if (typeof d !== "string") continue;
+    out.push(d.slice(0, 200));
+    size += Math.min(d.length, 200);
+    if (size > 2000) break;
+  }
+  return out.join("\n");
+}
+
+function fieldTexts(tool: CatalogTool): Record<Field, string> {
+  return {
+    name: nameText(tool),
+    title: tool.title ?? "",
+    toolHints: tool.toolUseWhen.join("\n"),
+    serverHints: tool.useWhen.join("\n"),
+    summary: leadSentence(tool.description),
+    description: tool.description,
+    inputs: tool.inputFields.join(" "),
+    inputDescriptions: inputDescriptions(tool),
+    serverName: tool.server,
+    serverDescription: tool.serverDescription ?? "",
+    tags: tool.tags.join(" "),
+  };
+}
+
+/** Builds the BM25F index of a catalog. Queries never rebuild it. */
+export function buildIndex(tools: readonly CatalogTool[], options: RankingOptions = {}): ResolverIndex {
+  const opts = resolve(options);
+  const n = tools.length;
+  const fieldCount = FIELDS.length;
+  // Per document, per field: term -> tf.
+  const docFields: Map<string, number>[][] = [];
+  const nameTerms: string[][] = [];
+  const phrases: string[][] = [];
+  for (let d = 0; d < n; d++) {
+    const tool = tools[d]!;
+    const texts = fieldTexts(tool);
+    const fields: Map<string, number>[] = [];
+    for (let f = 0; f < fieldCount; f++) {
+      fields.push(termCounts(texts[FIELDS[f]!]));
+    }
+    docFields.push(fields);
+    nameTerms.push(
+      unique(tokenize(tool.short.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2"))),
+    );
+    const shortPhrase = nameTerms[d]!.join(" ");
+    const titlePhrase = tool.title ? unique(tokenize(tool.title)).join(" ") : "";
+    phrases.push([shortPhrase, titlePhrase].filter((p) => p.length > 0));
+  }
+  const termsOf = (fields: Map<string, number>[], which: ReadonlySet<Field>) => {
+    const out = new Set<string>();
+    fields.forEach((tf, f) => {
+      if (which.has(FIELDS[f]!)) { for (const term of tf.keys()) out.add(term); }
+    });
+    return out;
+  };
+  const strongTerms = docFields.map((fields) => termsOf(fields, STRONG_FIELDS));
+  const toolTerms = docFields.map((fields) => termsOf(fields, TOOL_FIELDS));
+  const { postings, docTerms } = bm25f(
+    docFields,
+    FIELDS.map((f) => ({ weight: opts.weights[f], b: opts.b[f] })),
+    opts.k1,
+  );
+  // Servers as documents of their own: what the server is for, and what its tools are called and do.
+  const servers: string[] = [];
+  const serverIds = new Map<string, number>();
+  const serverOf = new Int32Array(n);
+  const serverDocs: Map<string, number>[][] = [];
+  for (let d = 0; d < n; d++) {
+    const tool = tools[d]!;
+    let id = serverIds.get(tool.server);
+    if (id === undefined) {
+      id = servers.length;
+      serverIds.set(tool.server, id);
+      servers.push(tool.server);
+      serverDocs.push([
+        termCounts(tool.server),
+        termCounts(tool.serverDescription ?? ""),
+        termCounts(tool.tags.join(" ")),
+        termCounts(tool.useWhen.join("\n")),
+        new Map(),
+        new Map(),
+      ]);
+    }
+    serverOf[d] = id;
+    const doc = serverDocs[id]!;
+    addCounts(doc[4]!, nameText(tool));
+    addCounts(doc[5]!, leadSentence(tool.description));
+  }
+  const serverPostings = bm25f(serverDocs, SERVER_FIELDS, opts.k1).postings;
+  const name = FIELDS.indexOf("name"),
+    summary = FIELDS.indexOf("summary"),
+    description = FIELDS.indexOf("description");
+  const companions = findCompanions(
+    tools,
+    serverOf,
+    docFields.map((f) => ({ names: f[name]!, leads: f[summary]!, mentions: f[description]! })),
+  );
+  const byName = tools.map((_, i) => i).sort((a, b) => compareNames(tools[a]!, tools[b]!));
+  return {
+    tools,
+    byName,
+    postings,
+    docTerms,
+    strongTerms,
+    toolTerms,
+    nameTerms,
+    phrases,
+    companions,
+    servers,
+    serverOf,
+    serverPostings,
+    options: opts,
+  };
+}
+
+/** Server-document fields: name, description, tags, use_when, tool names, tool lead sentences. */
+const SERVER_FIELDS: readonly FieldWeight[] = [
+  { weight: 2, b: 0.2 },
+  { weight: 1, b: 0.75 },
+  { weight: 1, b: 0.3 },
+  { weight: 2, b: 0.5 },
+  { weight: 1, b: 0.75 },
+  { weight: 0.5, b: 0.75 },
+];
+
+/** Orders tools by public name. */
+export function compareNames(a: CatalogTool, b: CatalogTool): number {
+  return a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0;
+}

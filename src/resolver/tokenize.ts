@@ -1,0 +1,256 @@
+/**
+ * Text to index terms: case and accent folding, identifier splitting
+ * (camelCase, snake_case, kebab-case), CJK bigrams, stop words and a light
+ * Porter-ish stemmer. Index and query go through the same functions, so a
+ * stem only has to be consistent, not a dictionary word.
+ *
+ * @module
+ */
+
+/** One word of the input: its identifier parts and, for a multi-part identifier, the joined form. */
+export interface Word {
+  /** Folded, unstemmed parts (`getFileInfo` -> `get`, `file`, `info`). */
+  parts: string[];
+  /** The parts joined (`getfileinfo`, `github` for `GitHub`) when there is more than one part. */
+  compound?: string;
+}
+
+/**
+ * English function words and request filler that carry no capability. Kept
+ * small on purpose: verbs such as `get`, `list` or `find` are signal for tool
+ * routing, and IDF already discounts words that occur everywhere.
+ */
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  ("a about above after again all also am an and any are as at be been before being below between both but " +
+    "by can could did do does doing down during each either etc few for from further had has have having " +
+    "he her here hers herself him himself his how i if in into is it its itself just let me more most my " +
+    "myself no nor not now of off on once only or other our ours ourselves out over own please same she " +
+    "should so some such than that the their theirs them themselves then there these they this those " +
+    "through to too under until up upon us very via was we were what when where which while who whom why " +
+    "will with within without would you your yours yourself yourselves want wants wanted need needs like " +
+    "help kindly give tell know let thanks thank able sure ok okay hi hello").split(" "),
+);
+
+/** Irregular forms mapped to a base form before stemming. */
+const IRREGULAR: ReadonlyMap<string, string> = new Map([
+  ["using", "use"],
+  ["used", "use"],
+  ["uses", "use"],
+  ["written", "write"],
+  ["wrote", "write"],
+  ["ran", "run"],
+  ["got", "get"],
+  ["gotten", "get"],
+  ["found", "find"],
+  ["made", "make"],
+  ["sent", "send"],
+  ["took", "take"],
+  ["taken", "take"],
+  ["saw", "see"],
+  ["seen", "see"],
+  ["chose", "choose"],
+  ["chosen", "choose"],
+  ["built", "build"],
+  ["kept", "keep"],
+  ["bought", "buy"],
+  ["children", "child"],
+  ["people", "person"],
+  ["conversion", "convert"],
+  ["conversions", "convert"],
+  ["analyses", "analysis"],
+  ["indices", "index"],
+  ["queries", "query"],
+]);
+
+/** Words the suffix rules would damage. */
+const KEEP: ReadonlySet<string> = new Set([
+  "news",
+  "series",
+  "species",
+  "analysis",
+  "status",
+  "embed",
+  "canvas",
+  "always",
+  "alias",
+  "basis",
+  "thesis",
+  "axis",
+  "data",
+  "media",
+  "process",
+  "access",
+  "address",
+  "class",
+]);
+
+const VOWEL = /[aeiouy]/;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const CJK_RUN = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
+const CHUNK = /[\p{L}\p{N}_-]+/gu;
+const MARKS = /\p{M}+/gu;
+
+/** Lowercases and folds accents (`Café` -> `cafe`, `ﬁle` -> `file`). */
+export function fold(text: string): string {
+  return text.normalize("NFKD").replace(MARKS, "").toLowerCase();
+}
+
+const PLAIN = /^[a-z0-9]+$/;
+const PLAIN_CAPITALIZED = /^[A-Z]?[a-z0-9]+$/;
+const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
+
+/** Splits one identifier-like chunk on `_`, `-`, camelCase and acronym boundaries. */
+function splitIdentifier(chunk: string): string[] {
+  // Most words are plain or merely capitalized: skip the regex work.
+  if (PLAIN_CAPITALIZED.test(chunk)) return [chunk];
+  return chunk
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
+    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+    .split(/[\s_-]+/)
+    .filter((p) => p.length > 0);
+}
+
+function cjkBigrams(run: string): string[] {
+  const chars = [...run];
+  if (chars.length === 1) return chars;
+  const out: string[] = [];
+  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  return out;
+}
+
+/**
+ * Splits text into words. Case boundaries are read before folding, so
+ * `HTTPRequest` gives `http` + `request`; parts are lowercased and accent-free.
+ * CJK runs become overlapping character bigrams.
+ */
+export function splitWords(text: string): Word[] {
+  const out: Word[] = [];
+  for (const chunk of chunks(text)) chunkWords(chunk, out);
+  return out;
+}
+
+/** Identifier-like chunks of a text after NFKD folding of accents (case kept for the camelCase split). */
+function chunks(text: string): string[] {
+  const normalized = NON_ASCII.test(text) ? text.normalize("NFKD").replace(MARKS, "") : text;
+  return normalized.match(CHUNK) ?? [];
+}
+
+function chunkWords(chunk: string, out: Word[]): void {
+  if (PLAIN.test(chunk)) {
+    out.push({ parts: [chunk] });
+    return;
+  }
+  if (CJK.test(chunk)) {
+    for (const piece of chunk.split(CJK_RUN)) {
+      if (!piece) continue;
+      if (CJK.test(piece)) {
+        for (const gram of cjkBigrams(piece)) out.push({ parts: [gram] });
+      } else {
+        pushIdentifier(out, piece);
+      }
+    }
+    return;
+  }
+  pushIdentifier(out, chunk);
+}
+
+function pushIdentifier(out: Word[], chunk: string): void {
+  const parts = splitIdentifier(chunk).map((p) => p.toLowerCase());
+  if (parts.length === 0) return;
+  if (parts.length === 1) out.push({ parts });
+  else out.push({ parts, compound: parts.join("") });
+}
+
+function undouble(word: string): string {
+  const n = word.length;
+  if (n >= 2 && word[n - 1] === word[n - 2] && !"lsz".includes(word[n - 1]!) && !VOWEL.test(word[n - 1]!)) {
+    return word.slice(0, -1);
+  }
+  return word;
+}
+
+/**
+ * A light Porter-ish stemmer: plurals, `-ing`/`-ed`/`-ied`, a few
+ * derivational suffixes (`-ization`, `-ation`, `-ator`, `-izer`, `-tion`) and
+ * a final `-e`, so `create`, `creates`, `creating`, `created`, `creation` and
+ * `creator` share the stem `creat`. Words of three letters or fewer, numbers
+ * and a short keep-list are returned unchanged.
+ */
+export function stem(word: string): string {
+  let cached = STEMS.get(word);
+  if (cached === undefined) {
+    cached = computeStem(word);
+    // Bounded: a flood of distinct words (hashes, ids) must not grow memory without limit.
+    if (STEMS.size >= STEM_CACHE_SIZE) STEMS.clear();
+    STEMS.set(word, cached);
+  }
+  return cached;
+}
+
+const STEM_CACHE_SIZE = 100_000;
+const STEMS = new Map<string, string>();
+
+function computeStem(word: string): string {
+  const irregular = IRREGULAR.get(word);
+  if (irregular !== undefined) word = irregular;
+  if (word.length <= 3 || KEEP.has(word) || !/^[a-z]+$/.test(word)) return word;
+  let w = word;
+  // Plurals and third person.
+  if (w.endsWith("ies") && w.length > 4) w = w.slice(0, -3) + "y";
+  else if (w.endsWith("sses")) w = w.slice(0, -2);
+  else if (/(?:[sxz]|ch|sh)es$/.test(w) && w.length > 4) w = w.slice(0, -2);
+  else if (w.endsWith("s") && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
+  // Inflections.
+  if (w.endsWith("ied") && w.length > 4) {
+    w = w.slice(0, -3) + "y";
+  } else if (w.endsWith("ing") && w.length - 3 >= 3 && VOWEL.test(w.slice(0, -3))) {
+    w = undouble(w.slice(0, -3));
+  } else if (w.endsWith("ed") && !w.endsWith("eed") && w.length - 2 >= 3 && VOWEL.test(w.slice(0, -2))) {
+    w = undouble(w.slice(0, -2));
+  }
+  // Derivational suffixes that name the same action.
+  if (/[iy][sz]ation$/.test(w)) w = w.slice(0, -6) + "z";
+  else if (w.endsWith("ation") && w.length > 7) w = w.slice(0, -3);
+  else if (w.endsWith("ator") && w.length > 6) w = w.slice(0, -2);
+  else if (/[iy][sz]er$/.test(w) && w.length > 5) w = w.slice(0, -3) + "z";
+  else if (/[ts]ion$/.test(w) && w.length >= 8) w = w.slice(0, -3);
+  if (w.endsWith("e") && w.length > 3) w = w.slice(0, -1);
+  // British -ise spellings meet the -ize stem.
+  if (w.endsWith("is") && w.length > 5 && /is(?:e|es|ed|ing)$/.test(word)) w = w.slice(0, -1) + "z";
+  return w;
+}
+
+/** True when `term` is a stop word (pass the folded, unstemmed word). */
+export function isStopWord(word: string): boolean {
+  return STOP_WORDS.has(word);
+}
+
+/**
+ * Index terms of a text, in order: stemmed parts without stop words, plus the
+ * stemmed compound of every multi-part identifier (`list_directory` ->
+ * `list`, `directory`, `listdirectory`).
+ */
+export function tokenize(text: string): string[] {
+  const out: string[] = [];
+  const words: Word[] = [];
+  for (const chunk of chunks(text)) {
+    // Fast path for plain words: no Word objects, no identifier splitting.
+    if (PLAIN_CAPITALIZED.test(chunk)) {
+      const part = chunk.toLowerCase();
+      if (indexable(part)) out.push(stem(part));
+      continue;
+    }
+    words.length = 0;
+    chunkWords(chunk, words);
+    for (const word of words) {
+      for (const part of word.parts) if (indexable(part)) out.push(stem(part));
+      if (word.compound !== undefined) out.push(stem(word.compound));
+    }
+  }
+  return out;
+}
+
+/** Not a stop word and not a lone Latin letter. */
+function indexable(part: string): boolean {
+  return !STOP_WORDS.has(part) && !(part.length === 1 && part >= "a" && part <= "z");
+}

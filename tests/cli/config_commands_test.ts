@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runCli } from "../../src/cli/mod.ts";
+import { STARTER_CONFIG } from "../../src/cli/config_commands.ts";
+import { type Config, loadConfig } from "../../src/config/mod.ts";
+
+interface Run {
+  code: number;
+  out: string;
+  err: string;
+}
+
+interface Sandbox extends AsyncDisposable {
+  dir: string;
+  /** Where `init` writes: `$HOME/.config/mcphub/mcphub.yaml`. */
+  home: string;
+  run(...args: string[]): Promise<Run>;
+  load(path?: string): Promise<Config>;
+  backups(dir?: string): Promise<string[]>;
+}
+
+/** A temp HOME and working directory; `GITHUB_TOKEN` is set so loads can expand it. */
+async function sandbox(): Promise<Sandbox> {
+  const dir = await Deno.makeTempDir({ prefix: "mcphub_cfgcmd_" });
+  const env = new Map([["HOME", dir], ["GITHUB_TOKEN", "t0ken"]]);
+  const environment = { get: (key: string) => env.get(key), toObject: () => Object.fromEntries(env) };
+  const home = join(dir, ".config", "mcphub", "mcphub.yaml");
+  return {
+    dir,
+    home,
+    async run(...args) {
+      let out = "";
+      let err = "";
+      const code = await runCli(args, {
+        env: environment,
+        cwd: dir,
+        out: (t) => void (out += t),
+        err: (t) => void (err += t),
+        signal: new AbortController().signal,
+      });
+      return { code, out, err };
+    },
+    load: (path = home) => loadConfig(path, { env: environment, cwd: dir }),
+    async backups(folder = join(dir, ".config", "mcphub")) {
+      const names: string[] = [];
+      for await (const entry of Deno.readDir(folder)) if (entry.name.endsWith(".bak")) names.push(entry.name);
+      return names.sort();
+    },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }),
+  };
+}
+
+function mode(path: string): number {
+  return Deno.statSync(path).mode! & 0o777;
+}
+
+Deno.test("init writes the commented starter (0600) at the default path and never overwrites", async () => {
+  await using box = await sandbox();
+  const r = await box.run("init");
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^created \.config\/mcphub\/mcphub\.yaml\n/);
+  const text = await Deno.readTextFile(box.home);
+  assert.equal(text, STARTER_CONFIG);
+  assert.match(text, /^version: 1$/m);
+  assert.match(text, /^expose: all$/m);
+  assert.match(text, /^response_budget: 32KB$/m);
+  assert.match(text, /^ {2}# github:$/m);
+  if (Deno.build.os !== "windows") assert.equal(mode(box.home), 0o600);
+  const config = await box.load();
+  assert.equal(config.expose, "all");
+  assert.deepEqual(config.servers, []);
+
+  await Deno.writeTextFile(box.home, "version: 1\n");
+  const again = await box.run("init");
+  assert.equal(again.code, 1);
+  assert.match(again.err, /^error: \.config\/mcphub\/mcphub\.yaml already exists/);
+  assert.equal(await Deno.readTextFile(box.home), "version: 1\n");
+});
+
+Deno.test("init --config PATH writes there; a .json path gets JSON", async () => {
+  await using box = await sandbox();
+  const r = await box.run("--config", "sub/hub.json", "init");
+  assert.equal(r.code, 0, r.err);
+  const path = join(box.dir, "sub", "hub.json");
+  assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
+    version: 1,
+    expose: "all",
+    pin: [],
+    response_budget: "32KB",
+    servers: {},
+  });
+  assert.equal((await box.load(path)).responseBudget, 32 * 1024);
+});
+
+Deno.test("add, enable, disable and remove round-trip through the starter", async () => {
+  await using box = await sandbox();
+  assert.equal((await box.run("init")).code, 0);
+  const stdio = await box.run(
+    "add",
+    "github",
+    "--env",
+    "GITHUB_TOKEN=${GITHUB_TOKEN}",
+    "--tag",
+    "code",
+    "--tag",
+    "vcs",
+    "--use-when",
+    "reading GitHub issues",
+    "--description",
+    "GitHub API",
+    "--",
+    "npx",
+    "-y",
+    "@modelcontextprotocol/server-github",
+  );
+  assert.equal(stdio.code, 0, stdio.err);
+  assert.equal(stdio.out, 'added server "github" to .config/mcphub/mcphub.yaml\n');
+  const remote = await box.run(
+    "add",
+    "docs",
+    "--url",
+    "https://example.com/mcp",
+    "--transport",
+    "sse",
+    "--header",
+    "Authorization=Bearer x=y",
+    "--disabled",
+  );
+  assert.equal(remote.code, 0, remote.err);
+  const text = await Deno.readTextFile(box.home);
+  // The starter's comments stay, the commented examples first, the new servers after them.
+  assert.ok(text.startsWith(STARTER_CONFIG));
+  assert.equal(
+    text.slice(STARTER_CONFIG.length),
+    `  github:
+    command: npx
+    args: [-y, "@modelcontextprotocol/server-github"]
+    env:
+      GITHUB_TOKEN: \${GITHUB_TOKEN}
+    description: GitHub API
+    tags: [code, vcs]
+    use_when:
+      - reading GitHub issues
+  docs:
+    url: https://example.com/mcp
+    transport: sse
+    headers:
+      Authorization: Bearer x=y
+    enabled: false
+`,
+  );
+  if (Deno.build.os !== "windows") assert.equal(mode(box.home), 0o600);
+  assert.equal((await box.backups()).length, 2);
+
+  let config = await box.load();
+  const github = config.servers.find((s) => s.name === "github")!;
+  assert.deepEqual(
+    [github.command, github.args, github.env, github.tags, github.useWhen, github.enabled],
+    ["npx", ["-y", "@modelcontextprotocol/server-github"], { GITHUB_TOKEN: "t0ken" }, ["code", "vcs"], [
+      "reading GitHub issues",
+    ], true],
+  );
+  const docs = config.servers.find((s) => s.name === "docs")!;
+  assert.deepEqual([docs.url, docs.transport, docs.headers, docs.enabled], [
+    "https://example.com/mcp",
+    "sse",
+    { Authorization: "Bearer x=y" },
+    false,
+  ]);
+
+  const enable = await box.run("enable", "docs");
+  assert.equal(enable.out, "enabled: docs\n");
+  const disable = await box.run("disable", "github", "docs");
+  assert.equal(disable.out, "disabled: github, docs\n");
+  config = await box.load();
+  assert.deepEqual(config.servers.map((s) => [s.name, s.enabled]), [["github", false], ["docs", false]]);
+  const backups = (await box.backups()).length;
+  const same = await box.run("disable", "docs");
+  assert.equal(same.code, 0);
+  assert.equal(same.out, "nothing changed; already disabled: docs\n");
+  assert.equal((await box.backups()).length, backups);
+
+  const exists = await box.run("add", "github", "node", "server.js");
+  assert.equal(exists.code, 1);
+  assert.match(exists.err, /Server "github" already exists in \.config\/mcphub\/mcphub\.yaml/);
+
+  const rm = await box.run("rm", "docs");
+  assert.equal(rm.code, 0, rm.err);
+  assert.equal(rm.out, "removed: docs (from .config/mcphub/mcphub.yaml)\n");
+  assert.deepEqual((await box.load()).servers.map((s) => s.name), ["github"]);
+  const missing = await box.run("remove", "docs");
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /No server named "docs" in .*; configured: github/);
+  const unknown = await box.run("enable", "nope");
+  assert.equal(unknown.code, 1);
+});
+
+Deno.test("remove also drops the pins and agent entries naming the server", async () => {
+  await using box = await sandbox();
+  const path = join(box.dir, "mcphub.yaml");
+  const text = `version: 1
+pin: [fs, github__search, github__*] # pinned
+servers:
+  github:
+    command: npx # the API
+  fs:
+    command: node
+agents:
+  work:
+    servers: [github, fs]
+    tools: [github__search, fs__read]
+    pin: [github]
+`;
+  await Deno.writeTextFile(path, text);
+  const r = await box.run("remove", "github");
+  assert.equal(r.code, 0, r.err);
+  assert.equal(
+    r.out,
+    "removed: github (from mcphub.yaml)\n" +
+      "also removed: pin github__search, pin github__*, agents.work.servers github, " +
+      "agents.work.tools github__search, agents.work.pin github\n",
+  );
+  assert.equal(
+    await Deno.readTextFile(path),
+    `version: 1
+pin: [fs] # pinned
+servers:
+  fs:
+    command: node
+agents:
+  work:
+    servers: [fs]
+    tools: [fs__read]
+    pin: []
+`,
+  );
+  assert.equal((await box.backups(box.dir)).length, 1);
+});
+
+Deno.test("add creates the config from the starter when there is none", async () => {
+  await using box = await sandbox();
+  const r = await box.run("add", "fs", "node", "server.js", "--cwd", "~/work");
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'created .config/mcphub/mcphub.yaml with server "fs"\n');
+  const text = await Deno.readTextFile(box.home);
+  assert.ok(text.startsWith(STARTER_CONFIG));
+  assert.ok(text.endsWith("  fs:\n    command: node\n    args: [server.js]\n    cwd: ~/work\n"));
+  if (Deno.build.os !== "windows") assert.equal(mode(box.home), 0o600);
+  assert.deepEqual(await box.backups(), []);
+  assert.equal((await box.load()).servers[0]!.cwd, join(box.dir, "work"));
+});
+
+Deno.test("an edit that would make the config invalid writes nothing", async () => {
+  await using box = await sandbox();
+  const path = join(box.dir, "mcphub.yaml");
+  const text = "# mine\nversion: 1\nservers:\n  fs:\n    command: node\n";
+  await Deno.writeTextFile(path, text);
+  const hints = Array.from({ length: 9 }, (_, i) => ["--use-when", `hint ${i}`]).flat();
+  for (
+    const [args, pattern] of [
+      [
+        ["add", "web", "--url", "https://x.example", ...hints],
+        /^error: mcphub\.yaml:\d+:\d+: servers\.web\.use_when: after the edit: at most 8 hints/,
+      ],
+      [
+        ["add", "bad__name", "node"],
+        /^error: mcphub\.yaml:\d+:\d+: servers\.bad__name: after the edit: server name must not contain "__"/,
+      ],
+      [
+        ["add", "mcphub", "node"],
+        /^error: mcphub\.yaml:\d+:\d+: servers\.mcphub: after the edit: .*reserved/,
+      ],
+    ] as const
+  ) {
+    const r = await box.run(...args);
+    assert.equal(r.code, 1, args.join(" "));
+    assert.match(r.err, pattern);
+    assert.equal(await Deno.readTextFile(path), text);
+    assert.deepEqual(await box.backups(box.dir), []);
+  }
+});
+
+Deno.test("config command usage errors exit 2 with the command's help", async (t) => {
+  await using box = await sandbox();
+  const path = join(box.dir, "mcphub.yaml");
+  const text = "version: 1\nservers:\n  fs:\n    command: node\n";
+  await Deno.writeTextFile(path, text);
+  for (
+    const [args, usage] of [
+      [["add"], "add"],
+      [["add", "web"], "add"],
+      [["add", "web", "node", "--url", "https://x.example"], "add"],
+      [["add", "web", "node", "--transport", "sse"], "add"],
+      [["add", "web", "--url", "https://x.example", "--env", "A=1"], "add"],
+      [["add", "web", "--url", "https://x.example", "--transport", "ws"], "add"],
+      [["add", "web", "--url", "https://x.example", "--header", "novalue"], "add"],
+      [["add", "fs2", "npx", "-y", "pkg"], "add"],
+      [["remove"], "remove"],
+      [["rm", "--force", "fs"], "remove"],
+      [["enable"], "enable"],
+      [["disable", "-x"], "disable"],
+      [["init", "here.yaml"], "init"],
+    ] as const
+  ) {
+    await t.step(args.join(" "), async () => {
+      const r = await box.run(...args);
+      assert.equal(r.code, 2, r.err);
+      assert.match(r.err, new RegExp(`^error: [^]*\\n\\nUsage: mcphub ${usage} `));
+    });
+  }
+  assert.equal(await Deno.readTextFile(path), text);
+  assert.deepEqual(await box.backups(box.dir), []);
+  const dash = await box.run("add", "fs2", "npx", "-y", "pkg");
+  assert.match(
+    dash.err,
+    /^error: Unknown option '-y'; put the options first and the server command after "--"/,
+  );
+});

@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/hub/catalog.ts";
+import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
+import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
+
+const tools = fixtureCatalog();
+const index = buildIndex(tools);
+
+function names(query: string, maxHits = 5): string[] {
+  return search(index, query, { maxHits }).map((h) => h.tool.namespaced);
+}
+
+Deno.test("search() ranks read_text_file first for reading the contents of a text file", () => {
+  const top = names("read the contents of a text file");
+  assert.equal(top[0], "filesystem__read_text_file");
+  assert.ok(top.indexOf("filesystem__read_media_file") > 0);
+});
+
+Deno.test("search() finds tools by intent words", async (t) => {
+  const cases: [string, string][] = [
+    ["what is the current time in Tokyo", "time__get_current_time"],
+    ["download a webpage", "fetch__fetch"],
+    ["open a new issue on the repo", "github__create_issue"],
+    ["list the files in a folder", "filesystem__list_directory"],
+    ["rename a file", "filesystem__move_file"],
+    ["commit history of a branch", "github__list_commits"],
+  ];
+  for (const [query, expected] of cases) {
+    await t.step(query, () => assert.equal(names(query)[0], expected));
+  }
+});
+
+Deno.test("search() matches pasted tool names exactly", () => {
+  assert.equal(names("get_file_info")[0], "filesystem__get_file_info");
+  assert.equal(names("listDirectory")[0], "filesystem__list_directory");
+  const hit = search(index, "get_file_info")[0]!;
+  assert.equal(hit.exactName, true);
+});
+
+Deno.test("search() reports matched query words and coverage", () => {
+  const hit = search(index, "read the contents of a text file")[0]!;
+  assert.deepEqual(hit.matchedTerms, ["read", "contents", "text", "file"]);
+  assert.equal(hit.coverage, 1);
+  assert.equal(hit.strongField, true);
+});
+
+Deno.test("search() returns nothing for a query with no known words", () => {
+  assert.deepEqual(search(index, "zzzqqq xxyyzz"), []);
+  assert.deepEqual(search(index, "the of and"), []);
+});
+
+Deno.test("search() bounds hits and counts every match", () => {
+  const ranked = rankQuery(index, "file", { maxHits: 2 });
+  assert.equal(ranked.hits.length, 2);
+  assert.ok(ranked.count > 2);
+  assert.ok(ranked.runnerUpScore !== undefined);
+});
+
+Deno.test("search() is deterministic and independent of server order", () => {
+  const reversed = buildIndex(buildCatalog([...fixtureServers()].reverse()));
+  for (const q of ["file", "read a file", "time", "repository"]) {
+    assert.deepEqual(
+      search(reversed, q, { maxHits: 10 }).map((h) => [h.tool.namespaced, h.score]),
+      search(index, q, { maxHits: 10 }).map((h) => [h.tool.namespaced, h.score]),
+    );
+  }
+});
+
+Deno.test("search() does not change the index", () => {
+  const before = index.postings.size;
+  search(index, "brand new words nobody indexed");
+  assert.equal(index.postings.size, before);
+});
+
+Deno.test("search() lifts a prerequisite sibling of the top hit", () => {
+  // find_nearby_places requires latitude/longitude; geocode_address provides them.
+  const place = tools.findIndex((t) => t.namespaced === "maps__find_nearby_places");
+  const geocode = tools.findIndex((t) => t.namespaced === "maps__geocode_address");
+  assert.deepEqual(index.companions[place], [geocode]);
+  assert.deepEqual(names("find nearby places", 3).slice(0, 2), [
+    "maps__find_nearby_places",
+    "maps__geocode_address",
+  ]);
+  const off = buildIndex(tools, { companionWeight: 0 });
+  assert.ok(
+    !search(off, "points of interest", { maxHits: 2 }).some((h) => h.tool.short === "geocode_address"),
+  );
+});
+
+Deno.test("search() gives every step of a multi-step request a top hit", () => {
+  const top = names("get the current time in Berlin, then save it to /tmp/time.txt", 3);
+  assert.ok(top.includes("time__get_current_time"), top.join());
+  assert.ok(top.includes("filesystem__write_file"), top.join());
+});
+
+Deno.test("search() demotes a second tool with the same short name", () => {
+  const servers = [
+    { name: "a", tools: [{ name: "read_file", description: "Read a file" }] },
+    { name: "b", tools: [{ name: "read_file", description: "Read a file" }] },
+    { name: "c", tools: [{ name: "read_notes", description: "Read a file of notes" }] },
+  ];
+  const idx = buildIndex(buildCatalog(servers));
+  const plain = buildIndex(buildCatalog(servers), { duplicatePenalty: 0 });
+  const hits = search(idx, "read file");
+  assert.equal(hits[0]!.tool.namespaced, "a__read_file");
+  assert.ok(hits[1]!.score < search(plain, "read file")[1]!.score);
+});
+
+Deno.test("search() lets a use_when hint route a request the description does not cover", () => {
+  const servers = fixtureServers();
+  const plain = buildIndex(buildCatalog(servers));
+  assert.notEqual(search(plain, "show my invoices", { maxHits: 1 })[0]?.tool.short, "search_files");
+  servers[0]!.toolUseWhen = { search_files: ["finding invoices and receipts in the accounts folder"] };
+  const hinted = buildIndex(buildCatalog(servers));
+  const hit = search(hinted, "show my invoices", { maxHits: 1 })[0]!;
+  assert.equal(hit.tool.namespaced, "filesystem__search_files");
+  assert.equal(hit.strongField, true);
+});

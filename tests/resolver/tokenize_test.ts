@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import {
+  MAX_QUERY_TERMS,
+  parseQuery,
+  splitClauses,
+  splitWords,
+  stem,
+  SYNONYM_WEIGHT,
+  tokenize,
+} from "../../src/resolver/mod.ts";
+
+Deno.test("splitWords() splits camelCase, acronyms, snake_case and kebab-case", async (t) => {
+  const cases: [string, string[][]][] = [
+    ["getFileInfo", [["get", "file", "info"]]],
+    ["HTTPRequest", [["http", "request"]]],
+    ["list_directory", [["list", "directory"]]],
+    ["read-text-file", [["read", "text", "file"]]],
+    ["XMLHttpRequest parser", [["xml", "http", "request"], ["parser"]]],
+    ["plain words, here", [["plain"], ["words"], ["here"]]],
+  ];
+  for (const [input, parts] of cases) {
+    await t.step(input, () => assert.deepEqual(splitWords(input).map((w) => w.parts), parts));
+  }
+});
+
+Deno.test("splitWords() keeps the joined form of a multi-part identifier", () => {
+  assert.deepEqual(splitWords("GitHub"), [{ parts: ["git", "hub"], compound: "github" }]);
+  assert.deepEqual(splitWords("github"), [{ parts: ["github"] }]);
+});
+
+Deno.test("splitWords() folds accents and compatibility forms", () => {
+  assert.deepEqual(splitWords("Café résumé ﬁle").map((w) => w.parts[0]), ["cafe", "resume", "file"]);
+});
+
+Deno.test("splitWords() turns CJK runs into character bigrams", () => {
+  assert.deepEqual(splitWords("必应搜索").map((w) => w.parts[0]), ["必应", "应搜", "搜索"]);
+});
+
+Deno.test("stem() gives inflections and derived forms one stem", async (t) => {
+  const groups = [
+    ["create", "creates", "creating", "created", "creation", "creator"],
+    ["write", "writes", "writing"],
+    ["file", "files", "filing"],
+    ["search", "searches", "searching", "searched"],
+    ["directory", "directories"],
+    ["query", "queries"],
+    ["visualize", "visualise", "visualization", "visualisation"],
+    ["generate", "generation", "generator"],
+    ["delete", "deletion", "deleted"],
+    ["map", "maps", "mapped", "mapping"],
+    ["use", "using", "used", "uses"],
+  ];
+  for (const group of groups) {
+    await t.step(group.join(", "), () => {
+      const stems = new Set(group.map(stem));
+      assert.equal(stems.size, 1, `${group} stemmed to ${[...stems]}`);
+    });
+  }
+});
+
+Deno.test("stem() leaves short words, numbers and keep-listed words alone", () => {
+  for (const w of ["git", "api", "12306", "news", "status", "analysis", "https2"]) assert.equal(stem(w), w);
+  assert.equal(stem("https"), "http");
+});
+
+Deno.test("tokenize() drops stop words and lone letters, stems, and adds compounds", () => {
+  assert.deepEqual(tokenize("Read the contents of a text file"), ["read", "content", "text", "fil"]);
+  assert.deepEqual(tokenize("list_directory"), ["list", "directory", "listdirectory"]);
+  assert.deepEqual(tokenize("Apple's iPhone"), ["appl", "phon", "iphon"]);
+});
+
+Deno.test("tokenize() is consistent between index text and query text", () => {
+  const index = new Set(tokenize("read_text_file: Read the complete contents of a file as text"));
+  for (const term of tokenize("reading texts from files")) assert.ok(index.has(term), term);
+});
+
+Deno.test("parseQuery() dedupes words by stem and bounds them at 64", () => {
+  const q = parseQuery("files file FILE filing");
+  assert.deepEqual(q.words, ["files"]);
+  const many = Array.from({ length: 100 }, (_, i) => `word${i}x`).join(" ");
+  assert.equal(parseQuery(many).words.length, MAX_QUERY_TERMS);
+});
+
+Deno.test("parseQuery() expands synonyms at a lower weight and keeps the typed word", () => {
+  const q = parseQuery("download the webpage");
+  const download = q.terms.find((t) => t.term === stem("download"))!;
+  const web = q.terms.find((t) => t.term === "web")!;
+  assert.equal(download.expansion, false);
+  assert.equal(download.weight, 1);
+  assert.equal(web.expansion, true);
+  assert.ok(web.weight <= SYNONYM_WEIGHT);
+  assert.deepEqual(q.words, ["download", "webpage"]);
+});
+
+Deno.test("parseQuery() reads a file path as a file operation, not as words", () => {
+  const q = parseQuery("save the summary to /root/notes/today.md");
+  assert.deepEqual(q.words, ["save", "summary", "md"]);
+  const write = q.terms.find((t) => t.term === stem("write"))!;
+  const file = q.terms.find((t) => t.term === stem("file"))!;
+  assert.equal(write.weight, 1);
+  assert.equal(file.weight, 1);
+  assert.deepEqual(write.origins, [0]);
+  const root = q.terms.find((t) => t.term === "root")!;
+  assert.ok(root.weight < 0.5 && root.origins.length === 0);
+});
+
+Deno.test("parseQuery() marks quoted text, numbers and capitalized names as argument-like", () => {
+  const q = parseQuery("get the weather in Paris for 'Blue Note' on 2025");
+  const flags = Object.fromEntries(q.words.map((w, i) => [w, q.argumentLike[i]]));
+  assert.deepEqual(flags, { get: false, weather: false, paris: true, blue: true, note: true, 2025: true });
+});
+
+Deno.test("splitClauses() splits steps and keeps short fragments with a neighbour", () => {
+  assert.deepEqual(splitClauses("Find trending repositories, then save a summary to /tmp/a.md."), [
+    "Find trending repositories",
+    "save a summary to /tmp/a.md",
+  ]);
+  assert.deepEqual(splitClauses("read a text file"), ["read a text file"]);
+  // "differences" alone is too short to be a step, so it stays with "compare similarities".
+  assert.deepEqual(splitClauses("compare similarities and differences"), [
+    "compare similarities differences",
+  ]);
+});
