@@ -8,6 +8,10 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, UsageError } from "./command.ts";
 import { loadContextConfig } from "./host.ts";
 import { VERSION } from "./version.ts";
+import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
+
+/** A one-shot command connects once: no restarts. */
+const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { describeTool, Hub, searchTools } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
 
@@ -17,7 +21,14 @@ async function withHub<T>(
   run: (hub: Hub) => Promise<T>,
 ): Promise<T> {
   const config = await loadContextConfig(ctx, agent);
-  const hub = new Hub({ config, agent, env: ctx.env.toObject(), version: VERSION, log: () => {} });
+  const hub = new Hub({
+    config,
+    agent,
+    env: ctx.env.toObject(),
+    version: VERSION,
+    log: () => {},
+    restartPolicy: ONE_SHOT,
+  });
   try {
     await hub.start();
     return await run(hub);

@@ -7,6 +7,10 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, UsageError } from "./command.ts";
 import { loadContextConfig } from "./host.ts";
 import { VERSION } from "./version.ts";
+import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
+
+/** A one-shot command connects once: no restarts. */
+const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { Hub } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
 
@@ -36,6 +40,7 @@ export const listCommand: Command = {
       config,
       env: ctx.env.toObject(),
       version: VERSION,
+      restartPolicy: ONE_SHOT,
       // Failures are shown in the table; the log would repeat them.
       log: () => {},
     });

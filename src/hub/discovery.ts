@@ -9,10 +9,10 @@ import { resolveResponse, searchResponse } from "../resolver/mod.ts";
 import type { CatalogTool } from "./catalog.ts";
 import type { Hub } from "./hub.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
-import { ErrorCode, McpError } from "./sdk.ts";
+import { invalidParams } from "./errors.ts";
 
 function invalid(message: string): never {
-  throw new McpError(ErrorCode.InvalidParams, message);
+  invalidParams(message);
 }
 
 function guard<T>(tool: string, run: () => T): T {

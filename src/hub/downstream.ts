@@ -30,7 +30,7 @@ export interface RestartPolicy {
   baseMs: number;
   /** Longest delay between attempts. @default 30000 */
   maxMs: number;
-  /** Consecutive failures after which the server is marked crash-looping and left down. @default 8 */
+  /** Consecutive failures after which the server is marked crash-looping and left down; 0 = never restart. @default 8 */
   maxFailures: number;
   /** Uptime after which the failure count resets. @default 60000 */
   stableMs: number;
@@ -241,7 +241,7 @@ export class Downstream {
     if (wasConnected && now - this.#connectedAt! >= this.#policy.stableMs) this.#failures = 0;
     this.#connectedAt = undefined;
     this.#failures++;
-    if (!retryable) {
+    if (!retryable || this.#policy.maxFailures === 0) {
       this.#error = reason;
       this.#setState("failed");
       return;

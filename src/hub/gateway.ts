@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, Server } from "./sdk.ts";
+import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
+import { invalidParams } from "./errors.ts";
 import type {
   CallToolRequest,
   CallToolResult,
@@ -45,13 +46,26 @@ export function jsonResult(value: Record<string, unknown>): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
 }
 
-/** Throws the protocol's InvalidParams error. */
-export function invalidParams(message: string): never {
-  throw new McpError(ErrorCode.InvalidParams, message);
-}
+export { invalidParams } from "./errors.ts";
 
 function isResult(value: unknown): value is CallToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
+}
+
+/** A downstream definition as mounted: the public name and a `[server] ` description prefix. */
+export function mountedDefinition(entry: CatalogTool): Tool {
+  const def = entry.definition;
+  const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
+  return {
+    ...def,
+    name: entry.namespaced,
+    description,
+    inputSchema: def.inputSchema ?? { type: "object" },
+  } as Tool;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
 }
 
 /** The gateway server of one `mcp serve` process. */
@@ -91,7 +105,7 @@ export class Gateway {
 
   #instructions(): string {
     const config = this.#hub.config;
-    const servers = config.servers.filter((s) => s.enabled);
+    const servers = this.#hub.downstreams.map((d) => d.config).filter((s) => s.enabled);
     const n = servers.length;
     const common =
       "A result larger than the response budget comes back as a receipt with a callId: page it with " +
@@ -104,12 +118,15 @@ export class Gateway {
         common,
       ].join(" ");
     }
-    const summary = capabilitySummary(servers.map((s) => ({
-      name: s.name,
-      useWhen: s.useWhen,
-      description: s.description,
-      tags: s.tags,
-    })));
+    // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
+    const allow = this.#hub.scope?.tools;
+    const summary = capabilitySummary(
+      servers.map((s) => {
+        if (!allow) return { name: s.name, useWhen: s.useWhen, description: s.description, tags: s.tags };
+        const names = allow.filter((t) => t.startsWith(`${s.name}__`));
+        return { name: s.name, useWhen: names.length ? [names.join(", ")] : [], tags: [] };
+      }).filter((s) => !allow || s.useWhen.length),
+    );
     return [
       `mcphub gateway in lazy mode, in front of ${n} MCP server${
         n === 1 ? "" : "s"
@@ -130,30 +147,33 @@ export class Gateway {
       .map((name) => META_TOOLS[name]);
   }
 
-  /** Pins in effect. */
+  /** Pins in effect: the agent's, else the config's. */
   get pins(): readonly string[] {
-    return this.#options.pins ?? this.#hub.config.pin;
+    return this.#options.pins ?? this.#hub.scope?.pin ?? this.#hub.config.pin;
   }
 
-  /** Downstream tools mounted under their public names: all of them, or in lazy mode the pinned ones. */
+  /**
+   * Downstream tools mounted under their public names: all of them, or in lazy
+   * mode the pinned ones; then, for an agent with a tool_schema_budget, those
+   * whose whole definitions fit, first fit in name order (a schema is never cut).
+   */
   mountedTools(): CatalogTool[] {
     const catalog = this.#hub.catalog();
-    return this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
+    const chosen = this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
+    const budget = this.#hub.scope?.toolSchemaBudget;
+    if (budget === undefined) return chosen;
+    let left = budget;
+    return chosen.filter((entry) => {
+      const bytes = utf8Length(JSON.stringify(mountedDefinition(entry)));
+      if (bytes > left) return false;
+      left -= bytes;
+      return true;
+    });
   }
 
   /** What `tools/list` answers: meta-tools, then mounted tools. */
   advertisedTools(): Tool[] {
-    const mounted = this.mountedTools().map((entry) => {
-      const def = entry.definition;
-      const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
-      return {
-        ...def,
-        name: entry.namespaced,
-        description,
-        inputSchema: def.inputSchema ?? { type: "object" },
-      } as Tool;
-    });
-    return [...this.metaTools(), ...mounted];
+    return [...this.metaTools(), ...this.mountedTools().map(mountedDefinition)];
   }
 
   async #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
@@ -163,7 +183,7 @@ export class Gateway {
     if (meta) {
       const handler = this.#handlers[meta];
       if (!handler) {
-        throw new McpError(ErrorCode.InvalidParams, `Tool "${name}" is not available in this version`);
+        invalidParams(`Tool "${name}" is not available in this version`);
       }
       const value = await handler(args, extra);
       return isResult(value) ? value : jsonResult(value);
@@ -197,8 +217,7 @@ export class Gateway {
 
   #unknownTool(name: string): never {
     const near = this.#hub.closest(name);
-    throw new McpError(
-      ErrorCode.InvalidParams,
+    invalidParams(
       `Unknown tool "${name}".${
         near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
       }` +

@@ -6,9 +6,15 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { Config } from "../config/mod.ts";
+import type { AgentConfig, Config } from "../config/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
-import { CallTimeoutError, Downstream, OutcomeUnknownError, ServerUnavailableError } from "./downstream.ts";
+import {
+  CallTimeoutError,
+  Downstream,
+  OutcomeUnknownError,
+  type RestartPolicy,
+  ServerUnavailableError,
+} from "./downstream.ts";
 import type { NameReference } from "./naming.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
@@ -47,6 +53,8 @@ export interface HubOptions {
   finalize?: Pick<FinalizeOptions, "spool" | "warn">;
   /** Receives one event per proxied downstream call. Must not throw. */
   onCall?: (event: CallEvent) => void;
+  /** How failing servers are restarted; `{maxFailures: 0}` for one-shot commands. */
+  restartPolicy?: RestartPolicy;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -85,6 +93,9 @@ function byteLength(text: string): number {
 export class Hub {
   readonly config: Config;
   readonly agent?: string;
+  /** The agent's scope; undefined when unscoped. */
+  readonly scope?: AgentConfig;
+  #toolAllow?: Set<string>;
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
   #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
@@ -96,7 +107,23 @@ export class Hub {
     this.#options = options;
     this.config = options.config;
     this.agent = options.agent;
+    const agent = options.agent === undefined
+      ? undefined
+      : options.config.agents.find((a) => a.name === options.agent);
+    if (options.agent !== undefined && !agent) {
+      const names = options.config.agents.map((a) => a.name);
+      throw new RangeError(
+        `unknown agent "${options.agent}"; ${
+          names.length ? `defined agents: ${names.join(", ")}` : "no agents are defined"
+        }`,
+      );
+    }
+    this.scope = agent;
+    this.#toolAllow = agent?.tools ? new Set(agent.tools) : undefined;
+    const inScope = agent?.servers ? new Set(agent.servers) : undefined;
     for (const server of options.config.servers) {
+      // Scope applies before connecting: an out-of-scope server is never started or dialled.
+      if (inScope && !inScope.has(server.name)) continue;
       this.#downstreams.set(
         server.name,
         new Downstream(server, {
@@ -107,6 +134,7 @@ export class Hub {
           log: options.log,
           onToolsChanged: () => this.#changed(),
           onStateChange: () => this.#changed(),
+          restartPolicy: options.restartPolicy,
         }),
       );
     }
@@ -159,7 +187,10 @@ export class Hub {
           tools: [...d.tools],
         });
       }
-      const tools = buildCatalog(servers);
+      const allow = this.#toolAllow;
+      const tools = buildCatalog(servers).filter((t) =>
+        !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`)
+      );
       this.#catalog = { tools, index: new CatalogIndex(tools) };
     }
     return this.#catalog;
@@ -192,6 +223,16 @@ export class Hub {
       return this.#build().index.find(ref);
     }
     return undefined;
+  }
+
+  /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
+  inScope(server: string, tool: string): boolean {
+    if (!this.#downstreams.has(server)) return false;
+    const allow = this.#toolAllow;
+    if (!allow) return true;
+    if (allow.has(`${server}__${tool}`)) return true;
+    const entry = this.#build().tools.find((t) => t.server === server && t.tool === tool);
+    return entry !== undefined && allow.has(entry.namespaced);
   }
 
   /** Why a reference cannot be served now, when it names a configured server that is not connected. */

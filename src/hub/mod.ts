@@ -44,3 +44,9 @@ export {
   SUMMARY_TOTAL_BYTES,
 } from "./discovery.ts";
 export { DetachedCalls, MAX_FINISHED, MAX_RUNNING } from "./detached.ts";
+export {
+  backoffDelay,
+  DEFAULT_RESTART_POLICY,
+  type DownstreamState,
+  type RestartPolicy,
+} from "./downstream.ts";

@@ -11,7 +11,7 @@ import { intelligenceMigrations, Recorder, statsMetaTool } from "../intelligence
 import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
-import { ErrorCode, McpError } from "./sdk.ts";
+import { invalidRequest } from "./errors.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -88,11 +88,13 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
       log(`warning: pruning expired results failed: ${(error as Error).message}`);
     }
     try {
+      // The stored result's server/tool is re-checked against this gateway's current scope.
       return getResultResponse(spool, { callId: args.callId, cursor: args.cursor, encoding: args.encoding }, {
         budget: config.responseBudget,
+        canRead: (meta) => hub.inScope(meta.server, meta.tool),
       });
     } catch (error) {
-      if (error instanceof OutOfScopeError) throw new McpError(ErrorCode.InvalidRequest, error.message);
+      if (error instanceof OutOfScopeError) invalidRequest(`get_result: ${error.message}`);
       if (error instanceof RangeError || error instanceof TypeError) {
         invalidParams(`get_result: ${error.message}`);
       }

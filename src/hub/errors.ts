@@ -1,0 +1,25 @@
+/**
+ * JSON-RPC errors the gateway answers with. Not the SDK's McpError: that one
+ * prefixes its message with "MCP error N:", and the client's prefix doubles it.
+ *
+ * @module
+ */
+import { ErrorCode } from "./sdk.ts";
+
+/** A JSON-RPC error response: the SDK server sends `code` and `message` as they are. */
+export class ProtocolError extends Error {
+  override name = "ProtocolError";
+  constructor(readonly code: number, message: string, options?: ErrorOptions) {
+    super(message, options);
+  }
+}
+
+/** Throws the protocol's InvalidParams error (-32602). */
+export function invalidParams(message: string): never {
+  throw new ProtocolError(ErrorCode.InvalidParams, message);
+}
+
+/** Throws the protocol's InvalidRequest error (-32600). */
+export function invalidRequest(message: string): never {
+  throw new ProtocolError(ErrorCode.InvalidRequest, message);
+}
