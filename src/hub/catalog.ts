@@ -124,7 +124,7 @@ export class CatalogIndex {
       .map((n) => ({ n, d: editDistance(target, n.toLowerCase()) }))
       .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
       .slice(0, limit)
-      .filter((x) => x.d <= Math.max(3, Math.floor(target.length / 2)))
+      .filter((x) => x.d <= Math.max(2, Math.floor(target.length / 4)))
       .map((x) => x.n);
   }
 }
