@@ -64,6 +64,11 @@ export function mountedDefinition(entry: CatalogTool): Tool {
   } as Tool;
 }
 
+/** Identifies an advertised tool list (names and definitions). */
+function signature(tools: readonly Tool[]): string {
+  return JSON.stringify(tools);
+}
+
 function utf8Length(text: string): number {
   return new TextEncoder().encode(text).length;
 }
@@ -76,6 +81,9 @@ export class Gateway {
   #handlers: Partial<Record<MetaToolName, MetaHandler>>;
   #unsubscribe: () => void;
   #connected = false;
+  #initialized = false;
+  /** What the client last saw of tools/list (or was told changed). */
+  #listed?: string;
   /** Detached calls of this process. */
   readonly detached: DetachedCalls;
 
@@ -96,11 +104,31 @@ export class Gateway {
       describe_tool: (args) => describeTool(hub, args),
       ...options.handlers,
     };
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: this.advertisedTools() }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#onCall(request, extra));
-    this.#unsubscribe = hub.onChange(() => {
-      if (this.#connected) this.server.sendToolListChanged().catch(() => {});
+    this.server.setRequestHandler(ListToolsRequestSchema, () => {
+      const tools = this.advertisedTools();
+      this.#listed = signature(tools);
+      return { tools };
     });
+    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#onCall(request, extra));
+    this.server.oninitialized = () => {
+      this.#initialized = true;
+      this.#notifyIfChanged();
+    };
+    this.#unsubscribe = hub.onChange(() => this.#notifyIfChanged());
+  }
+
+  /**
+   * Sends `tools/list_changed` when what `tools/list` would answer differs from
+   * what the client last listed, never before `initialized`; state changes that do
+   * not change the list (connecting, backoff) send nothing.
+   */
+  #notifyIfChanged(): void {
+    // A client that has not listed yet will see the current list when it does.
+    if (!this.#connected || !this.#initialized || this.#listed === undefined) return;
+    const now = signature(this.advertisedTools());
+    if (now === this.#listed) return;
+    this.#listed = now;
+    this.server.sendToolListChanged().catch(() => {});
   }
 
   #instructions(): string {
