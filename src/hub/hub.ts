@@ -7,6 +7,7 @@
  */
 import { Buffer } from "node:buffer";
 import type { AgentConfig, Config } from "../config/mod.ts";
+import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
 import {
   CallTimeoutError,
@@ -20,25 +21,8 @@ import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
 import { buildIndex, catalogRevision, type ResolverIndex } from "../resolver/mod.ts";
 
-/** How a call reached the hub. */
-export type CallVia = "mount" | "call_tool" | "detach";
-
-/** One finished downstream call, for the intelligence recorder. */
-export interface CallEvent {
-  ts: number;
-  server: string;
-  tool: string;
-  namespaced: string;
-  durationMs: number;
-  ok: boolean;
-  error?: string;
-  argsBytes: number;
-  resultBytes: number;
-  returnedBytes: number;
-  spooled: boolean;
-  agent?: string;
-  via: CallVia;
-}
+/** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
+export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 
 /** What the hub is started with. */
 export interface HubOptions {
