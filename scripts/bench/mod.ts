@@ -2,17 +2,20 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `spool`, `resolver`, `livemcpbench` (a file name such as `gateway_bench.ts` also works);
- * no name runs them all. A failing benchmark is reported and the others still run; the exit code is
+ * `gateway`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `livemcpbench` (a file name such as
+ * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
  * @module
  */
 import { descendants } from "../../tests/helpers.ts";
+import * as context from "./context_bench.ts";
 import * as gateway from "./gateway_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as resolver from "./resolver_bench.ts";
+import * as soak from "./soak_bench.ts";
 import * as spool from "./spool_bench.ts";
+import * as spoolE2e from "./spool_e2e_bench.ts";
 
 /** One benchmark module. */
 export interface Benchmark {
@@ -26,6 +29,9 @@ export interface Benchmark {
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
   { name: "spool", file: "spool_bench.ts", run: () => spool.main() },
+  { name: "spool_e2e", file: "spool_e2e_bench.ts", run: () => spoolE2e.main() },
+  { name: "context", file: "context_bench.ts", run: () => context.main() },
+  { name: "soak", file: "soak_bench.ts", run: () => soak.main() },
   { name: "resolver", file: "resolver_bench.ts", run: () => resolver.main([]) },
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
 ];

@@ -151,6 +151,8 @@ export class StdioClientTransport implements Transport {
       if (!this.#closed) {
         this.onerror?.(new Error(`The server process exited (${describeStatus(status)})`));
       }
+      // The pipe to its stdin stays open (one fd per restart) unless closed here.
+      this.#writer?.close().catch(() => {});
       this.#finish();
     });
     return Promise.resolve();

@@ -161,6 +161,18 @@ Deno.test("a server that exits mid-call: outcome unknown, run exactly once, not 
   assert.deepEqual(echo.content, [{ type: "text", text: "back" }]);
   assert.equal(await Deno.readTextFile(`${state}/calls-exit_mid_call`), "1");
   assert.equal(await Deno.readTextFile(`${state}/starts`), "2");
+
+  // Restarts leave no descriptor behind (the pipes of the dead process are closed).
+  const fds = () => [...Deno.readDirSync(`/proc/${gw.transport.pid}/fd`)].length;
+  const before = fds();
+  for (let i = 0; i < 3; i++) {
+    await gw.client.callTool({ name: "fx__exit_mid_call", arguments: {} });
+    await until(
+      "fx to reconnect",
+      async () => (await servers(gw.client)).fx?.state === "connected" || undefined,
+    );
+  }
+  assert.equal(fds(), before);
 });
 
 Deno.test("timeout_ms and call_timeout fire with the limit named, and cancel downstream", async () => {
