@@ -44,8 +44,8 @@ export class LineSplitter {
       this.#size = 0;
       throw new RangeError(`A message exceeded the ${this.maxLineBytes}-byte limit`);
     }
-    // Copy: the caller's buffer may be reused by the stream.
-    this.#parts.push(part.slice());
+    // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
+    this.#parts.push(part);
   }
 
   #take(): string {
