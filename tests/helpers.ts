@@ -8,6 +8,8 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config/mod.ts";
+import { derivePermissions, whichCommand } from "../src/cli/permissions.ts";
 
 /** Repository root, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -57,6 +59,28 @@ export interface ConnectGatewayOptions {
   args?: string[];
   env?: Record<string, string>;
   db?: string;
+  /** Run under -A instead of the permissions derived from the config. @default false */
+  allowAll?: boolean;
+}
+
+/**
+ * The Deno flags the gateway gets for a config: exactly what `mcphub permissions`
+ * derives, so a permission the code needs but the set lacks fails a test, not a user.
+ */
+export async function gatewayFlags(
+  configPath: string,
+  db: string,
+  options: { agent?: string; env?: Record<string, string> } = {},
+): Promise<string[]> {
+  const env = { ...Deno.env.toObject(), ...options.env };
+  const lookup = { get: (key: string) => env[key] };
+  const config = await loadConfig(configPath, { env: lookup, cwd: Deno.cwd(), agent: options.agent });
+  return derivePermissions(config, {
+    storePath: db,
+    agent: options.agent,
+    cwd: Deno.cwd(),
+    which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
+  }).flags;
 }
 
 /** Starts `mcphub mcp serve --config PATH` and connects the official SDK client to it. */
@@ -65,11 +89,17 @@ export async function connectGateway(
   options: ConnectGatewayOptions = {},
 ): Promise<GatewayClient> {
   const db = options.db ?? `${configPath}.db`;
+  const extra = options.args ?? [];
+  const agentAt = extra.indexOf("--agent");
+  const agent = agentAt >= 0 ? extra[agentAt + 1] : undefined;
+  const flags = options.allowAll
+    ? ["-A"]
+    : ["--no-prompt", ...await gatewayFlags(configPath, db, { agent, env: options.env })];
   const transport = new StdioClientTransport({
     command: DENO,
     args: [
       "run",
-      "-A",
+      ...flags,
       `${ROOT}main.ts`,
       "--config",
       configPath,

@@ -8,6 +8,7 @@ import { type Command, type CommandContext, type GlobalOptions, UsageError } fro
 import { serveCommand } from "./serve.ts";
 import { listCommand } from "./list.ts";
 import { statsCommand } from "./stats.ts";
+import { permissionsCommand } from "./permissions.ts";
 import { describeCommand, searchCommand } from "./discover.ts";
 import { pinCommand, unpinCommand } from "./pin.ts";
 import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
@@ -31,6 +32,7 @@ export const COMMANDS: readonly Command[] = [
   disableCommand,
   pinCommand,
   unpinCommand,
+  permissionsCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {

@@ -324,10 +324,20 @@ export class Downstream {
           { cause: error },
         );
       }
-      if (error instanceof Deno.errors.NotCapable || error instanceof Deno.errors.PermissionDenied) {
+      if (error instanceof Deno.errors.NotCapable) {
         throw new PermanentError(
-          `not permitted to run "${command}" (${error.message}); this mcphub binary's permissions do not ` +
-            `allow it: rebuild it with \`deno task compile --config <your mcphub.yaml>\` or run it with --allow-run`,
+          /environment variable/.test(error.message)
+            ? `not permitted to start "${command}" with LD_*/DYLD_* variables in its environment ` +
+              `(${error.message}); unset them for the gateway, or use a build with unrestricted --allow-run`
+            : `not permitted to run "${command}": this gateway's permissions do not include it ` +
+              `(${error.message}); rebuild with \`deno task compile --config <your mcphub.yaml>\` ` +
+              "(see `mcphub permissions`)",
+          { cause: error },
+        );
+      }
+      if (error instanceof Deno.errors.PermissionDenied) {
+        throw new PermanentError(
+          `the system refused to run "${command}" (${error.message}); check that it is executable`,
           { cause: error },
         );
       }
@@ -345,6 +355,23 @@ export class Downstream {
   }
 
   async #connectRemote(signal: AbortSignal): Promise<void> {
+    try {
+      await this.#dial(signal);
+    } catch (error) {
+      if (notPermittedNet(error)) {
+        const url = new URL(this.config.url!);
+        const port = url.port || (url.protocol === "https:" ? "443" : "80");
+        throw new PermanentError(
+          `not permitted to connect to ${url.hostname}:${port} (${(error as Error).message}); rebuild with ` +
+            "`deno task compile --config <your mcphub.yaml>` (see `mcphub permissions`)",
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async #dial(signal: AbortSignal): Promise<void> {
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
     const sseOptions = { requestInit, eventSourceInit: { fetch: withHeaders(requestInit) } };
@@ -361,7 +388,7 @@ export class Downstream {
     try {
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
     } catch (httpError) {
-      if (signal.aborted) throw httpError;
+      if (signal.aborted || notPermittedNet(httpError)) throw httpError;
       // The server may speak only the older HTTP+SSE transport.
       await transport.close().catch(() => {});
       const sseClient = this.#newClient();
@@ -493,6 +520,12 @@ export class Downstream {
       // closing a broken connection
     }
   }
+}
+
+/** A refusal by the binary's own --allow-net (Streamable HTTP throws it as is, SSE wraps its message). */
+function notPermittedNet(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable ||
+    (error instanceof Error && /Requires net access/.test(error.message));
 }
 
 function withHeaders(init: RequestInit): typeof fetch {

@@ -205,12 +205,12 @@ export class StdioClientTransport implements Transport {
       // already closed by the child
     }
     if (!(await exitsWithin(child.status, grace))) {
-      signal(child.pid, "SIGTERM");
-      if (!(await exitsWithin(child.status, grace))) signal(child.pid, "SIGKILL");
+      signal(child, "SIGTERM");
+      if (!(await exitsWithin(child.status, grace))) signal(child, "SIGKILL");
     }
     await child.status;
     // Leave nothing of its group behind (a wrapper's grandchildren).
-    signal(child.pid, "SIGKILL", true);
+    signal(child, "SIGKILL", true);
     this.#finish();
   }
 
@@ -237,26 +237,24 @@ async function exitsWithin(status: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
-function signal(pid: number, sig: Deno.Signal, groupOnly = false): void {
-  if (Deno.build.os === "windows") {
-    if (!groupOnly) {
-      try {
-        Deno.kill(pid, sig);
-      } catch {
-        // gone
-      }
-    }
-    return;
-  }
-  try {
-    Deno.kill(-pid, sig);
-  } catch {
-    if (groupOnly) return;
+/**
+ * Signals the child's process group (so a wrapper's children go too). Deno.kill needs an
+ * unrestricted --allow-run; under a restricted one only the child itself can be signalled
+ * (ChildProcess.kill needs no permission), and its own children are its business.
+ */
+function signal(child: Deno.ChildProcess, sig: Deno.Signal, groupOnly = false): void {
+  if (Deno.build.os !== "windows") {
     try {
-      Deno.kill(pid, sig);
+      Deno.kill(-child.pid, sig);
+      return;
     } catch {
-      // gone
+      if (groupOnly) return;
     }
+  } else if (groupOnly) return;
+  try {
+    child.kill(sig);
+  } catch {
+    // already gone
   }
 }
 

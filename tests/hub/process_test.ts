@@ -3,7 +3,18 @@
  * child process behind on stdin EOF or SIGTERM.
  */
 import assert from "node:assert/strict";
-import { alive, DENO, descendants, FIXTURE, q, REAL, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import {
+  alive,
+  DENO,
+  descendants,
+  FIXTURE,
+  gatewayFlags,
+  q,
+  REAL,
+  ROOT,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -17,9 +28,20 @@ class RawGateway {
   stdoutDone: Promise<void>;
   stderr = "";
 
-  constructor(config: string, db: string) {
+  constructor(config: string, db: string, flags: string[]) {
     const child = new Deno.Command(DENO, {
-      args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"],
+      args: [
+        "run",
+        "--no-prompt",
+        ...flags,
+        `${ROOT}main.ts`,
+        "--config",
+        config,
+        "--db",
+        db,
+        "mcp",
+        "serve",
+      ],
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
@@ -131,7 +153,8 @@ function assertAllJsonRpc(gw: RawGateway): void {
 
 Deno.test("stdout carries only JSON-RPC, also when the input is garbage, and EOF leaves no child behind", async () => {
   await using dir = await tempDir();
-  const gw = new RawGateway(await config(dir.path), `${dir.path}/db`);
+  const path = await config(dir.path);
+  const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
   await handshake(gw);
   const children = descendants(gw.child.pid);
   assert.ok(children.length >= 4, `children: ${children}`);
@@ -173,7 +196,8 @@ Deno.test("stdout carries only JSON-RPC, also when the input is garbage, and EOF
 
 Deno.test("SIGTERM stops the gateway and leaves no child behind", async () => {
   await using dir = await tempDir();
-  const gw = new RawGateway(await config(dir.path), `${dir.path}/db`);
+  const path = await config(dir.path);
+  const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
   await handshake(gw);
   const children = descendants(gw.child.pid);
   assert.ok(children.length >= 4, `children: ${children}`);

@@ -1,0 +1,59 @@
+/**
+ * `deno task start`: runs the gateway (`mcp serve`) under exactly the Deno
+ * permissions derived from its config (what `mcphub permissions` prints), not -A.
+ *
+ *   deno run -A scripts/start.ts [--config PATH] [--db PATH] [--agent NAME]
+ *
+ * Defaults: --config examples/mcphub.yaml, --db $MCPHUB_DB or the default store.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadConfig } from "../src/config/mod.ts";
+import { defaultStorePath } from "../src/store/mod.ts";
+import { derivePermissions, whichCommand } from "../src/cli/permissions.ts";
+
+const root = fileURLToPath(new URL("../", import.meta.url));
+const { values } = parseArgs({
+  args: Deno.args,
+  options: { config: { type: "string" }, db: { type: "string" }, agent: { type: "string" } },
+});
+const cwd = Deno.cwd();
+const configPath = resolve(cwd, values.config ?? `${root}examples/mcphub.yaml`);
+const db = resolve(cwd, values.db ?? Deno.env.get("MCPHUB_DB") ?? defaultStorePath(Deno.env));
+const env = Deno.env.toObject();
+const config = await loadConfig(configPath, { env: Deno.env, cwd, agent: values.agent });
+const { flags, notes } = derivePermissions(config, {
+  storePath: db,
+  agent: values.agent,
+  cwd,
+  which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
+});
+for (const note of notes) console.error(`mcphub: note: ${note}`);
+console.error(`mcphub: running the gateway with ${flags.join(" ")}`);
+const child = new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    "--no-prompt",
+    ...flags,
+    `${root}main.ts`,
+    "--config",
+    configPath,
+    "--db",
+    db,
+    "mcp",
+    "serve",
+    ...(values.agent ? ["--agent", values.agent] : []),
+  ],
+  stdin: "inherit",
+  stdout: "inherit",
+  stderr: "inherit",
+}).spawn();
+for (const sig of ["SIGINT", "SIGTERM"] as const) {
+  if (Deno.build.os === "windows" && sig === "SIGTERM") continue;
+  Deno.addSignalListener(sig, () => child.kill(sig));
+}
+const status = await child.status;
+Deno.exit(status.code);
