@@ -11,7 +11,7 @@ import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
 
 /** A one-shot command connects once: no restarts. */
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
-import { Hub } from "../hub/mod.ts";
+import { Hub, type ServerStatus } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
 
 const HELP = `Usage: mcphub list [--json] [--config PATH]
@@ -46,7 +46,12 @@ export const listCommand: Command = {
     });
     try {
       await hub.start();
-      const servers = hub.servers();
+      // A failed server's stderr tail (redacted) says why, in its own words.
+      const tail = (name: string) =>
+        hub.downstream(name)?.stderrTail().trim().split("\n").slice(-10).join("\n");
+      const servers: (ServerStatus & { stderr_tail?: string })[] = hub.servers().map((s) =>
+        s.error ? { ...s, stderr_tail: tail(s.name) || undefined } : s
+      );
       if (json) {
         ctx.out(JSON.stringify({ config: config.path ?? null, servers }, null, 2) + "\n");
         return 0;
@@ -72,7 +77,10 @@ export const listCommand: Command = {
       const failed = servers.filter((s) => s.error);
       if (failed.length) {
         ctx.out("\n");
-        for (const s of failed) ctx.out(`${s.name}: ${s.error}\n`);
+        for (const s of failed) {
+          ctx.out(`${s.name}: ${s.error}\n`);
+          if (s.stderr_tail) ctx.out(`  stderr:\n${s.stderr_tail.replace(/^/gm, "    ")}\n`);
+        }
       }
       return 0;
     } finally {

@@ -162,7 +162,8 @@ Deno.test("a server that exits mid-call: outcome unknown, run exactly once, not 
   assert.equal(await Deno.readTextFile(`${state}/calls-exit_mid_call`), "1");
   assert.equal(await Deno.readTextFile(`${state}/starts`), "2");
 
-  // Restarts leave no descriptor behind (the pipes of the dead process are closed).
+  // Restarts leave no descriptor behind (the pipes of the dead process are closed); /proc is Linux's.
+  if (Deno.build.os !== "linux") return;
   const fds = () => [...Deno.readDirSync(`/proc/${gw.transport.pid}/fd`)].length;
   const before = fds();
   for (let i = 0; i < 3; i++) {

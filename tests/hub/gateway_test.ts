@@ -298,6 +298,10 @@ Deno.test("a missing command and a server that exits at start are reported; the 
   assert.match(text, /^crasher\s+failed\s+stdio/m);
   assert.match(text, /^fx\s+connected \(6 tools\)\s+stdio/m);
   assert.match(text, /^ghost: command "mcphub-no-such-command-xyz" was not found/m);
+  assert.match(
+    text,
+    /^crasher: .*\n {2}stderr:\n {4}fixture: starting with token \*\*\*\n {4}fixture: cannot start \(simulated crash\)$/m,
+  );
   assert.doesNotMatch(text, /hunter2/);
 });
 
@@ -321,4 +325,28 @@ Deno.test("a downstream tools/list_changed refreshes the server and is forwarded
     tools = await listAll(gw.client);
   }
   assert.ok(tools.some((t) => t.name === "fx__added_later"));
+});
+
+Deno.test("a server's paginated tools/list is followed to the end (nextCursor)", async () => {
+  await using dir = await tempDir();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(FIXTURE)
+    }, --page-size, "2", --tools, "t1,t2,t3"]\n`,
+  );
+  await using gw = await connectGateway(config);
+  const tools = await waitForTools(gw.client, 9);
+  const names = tools.map((t) => t.name).filter((n) => n.startsWith("fx__")).sort();
+  assert.deepEqual(names, [
+    "fx__big",
+    "fx__change_tools",
+    "fx__echo",
+    "fx__exit_mid_call",
+    "fx__fail",
+    "fx__t1",
+    "fx__t2",
+    "fx__t3",
+    "fx__wait",
+  ]);
 });

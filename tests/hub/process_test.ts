@@ -151,50 +151,57 @@ function assertAllJsonRpc(gw: RawGateway): void {
   }
 }
 
-Deno.test("stdout carries only JSON-RPC, also when the input is garbage, and EOF leaves no child behind", async () => {
-  await using dir = await tempDir();
-  const path = await config(dir.path);
-  const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
-  await handshake(gw);
-  const children = descendants(gw.child.pid);
-  assert.ok(children.length >= 4, `children: ${children}`);
+// These read the process table from /proc.
+const linuxOnly = { ignore: Deno.build.os !== "linux" };
 
-  await gw.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
-  const list = await gw.response(2) as { result: { tools: { name: string }[] } };
-  assert.ok(list.result.tools.some((t) => t.name === "everything__echo"));
-  await gw.send({
-    jsonrpc: "2.0",
-    id: 3,
-    method: "tools/call",
-    params: { name: "everything__echo", arguments: { message: "x" } },
-  });
-  await gw.response(3);
-  // Not JSON at all: a parse error with id null. JSON but not JSON-RPC: an invalid request.
-  await gw.send("this is not json");
-  const parseError = await gw.response(null) as { error: { code: number } };
-  assert.equal(parseError.error.code, -32700);
-  await gw.send({ hello: "world", id: 7 });
-  const invalid = await gw.response(7) as { error: { code: number } };
-  assert.equal(invalid.error.code, -32600);
-  // Still serving.
-  await gw.send({
-    jsonrpc: "2.0",
-    id: 4,
-    method: "tools/call",
-    params: { name: "fx__echo", arguments: { text: "ok" } },
-  });
-  const ok = await gw.response(4) as { result: { content: { text: string }[] } };
-  assert.equal(ok.result.content[0]!.text, "ok");
+Deno.test(
+  "stdout carries only JSON-RPC, also when the input is garbage, and EOF leaves no child behind",
+  linuxOnly,
+  async () => {
+    await using dir = await tempDir();
+    const path = await config(dir.path);
+    const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
+    await handshake(gw);
+    const children = descendants(gw.child.pid);
+    assert.ok(children.length >= 4, `children: ${children}`);
 
-  await gw.closeStdin();
-  const status = await gw.child.status;
-  await gw.stdoutDone;
-  assert.equal(status.code, 0, gw.stderr);
-  assertAllJsonRpc(gw);
-  for (const pid of children) assert.equal(alive(pid), false, `pid ${pid} survived the gateway`);
-});
+    await gw.send({ jsonrpc: "2.0", id: 2, method: "tools/list" });
+    const list = await gw.response(2) as { result: { tools: { name: string }[] } };
+    assert.ok(list.result.tools.some((t) => t.name === "everything__echo"));
+    await gw.send({
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "everything__echo", arguments: { message: "x" } },
+    });
+    await gw.response(3);
+    // Not JSON at all: a parse error with id null. JSON but not JSON-RPC: an invalid request.
+    await gw.send("this is not json");
+    const parseError = await gw.response(null) as { error: { code: number } };
+    assert.equal(parseError.error.code, -32700);
+    await gw.send({ hello: "world", id: 7 });
+    const invalid = await gw.response(7) as { error: { code: number } };
+    assert.equal(invalid.error.code, -32600);
+    // Still serving.
+    await gw.send({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "fx__echo", arguments: { text: "ok" } },
+    });
+    const ok = await gw.response(4) as { result: { content: { text: string }[] } };
+    assert.equal(ok.result.content[0]!.text, "ok");
 
-Deno.test("SIGTERM stops the gateway and leaves no child behind", async () => {
+    await gw.closeStdin();
+    const status = await gw.child.status;
+    await gw.stdoutDone;
+    assert.equal(status.code, 0, gw.stderr);
+    assertAllJsonRpc(gw);
+    for (const pid of children) assert.equal(alive(pid), false, `pid ${pid} survived the gateway`);
+  },
+);
+
+Deno.test("SIGTERM stops the gateway and leaves no child behind", linuxOnly, async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);
   const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
