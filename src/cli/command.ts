@@ -50,3 +50,14 @@ export class UsageError extends Error {
     super(message, options);
   }
 }
+
+/** Runs `parse` (a strict `parseArgs`), turning its errors into a {@linkcode UsageError} of `command`. */
+export function parseCommandArgs<T>(command: string, parse: () => T, hint = ""): T {
+  try {
+    return parse();
+  } catch (error) {
+    // Node's own advice on "-" arguments names a form that does not fit ours: keep the first sentence.
+    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    throw new UsageError(`${message}${hint}`, command, { cause: error });
+  }
+}

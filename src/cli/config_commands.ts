@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
 import { type Document, isMap, isScalar, isSeq, type Node, type Pair, parseDocument, YAMLMap } from "yaml";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import {
   ConfigError,
   defaultConfigPath,
@@ -228,17 +228,6 @@ export function insertPair(map: YAMLMap, pair: Pair, after: readonly string[]): 
 /** Whether a list item (`server`, `server__tool`, `server__*`) belongs to `server`. */
 export function refersTo(item: string, server: string): boolean {
   return item === server || item.startsWith(`${server}__`);
-}
-
-/** Runs `parse` (a strict `parseArgs`), turning its errors into a {@linkcode UsageError} of `command`. */
-export function parseCommandArgs<T>(command: string, parse: () => T, hint = ""): T {
-  try {
-    return parse();
-  } catch (error) {
-    // Node's own advice on "-" arguments names a form that does not fit ours: keep the first sentence.
-    const message = (error as Error).message.replace(/\. To specify a positional argument.*$/s, "");
-    throw new UsageError(`${message}${hint}`, command, { cause: error });
-  }
 }
 
 /** `NAME…`-only commands: positionals and `--help`. */

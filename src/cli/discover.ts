@@ -5,7 +5,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
@@ -38,16 +38,13 @@ async function withHub<T>(
 }
 
 function parse(ctx: CommandContext, name: string) {
-  try {
-    return parseArgs({
+  return parseCommandArgs(name, () =>
+    parseArgs({
       args: ctx.args,
       options: { json: { type: "boolean" }, agent: { type: "string" }, max: { type: "string" } },
       strict: true,
       allowPositionals: true,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message, name, { cause: error });
-  }
+    }));
 }
 
 /** `search`. */

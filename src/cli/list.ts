@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs } from "./command.ts";
 import { loadContextConfig } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
@@ -28,12 +28,10 @@ export const listCommand: Command = {
   summary: "List the configured servers and their state",
   help: HELP,
   async run(ctx: CommandContext): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({ args: ctx.args, options: { json: { type: "boolean" } }, strict: true }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, "list", { cause: error });
-    }
+    const { values } = parseCommandArgs(
+      "list",
+      () => parseArgs({ args: ctx.args, options: { json: { type: "boolean" } }, strict: true }),
+    );
     const json = values.json || ctx.global.json;
     const config = await loadContextConfig(ctx);
     const hub = new Hub({

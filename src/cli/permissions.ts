@@ -20,7 +20,7 @@
 import { parseArgs } from "node:util";
 import { dirname, join, posix, resolve, win32 } from "node:path";
 import type { Config, ServerConfig } from "../config/mod.ts";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, storePath } from "./host.ts";
 
 /** Resolves a bare command name to a path, as Deno does; undefined when not found. */
@@ -259,17 +259,13 @@ export const permissionsCommand: Command = {
   summary: "Print the least Deno permission flags the gateway needs for this config",
   help: HELP,
   async run(ctx: CommandContext): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseCommandArgs("permissions", () =>
+      parseArgs({
         args: ctx.args,
         options: { agent: { type: "string" }, listen: { type: "string" }, json: { type: "boolean" } },
         strict: true,
         allowPositionals: false,
       }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, "permissions", { cause: error });
-    }
     const config = await loadContextConfig(ctx, values.agent);
     if (config.path === undefined) {
       throw new Error(

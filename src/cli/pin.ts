@@ -6,14 +6,13 @@
  */
 import { parseArgs } from "node:util";
 import { type Document, isScalar, isSeq, type Node, YAMLSeq } from "yaml";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { storePath } from "./host.ts";
 import {
   type ConfigTarget,
   editDocument,
   findPair,
   insertPair,
-  parseCommandArgs,
   refersTo,
   rootMap,
   serverNames,

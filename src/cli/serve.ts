@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { startGateway } from "../hub/mod.ts";
@@ -37,17 +37,13 @@ export const serveCommand: Command = {
   summary: "Run the gateway as an MCP server on stdin/stdout",
   help: HELP,
   async run(ctx: CommandContext): Promise<number> {
-    let values;
-    try {
-      ({ values } = parseArgs({
+    const { values } = parseCommandArgs("mcp serve", () =>
+      parseArgs({
         args: ctx.args,
         options: { agent: { type: "string" }, listen: { type: "string" } },
         strict: true,
         allowPositionals: false,
       }));
-    } catch (error) {
-      throw new UsageError((error as Error).message, "mcp serve", { cause: error });
-    }
     if (values.listen !== undefined) {
       throw new UsageError("--listen is not available yet; the gateway serves on stdin/stdout", "mcp serve");
     }

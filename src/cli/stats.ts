@@ -4,7 +4,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Command, type CommandContext, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { defaultStorePath, openStore } from "../store/mod.ts";
 import {
   formatStatsJson,
@@ -61,31 +61,26 @@ function parseRecent(text: string): number {
 }
 
 function parseFlags(args: string[]) {
-  try {
-    return parseArgs({
-      args,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        tools: { type: "boolean" },
-        recent: { type: "string" },
-        since: { type: "string" },
-        server: { type: "string" },
-        agent: { type: "string" },
-        markdown: { type: "boolean" },
-        json: { type: "boolean" },
-        help: { type: "boolean", short: "h" },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError(
-      `${
-        (error as Error).message
-      }; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json`,
-      "stats",
-      { cause: error },
-    );
-  }
+  return parseCommandArgs(
+    "stats",
+    () =>
+      parseArgs({
+        args,
+        strict: true,
+        allowPositionals: false,
+        options: {
+          tools: { type: "boolean" },
+          recent: { type: "string" },
+          since: { type: "string" },
+          server: { type: "string" },
+          agent: { type: "string" },
+          markdown: { type: "boolean" },
+          json: { type: "boolean" },
+          help: { type: "boolean", short: "h" },
+        },
+      }).values,
+    "; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json",
+  );
 }
 
 function storePath(ctx: CommandContext): string {
