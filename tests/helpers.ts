@@ -186,3 +186,41 @@ export function alive(pid: number): boolean {
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;
 }
+
+/** Starts server-everything in a remote transport mode on a free loopback port; resolves once it listens. */
+export async function startRemote(
+  mode: "streamableHttp" | "sse",
+): Promise<{ port: number } & AsyncDisposable> {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  const child = new Deno.Command("node", {
+    args: [REAL.everything, mode],
+    env: { ...Deno.env.toObject(), PORT: String(port) },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // It announces the port on stdout or stderr: that line is the event we wait for.
+  const listening = Promise.withResolvers<void>();
+  const watch = async (stream: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    let text = "";
+    for await (const chunk of stream) {
+      text += dec.decode(chunk);
+      if (text.includes(String(port))) listening.resolve();
+    }
+  };
+  const drained = Promise.all([watch(child.stdout), watch(child.stderr)]);
+  const exited = child.status.then((s) => listening.reject(new Error(`server exited: ${s.code}`)));
+  await listening.promise;
+  return {
+    port,
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+      await exited;
+    },
+  };
+}

@@ -30,6 +30,7 @@ import {
   tempDir,
   writeConfig,
 } from "../../tests/helpers.ts";
+import { reap } from "./_gateway_process.ts";
 
 /** Calls per target and mode. */
 const CALLS = 2_000;
@@ -189,21 +190,6 @@ function watchAnswer(readable: ReadableStream<Uint8Array>, id: number): {
   })();
   drained.catch(reject);
   return { answered, drained: drained.catch(() => {}) };
-}
-
-/** Kills what is left of `pids` (ours) after a grace period; returns how many were left. */
-async function reap(pids: number[], graceMs = 5_000): Promise<number> {
-  const deadline = Date.now() + graceMs;
-  while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  const left = pids.filter(alive);
-  for (const pid of left) {
-    try {
-      Deno.kill(pid, "SIGKILL");
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return left.length;
 }
 
 /**

@@ -10,7 +10,7 @@ import { type Config, parseConfig } from "../../src/config/mod.ts";
 import { runCli } from "../../src/cli/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../../src/cli/permissions.ts";
 import { RELEASE_PERMISSIONS } from "../../scripts/compile.ts";
-import { DENO, FIXTURE, q, REAL, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
+import { DENO, FIXTURE, q, REAL, ROOT, startRemote, structured, tempDir, writeConfig } from "../helpers.ts";
 
 const CONFIG = "/home/u/.config/mcphub/mcphub.yaml";
 const STORE = "/home/u/.local/share/mcphub/mcphub.db";
@@ -306,39 +306,6 @@ function childEnv(): Record<string, string> {
   return env;
 }
 
-/** Starts server-everything over Streamable HTTP on a free loopback port. */
-async function startRemote(): Promise<{ port: number } & AsyncDisposable> {
-  const port = freePort();
-  const child = new Deno.Command("node", {
-    args: [REAL.everything, "streamableHttp"],
-    env: { ...Deno.env.toObject(), PORT: String(port) },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const listening = Promise.withResolvers<void>();
-  const watch = async (stream: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    let text = "";
-    for await (const chunk of stream) {
-      text += dec.decode(chunk);
-      if (text.includes(String(port))) listening.resolve();
-    }
-  };
-  const drained = Promise.all([watch(child.stdout), watch(child.stderr)]);
-  const exited = child.status.then((s) => listening.reject(new Error(`server exited: ${s.code}`)));
-  await listening.promise;
-  return {
-    port,
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await exited;
-    },
-  };
-}
-
 function freePort(): number {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (listener.addr as Deno.NetAddr).port;
@@ -405,7 +372,7 @@ async function echo(client: Client, tool: string, message: string): Promise<unkn
 
 Deno.test("the gateway runs under its derived flags; servers outside them fail as not permitted", async () => {
   await using dir = await tempDir();
-  await using remote = await startRemote();
+  await using remote = await startRemote("streamableHttp");
   const servers = `servers:
   everything:
     command: node

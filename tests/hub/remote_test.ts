@@ -3,43 +3,7 @@
  * older HTTP+SSE transport, including the fallback from http to SSE.
  */
 import assert from "node:assert/strict";
-import { connectGateway, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
-
-/** Starts server-everything in a transport mode on a free loopback port; resolves once it listens. */
-async function startRemote(mode: "streamableHttp" | "sse"): Promise<{ port: number } & AsyncDisposable> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  const child = new Deno.Command("node", {
-    args: [REAL.everything, mode],
-    env: { ...Deno.env.toObject(), PORT: String(port) },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  // It announces the port on stdout or stderr: that line is the event we wait for.
-  const listening = Promise.withResolvers<void>();
-  const watch = async (stream: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    let text = "";
-    for await (const chunk of stream) {
-      text += dec.decode(chunk);
-      if (text.includes(String(port))) listening.resolve();
-    }
-  };
-  const drained = Promise.all([watch(child.stdout), watch(child.stderr)]);
-  const exited = child.status.then((s) => listening.reject(new Error(`server exited: ${s.code}`)));
-  await listening.promise;
-  return {
-    port,
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await exited;
-    },
-  };
-}
+import { connectGateway, q, startRemote, structured, tempDir, writeConfig } from "../helpers.ts";
 
 Deno.test("remote servers over Streamable HTTP, SSE, and http falling back to SSE", async () => {
   await using dir = await tempDir();
