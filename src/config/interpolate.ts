@@ -12,7 +12,11 @@ export interface Environment {
 
 /** The result of {@linkcode expandVariables}: the value, or why there is none (never the value itself). */
 export type Expansion =
-  | { ok: true; value: string }
+  | {
+    ok: true;
+    value: string; /** The values substituted for `${VAR}`s, to redact from output. */
+    used: string[];
+  }
   | { ok: false; unset: string }
   | { ok: false; malformed: true };
 
@@ -26,7 +30,8 @@ const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * @param env where values come from
  */
 export function expandVariables(text: string, env: Environment): Expansion {
-  if (!text.includes("$")) return { ok: true, value: text };
+  if (!text.includes("$")) return { ok: true, value: text, used: [] };
+  const used: string[] = [];
   let value = "";
   let index = 0;
   while (index < text.length) {
@@ -47,11 +52,12 @@ export function expandVariables(text: string, env: Environment): Expansion {
       const found = env.get(name);
       if (found === undefined) return { ok: false, unset: name };
       value += found;
+      if (found !== "") used.push(found);
       index = close + 1;
     } else {
       value += "$";
       index = dollar + 1;
     }
   }
-  return { ok: true, value };
+  return { ok: true, value, used };
 }

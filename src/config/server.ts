@@ -171,6 +171,7 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
         const result = expandVariables(item.raw, env);
         if (result.ok) {
           item.apply(result.value);
+          if (result.used.length) (config.secrets ??= []).push(...result.used);
           continue;
         }
         unresolved.add(item.field);

@@ -25,6 +25,8 @@ export interface ServerConfig {
   useWhen: string[];
   /** Downstream tool name -> hints. @default {} */
   toolUseWhen: Record<string, string[]>;
+  /** Values substituted for `${VAR}` references: redacted wherever the server is shown or logged. */
+  secrets?: string[];
 }
 
 /** One entry of `agents:` in mcphub.yaml. */

@@ -157,7 +157,12 @@ export class Downstream {
     this.#options = options;
     this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.#state = config.enabled ? "connecting" : "disabled";
-    this.#secrets = [...Object.values(config.env), ...Object.values(config.headers)].map(String);
+    this.#secrets = [
+      ...Object.values(config.env),
+      ...Object.values(config.headers),
+      ...(config.secrets ?? []),
+    ]
+      .map(String);
   }
 
   get name(): string {
@@ -189,6 +194,11 @@ export class Downstream {
   get starts(): number {
     return this.#starts;
   }
+  /** Replaces this server's secrets (env and header values, `${VAR}` values) in text. */
+  redact(text: string): string {
+    return redact(text, this.#secrets);
+  }
+
   /** The redacted tail of the server's stderr. */
   stderrTail(): string {
     return redact(this.#tail.text(), this.#secrets);

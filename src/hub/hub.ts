@@ -244,7 +244,7 @@ export class Hub {
         state: d.state,
         tools: d.tools.length,
         kind: c.url ? c.transport : "stdio",
-        target: c.url ? redactUrl(c.url) : [c.command!, ...c.args].join(" "),
+        target: d.redact(c.url ? redactUrl(c.url) : [c.command!, ...c.args].join(" ")),
       };
       if (c.description) status.description = c.description;
       if (c.tags.length) status.tags = c.tags;

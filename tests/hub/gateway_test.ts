@@ -255,6 +255,7 @@ Deno.test("a missing command and a server that exits at start are reported; the 
     `servers:
   ghost:
     command: mcphub-no-such-command-xyz
+    args: [--token, "\${MCPHUB_TEST_GHOST_TOKEN}"]
   crasher:
     command: ${q(DENO)}
     args: [run, -A, ${q(FIXTURE)}, --crash-at-start]
@@ -265,7 +266,8 @@ Deno.test("a missing command and a server that exits at start are reported; the 
     args: [run, -A, ${q(FIXTURE)}]
 `,
   );
-  await using gw = await connectGateway(config);
+  const env = { MCPHUB_TEST_GHOST_TOKEN: "ghost-token-value-42" };
+  await using gw = await connectGateway(config, { env });
   await waitForTools(gw.client, 6);
   const list = structured<{ servers: { name: string; state: string; connected: boolean; error?: string }[] }>(
     await gw.client.callTool({ name: "list_servers", arguments: {} }),
@@ -288,13 +290,16 @@ Deno.test("a missing command and a server that exits at start are reported; the 
   const out = await new Deno.Command(DENO, {
     args: ["run", "-A", "main.ts", "--config", config, "list"],
     cwd: new URL("../../", import.meta.url),
+    env,
     stdout: "piped",
     stderr: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout);
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
   assert.match(text, /^SERVER\s+STATE\s+KIND\s+TARGET\s+TAGS\s+DESCRIPTION$/m);
-  assert.match(text, /^ghost\s+failed\s+stdio\s+mcphub-no-such-command-xyz/m);
+  // A ${VAR} value in args is a secret: never shown.
+  assert.match(text, /^ghost\s+failed\s+stdio\s+mcphub-no-such-command-xyz --token \*\*\*\s/m);
+  assert.doesNotMatch(text + gw.stderr(), /ghost-token-value-42/);
   assert.match(text, /^crasher\s+failed\s+stdio/m);
   assert.match(text, /^fx\s+connected \(6 tools\)\s+stdio/m);
   assert.match(text, /^ghost: command "mcphub-no-such-command-xyz" was not found/m);
