@@ -9,7 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/mod.ts";
-import { derivePermissions, whichCommand } from "../src/cli/permissions.ts";
+import { derivePermissions, linkerEnvNames, whichCommand } from "../src/cli/permissions.ts";
 
 /** Repository root, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -61,6 +61,8 @@ export interface ConnectGatewayOptions {
   db?: string;
   /** Run under -A instead of the permissions derived from the config. @default false */
   allowAll?: boolean;
+  /** Run under exactly these permission flags instead of the derived ones. */
+  flags?: readonly string[];
 }
 
 /**
@@ -94,7 +96,10 @@ export async function connectGateway(
   const agent = agentAt >= 0 ? extra[agentAt + 1] : undefined;
   const flags = options.allowAll
     ? ["-A"]
-    : ["--no-prompt", ...await gatewayFlags(configPath, db, { agent, env: options.env })];
+    : ["--no-prompt", ...options.flags ?? await gatewayFlags(configPath, db, { agent, env: options.env })];
+  const env = { ...Deno.env.toObject(), ...options.env };
+  // Deno refuses LD_*/DYLD_* variables to children under a restricted --allow-run.
+  if (!options.allowAll) { for (const name of linkerEnvNames(env)) delete env[name]; }
   const transport = new StdioClientTransport({
     command: DENO,
     args: [
@@ -109,7 +114,7 @@ export async function connectGateway(
       "serve",
       ...(options.args ?? []),
     ],
-    env: { ...Deno.env.toObject(), ...options.env },
+    env,
     stderr: "pipe",
   });
   let stderr = "";

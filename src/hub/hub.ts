@@ -126,14 +126,8 @@ export class Hub {
 
   /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
   start(): Promise<void> {
-    return Promise.all(
-      [...this.#downstreams.values()].map((d) => d.connect().then(() => this.#changed())),
-    ).then(() => {});
-  }
-
-  /** Resolves when every server's current connection attempt has finished. */
-  async settled(): Promise<void> {
-    await Promise.all([...this.#downstreams.values()].map((d) => d.ready));
+    // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
+    return Promise.all([...this.#downstreams.values()].map((d) => d.connect())).then(() => {});
   }
 
   /** Calls `listener` whenever the catalog may have changed. Returns an unsubscribe function. */

@@ -3,14 +3,23 @@
  * gateway really running under them (`deno run <flags> main.ts mcp serve`) in front of real servers.
  */
 import assert from "node:assert/strict";
-import { Client } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client";
 import { type Config, parseConfig } from "../../src/config/mod.ts";
 import { runCli } from "../../src/cli/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../../src/cli/permissions.ts";
 import { RELEASE_PERMISSIONS } from "../../scripts/compile.ts";
-import { DENO, FIXTURE, q, REAL, ROOT, startRemote, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  REAL,
+  ROOT,
+  startRemote,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 
 const CONFIG = "/home/u/.config/mcphub/mcphub.yaml";
 const STORE = "/home/u/.local/share/mcphub/mcphub.db";
@@ -313,42 +322,6 @@ function freePort(): number {
   return port;
 }
 
-/** A gateway under exactly `flags`: `deno run --no-prompt <flags> main.ts --config C --db D mcp serve`. */
-async function gateway(
-  flags: readonly string[],
-  configPath: string,
-  db: string,
-): Promise<{ client: Client; stderr: () => string } & AsyncDisposable> {
-  const transport = new StdioClientTransport({
-    command: DENO,
-    args: [
-      "run",
-      "--no-prompt",
-      ...flags,
-      `${ROOT}main.ts`,
-      "--config",
-      configPath,
-      "--db",
-      db,
-      "mcp",
-      "serve",
-    ],
-    env: childEnv(),
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "mcphub-permissions-test", version: "1.0.0" });
-  await client.connect(transport);
-  return {
-    client,
-    stderr: () => stderr,
-    async [Symbol.asyncDispose]() {
-      await client.close().catch(() => {});
-    },
-  };
-}
-
 interface ServerRow {
   name: string;
   state: string;
@@ -388,7 +361,7 @@ Deno.test("the gateway runs under its derived flags; servers outside them fail a
   assert.ok(!flags.some((f) => /^(-A|--allow-all|--allow-ffi|--allow-sys)/.test(f)), flags.join(" "));
 
   {
-    await using gw = await gateway(flags, path, db);
+    await using gw = await connectGateway(path, { db, flags });
     const rows = await settled(gw.client);
     assert.deepEqual(rows.map((s) => [s.name, s.state, s.error]), [
       ["everything", "connected", undefined],
@@ -423,7 +396,7 @@ Deno.test("the gateway runs under its derived flags; servers outside them fail a
 `,
   );
   {
-    await using gw = await gateway(flags, path, db);
+    await using gw = await connectGateway(path, { db, flags });
     const rows = await settled(gw.client);
     assert.deepEqual(rows.map((s) => [s.name, s.state]), [
       ["everything", "connected"],
@@ -455,7 +428,7 @@ Deno.test("the release permission set runs the gateway without -A, --allow-ffi o
     `response_budget: 1KB\nservers:\n  everything:\n    command: node\n    args: [${q(REAL.everything)}]\n`,
   );
   const flags = RELEASE_PERMISSIONS.filter((flag) => flag !== "--no-prompt");
-  await using gw = await gateway(flags, path, `${dir.path}/mcphub.db`);
+  await using gw = await connectGateway(path, { db: `${dir.path}/mcphub.db`, flags });
   assert.deepEqual((await settled(gw.client)).map((s) => [s.name, s.state]), [["everything", "connected"]]);
   const big = await gw.client.callTool({
     name: "everything__echo",
