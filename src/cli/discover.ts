@@ -63,8 +63,8 @@ search_tools meta-tool does. An empty query lists every tool by name.
     if (max !== undefined && (!Number.isInteger(max) || max < 1)) {
       throw new UsageError("--max must be a positive whole number", "search");
     }
-    return await withHub(ctx, values.agent, (hub) => {
-      const result = searchTools(hub, { query: positionals[0] ?? "", max_hits: max });
+    return await withHub(ctx, values.agent, async (hub) => {
+      const result = await searchTools(hub, { query: positionals[0] ?? "", max_hits: max });
       if (values.json || ctx.global.json) {
         ctx.out(JSON.stringify(result, null, 2) + "\n");
         return Promise.resolve(0);

@@ -8,9 +8,17 @@ import { type Config, loadConfig } from "../config/mod.ts";
 import { defaultStorePath } from "../store/mod.ts";
 import type { CommandContext } from "./command.ts";
 
-/** Loads the config the global flags and environment point at; says so on stderr when none exists. */
+/**
+ * Loads the config the global flags and environment point at; says so on stderr when none exists. A
+ * problem inside one server's entry (an unset `${VAR}`) fails that server only (its `loadError`).
+ */
 export async function loadContextConfig(ctx: CommandContext, agent?: string): Promise<Config> {
-  const config = await loadConfig(ctx.global.config, { env: ctx.env, cwd: ctx.cwd, agent });
+  const config = await loadConfig(ctx.global.config, {
+    env: ctx.env,
+    cwd: ctx.cwd,
+    agent,
+    serverErrors: "fail-server",
+  });
   if (!config.path) {
     ctx.err(
       "mcphub: no mcphub.yaml found (looked at --config, $MCPHUB_CONFIG, ./mcphub.{yaml,yml,json} and " +

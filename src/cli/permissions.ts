@@ -140,6 +140,11 @@ export function derivePermissions(config: Config, options: PermissionOptions): P
   const net: string[] = [];
   const notes: string[] = [];
   for (const server of servers) {
+    if (server.loadError !== undefined) {
+      // It cannot start as configured; fixing its entry changes the set, so derive again then.
+      notes.push(`server "${server.name}" is left out until its entry is fixed: ${server.loadError}`);
+      continue;
+    }
     if (server.url !== undefined) {
       net.push(checkListItem("address", netEntry(server.url)));
       continue;

@@ -6,7 +6,7 @@
 import { resolve } from "node:path";
 import { isScalar, LineCounter, parseDocument } from "yaml";
 import type { AgentConfig, Config } from "./types.ts";
-import { ConfigError, type ConfigProblem } from "./errors.ts";
+import { ConfigError, type ConfigProblem, formatProblem } from "./errors.ts";
 import type { Environment } from "./interpolate.ts";
 import { describe, Reader } from "./reader.ts";
 import { readAgent } from "./agent.ts";
@@ -27,6 +27,13 @@ export interface LoadOptions {
    * written and their variables are never read.
    */
   agent?: string;
+  /**
+   * What a problem inside one server's entry (an unset `${VAR}`, a bad value) does: fail the whole load
+   * (`"fail-load"`, for validation and edits), or fail only that server (`"fail-server"`, for commands that
+   * connect: the server gets `loadError` and the others are served). Structural problems always fail the
+   * load. @default "fail-load"
+   */
+  serverErrors?: "fail-load" | "fail-server";
 }
 
 const TOP_KEYS = [
@@ -37,6 +44,7 @@ const TOP_KEYS = [
   "verbatim",
   "connect_timeout",
   "call_timeout",
+  "startup_wait",
   "record",
   "servers",
   "agents",
@@ -52,6 +60,7 @@ export function defaultConfig(): Config {
     verbatim: false,
     connectTimeoutMs: 30_000,
     callTimeoutMs: 30 * 60_000,
+    startupWaitMs: 5_000,
     record: true,
     servers: [],
     agents: [],
@@ -101,7 +110,23 @@ export function readConfigText(
   const reader = new Reader(doc, lines);
   const config = readConfig(reader, options, expand);
   config.path = resolve(options.cwd, file);
-  if (reader.problems.length > 0) throw new ConfigError(file, sortProblems(reader.problems));
+  let problems = reader.problems;
+  if (options.serverErrors === "fail-server" && problems.length > 0) {
+    // A problem inside one server's entry fails that server only; the rest of the config is served.
+    const rest: ConfigProblem[] = [];
+    const byServer = new Map<string, ConfigProblem[]>();
+    for (const problem of problems) {
+      const server = config.servers.find((s) => ownsProblem(s.name, problem.keyPath));
+      if (!server) rest.push(problem);
+      else byServer.set(server.name, [...byServer.get(server.name) ?? [], problem]);
+    }
+    for (const server of config.servers) {
+      const own = byServer.get(server.name);
+      if (own) server.loadError = sortProblems(own).map((problem) => formatProblem(file, problem)).join("; ");
+    }
+    problems = rest;
+  }
+  if (problems.length > 0) throw new ConfigError(file, sortProblems(problems));
   return config;
 }
 
@@ -144,6 +169,10 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   if (connect) config.connectTimeoutMs = readTimeout(reader, connect) ?? config.connectTimeoutMs;
   const call = keys.get("call_timeout");
   if (call) config.callTimeoutMs = readTimeout(reader, call) ?? config.callTimeoutMs;
+  const startup = keys.get("startup_wait");
+  if (startup) {
+    config.startupWaitMs = readTimeout(reader, startup, { allowZero: true }) ?? config.startupWaitMs;
+  }
 
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");
@@ -191,6 +220,13 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
     server.finish(reader, inScope ? options.env : undefined, home);
   }
   return config;
+}
+
+/** True when a problem's key path lies inside `servers.<name>`. */
+function ownsProblem(name: string, keyPath: string | undefined): boolean {
+  if (keyPath === undefined) return false;
+  const prefix = `servers.${name}`;
+  return keyPath === prefix || keyPath.startsWith(`${prefix}.`) || keyPath.startsWith(`${prefix}[`);
 }
 
 function sortProblems(problems: ConfigProblem[]): ConfigProblem[] {

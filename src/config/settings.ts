@@ -45,7 +45,11 @@ export function readResponseBudget(reader: Reader, field: Field): number | undef
 }
 
 /** A positive Go-style duration such as `"30s"`; returns whole milliseconds (rounded up). */
-export function readTimeout(reader: Reader, field: Field): number | undefined {
+export function readTimeout(
+  reader: Reader,
+  field: Field,
+  options: { allowZero?: boolean } = {},
+): number | undefined {
   const value = isScalar(field.node) ? field.node.value : undefined;
   if (typeof value !== "string") {
     return reader.fail(
@@ -59,6 +63,7 @@ export function readTimeout(reader: Reader, field: Field): number | undefined {
   } catch (error) {
     return reader.fail(field, lowerFirst((error as Error).message));
   }
+  if (options.allowZero && ms === 0) return 0;
   if (ms <= 0) return reader.fail(field, `must be greater than 0, got "${value}"`);
   return Math.ceil(ms);
 }

@@ -27,6 +27,11 @@ export interface ServerConfig {
   toolUseWhen: Record<string, string[]>;
   /** Values substituted for `${VAR}` references: redacted wherever the server is shown or logged. */
   secrets?: string[];
+  /**
+   * Why this entry cannot be started (`file:line:col: key: problem`, e.g. an unset `${VAR}`), when the
+   * config was loaded with `serverErrors: "fail-server"`: the server is shown as failed, the rest served.
+   */
+  loadError?: string;
 }
 
 /** One entry of `agents:` in mcphub.yaml. */
@@ -59,6 +64,11 @@ export interface Config {
   connectTimeoutMs: number;
   /** @default 1800000 */
   callTimeoutMs: number;
+  /**
+   * How long `tools/list` and discovery wait at start for servers with no cached tool list to connect
+   * or fail; 0 = never wait. @default 5000
+   */
+  startupWaitMs: number;
   /** Record every proxied call in the store. @default true */
   record: boolean;
   /** In file order. */

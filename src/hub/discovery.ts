@@ -24,30 +24,59 @@ function guard<T>(tool: string, run: () => T): T {
   }
 }
 
-/** `search_tools {query, max_hits?}`. */
-export function searchTools(hub: Hub, args: Record<string, unknown>): Record<string, unknown> {
-  const { index, revision } = hub.discovery();
-  return guard("search_tools", () => ({
-    ...searchResponse(index, { query: args.query as string, max_hits: args.max_hits as number | undefined }, {
-      contractVersion: CONTRACT_VERSION,
-      catalogRevision: revision,
-    }),
-  }));
+/**
+ * Servers whose tools are not searchable yet, stated in the answer so a miss is not taken for wrong
+ * words: `servers_connecting`, and for a miss a hint that says to try again.
+ */
+function withConnecting(hub: Hub, answer: Record<string, unknown>): Record<string, unknown> {
+  const connecting = hub.connectingServers();
+  if (connecting.length === 0) return answer;
+  const out: Record<string, unknown> = { ...answer, servers_connecting: connecting };
+  const missed = answer.status === "no_match" || answer.count === 0;
+  if (missed) {
+    out.hint = `${connecting.length} server${connecting.length === 1 ? " is" : "s are"} still connecting (${
+      connecting.join(", ")
+    }): their tools are not searchable yet. Try again in a moment, or call list_servers for their state.`;
+  }
+  return out;
 }
 
-/** `resolve_tool {query, max_hits?}`. */
-export function resolveTool(hub: Hub, args: Record<string, unknown>): Record<string, unknown> {
+/** `search_tools {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
+export async function searchTools(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await hub.settled();
   const { index, revision } = hub.discovery();
-  return guard("resolve_tool", () => ({
-    ...resolveResponse(
-      index,
-      { query: args.query as string, max_hits: args.max_hits as number | undefined },
-      {
-        contractVersion: CONTRACT_VERSION,
-        catalogRevision: revision,
-      },
-    ),
-  }));
+  return withConnecting(
+    hub,
+    guard("search_tools", () => ({
+      ...searchResponse(
+        index,
+        { query: args.query as string, max_hits: args.max_hits as number | undefined },
+        {
+          contractVersion: CONTRACT_VERSION,
+          catalogRevision: revision,
+        },
+      ),
+    })),
+  );
+}
+
+/** `resolve_tool {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
+export async function resolveTool(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  await hub.settled();
+  const { index, revision } = hub.discovery();
+  return withConnecting(
+    hub,
+    guard("resolve_tool", () => ({
+      ...resolveResponse(
+        index,
+        { query: args.query as string, max_hits: args.max_hits as number | undefined },
+        {
+          contractVersion: CONTRACT_VERSION,
+          catalogRevision: revision,
+        },
+      ),
+    })),
+  );
 }
 
 /** What describe_tool answers for one tool. */
@@ -81,7 +110,19 @@ export async function describeTool(
     invalid(`describe_tool: "server" must be a string`);
   }
   const ref = { server: (server ?? undefined) as string | undefined, tool };
-  const entry = await hub.find(ref);
+  let entry = await hub.find(ref);
+  if (!entry && !ref.server && !tool.includes("__")) {
+    // A bare downstream name: the one tool in scope that has it.
+    const bare = await hub.bare(tool);
+    if (bare.length > 1) {
+      invalid(
+        `describe_tool: "${tool.slice(0, 128)}" is a tool of ${bare.length} servers; name one of ${
+          bare.map((t) => `"${t.namespaced}"`).join(", ")
+        }.`,
+      );
+    }
+    entry = bare[0];
+  }
   if (!entry) {
     const down = hub.unavailable(ref);
     const name = ref.server ? `${ref.server}__${tool}` : tool;

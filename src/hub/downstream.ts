@@ -66,6 +66,13 @@ export interface DownstreamOptions {
   onStateChange?: () => void;
   /** @default DEFAULT_RESTART_POLICY */
   restartPolicy?: RestartPolicy;
+  /**
+   * The server's last good tool list (from the store): listed as its tools while its first connection
+   * attempt is under way, so the first `tools/list` is complete.
+   */
+  cachedTools?: readonly ToolDefinition[];
+  /** Called with every tool list the server answers (to keep the cache). */
+  onToolsListed?: (tools: readonly ToolDefinition[]) => void;
 }
 
 /** Options of one call. */
@@ -140,6 +147,10 @@ export class Downstream {
   #state: DownstreamState;
   #error?: string;
   #tools: ToolDefinition[] = [];
+  #cached?: readonly ToolDefinition[];
+  #everConnected = false;
+  /** Transports being closed after a failed attempt; close() waits for them (no orphan). */
+  #teardowns = new Set<Promise<void>>();
   #client?: Client;
   #transport?: Transport;
   #tail = new Tail(STDERR_TAIL_BYTES);
@@ -156,7 +167,9 @@ export class Downstream {
     this.config = config;
     this.#options = options;
     this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
-    this.#state = config.enabled ? "connecting" : "disabled";
+    this.#state = !config.enabled ? "disabled" : config.loadError !== undefined ? "failed" : "connecting";
+    if (config.loadError !== undefined) this.#error = config.loadError;
+    this.#cached = options.cachedTools;
     this.#secrets = [
       ...Object.values(config.env),
       ...Object.values(config.headers),
@@ -175,8 +188,15 @@ export class Downstream {
   get error(): string | undefined {
     return this.#error;
   }
+  /** The live tools when connected; the cached ones during the first connection attempt; else none. */
   get tools(): readonly ToolDefinition[] {
-    return this.#state === "connected" ? this.#tools : [];
+    if (this.#state === "connected") return this.#tools;
+    if (this.#state === "connecting" && !this.#everConnected && this.#cached) return this.#cached;
+    return [];
+  }
+  /** True while the tools listed come from the cache (the first attempt is under way). */
+  get toolsFromCache(): boolean {
+    return this.#state === "connecting" && !this.#everConnected && this.#cached !== undefined;
   }
   /** Resolves once the current connection attempt has finished, either way. */
   get ready(): Promise<void> {
@@ -215,16 +235,26 @@ export class Downstream {
 
   /** Starts connecting; the returned promise (also `ready`) never rejects. */
   connect(): Promise<void> {
-    if (!this.config.enabled || this.#closing) return this.#ready;
+    if (!this.config.enabled || this.config.loadError !== undefined || this.#closing) return this.#ready;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#starts++;
     this.#state = "connecting";
     this.#error = undefined;
+    // Each attempt's stderr stands alone: a restart does not repeat (and grow) the last one's.
+    this.#tail = new Tail(STDERR_TAIL_BYTES);
+    const t0 = performance.now();
     this.#ready = this.#connect().then(
       () => {
         if (this.#closing) return;
         this.#connectedAt = Date.now();
+        this.#everConnected = true;
+        const n = this.#tools.length;
+        this.#options.log(
+          `${this.name}: connected, ${n} tool${n === 1 ? "" : "s"}, ${
+            ((performance.now() - t0) / 1000).toFixed(1)
+          } s`,
+        );
         this.#setState("connected");
       },
       (error) => {
@@ -422,7 +452,7 @@ export class Downstream {
         this.#options.log(`server "${this.name}": the connection closed`);
         this.#client = undefined;
         this.#transport = undefined;
-        transport.close().catch(() => {});
+        this.#track(transport.close());
         this.#failed("the connection closed", true);
       }
     };
@@ -434,7 +464,7 @@ export class Downstream {
           `server "${this.name}" wrote something that is not JSON-RPC on stdout (${error.message}: ` +
             `${JSON.stringify(redact(error.line.slice(0, 120), this.#secrets))}); restarting it`,
         );
-        transport.close().catch(() => {});
+        this.#track(transport.close());
         return;
       }
       this.#options.log(`server "${this.name}": ${this.#describe(error)}`);
@@ -459,6 +489,11 @@ export class Downstream {
       }
     } while (cursor !== undefined);
     this.#tools = tools;
+    try {
+      this.#options.onToolsListed?.(tools);
+    } catch {
+      // keeping the cache is best effort
+    }
   }
 
   /** Why calls cannot reach this server now, in words for the caller. */
@@ -510,7 +545,14 @@ export class Downstream {
     const transport = this.#transport;
     this.#client = undefined;
     this.#transport = undefined;
-    transport?.close().catch(() => {});
+    if (transport) this.#track(transport.close());
+  }
+
+  /** Keeps a transport's closing in view until it is done, so close() can wait for it. */
+  #track(closing: Promise<void>): void {
+    const settled = closing.catch(() => {});
+    this.#teardowns.add(settled);
+    settled.finally(() => this.#teardowns.delete(settled));
   }
 
   /** Closes the session and stops the process (stdin EOF, SIGTERM, SIGKILL); no restart after this. */
@@ -529,6 +571,8 @@ export class Downstream {
     } catch {
       // closing a broken connection
     }
+    // A process from a failed attempt (one that hung in start-up) is still being stopped: wait for it.
+    await Promise.all([...this.#teardowns]);
   }
 }
 

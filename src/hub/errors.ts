@@ -9,7 +9,7 @@ import { ErrorCode } from "./sdk.ts";
 /** A JSON-RPC error response: the SDK server sends `code` and `message` as they are. */
 export class ProtocolError extends Error {
   override name = "ProtocolError";
-  constructor(readonly code: number, message: string, options?: ErrorOptions) {
+  constructor(readonly code: number, message: string, options?: ErrorOptions, readonly data?: unknown) {
     super(message, options);
   }
 }

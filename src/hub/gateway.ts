@@ -52,21 +52,73 @@ function isResult(value: unknown): value is CallToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
 }
 
-/** A downstream definition as mounted: the public name and a `[server] ` description prefix. */
+/**
+ * A downstream definition as mounted: the public name, a `[server] ` description prefix, and an
+ * `outputSchema` (when the tool has one) that also admits the stored-result receipt, so a client that
+ * validates structured results (the SDK's `Client.callTool`) accepts a receipt as well as a real result.
+ */
 export function mountedDefinition(entry: CatalogTool): Tool {
   const def = entry.definition;
   const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
-  return {
+  const mounted: Record<string, unknown> = {
     ...def,
     name: entry.namespaced,
     description,
     inputSchema: def.inputSchema ?? { type: "object" },
-  } as Tool;
+  };
+  if (def.outputSchema && typeof def.outputSchema === "object") {
+    mounted.outputSchema = admitReceipt(def.outputSchema as Record<string, unknown>);
+  }
+  return mounted as Tool;
 }
 
 /** Identifies an advertised tool list (names and definitions). */
 function signature(tools: readonly Tool[]): string {
   return JSON.stringify(tools);
+}
+
+/** Pause between a call's last progress notification and its result (see #progressForwarder). */
+const PROGRESS_GAP_MS = 5;
+
+/** The longest tool name echoed back in an error. */
+const ECHO_NAME_CHARS = 128;
+
+/** A name as echoed in an error: cut to a bound (a hostile or mistaken name may be huge). */
+function clipName(name: string): string {
+  return name.length <= ECHO_NAME_CHARS ? name : `${name.slice(0, ECHO_NAME_CHARS)}…`;
+}
+
+/** The structured receipt of a stored result (see spool/receipt.ts), as a JSON Schema. */
+const RECEIPT_SCHEMA = {
+  type: "object",
+  properties: {
+    status: { const: "stored" },
+    callId: { type: "string" },
+    server: { type: "string" },
+    tool: { type: "string" },
+    namespaced: { type: "string" },
+    originalBytes: { type: "integer" },
+    budgetBytes: { type: "integer" },
+    preview: { type: "string" },
+    nextAction: { type: "string" },
+  },
+  required: ["status", "callId", "originalBytes", "budgetBytes"],
+};
+
+/**
+ * A tool's output schema widened to `original OR receipt`. Root-level keywords that locate things
+ * (`$schema`, `$id`, `$defs`, `definitions`) stay at the root so the original's `$ref`s still resolve.
+ */
+export function admitReceipt(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $id, $defs, definitions, ...rest } = schema;
+  const root: Record<string, unknown> = {};
+  if ($schema !== undefined) root.$schema = $schema;
+  if ($id !== undefined) root.$id = $id;
+  root.type = "object";
+  root.anyOf = [rest, RECEIPT_SCHEMA];
+  if ($defs !== undefined) root.$defs = $defs;
+  if (definitions !== undefined) root.definitions = definitions;
+  return root;
 }
 
 function utf8Length(text: string): number {
@@ -104,7 +156,9 @@ export class Gateway {
       describe_tool: (args) => describeTool(hub, args),
       ...options.handlers,
     };
-    this.server.setRequestHandler(ListToolsRequestSchema, () => {
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      // The first answer is complete: cached tool lists at once, else wait for start-up (startup_wait).
+      await hub.settled();
       const tools = this.advertisedTools();
       this.#listed = signature(tools);
       return { tools };
@@ -217,22 +271,52 @@ export class Gateway {
       return isResult(value) ? value : jsonResult(value);
     }
     const entry = await this.#hub.find({ tool: name });
-    if (!entry) return this.#notFound({ tool: name });
-    return this.#hub.call(entry, args, {
+    if (!entry) {
+      // A mounted tool is called by its public name; say which one a bare downstream name means.
+      const bare = name.includes("__") ? [] : await this.#hub.bare(name);
+      const mounted = new Set(this.mountedTools().map((t) => t.namespaced));
+      const names = bare.map((t) => t.namespaced).filter((n) => mounted.has(n));
+      if (names.length) {
+        invalidParams(
+          `Unknown tool "${clipName(name)}": mounted tools are named server__tool; use ${
+            names.map((n) => `"${n}"`).join(" or ")
+          }.`,
+        );
+      }
+      return this.#notFound({ tool: name });
+    }
+    const progress = this.#progressForwarder(extra);
+    const result = await this.#hub.call(entry, args, {
       via: "mount",
       signal: extra.signal,
-      onProgress: this.#progressForwarder(extra),
+      onProgress: progress.onProgress,
     });
+    await progress.settle();
+    return result;
   }
 
-  #progressForwarder(extra: Extra): ((p: Progress) => void) | undefined {
+  /**
+   * Forwards a call's progress to the host. `settle()` (before the result is returned) waits until the
+   * last progress notification is written and then a moment more: an SDK-based host handles a response
+   * at once but a notification a microtask later, so a progress notification read in the same chunk as
+   * the response would be dropped as "unknown token" (a direct connection loses it the same way).
+   */
+  #progressForwarder(extra: Extra): { onProgress?: (p: Progress) => void; settle(): Promise<void> } {
     const token = extra._meta?.progressToken;
-    if (token === undefined) return undefined;
-    return (progress) => {
-      extra.sendNotification({
-        method: "notifications/progress",
-        params: { ...progress, progressToken: token },
-      }).catch(() => {});
+    if (token === undefined) return { settle: () => Promise.resolve() };
+    let last: Promise<unknown> | undefined;
+    return {
+      onProgress: (progress) => {
+        last = extra.sendNotification({
+          method: "notifications/progress",
+          params: { ...progress, progressToken: token },
+        }).catch(() => {});
+      },
+      settle: async () => {
+        if (!last) return;
+        await last;
+        await new Promise((resolve) => setTimeout(resolve, PROGRESS_GAP_MS));
+      },
     };
   }
 
@@ -243,10 +327,25 @@ export class Gateway {
     this.#unknownTool(ref.server ? `${ref.server}__${ref.tool}` : ref.tool);
   }
 
+  /**
+   * call_tool with a bare downstream name: the one tool in scope that has it, or InvalidParams listing
+   * every candidate when several servers have it.
+   */
+  async #bareName(ref: NameReference): Promise<CatalogTool | undefined> {
+    if (ref.server || ref.tool.includes("__")) return undefined;
+    const found = await this.#hub.bare(ref.tool);
+    if (found.length <= 1) return found[0];
+    invalidParams(
+      `call_tool: "${clipName(ref.tool)}" is a tool of ${found.length} servers; name one of ${
+        found.map((t) => `"${t.namespaced}"`).join(", ")
+      }.`,
+    );
+  }
+
   #unknownTool(name: string): never {
     const near = this.#hub.closest(name);
     invalidParams(
-      `Unknown tool "${name}".${
+      `Unknown tool "${clipName(name)}".${
         near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
       }` +
         " Call list_servers or search_tools to see the available tools.",
@@ -307,7 +406,7 @@ export class Gateway {
       invalidParams(`call_tool: "detach" must be true or false`);
     }
     const ref = { server: (server ?? undefined) as string | undefined, tool };
-    const entry = await this.#hub.find(ref);
+    const entry = await this.#hub.find(ref) ?? await this.#bareName(ref);
     if (!entry) return this.#notFound(ref);
     const input = (callArgs ?? {}) as Record<string, unknown>;
     if (detach === true) {
@@ -334,12 +433,15 @@ export class Gateway {
         nextAction: "Call poll_result with this callId until its status is no longer pending.",
       });
     }
-    return this.#hub.call(entry, input, {
+    const progress = this.#progressForwarder(extra);
+    const result = await this.#hub.call(entry, input, {
       via: "call_tool",
       signal: extra.signal,
       timeoutMs: (timeoutMs ?? undefined) as number | undefined,
-      onProgress: this.#progressForwarder(extra),
+      onProgress: progress.onProgress,
     });
+    await progress.settle();
+    return result;
   }
 
   /** Serves on a transport. */

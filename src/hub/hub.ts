@@ -9,6 +9,9 @@ import { Buffer } from "node:buffer";
 import type { AgentConfig, Config } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
+import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
+import { ProtocolError } from "./errors.ts";
+import { McpError } from "./sdk.ts";
 import {
   CallTimeoutError,
   Downstream,
@@ -39,6 +42,8 @@ export interface HubOptions {
   onCall?: (event: CallEvent) => void;
   /** How failing servers are restarted; `{maxFailures: 0}` for one-shot commands. */
   restartPolicy?: RestartPolicy;
+  /** Each server's last good tool list, so the first `tools/list` is complete; undefined = no cache. */
+  toolCache?: ToolListCache;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -86,6 +91,9 @@ export class Hub {
   #discovery?: { index: ResolverIndex; revision: string };
   #listeners = new Set<() => void>();
   #closed = false;
+  #started = Promise.withResolvers<void>();
+  #startup?: Promise<void>;
+  #cacheWarned = false;
 
   constructor(options: HubOptions) {
     this.#options = options;
@@ -108,9 +116,14 @@ export class Hub {
     for (const server of options.config.servers) {
       // Scope applies before connecting: an out-of-scope server is never started or dialled.
       if (inScope && !inScope.has(server.name)) continue;
+      const fingerprint = serverFingerprint(server);
+      const cache = options.toolCache;
       this.#downstreams.set(
         server.name,
         new Downstream(server, {
+          cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
+          onToolsListed: cache &&
+            ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
           env: options.env,
           clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
           clientVersion: options.version,
@@ -124,10 +137,52 @@ export class Hub {
     }
   }
 
+  /** Reads or writes the tool cache; a failure is logged once and never stops the gateway. */
+  #cacheOp<T>(run: () => T): T | undefined {
+    try {
+      return run();
+    } catch (error) {
+      if (!this.#cacheWarned) {
+        this.#cacheWarned = true;
+        this.#options.log(`warning: the tool-list cache is not available: ${messageOf(error)}`);
+      }
+      return undefined;
+    }
+  }
+
   /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
   start(): Promise<void> {
     // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
-    return Promise.all([...this.#downstreams.values()].map((d) => d.connect())).then(() => {});
+    const attempts = [...this.#downstreams.values()].map((d) => d.connect());
+    this.#started.resolve();
+    return Promise.all(attempts).then(() => {});
+  }
+
+  /**
+   * Resolves once the catalog is complete enough to answer `tools/list` and discovery: every server
+   * whose tools are not known yet (no usable cache) has connected or failed, or `startup_wait` has
+   * passed since start. At once when nothing is pending.
+   */
+  settled(): Promise<void> {
+    this.#startup ??= this.#started.promise.then(async () => {
+      const wait = this.config.startupWaitMs;
+      const pending = this.connectingServers().map((name) => this.#downstreams.get(name)!.ready);
+      if (wait <= 0 || pending.length === 0) return;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(pending),
+        new Promise((resolve) => timer = setTimeout(resolve, wait)),
+      ]);
+      clearTimeout(timer);
+    });
+    return this.#startup;
+  }
+
+  /** Servers still connecting whose tools are not in the catalog yet (no cached list), in config order. */
+  connectingServers(): string[] {
+    return [...this.#downstreams.values()]
+      .filter((d) => d.state === "connecting" && !d.toolsFromCache)
+      .map((d) => d.name);
   }
 
   /** Calls `listener` whenever the catalog may have changed. Returns an unsubscribe function. */
@@ -155,7 +210,8 @@ export class Hub {
     if (!this.#catalog) {
       const servers: CatalogServer[] = [];
       for (const d of this.#downstreams.values()) {
-        if (d.state !== "connected") continue;
+        // Connected servers' live tools, and the cached tools of a server in its first attempt.
+        if (d.tools.length === 0) continue;
         servers.push({
           name: d.name,
           description: d.config.description,
@@ -193,6 +249,9 @@ export class Hub {
   async find(ref: NameReference): Promise<CatalogTool | undefined> {
     const found = this.#build().index.find(ref);
     if (found) return found;
+    await this.settled();
+    const settled = this.#build().index.find(ref);
+    if (settled) return settled;
     const serverName = ref.server ??
       (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
     const d = serverName ? this.#downstreams.get(serverName) : undefined;
@@ -201,6 +260,12 @@ export class Hub {
       return this.#build().index.find(ref);
     }
     return undefined;
+  }
+
+  /** Tools in scope whose downstream or short name is exactly `name` (a bare name), across servers. */
+  async bare(name: string): Promise<CatalogTool[]> {
+    await this.settled();
+    return this.#build().tools.filter((t) => t.tool === name || t.short === name);
   }
 
   /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
@@ -270,6 +335,17 @@ export class Hub {
     const started = Date.now();
     const t0 = performance.now();
     const argsBytes = byteLength(JSON.stringify(args));
+    if (d.toolsFromCache) {
+      // Listed from the cache: once the server is up, the tool must still be among its live tools.
+      await d.ready;
+      if (d.state === "connected" && !d.tools.some((t) => t.name === entry.tool)) {
+        throw new ProtocolError(
+          -32602,
+          `Tool "${entry.namespaced}" is no longer offered by server "${entry.server}" (it was in its last ` +
+            "known tool list). Call list_servers or search_tools to see the available tools.",
+        );
+      }
+    }
     let result: CallToolResult;
     let transportError: string | undefined;
     try {
@@ -297,7 +373,7 @@ export class Hub {
         );
       } else {
         this.#record(entry, options.via, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
-        throw error;
+        throw asProtocolError(error);
       }
     }
     const finalized = finalizeResult(result, {
@@ -374,6 +450,17 @@ function firstText(result: CallToolResult): string | undefined {
     if (block.type === "text") return block.text;
   }
   return undefined;
+}
+
+/**
+ * A downstream JSON-RPC error as the gateway's own error with the same code, message and data: the
+ * SDK's McpError carries an "MCP error N: " prefix in its message, which the host's client would double.
+ */
+function asProtocolError(error: unknown): unknown {
+  if (!(error instanceof McpError)) return error;
+  // Servers built on the SDK put the prefix into the message on the wire too: strip every repeat.
+  const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
+  return new ProtocolError(error.code, message, { cause: error }, error.data);
 }
 
 function messageOf(error: unknown): string {

@@ -50,3 +50,4 @@ export {
   type DownstreamState,
   type RestartPolicy,
 } from "./downstream.ts";
+export { serverFingerprint, StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";

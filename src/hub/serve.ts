@@ -12,6 +12,7 @@ import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { invalidRequest } from "./errors.ts";
+import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -41,7 +42,9 @@ export interface RunningGateway {
 function openGatewayStore(path: string | undefined, log: (line: string) => void): DatabaseSync | undefined {
   if (!path) return undefined;
   try {
-    return openStore(path, { migrations: [...spoolMigrations, ...intelligenceMigrations] });
+    return openStore(path, {
+      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations],
+    });
   } catch (error) {
     log(
       `warning: ${
@@ -72,6 +75,7 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     log,
     finalize: { spool: () => spool, warn: warnOnce },
     onCall: (event) => recorder.record(event),
+    toolCache: db ? new StoreToolCache(db) : undefined,
   });
 
   const getResult: MetaHandler = (args) => {

@@ -172,6 +172,9 @@ export class StdioClientTransport implements Transport {
             continue;
           }
           this.onmessage?.(message);
+          // The SDK runs a notification's handler one microtask later but a response at once: yield so a
+          // progress notification written just before its response reaches the caller before the result.
+          if (!("id" in message)) await null;
         }
       }
     } catch (error) {
@@ -192,8 +195,19 @@ export class StdioClientTransport implements Transport {
     await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
   }
 
-  /** Closes stdin, then SIGTERM, then SIGKILL to the whole process group, each after a grace period. */
-  async close(): Promise<void> {
+  #closing?: Promise<void>;
+
+  /**
+   * Closes stdin, then SIGTERM, then SIGKILL to the whole process group, each after a grace period.
+   * Every call returns the same promise, settled once the process is gone (the SDK closes a transport
+   * itself when a connect is aborted; the owner must still be able to wait for the end).
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     const child = this.#child;

@@ -67,6 +67,7 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     verbatim: false,
     connectTimeoutMs: 30_000,
     callTimeoutMs: 1_800_000,
+    startupWaitMs: 5_000,
     record: true,
     servers: [],
     agents: [],
@@ -244,7 +245,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, record, servers, agents",
+      "connect_timeout, call_timeout, startup_wait, record, servers, agents",
   );
 });
 

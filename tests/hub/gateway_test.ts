@@ -301,7 +301,7 @@ Deno.test("a missing command and a server that exits at start are reported; the 
   assert.match(text, /^ghost\s+failed\s+stdio\s+mcphub-no-such-command-xyz --token \*\*\*\s/m);
   assert.doesNotMatch(text + gw.stderr(), /ghost-token-value-42/);
   assert.match(text, /^crasher\s+failed\s+stdio/m);
-  assert.match(text, /^fx\s+connected \(6 tools\)\s+stdio/m);
+  assert.match(text, /^fx\s+connected \(8 tools\)\s+stdio/m);
   assert.match(text, /^ghost: command "mcphub-no-such-command-xyz" was not found/m);
   assert.match(
     text,
@@ -349,6 +349,8 @@ Deno.test("a server's paginated tools/list is followed to the end (nextCursor)",
     "fx__echo",
     "fx__exit_mid_call",
     "fx__fail",
+    "fx__progress",
+    "fx__rpc_error",
     "fx__t1",
     "fx__t2",
     "fx__t3",

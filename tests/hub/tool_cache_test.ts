@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { parseConfig } from "../../src/config/mod.ts";
+import { serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
+import { openStore } from "../../src/store/mod.ts";
+import { tempDir } from "../helpers.ts";
+
+const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+
+function server(yaml: string, vars: Record<string, string> = {}) {
+  return parseConfig(`servers:\n  s:\n${yaml}`, "mcphub.yaml", { env: env(vars), cwd: "/tmp" }).servers[0]!;
+}
+
+Deno.test("serverFingerprint() changes with what the entry starts, never with secret values", () => {
+  const base = serverFingerprint(
+    server('    command: node\n    args: [a.js]\n    env: { T: "${T}" }\n', { T: "one" }),
+  );
+  assert.equal(
+    serverFingerprint(server('    command: node\n    args: [a.js]\n    env: { T: "${T}" }\n', { T: "two" })),
+    base,
+    "a different secret value is the same entry",
+  );
+  assert.notEqual(
+    serverFingerprint(server("    command: node\n    args: [b.js]\n    env: { T: x }\n")),
+    base,
+  );
+  assert.notEqual(
+    serverFingerprint(server("    command: node\n    args: [a.js]\n")),
+    base,
+    "env names count",
+  );
+  assert.match(base, /^[0-9a-f]{64}$/);
+});
+
+Deno.test("StoreToolCache keeps the last list per server and answers only for the same fingerprint", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const cache = new StoreToolCache(db, () => 1000);
+    assert.equal(cache.load("a", "f1"), undefined);
+    const tools = [{ name: "echo", description: "Echoes", inputSchema: { type: "object" } }];
+    cache.save("a", "f1", tools);
+    assert.deepEqual(cache.load("a", "f1"), tools);
+    assert.equal(cache.load("a", "f2"), undefined, "a changed entry does not use the old list");
+    cache.save("a", "f2", []);
+    assert.deepEqual(cache.load("a", "f2"), []);
+    assert.equal(cache.load("a", "f1"), undefined);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test('parseConfig() with serverErrors "fail-server" fails only the server whose entry has the problem', () => {
+  const text = `servers:
+  good:
+    command: node
+  bad:
+    command: node
+    env: { TOKEN: "\${NOT_SET_ANYWHERE}" }
+  worse:
+    command: node
+    url: http://127.0.0.1:1/mcp
+`;
+  const config = parseConfig(text, "mcphub.yaml", { env: env({}), cwd: "/tmp", serverErrors: "fail-server" });
+  assert.equal(config.servers[0]!.loadError, undefined);
+  assert.equal(
+    config.servers[1]!.loadError,
+    "mcphub.yaml:6:19: servers.bad.env.TOKEN: environment variable NOT_SET_ANYWHERE is not set",
+  );
+  assert.match(config.servers[2]!.loadError!, /^mcphub\.yaml:\d+:\d+: servers\.worse/);
+  // Validation (the default) still fails the load, and a structural problem always does.
+  assert.throws(() => parseConfig(text, "mcphub.yaml", { env: env({}), cwd: "/tmp" }), /NOT_SET_ANYWHERE/);
+  assert.throws(
+    () =>
+      parseConfig("bogus: 1\n" + text, "mcphub.yaml", {
+        env: env({}),
+        cwd: "/tmp",
+        serverErrors: "fail-server",
+      }),
+    /bogus: unknown key/,
+  );
+});
