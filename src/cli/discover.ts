@@ -14,6 +14,7 @@ import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { describeTool, Hub, searchTools } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
+import { showConnectProgress } from "./progress.ts";
 
 async function withHub<T>(
   ctx: CommandContext,
@@ -29,10 +30,13 @@ async function withHub<T>(
     log: () => {},
     restartPolicy: ONE_SHOT,
   });
+  const progressDone = showConnectProgress(hub, ctx);
   try {
     await hub.start();
+    progressDone();
     return await run(hub);
   } finally {
+    progressDone();
     await hub.close();
   }
 }
