@@ -28,8 +28,8 @@ export function cliWords(text: string, query = "what you want to do"): string {
   return text
     .replace(new RegExp(`^(?:mcphub__)?(?:${names}): `), "")
     .replace(
-      new RegExp(`\\b[Cc]all (${names})\\b`, "g"),
-      (_, tool: string) => `Run \`${commandFor(tool, query)}\``,
+      new RegExp(`\\b([Cc])all (${names})\\b`, "g"),
+      (_, c: string, tool: string) => `${c === "C" ? "R" : "r"}un \`${commandFor(tool, query)}\``,
     )
     .replace(new RegExp(`\\b(${names})\\b`, "g"), (_, tool: string) => `\`${commandFor(tool, query)}\``);
 }
