@@ -1,16 +1,8 @@
 import assert from "node:assert/strict";
 import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { hasScript } from "./terminal.ts";
 import { HOST_SNIPPET } from "../../src/cli/mod.ts";
 import { readyLine } from "../../src/cli/serve.ts";
-
-function hasScript(): boolean {
-  try {
-    return new Deno.Command("script", { args: ["--version"], stdout: "null", stderr: "null" }).outputSync()
-      .success;
-  } catch {
-    return false;
-  }
-}
 
 async function fixtureConfig(dir: string): Promise<string> {
   return await writeConfig(
@@ -35,7 +27,7 @@ Deno.test("readyLine() says what connected and how to stop", () => {
 Deno.test({
   name:
     "deno task start on a terminal: host snippets and a ready line on stderr, nothing on stdout; Ctrl-D stops it",
-  ignore: Deno.build.os !== "linux" || !hasScript(),
+  ignore: !hasScript(),
   async fn() {
     await using dir = await tempDir();
     const config = await fixtureConfig(dir.path);
