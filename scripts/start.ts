@@ -33,20 +33,30 @@ const { flags, notes } = derivePermissions(config, {
 });
 for (const note of notes) console.error(`mcphub: note: ${note}`);
 console.error(`mcphub: running the gateway with ${flags.join(" ")}`);
+const args = [
+  "run",
+  "--no-prompt",
+  ...flags,
+  `${root}main.ts`,
+  "--config",
+  configPath,
+  "--db",
+  db,
+  "mcp",
+  "serve",
+  ...(values.agent ? ["--agent", values.agent] : []),
+];
+// A person ran this (stdin is a terminal): say how a host would start the same gateway. stderr only:
+// stdout is the protocol.
+if (Deno.stdin.isTerminal()) {
+  const snippet = { mcpServers: { mcphub: { command: Deno.execPath(), args } } };
+  console.error(
+    "mcphub: from this checkout (nothing to install), an MCP host starts this same gateway with:\n" +
+      JSON.stringify(snippet, null, 2),
+  );
+}
 const child = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--no-prompt",
-    ...flags,
-    `${root}main.ts`,
-    "--config",
-    configPath,
-    "--db",
-    db,
-    "mcp",
-    "serve",
-    ...(values.agent ? ["--agent", values.agent] : []),
-  ],
+  args,
   stdin: "inherit",
   stdout: "inherit",
   stderr: "inherit",

@@ -28,6 +28,8 @@ export interface CommandContext {
   err(text: string): void;
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
+  /** Whether stderr is a terminal (progress lines go there only then). @default Deno.stderr.isTerminal() */
+  stderrIsTerminal?: boolean;
 }
 
 /** One subcommand: one file in src/cli/. */

@@ -290,7 +290,7 @@ async function runInit(ctx: CommandContext): Promise<number> {
   }
   if (Deno.build.os !== "windows") await Deno.chmod(path, 0o600);
   ctx.out(
-    `created ${display}\nnext: mcphub add NAME COMMAND [ARGS…]  or  mcphub add NAME --url URL\n`,
+    `created ${display}\nnext: mcphub add NAME -- COMMAND [ARGS…]  or  mcphub add NAME --url URL\n`,
   );
   if (found !== undefined) ctx.err(`note: ${shown(found, ctx.cwd)} is found first while it exists\n`);
   return 0;

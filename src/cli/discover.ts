@@ -14,6 +14,8 @@ import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { describeTool, Hub, searchTools } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
+import { showConnectProgress } from "./progress.ts";
+import { cliWords, nameAsQuery } from "./cli_words.ts";
 
 async function withHub<T>(
   ctx: CommandContext,
@@ -29,10 +31,13 @@ async function withHub<T>(
     log: () => {},
     restartPolicy: ONE_SHOT,
   });
+  const progressDone = showConnectProgress(hub, ctx);
   try {
     await hub.start();
+    progressDone();
     return await run(hub);
   } finally {
+    progressDone();
     await hub.close();
   }
 }
@@ -64,7 +69,20 @@ search_tools meta-tool does. An empty query lists every tool by name.
       throw new UsageError("--max must be a positive whole number", "search");
     }
     return await withHub(ctx, values.agent, async (hub) => {
-      const result = await searchTools(hub, { query: positionals[0] ?? "", max_hits: max });
+      let result: Record<string, unknown>;
+      try {
+        result = await searchTools(hub, { query: positionals[0] ?? "", max_hits: max });
+      } catch (error) {
+        const message = (error as Error).message.replace(/^MCP error -?\d+: /, "");
+        throw new Error(cliWords(message, positionals[0] ?? ""), { cause: error });
+      }
+      const down = hub.servers().filter((s) => s.state !== "connected" && s.state !== "disabled");
+      if (down.length) {
+        ctx.err(
+          `mcphub: not searched: ${down.map((s) => `${s.name} (${s.state})`).join(", ")}; ` +
+            "`mcphub list` shows why\n",
+        );
+      }
       if (values.json || ctx.global.json) {
         ctx.out(JSON.stringify(result, null, 2) + "\n");
         return Promise.resolve(0);
@@ -104,7 +122,11 @@ schema as JSON, exactly as the describe_tool meta-tool does.
         ctx.out(JSON.stringify(await describeTool(hub, { tool: positionals[0] }), null, 2) + "\n");
         return 0;
       } catch (error) {
-        throw new Error((error as Error).message.replace(/^MCP error -?\d+: /, ""), { cause: error });
+        const message = (error as Error).message.replace(/^MCP error -?\d+: /, "");
+        const down = /^(?:describe_tool: )?server "/.test(message)
+          ? "; `mcphub list` shows every server's state"
+          : "";
+        throw new Error(cliWords(message, nameAsQuery(positionals[0]!)) + down, { cause: error });
       }
     });
   },

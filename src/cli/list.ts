@@ -13,6 +13,7 @@ import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { Hub, type ServerStatus } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
+import { showConnectProgress } from "./progress.ts";
 
 const HELP = `Usage: mcphub list [--json] [--config PATH]
 
@@ -42,8 +43,10 @@ export const listCommand: Command = {
       // Failures are shown in the table; the log would repeat them.
       log: () => {},
     });
+    const progressDone = showConnectProgress(hub, ctx);
     try {
       await hub.start();
+      progressDone();
       // A failed server's stderr tail (redacted) says why, in its own words.
       const tail = (name: string) =>
         hub.downstream(name)?.stderrTail().trim().split("\n").slice(-10).join("\n");
@@ -82,6 +85,7 @@ export const listCommand: Command = {
       }
       return 0;
     } finally {
+      progressDone();
       await hub.close();
     }
   },

@@ -13,6 +13,7 @@ import { describeCommand, searchCommand } from "./discover.ts";
 import { pinCommand, unpinCommand } from "./pin.ts";
 import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
 import { VERSION } from "./version.ts";
+import { suggest } from "./suggest.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 export { VERSION } from "./version.ts";
@@ -44,6 +45,45 @@ function findCommand(words: readonly string[]): { command: Command; used: number
     }
   }
   return undefined;
+}
+
+/** The commands a partial name such as `mcp` stands for (`mcp serve`), when it is no command itself. */
+function commandGroup(words: readonly string[]): Command[] {
+  if (words.length === 0) return [];
+  const prefix = words.join(" ") + " ";
+  return COMMANDS.filter((c) => c.name.startsWith(prefix));
+}
+
+/** `unknown command "x"`, with the closest command name when one is close. */
+function unknownCommand(words: readonly string[]): UsageError {
+  const names = COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  const twoWords = words.length > 1 ? `${words[0]} ${words[1]}` : undefined;
+  const asTwo = twoWords && words[0] === "mcp" ? suggest(twoWords, names) : undefined;
+  const typed = asTwo ? twoWords! : words[0]!;
+  const match = asTwo ?? (commandGroup(words.slice(0, 1)).length ? undefined : suggest(typed, [
+    ...names.filter((n) => !n.includes(" ")),
+    "help",
+  ])) ?? (words[0] === "mcp" ? "mcp serve" : undefined);
+  return new UsageError(`unknown command "${typed}"${match ? `; did you mean \`${match}\`?` : ""}`);
+}
+
+/** Flags named in a help text, plus the global ones. */
+function knownFlags(help: string): string[] {
+  const named = help.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [];
+  return [...new Set([...named, ...GLOBAL_FLAGS])];
+}
+
+const GLOBAL_FLAGS = ["--config", "--db", "--json", "--version", "--help"];
+
+/** An unknown-option message with "did you mean --x?" added when a known flag is close. */
+function withFlagHint(message: string, help: string): string {
+  const match = /^Unknown option '(--?[^'=]+)'/.exec(message) ??
+    /^unknown option "(--?[^"=]+)"/.exec(message);
+  if (!match || message.includes("did you mean")) return message;
+  const near = suggest(match[1]!, knownFlags(help));
+  if (!near) return message;
+  const at = match.index + match[0].length;
+  return `${message.slice(0, at)}; did you mean ${near}?${message.slice(at)}`;
 }
 
 /** `mcphub --version` text. */
@@ -118,18 +158,24 @@ export async function runCli(
       return help ? 0 : 2;
     }
     if (rest[0] === "help") {
-      const target = findCommand(rest.slice(1));
-      if (rest.length > 1 && !target) throw new UsageError(`unknown command "${rest.slice(1).join(" ")}"`);
-      base.out(target ? target.command.help : mainHelp());
+      const words = rest.slice(1);
+      const target = findCommand(words);
+      const group = target ? [] : commandGroup(words);
+      if (words.length > 0 && !target && group.length === 0) throw unknownCommand(words);
+      base.out(
+        target ? target.command.help : group.length ? group.map((c) => c.help).join("\n") : mainHelp(),
+      );
       return 0;
     }
-    const found = findCommand(rest);
-    if (!found) {
-      throw new UsageError(
-        `unknown command "${rest[0]}${rest[0] === "mcp" && rest[1] ? ` ${rest[1]}` : ""}"` +
-          (rest[0] === "mcp" ? `; did you mean "mcp serve"?` : ""),
-      );
+    if (rest[0]!.startsWith("-") && rest[0] !== "-") {
+      throw new UsageError(withFlagHint(`unknown option "${rest[0]!.split("=")[0]}"`, mainHelp()));
     }
+    const found = findCommand(rest);
+    if (!found && help && commandGroup(rest).length) {
+      base.out(commandGroup(rest).map((c) => c.help).join("\n"));
+      return 0;
+    }
+    if (!found) throw unknownCommand(rest);
     commandName = found.command.name;
     if (help) {
       base.out(found.command.help);
@@ -140,7 +186,8 @@ export async function runCli(
   } catch (error) {
     if (error instanceof UsageError) {
       const command = COMMANDS.find((c) => c.name === (error.command ?? commandName));
-      base.err(`error: ${error.message}\n\n${command ? command.help : mainHelp()}`);
+      const help = command ? command.help : mainHelp();
+      base.err(`error: ${withFlagHint(error.message, help)}\n\n${help}`);
       return 2;
     }
     base.err(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { startGateway } from "../hub/mod.ts";
+import { type Hub, startGateway } from "../hub/mod.ts";
 
 /** The MCP host config snippet, for help and for a human at a terminal. */
 export const HOST_SNIPPET = `{
@@ -31,6 +31,36 @@ Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
 ${HOST_SNIPPET}
 `;
 
+/**
+ * For a person at a terminal: once no server is still connecting, one stderr line saying the
+ * gateway is ready, what connected and how to stop. Reads the hub's states only.
+ */
+function announceReady(hub: Hub, ctx: CommandContext): () => void {
+  let unsubscribe = () => {};
+  const check = () => {
+    const servers = hub.servers().filter((s) => s.state !== "disabled");
+    if (servers.some((s) => s.state === "connecting")) return;
+    unsubscribe();
+    ctx.err(readyLine(servers) + "\n");
+  };
+  unsubscribe = hub.onChange(check);
+  queueMicrotask(check);
+  return () => unsubscribe();
+}
+
+/** `mcphub: ready: 3 of 3 servers connected, 37 tools; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`. */
+export function readyLine(servers: readonly { name: string; state: string; tools: number }[]): string {
+  const up = servers.filter((s) => s.state === "connected");
+  const down = servers.filter((s) => s.state !== "connected");
+  const tools = up.reduce((sum, s) => sum + s.tools, 0);
+  const what = servers.length === 0
+    ? "no servers configured"
+    : `${up.length} of ${servers.length} server${servers.length === 1 ? "" : "s"} connected, ${tools} tool${
+      tools === 1 ? "" : "s"
+    }${down.length ? ` (not connected: ${down.map((s) => `${s.name} (${s.state})`).join(", ")})` : ""}`;
+  return `mcphub: ready: ${what}; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`;
+}
+
 /** `mcp serve`. */
 export const serveCommand: Command = {
   name: "mcp serve",
@@ -49,10 +79,11 @@ export const serveCommand: Command = {
     }
     const log = stderrLogger(ctx);
     const config = await loadContextConfig(ctx, values.agent);
-    if (Deno.stdin.isTerminal()) {
+    const human = Deno.stdin.isTerminal();
+    if (human) {
       ctx.err(
         "mcphub mcp serve speaks MCP (JSON-RPC) on stdin/stdout; an agent host starts it for you.\n" +
-          `Add it to your MCP host's config:\n${HOST_SNIPPET}\nWaiting for MCP messages on stdin (Ctrl-D or Ctrl-C to stop).\n`,
+          `With mcphub installed (see the README), add it to your MCP host's config:\n${HOST_SNIPPET}\n`,
       );
     }
     const running = startGateway({
@@ -65,11 +96,13 @@ export const serveCommand: Command = {
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
     });
+    const stopReady = human ? announceReady(running.hub, ctx) : () => {};
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
     try {
       await running.done;
     } finally {
+      stopReady();
       ctx.signal.removeEventListener("abort", stop);
     }
     return 0;

@@ -25,7 +25,9 @@ const HELP = `Usage: mcphub stats [--tools] [--recent N] [--since D] [--server S
                     [--markdown | --json]
 
 Shows the calls recorded by \`mcphub mcp serve\`: totals, then calls, errors, average
-duration and estimated tokens per server.
+duration and estimated tokens per server. EST_TOKENS is what reached the agent's context
+((arguments + returned bytes) / 4; a stored oversized result counts as its receipt);
+KEPT_OUT is what the spool kept out of it.
 
 Options:
   --tools         Add a table per tool.

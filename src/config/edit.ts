@@ -37,6 +37,27 @@ async function backupPath(path: string): Promise<string> {
   return candidate;
 }
 
+/** How many `.bak` copies of a config file an edit keeps; older ones are removed. */
+export const KEEP_BACKUPS = 5;
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Removes all but the newest {@linkcode KEEP_BACKUPS} `<file>.<YYYYMMDD-HHMMSS>[-N].bak` copies. */
+async function pruneBackups(file: string): Promise<void> {
+  const pattern = new RegExp(`^${escapeRegExp(basename(file))}\\.(\\d{8}-\\d{6})(?:-(\\d+))?\\.bak$`);
+  const found: { name: string; stamp: string; n: number }[] = [];
+  for await (const entry of Deno.readDir(dirname(file))) {
+    const match = entry.isFile ? pattern.exec(entry.name) : null;
+    if (match) found.push({ name: entry.name, stamp: match[1]!, n: Number(match[2] ?? 1) });
+  }
+  found.sort((a, b) => a.stamp < b.stamp ? -1 : a.stamp > b.stamp ? 1 : a.n - b.n);
+  for (const old of found.slice(0, Math.max(0, found.length - KEEP_BACKUPS))) {
+    await Deno.remove(join(dirname(file), old.name)).catch(() => {});
+  }
+}
+
 /** The file behind a symlink, so the edit replaces the target and keeps the link. */
 async function target(path: string): Promise<string> {
   try {
@@ -50,7 +71,7 @@ async function target(path: string): Promise<string> {
 /**
  * Edits the config file at `path`: parses it keeping comments and key order, calls `edit`, validates
  * the result, then replaces the file atomically (temp file + rename) after copying the old one to
- * `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC). The file mode is kept (0600 for a new file). A missing file
+ * `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC), keeping the newest {@linkcode KEEP_BACKUPS}. The file mode is kept (0600 for a new file). A missing file
  * starts empty. `.json` files are written back as JSON.
  *
  * Validation covers structure only: `${VAR}`s are left as written, so an edit never needs (or reads)
@@ -118,5 +139,6 @@ export async function editConfig(
     await Deno.remove(temp).catch(() => {});
     throw error;
   }
+  if (text !== undefined) await pruneBackups(file);
   return { before, after };
 }

@@ -55,7 +55,7 @@ function totalsLine(report: StatsReport, options: StatsFormatOptions): string {
   const t = report.totals;
   return `Totals (${
     describeWindow(options)
-  }): ${t.calls} calls, ${t.errors} errors, ~${t.est_tokens} tokens, ${t.total_ms}ms total`;
+  }): ${t.calls} calls, ${t.errors} errors, ~${t.est_tokens} tokens to the agent, ${t.total_ms}ms total`;
 }
 
 function spoolLine(report: StatsReport): string | undefined {
@@ -73,6 +73,7 @@ const SERVER_COLUMNS: Column[] = [
   { title: "ERRORS", numeric: true },
   { title: "AVG_MS", numeric: true },
   { title: "EST_TOKENS", numeric: true },
+  { title: "KEPT_OUT", numeric: true },
 ];
 const TOOL_COLUMNS: Column[] = [{ title: "TOOL", numeric: false }, ...SERVER_COLUMNS.slice(1)];
 const RECENT_COLUMNS: Column[] = [
@@ -84,11 +85,13 @@ const RECENT_COLUMNS: Column[] = [
 ];
 
 function serverCells(report: StatsReport): Cell[][] {
-  return report.servers.map((s) => [s.server, s.calls, s.errors, s.avg_ms, s.est_tokens]);
+  return report.servers.map((s) => [s.server, s.calls, s.errors, s.avg_ms, s.est_tokens, s.tokens_kept_out]);
 }
 
 function toolCells(report: StatsReport): Cell[][] {
-  return report.tools.map((t) => [t.namespaced, t.calls, t.errors, t.avg_ms, t.est_tokens]);
+  return report.tools.map((
+    t,
+  ) => [t.namespaced, t.calls, t.errors, t.avg_ms, t.est_tokens, t.tokens_kept_out]);
 }
 
 function recentCells(report: StatsReport): Cell[][] {
@@ -147,12 +150,12 @@ export function formatStatsMarkdown(report: StatsReport, options: StatsFormatOpt
   lines.push(`**${markdownText(totalsLine(report, options))}**`);
   const spool = spoolLine(report);
   if (spool) lines.push("", markdownText(spool));
-  const numbers = [false, true, true, true, true];
-  const firstIsCode = [true, false, false, false, false];
+  const numbers = [false, true, true, true, true, true];
+  const firstIsCode = [true, false, false, false, false, false];
   lines.push(
     "",
     ...markdownTable(
-      ["Server", "Calls", "Errors", "Avg ms", "Est. tokens"],
+      ["Server", "Calls", "Errors", "Avg ms", "Est. tokens", "Kept out"],
       numbers,
       firstIsCode,
       serverCells(report),
@@ -164,7 +167,7 @@ export function formatStatsMarkdown(report: StatsReport, options: StatsFormatOpt
       "## Tools",
       "",
       ...markdownTable(
-        ["Tool", "Calls", "Errors", "Avg ms", "Est. tokens"],
+        ["Tool", "Calls", "Errors", "Avg ms", "Est. tokens", "Kept out"],
         numbers,
         firstIsCode,
         toolCells(report),

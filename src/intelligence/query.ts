@@ -23,6 +23,7 @@ export interface StatsQuery {
 export interface StatsTotals {
   calls: number;
   errors: number;
+  /** Estimated tokens that reached the agent's context: (arguments + returned bytes) / 4, receipts for spooled results. */
   est_tokens: number;
   total_ms: number;
   /** Calls whose result went to the spool. */
@@ -39,6 +40,8 @@ export interface ServerStats {
   /** Rounded to an integer. */
   avg_ms: number;
   est_tokens: number;
+  /** Estimated tokens of spooled results the agent did not receive. */
+  tokens_kept_out: number;
 }
 
 /** One tool's row. */
@@ -50,6 +53,7 @@ export interface ToolStats {
   errors: number;
   avg_ms: number;
   est_tokens: number;
+  tokens_kept_out: number;
 }
 
 /** One recent call. */
@@ -77,7 +81,7 @@ export interface StatsReport {
 /** The `stats` meta-tool result. */
 export interface StatsMetaToolResult {
   totals: StatsTotals;
-  servers: ServerStats[];
+  servers: Omit<ServerStats, "tokens_kept_out">[];
 }
 
 /** One entry of {@linkcode topTools}. */
@@ -89,6 +93,13 @@ export interface TopTool {
 }
 
 type SqlValue = string | number | null;
+
+/**
+ * Estimated tokens that reached the agent: arguments plus what it received (the receipt of a spooled
+ * result, not the stored bytes). Computed from the byte columns, so records written before
+ * `est_tokens` meant this are counted the same way.
+ */
+const CONTEXT_TOKENS = "(args_bytes + CASE WHEN spooled = 1 THEN returned_bytes ELSE result_bytes END) / 4";
 
 const KEPT_OUT =
   "CASE WHEN spooled = 1 AND result_bytes > returned_bytes THEN (result_bytes - returned_bytes) / 4 ELSE 0 END";
@@ -127,7 +138,7 @@ function avg(totalMs: unknown, calls: unknown): number {
 function totalsOf(db: DatabaseSync, q: StatsQuery): StatsTotals {
   const { sql, params } = where(q);
   const row = db.prepare(
-    `SELECT COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(est_tokens) AS est_tokens,
+    `SELECT COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(${CONTEXT_TOKENS}) AS est_tokens,
        SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT}) AS kept_out
      FROM calls ${sql}`,
   ).get(...params) ?? {};
@@ -145,7 +156,7 @@ function serversOf(db: DatabaseSync, q: StatsQuery): ServerStats[] {
   const { sql, params } = where(q);
   return db.prepare(
     `SELECT server, COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(duration_ms) AS total_ms,
-       SUM(est_tokens) AS est_tokens
+       SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT}) AS kept_out
      FROM calls ${sql} GROUP BY server ORDER BY calls DESC, server ASC`,
   ).all(...params).map((row) => ({
     server: String(row.server),
@@ -153,6 +164,7 @@ function serversOf(db: DatabaseSync, q: StatsQuery): ServerStats[] {
     errors: num(row.errors),
     avg_ms: avg(row.total_ms, row.calls),
     est_tokens: num(row.est_tokens),
+    tokens_kept_out: num(row.kept_out),
   }));
 }
 
@@ -160,7 +172,7 @@ function toolsOf(db: DatabaseSync, q: StatsQuery): ToolStats[] {
   const { sql, params } = where(q);
   return db.prepare(
     `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(ok = 0) AS errors,
-       SUM(duration_ms) AS total_ms, SUM(est_tokens) AS est_tokens
+       SUM(duration_ms) AS total_ms, SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT}) AS kept_out
      FROM calls ${sql} GROUP BY namespaced, server, tool
      ORDER BY calls DESC, namespaced ASC, server ASC, tool ASC`,
   ).all(...params).map((row) => ({
@@ -171,13 +183,14 @@ function toolsOf(db: DatabaseSync, q: StatsQuery): ToolStats[] {
     errors: num(row.errors),
     avg_ms: avg(row.total_ms, row.calls),
     est_tokens: num(row.est_tokens),
+    tokens_kept_out: num(row.kept_out),
   }));
 }
 
 function recentOf(db: DatabaseSync, q: StatsQuery, limit: number): RecentCall[] {
   const { sql, params } = where(q);
   return db.prepare(
-    `SELECT ts, namespaced, server, tool, ok, duration_ms, est_tokens, via, agent
+    `SELECT ts, namespaced, server, tool, ok, duration_ms, ${CONTEXT_TOKENS} AS est_tokens, via, agent
      FROM calls ${sql} ORDER BY ts DESC, id DESC LIMIT ?`,
   ).all(...params, limit).map((row) => {
     const call: RecentCall = {

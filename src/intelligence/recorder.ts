@@ -125,7 +125,8 @@ function toRow(rec: CallRecord): Row {
     rec.error === undefined || rec.error === null ? null : capUtf8(String(rec.error), MAX_ERROR_BYTES),
     argsBytes,
     resultBytes,
-    Math.floor((argsBytes + resultBytes) / 4),
+    // Tokens that reached the agent: a spooled result counts as the receipt it got.
+    Math.floor((argsBytes + (rec.spooled ? count(rec.returnedBytes) : resultBytes)) / 4),
     rec.agent ? String(rec.agent) : null,
     String(rec.via),
     rec.spooled ? 1 : 0,

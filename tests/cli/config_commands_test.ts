@@ -237,6 +237,34 @@ agents:
   assert.equal((await box.backups(box.dir)).length, 1);
 });
 
+Deno.test("add NAME -- COMMAND ARGS…: everything after -- is the command, even words like --config or --json", async () => {
+  await using box = await sandbox();
+  const r = await box.run("add", "memory", "--", "npx", "-y", "@modelcontextprotocol/server-memory");
+  assert.equal(r.code, 0, r.err);
+  assert.equal(r.out, 'created .config/mcphub/mcphub.yaml with server "memory"\n');
+  const g = await box.run(
+    "--json",
+    "add",
+    "tool",
+    "--tag",
+    "x",
+    "--",
+    "node",
+    "s.js",
+    "--config",
+    "c.yaml",
+    "--json",
+    "-h",
+  );
+  assert.equal(g.code, 0, g.err);
+  const servers = (await box.load()).servers;
+  assert.deepEqual(servers.map((s) => [s.name, s.command, s.args]), [
+    ["memory", "npx", ["-y", "@modelcontextprotocol/server-memory"]],
+    ["tool", "node", ["s.js", "--config", "c.yaml", "--json", "-h"]],
+  ]);
+  assert.deepEqual(servers[1]!.tags, ["x"]);
+});
+
 Deno.test("add creates the config from the starter when there is none", async () => {
   await using box = await sandbox();
   const r = await box.run("add", "fs", "node", "server.js", "--cwd", "~/work");

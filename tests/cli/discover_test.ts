@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { cliWords } from "../../src/cli/cli_words.ts";
 
 async function mcphub(args: string[]) {
   const out = await new Deno.Command(DENO, {
@@ -34,8 +35,47 @@ Deno.test("mcphub search and describe answer what the meta-tools answer", async 
   assert.equal(u.code, 1);
   assert.equal(
     u.stderr,
-    'error: Unknown tool "fx__bigg". Did you mean "fx__big"? Call search_tools to find tools.\n',
+    'error: Unknown tool "fx__bigg". Did you mean "fx__big"? Run `mcphub search "fx bigg"` to find tools.\n',
   );
   const none = await mcphub(["--config", config, "describe"]);
   assert.equal(none.code, 2);
+});
+
+Deno.test("cliWords() turns meta-tool advice into CLI commands", () => {
+  assert.equal(
+    cliWords('describe_tool: Unknown tool "x". Call search_tools to find tools.', "x"),
+    'Unknown tool "x". Run `mcphub search "x"` to find tools.',
+  );
+  assert.equal(
+    cliWords('server "a" is failed. Call list_servers for the state of every server.'),
+    'server "a" is failed. Run `mcphub list` for the state of every server.',
+  );
+  assert.equal(cliWords("+3 more; call list_servers"), "+3 more; run `mcphub list`");
+  assert.equal(
+    cliWords("still connecting: see list_servers, or resolve_tool again", "q"),
+    'still connecting: see `mcphub list`, or `mcphub search "q"` again',
+  );
+  assert.equal(cliWords("use call_tool with get_result"), "use call_tool with get_result");
+});
+
+Deno.test("CLI errors name CLI commands: describe of a failed server, search past one", async () => {
+  await using dir = await tempDir();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n` +
+      `  bad:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --crash-at-start]\n`,
+  );
+  const d = await mcphub(["--config", config, "describe", "bad__echo"]);
+  assert.equal(d.code, 1);
+  assert.match(
+    d.stderr,
+    /^error: server "bad" is failed: .*; `mcphub list` shows every server's state\n$/,
+  );
+  assert.doesNotMatch(d.stderr, /describe_tool|list_servers|search_tools/);
+  const z = await mcphub(["--config", config, "describe", "zz_top"]);
+  assert.equal(z.stderr, 'error: Unknown tool "zz_top". Run `mcphub search "zz top"` to find tools.\n');
+  const s = await mcphub(["--config", config, "search", "echo"]);
+  assert.equal(s.code, 0);
+  assert.equal(s.stderr, "mcphub: not searched: bad (failed); `mcphub list` shows why\n");
+  assert.match(s.stdout, /^TOOL\s+SCORE/);
 });

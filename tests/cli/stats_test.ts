@@ -56,22 +56,22 @@ Deno.test("mcphub stats --tools --recent 2 prints the text report", async () => 
     assert.deepEqual(run.err, []);
     assert.equal(
       run.out.join(""),
-      `Totals (all time): 6 calls, 2 errors, ~25535 tokens, 1515ms total
+      `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1515ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
-SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
-github      3       1     167         450
-fs          2       0       8       25060
-slack       1       1    1000          25
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+github      3       1     167         450         0
+fs          2       0       8         210     24850
+slack       1       1    1000          25         0
 
-TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS
-fs__read_file             2       0       8       25060
-github__search_code       2       0     100         375
-github__create_issue      1       1     300          75
-slack__post               1       1    1000          25
+TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+fs__read_file             2       0       8         210     24850
+github__search_code       2       0     100         375         0
+github__create_issue      1       1     300          75         0
+slack__post               1       1    1000          25         0
 
 WHEN                 TOOL                 OK    MS  TOKENS
-2026-11-30 05:30:00  fs__read_file        yes   10   25005
+2026-11-30 05:30:00  fs__read_file        yes   10     155
 2026-11-30 05:00:00  github__search_code  yes  120     110
 `,
     );
@@ -86,14 +86,14 @@ Deno.test("mcphub stats --since 7d --markdown counts back from now", async () =>
       run.out.join(""),
       `# mcphub stats
 
-**Totals (last 7d): 4 calls, 1 errors, \\~25455 tokens, 510ms total**
+**Totals (last 7d): 4 calls, 1 errors, \\~605 tokens to the agent, 510ms total**
 
 Spooled results: 1, \\~24850 tokens kept out of context
 
-| Server | Calls | Errors | Avg ms | Est. tokens |
-| --- | ---: | ---: | ---: | ---: |
-| \`github\` | 3 | 1 | 167 | 450 |
-| \`fs\` | 1 | 0 | 10 | 25005 |
+| Server | Calls | Errors | Avg ms | Est. tokens | Kept out |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| \`github\` | 3 | 1 | 167 | 450 | 0 |
+| \`fs\` | 1 | 0 | 10 | 155 | 24850 |
 `,
     );
   });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { isSeq } from "yaml";
 import { ConfigError, editConfig, type LoadOptions } from "../../src/config/mod.ts";
+import { KEEP_BACKUPS } from "../../src/config/edit.ts";
 
 const ORIGINAL = `# mcphub config — hand written
 version: 1
@@ -87,6 +88,33 @@ Deno.test("editConfig() keeps a timestamped .bak of the old file", async () => {
     Math.abs(Number(stamp.replace("-", "")) - Number(now.replace("-", ""))) <= 100,
     `${stamp} vs ${now}`,
   );
+});
+
+Deno.test("editConfig() keeps only the newest 5 .bak copies of the file it edits", async () => {
+  assert.equal(KEEP_BACKUPS, 5);
+  await using tmp = await tempDir();
+  const path = join(tmp.dir, "mcphub.yaml");
+  await Deno.writeTextFile(path, ORIGINAL);
+  // Older copies, including a same-second "-10" that sorts after "-2", and another file's copy.
+  const old = ["mcphub.yaml.20200101-000000.bak", "mcphub.yaml.20200101-000000-2.bak"];
+  for (const name of [...old, "mcphub.yaml.20200101-000000-10.bak", "notes.yaml.20200101-000000.bak"]) {
+    await Deno.writeTextFile(join(tmp.dir, name), name);
+  }
+  const seen: string[] = [];
+  for (const pin of ["fs", "github", "fs__a", "fs__b"]) {
+    seen.push(await Deno.readTextFile(path));
+    await editConfig(path, addPin(pin), options(tmp.dir));
+  }
+  const names = await backups(tmp.dir);
+  assert.equal(names.filter((n) => n.startsWith("mcphub.yaml.")).length, 5);
+  assert.ok(names.includes("notes.yaml.20200101-000000.bak"));
+  assert.ok(names.includes("mcphub.yaml.20200101-000000-10.bak"));
+  for (const name of old) assert.ok(!names.includes(name), `${name} should be removed`);
+  const kept = await Promise.all(
+    names.filter((n) => !n.startsWith("mcphub.yaml.2020") && !n.startsWith("notes"))
+      .map((n) => Deno.readTextFile(join(tmp.dir, n))),
+  );
+  assert.deepEqual(kept.sort(), seen.sort());
 });
 
 Deno.test("editConfig() keeps the file mode", { ignore: Deno.build.os === "windows" }, async () => {

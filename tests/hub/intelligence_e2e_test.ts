@@ -120,7 +120,8 @@ servers:
       error: null,
       args_bytes: bytes({ bytes: 20_000 }),
       result_bytes: bigBytes,
-      est_tokens: Math.floor((bytes({ bytes: 20_000 }) + bigBytes) / 4),
+      // What reached the agent: the arguments and the receipt, not the stored result.
+      est_tokens: Math.floor((bytes({ bytes: 20_000 }) + bytes(results.big)) / 4),
       agent: null,
       via: "mount",
       spooled: 1,

@@ -32,22 +32,22 @@ Deno.test("formatStatsText() prints totals, the spool line and aligned tables", 
   const report = await sampleReport({ recent: 3 });
   assert.equal(
     formatStatsText(report, { tools: true }),
-    `Totals (all time): 6 calls, 2 errors, ~25535 tokens, 1515ms total
+    `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1515ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
-SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
-github      3       1     167         450
-fs          2       0       8       25060
-slack       1       1    1000          25
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+github      3       1     167         450         0
+fs          2       0       8         210     24850
+slack       1       1    1000          25         0
 
-TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS
-fs__read_file             2       0       8       25060
-github__search_code       2       0     100         375
-github__create_issue      1       1     300          75
-slack__post               1       1    1000          25
+TOOL                  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+fs__read_file             2       0       8         210     24850
+github__search_code       2       0     100         375         0
+github__create_issue      1       1     300          75         0
+slack__post               1       1    1000          25         0
 
 WHEN                 TOOL                 OK    MS  TOKENS
-2026-11-30 05:30:00  fs__read_file        yes   10   25005
+2026-11-30 05:30:00  fs__read_file        yes   10     155
 2026-11-30 05:00:00  github__search_code  yes  120     110
 2026-11-30 04:00:00  github__search_code  yes   80     265
 `,
@@ -58,21 +58,21 @@ Deno.test("formatStatsText() names the --since window and filters, and leaves ou
   const week = await sampleReport({ since: NOW - WEEK });
   assert.equal(
     formatStatsText(week, { since: "7d" }),
-    `Totals (last 7d): 4 calls, 1 errors, ~25455 tokens, 510ms total
+    `Totals (last 7d): 4 calls, 1 errors, ~605 tokens to the agent, 510ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
-SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
-github      3       1     167         450
-fs          1       0      10       25005
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+github      3       1     167         450         0
+fs          1       0      10         155     24850
 `,
   );
   const ci = await sampleReport({ agent: "ci", server: "slack" });
   assert.equal(
     formatStatsText(ci, { agent: "ci", server: "slack" }),
-    `Totals (all time, server slack, agent ci): 1 calls, 1 errors, ~25 tokens, 1000ms total
+    `Totals (all time, server slack, agent ci): 1 calls, 1 errors, ~25 tokens to the agent, 1000ms total
 
-SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS
-slack       1       1    1000          25
+SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
+slack       1       1    1000          25         0
 `,
   );
 });
@@ -83,30 +83,30 @@ Deno.test("formatStatsMarkdown() prints a heading, a bold totals line and right-
     formatStatsMarkdown(report, { tools: true }),
     `# mcphub stats
 
-**Totals (all time): 6 calls, 2 errors, \\~25535 tokens, 1515ms total**
+**Totals (all time): 6 calls, 2 errors, \\~685 tokens to the agent, 1515ms total**
 
 Spooled results: 1, \\~24850 tokens kept out of context
 
-| Server | Calls | Errors | Avg ms | Est. tokens |
-| --- | ---: | ---: | ---: | ---: |
-| \`github\` | 3 | 1 | 167 | 450 |
-| \`fs\` | 2 | 0 | 8 | 25060 |
-| \`slack\` | 1 | 1 | 1000 | 25 |
+| Server | Calls | Errors | Avg ms | Est. tokens | Kept out |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| \`github\` | 3 | 1 | 167 | 450 | 0 |
+| \`fs\` | 2 | 0 | 8 | 210 | 24850 |
+| \`slack\` | 1 | 1 | 1000 | 25 | 0 |
 
 ## Tools
 
-| Tool | Calls | Errors | Avg ms | Est. tokens |
-| --- | ---: | ---: | ---: | ---: |
-| \`fs__read_file\` | 2 | 0 | 8 | 25060 |
-| \`github__search_code\` | 2 | 0 | 100 | 375 |
-| \`github__create_issue\` | 1 | 1 | 300 | 75 |
-| \`slack__post\` | 1 | 1 | 1000 | 25 |
+| Tool | Calls | Errors | Avg ms | Est. tokens | Kept out |
+| --- | ---: | ---: | ---: | ---: | ---: |
+| \`fs__read_file\` | 2 | 0 | 8 | 210 | 24850 |
+| \`github__search_code\` | 2 | 0 | 100 | 375 | 0 |
+| \`github__create_issue\` | 1 | 1 | 300 | 75 | 0 |
+| \`slack__post\` | 1 | 1 | 1000 | 25 | 0 |
 
 ## Recent calls
 
 | When (UTC) | Tool | OK | ms | Tokens |
 | --- | --- | --- | ---: | ---: |
-| 2026-11-30 05:30:00 | \`fs__read_file\` | yes | 10 | 25005 |
+| 2026-11-30 05:30:00 | \`fs__read_file\` | yes | 10 | 155 |
 | 2026-11-30 05:00:00 | \`github__search_code\` | yes | 120 | 110 |
 `,
   );
@@ -116,11 +116,11 @@ Deno.test("formatStatsMarkdown() escapes table pipes and emphasis in names", () 
   const report: StatsReport = {
     ...EMPTY,
     totals: { ...EMPTY.totals, calls: 1 },
-    servers: [{ server: "a|b", calls: 1, errors: 0, avg_ms: 1, est_tokens: 2 }],
+    servers: [{ server: "a|b", calls: 1, errors: 0, avg_ms: 1, est_tokens: 2, tokens_kept_out: 0 }],
   };
   const text = formatStatsMarkdown(report, { server: "a|b*" });
   assert.match(text, /^\*\*Totals \(all time, server a\|b\\\*\): 1 calls/m);
-  assert.match(text, /^\| `a\\\|b` \| 1 \| 0 \| 1 \| 2 \|$/m);
+  assert.match(text, /^\| `a\\\|b` \| 1 \| 0 \| 1 \| 2 \| 0 \|$/m);
 });
 
 Deno.test("formatStatsJson() always has totals, servers, tools and recent", async () => {

@@ -18,15 +18,15 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
   assert.deepEqual(report.totals, {
     calls: 6,
     errors: 2,
-    est_tokens: 25535,
+    est_tokens: 685,
     total_ms: 1515,
     spooled_results: 1,
     tokens_kept_out: 24850,
   });
   assert.deepEqual(report.servers, [
-    { server: "github", calls: 3, errors: 1, avg_ms: 167, est_tokens: 450 },
-    { server: "fs", calls: 2, errors: 0, avg_ms: 8, est_tokens: 25060 },
-    { server: "slack", calls: 1, errors: 1, avg_ms: 1000, est_tokens: 25 },
+    { server: "github", calls: 3, errors: 1, avg_ms: 167, est_tokens: 450, tokens_kept_out: 0 },
+    { server: "fs", calls: 2, errors: 0, avg_ms: 8, est_tokens: 210, tokens_kept_out: 24850 },
+    { server: "slack", calls: 1, errors: 1, avg_ms: 1000, est_tokens: 25, tokens_kept_out: 0 },
   ]);
   assert.deepEqual(report.tools, [
     {
@@ -36,7 +36,8 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       calls: 2,
       errors: 0,
       avg_ms: 8,
-      est_tokens: 25060,
+      est_tokens: 210,
+      tokens_kept_out: 24850,
     },
     {
       namespaced: "github__search_code",
@@ -46,6 +47,7 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       errors: 0,
       avg_ms: 100,
       est_tokens: 375,
+      tokens_kept_out: 0,
     },
     {
       namespaced: "github__create_issue",
@@ -55,6 +57,7 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       errors: 1,
       avg_ms: 300,
       est_tokens: 75,
+      tokens_kept_out: 0,
     },
     {
       namespaced: "slack__post",
@@ -64,6 +67,7 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       errors: 1,
       avg_ms: 1000,
       est_tokens: 25,
+      tokens_kept_out: 0,
     },
   ]);
   assert.deepEqual(report.recent, [
@@ -74,7 +78,7 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       tool: "read_file",
       ok: true,
       duration_ms: 10,
-      est_tokens: 25005,
+      est_tokens: 155,
       via: "call_tool",
       agent: "claude",
     },
@@ -101,6 +105,22 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
       agent: "claude",
     },
   ]);
+  db.close();
+});
+
+Deno.test("est_tokens counts what reached the agent: a spooled result counts as its receipt, the rest as kept out", async () => {
+  // The spooled fs__read_file call: 20 B of arguments, 100,000 B stored, a 600 B receipt returned.
+  const db = await sampleStore();
+  const report = queryStats(db, { server: "fs", since: NOW - DAY, recent: 1 });
+  assert.equal(report.totals.est_tokens, Math.floor((20 + 600) / 4));
+  assert.equal(report.totals.tokens_kept_out, Math.floor((100_000 - 600) / 4));
+  assert.equal(report.recent[0]!.est_tokens, 155);
+  // The stored column agrees with the query (new records are written the same way).
+  const row = db.prepare("SELECT est_tokens FROM calls WHERE spooled = 1").get();
+  assert.equal(row?.est_tokens, 155);
+  // A record written before est_tokens meant this (all bytes counted) is read the same way.
+  db.prepare("UPDATE calls SET est_tokens = 25005 WHERE spooled = 1").run();
+  assert.equal(queryStats(db, { server: "fs", since: NOW - DAY }).totals.est_tokens, 155);
   db.close();
 });
 
@@ -162,7 +182,7 @@ Deno.test("statsMetaTool() returns all-time totals and servers, filtered to the 
   assert.deepEqual(statsMetaTool(db, { agent: "claude" }), {
     totals: {
       calls: 3,
-      est_tokens: 25380,
+      est_tokens: 530,
       total_ms: 210,
       errors: 0,
       spooled_results: 1,
@@ -170,7 +190,7 @@ Deno.test("statsMetaTool() returns all-time totals and servers, filtered to the 
     },
     servers: [
       { server: "github", calls: 2, errors: 0, est_tokens: 375, avg_ms: 100 },
-      { server: "fs", calls: 1, errors: 0, est_tokens: 25005, avg_ms: 10 },
+      { server: "fs", calls: 1, errors: 0, est_tokens: 155, avg_ms: 10 },
     ],
   });
   db.close();

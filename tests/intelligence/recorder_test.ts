@@ -39,7 +39,7 @@ const BASE: CallRecord = {
   returnedBytes: 33,
 };
 
-Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = floor((args + result) / 4)", async () => {
+Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = floor((args + bytes returned to the agent) / 4)", async () => {
   const db = memoryStore();
   const recorder = new Recorder(db);
   recorder.record(BASE);
@@ -84,7 +84,7 @@ Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = fl
       error: "Upstream said no",
       args_bytes: 10,
       result_bytes: 70_001,
-      est_tokens: 17_502,
+      est_tokens: 130, // (10 + the 512 B receipt) / 4: the 70,001 stored bytes never reached the agent
       agent: "claude",
       via: "call_tool",
       spooled: 1,
