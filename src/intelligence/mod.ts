@@ -38,3 +38,23 @@ export {
   noDataSentence,
   type StatsFormatOptions,
 } from "./format.ts";
+export {
+  bucketStart,
+  MAX_DAYS,
+  MAX_WEEKS,
+  queryReportData,
+  type ReportBucket,
+  type ReportData,
+  type ReportQuery,
+  type ReportServer,
+  type ReportTool,
+  type ReportTotals,
+} from "./report_data.ts";
+export {
+  type LiveServer,
+  MAX_CHART_ROWS,
+  MAX_SERIES,
+  renderStatsHtml,
+  type StatsHtmlOptions,
+} from "./html.ts";
+export { escapeHtml, formatCount, formatMs, formatRate, niceScale } from "./svg.ts";

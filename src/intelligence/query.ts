@@ -90,10 +90,12 @@ export interface TopTool {
 
 type SqlValue = string | number | null;
 
-const KEPT_OUT =
+/** SQL for the estimated tokens one spooled call kept out of context. @internal */
+export const KEPT_OUT_SQL =
   "CASE WHEN spooled = 1 AND result_bytes > returned_bytes THEN (result_bytes - returned_bytes) / 4 ELSE 0 END";
 
-function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
+/** The WHERE clause and parameters for `q`. @internal */
+export function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
   const clauses: string[] = [];
   const params: SqlValue[] = [];
   if (q.since !== undefined) {
@@ -115,7 +117,8 @@ function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
   return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
-function num(value: unknown): number {
+/** A SQLite number (or bigint) as a number; anything else is 0. @internal */
+export function num(value: unknown): number {
   return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : 0;
 }
 
@@ -128,7 +131,7 @@ function totalsOf(db: DatabaseSync, q: StatsQuery): StatsTotals {
   const { sql, params } = where(q);
   const row = db.prepare(
     `SELECT COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(est_tokens) AS est_tokens,
-       SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT}) AS kept_out
+       SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql}`,
   ).get(...params) ?? {};
   return {
