@@ -10,12 +10,12 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { defaultStorePath, openStore } from "../store/mod.ts";
 import {
   describeWindow,
-  formatCount,
   formatStatsJson,
   formatStatsMarkdown,
   formatStatsText,
   intelligenceMigrations,
   parseSince,
+  plural,
   queryReportData,
   queryStats,
   renderStatsHtml,
@@ -205,7 +205,7 @@ function writeHtml(
       },
     );
   }
-  ctx.out(`Wrote ${file}: ${formatCount(data.totals.calls)} calls (${describeWindow(format)}).\n`);
+  ctx.out(`Wrote ${file}: ${plural(data.totals.calls, "call")} (${describeWindow(format)}).\n`);
   return 0;
 }
 

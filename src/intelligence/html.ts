@@ -7,18 +7,17 @@
  * @module
  */
 import type { ReportData, ReportTool } from "./report_data.ts";
+import { type BarRow, escapeHtml, horizontalBars, type Series, stackedColumns } from "./svg.ts";
 import {
-  type BarRow,
-  escapeHtml,
+  describeWindow,
   formatCount,
   formatMs,
   formatRate,
-  horizontalBars,
+  formatWhen,
+  noDataSentence,
   plural,
-  type Series,
-  stackedColumns,
-} from "./svg.ts";
-import { describeWindow, formatWhen, noDataSentence, type StatsFormatOptions } from "./format.ts";
+  type StatsFormatOptions,
+} from "./format.ts";
 
 /** How many servers get their own colour in the calls chart; the rest are `other`. */
 export const MAX_SERIES = 7;
@@ -167,7 +166,7 @@ function callsSection(data: ReportData): string {
     label: `Calls per ${data.unit} per server`,
     series,
     columns,
-    unit: "calls",
+    unit: "call",
   });
   const rows = data.buckets.map((b, i) => [
     { text: day(b.start) },
@@ -491,7 +490,7 @@ function cards(data: ReportData): string {
     card(
       "kept",
       `~${formatCount(t.tokens_kept_out)}`,
-      `kept out by the spool (${formatCount(t.spooled_results)} results)`,
+      `kept out by the spool (${plural(t.spooled_results, "result")})`,
     ),
     card("time", formatMs(t.total_ms), "time in calls"),
     card("detached", formatCount(t.detached), `detached calls (${formatCount(t.detached_errors)} failed)`),

@@ -31,12 +31,17 @@ export {
 } from "./query.ts";
 export {
   describeWindow,
+  formatCount,
+  formatMs,
+  formatRate,
   formatStatsJson,
   formatStatsMarkdown,
   formatStatsText,
   formatWhen,
   noDataSentence,
+  plural,
   type StatsFormatOptions,
+  statsSummaryLine,
 } from "./format.ts";
 export {
   bucketStart,
@@ -57,4 +62,4 @@ export {
   renderStatsHtml,
   type StatsHtmlOptions,
 } from "./html.ts";
-export { escapeHtml, formatCount, formatMs, formatRate, niceScale } from "./svg.ts";
+export { escapeHtml, niceScale } from "./svg.ts";

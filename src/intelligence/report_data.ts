@@ -6,15 +6,7 @@
  * @module
  */
 import type { DatabaseSync } from "../store/mod.ts";
-import {
-  KEPT_OUT_SQL,
-  num,
-  queryStats,
-  type RecentCall,
-  type StatsQuery,
-  type StatsTotals,
-  where,
-} from "./query.ts";
+import { KEPT_OUT_SQL, num, queryStats, type RecentCall, type StatsTotals, where } from "./query.ts";
 
 const DAY_MS = 86_400_000;
 

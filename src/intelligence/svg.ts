@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { formatCount, plural } from "./format.ts";
 
 /** Escapes `&`, `<`, `>`, `"` and `'` for HTML and SVG text and attributes. */
 export function escapeHtml(text: string): string {
@@ -13,31 +14,8 @@ export function escapeHtml(text: string): string {
     .replaceAll('"', "&quot;").replaceAll("'", "&#39;");
 }
 
-/** `1234567` → `"1,234,567"`: whole numbers with thousands separators. */
-export function formatCount(n: number): string {
-  const whole = Math.round(n);
-  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
-  return whole < 0 ? `-${digits}` : digits;
-}
-
-/** `0.25` → `"25.0%"`. */
-export function formatRate(rate: number): string {
-  return `${(rate * 100).toFixed(1)}%`;
-}
-
-/** `"1 call"`, `"2 calls"`: a count with thousands separators and the right noun. */
-export function plural(count: number, one: string, many = `${one}s`): string {
-  return `${formatCount(count)} ${count === 1 ? one : many}`;
-}
-
-/** `1234` → `"1,234 ms"`. */
-export function formatMs(ms: number): string {
-  return `${formatCount(ms)} ms`;
-}
-
 /** The chart width in SVG user units; charts scale to the page width. */
 export const CHART_WIDTH = 760;
-const FONT = 12;
 const CHAR = 7;
 const LABEL_CHARS = 30;
 
@@ -114,7 +92,7 @@ export interface ColumnChart {
   label: string;
   series: Series[];
   columns: { label: string; tooltip: string; values: number[] }[];
-  /** The unit after a value in tooltips: `"calls"`. */
+  /** The noun after a value in tooltips, singular: `"call"`. */
   unit: string;
 }
 
@@ -148,7 +126,7 @@ export function stackedColumns(chart: ColumnChart): string {
     column.values.forEach((value, s) => {
       if (value <= 0) return;
       const series = chart.series[s];
-      const tip = `${column.tooltip} · ${series.name}: ${formatCount(value)} ${chart.unit}`;
+      const tip = `${column.tooltip} · ${series.name}: ${plural(value, chart.unit)}`;
       body.push(rect(x, y(base + value), barWidth, y(base) - y(base + value), `bar ${series.cls}`, tip));
       base += value;
     });
