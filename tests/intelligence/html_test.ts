@@ -69,11 +69,11 @@ export async function sampleHtml(
 }
 
 Deno.test("renderStatsHtml() of the sample store matches the golden report", async () => {
-  await golden("stats_report.html", await sampleHtml({ tools: true, recent: 3 }));
+  await golden("stats_report.html.golden", await sampleHtml({ tools: true, recent: 3 }));
 });
 
 Deno.test("renderStatsHtml() with live servers matches the golden live page", async () => {
-  await golden("stats_live.html", await sampleHtml({ since: 7 * DAY, live: true }));
+  await golden("stats_live.html.golden", await sampleHtml({ since: 7 * DAY, live: true }));
 });
 
 Deno.test("renderStatsHtml() of an empty store is the header and the no-data sentence", () => {
