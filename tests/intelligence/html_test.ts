@@ -12,7 +12,7 @@ import {
   renderStatsHtml,
 } from "../../src/intelligence/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { NOW, sampleStore } from "./sample_calls.ts";
+import { NOW, sampleHtml, sampleStore } from "./sample_calls.ts";
 
 const GOLDEN = fileURLToPath(new URL("./testdata/", import.meta.url));
 const DAY = 86_400_000;
@@ -25,47 +25,6 @@ async function golden(name: string, actual: string): Promise<void> {
     await Deno.writeTextFile(path, actual);
   }
   assert.equal(actual, await Deno.readTextFile(path), `${name} differs; UPDATE_GOLDEN=1 rewrites it`);
-}
-
-/** The sample store's report, all time or the last 7 days. */
-export async function sampleHtml(
-  options: { since?: number; live?: boolean; tools?: boolean; recent?: number } = {},
-): Promise<string> {
-  const db = await sampleStore();
-  try {
-    const data = queryReportData(db, {
-      now: NOW,
-      since: options.since === undefined ? undefined : NOW - options.since,
-      recent: options.recent,
-    });
-    return renderStatsHtml(data, {
-      since: options.since === undefined ? undefined : `${options.since / DAY}d`,
-      tools: options.tools,
-      dbPath: "/home/dev/.local/share/mcphub/mcphub.db",
-      live: options.live
-        ? {
-          refreshSeconds: 10,
-          servers: [
-            { name: "github", enabled: true, connected: true, state: "connected", tools: 41, kind: "http" },
-            {
-              name: "slack",
-              enabled: true,
-              connected: false,
-              state: "backoff",
-              tools: 0,
-              kind: "stdio",
-              error: "exited with code 1",
-              failures: 3,
-              next_attempt_at: "2026-11-30T06:00:08.000Z",
-            },
-            { name: "fs", enabled: false, connected: false, state: "disabled", tools: 0, kind: "stdio" },
-          ],
-        }
-        : undefined,
-    });
-  } finally {
-    db.close();
-  }
 }
 
 Deno.test("renderStatsHtml() of the sample store matches the golden report", async () => {
