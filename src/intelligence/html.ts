@@ -89,6 +89,7 @@ svg .s6 { fill: var(--s6); } svg .s7 { fill: var(--s7); }
 svg .reached { fill: var(--reached); } svg .kept { fill: var(--kept); }
 svg .p50 { fill: var(--p50); } svg .p95 { fill: var(--p95); }
 svg .fail { fill: var(--fail); } svg .ok { fill: var(--ok); }
+.scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; margin: 8px 0 4px; font-variant-numeric: tabular-nums; }
 caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
 th, td { padding: 3px 10px; border-bottom: 1px solid var(--border); text-align: left; vertical-align: top; }
@@ -109,6 +110,7 @@ function table(caption: string, head: Cell[], rows: Cell[][], id: string): strin
     return `<${tag}${attr}>${body}</${tag}>`;
   };
   return [
+    `<div class="scroll">`,
     `<table id="${id}">`,
     `<caption>${escapeHtml(caption)}</caption>`,
     `<thead><tr>${head.map((c) => cell("th", { ...c, code: false })).join("")}</tr></thead>`,
@@ -116,6 +118,7 @@ function table(caption: string, head: Cell[], rows: Cell[][], id: string): strin
     ...rows.map((row) => `<tr>${row.map((c) => cell("td", c)).join("")}</tr>`),
     `</tbody>`,
     `</table>`,
+    `</div>`,
   ].join("\n");
 }
 
