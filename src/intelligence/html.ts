@@ -66,16 +66,17 @@ const STYLE = `
   table { break-inside: auto; }
 }
 * { box-sizing: border-box; }
-body { background: var(--bg); color: var(--fg); margin: 0 auto; padding: 24px; max-width: 1040px;
+body { background: var(--bg); color: var(--fg); margin: 0 auto; padding: 24px; max-width: 1100px;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; }
 h1 { font-size: 24px; margin: 0 0 4px; }
 h2 { font-size: 18px; margin: 32px 0 4px; border-bottom: 1px solid var(--border); padding-bottom: 4px; }
 p { margin: 4px 0; }
 .muted, figcaption { color: var(--muted); }
 code { font: 13px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(128px, 1fr)); gap: 8px; margin: 16px 0; }
-.card { background: var(--card); border: 1px solid var(--border); border-radius: 6px; padding: 8px 12px; }
-.card .value { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(136px, 1fr)); gap: 8px; margin: 16px 0; }
+.card { background: var(--card); border: 1px solid var(--border); border-radius: 6px; padding: 8px 10px; }
+.card .value { font-size: 18px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.card .value { white-space: nowrap; }
 .card .name { color: var(--muted); font-size: 12px; }
 figure { margin: 12px 0; }
 svg.chart { display: block; width: 100%; height: auto; max-width: 760px; font: 12px system-ui, sans-serif; }
@@ -152,6 +153,19 @@ function figure(svg: string, caption: string): string {
   return `<figure>\n${svg}\n<figcaption>${escapeHtml(caption)}</figcaption>\n</figure>`;
 }
 
+function busiest(data: ReportData): string {
+  let top = data.buckets[0];
+  let topCalls = -1;
+  for (const b of data.buckets) {
+    const calls = b.calls.reduce((a, c) => a + c, 0);
+    if (calls > topCalls) [top, topCalls] = [b, calls];
+  }
+  const when = data.unit === "day" ? day(top.start) : `the ${data.unit} of ${day(top.start)}`;
+  return `Busiest ${data.unit}: ${when}, ${plural(topCalls, "call")}; ${
+    plural(data.buckets.length, data.unit)
+  } shown.`;
+}
+
 function callsSection(data: ReportData): string {
   const named = data.servers.slice(0, MAX_SERIES);
   const rest = data.servers.length - named.length;
@@ -181,7 +195,7 @@ function callsSection(data: ReportData): string {
     `Calls per ${data.unit}`,
     `Each bar is one ${data.unit} (UTC), stacked by server.`,
     [
-      figure(svg, `Calls per ${data.unit} per server.`),
+      figure(svg, busiest(data)),
       table(
         `Calls per ${data.unit} (UTC) and server`,
         [{ text: `${unitTitle} (UTC)` }, ...series.map((s) => ({ text: s.name, numeric: true })), {
@@ -479,6 +493,14 @@ function period(data: ReportData): string {
   return `${formatWhen(from)} to ${formatWhen(Math.max(data.query.now, data.last ?? 0))} UTC`;
 }
 
+/** `512 ms`, `4.2 s`, `5.1 min`, `2.3 h`: a total time at a glance (the tables keep milliseconds). */
+function formatDuration(ms: number): string {
+  if (ms < 1000) return formatMs(ms);
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 3_600_000) return `${(ms / 60_000).toFixed(1)} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
 function cards(data: ReportData): string {
   const t = data.totals;
   const card = (id: string, value: string, name: string) =>
@@ -495,7 +517,7 @@ function cards(data: ReportData): string {
       `~${formatCount(t.tokens_kept_out)}`,
       `kept out by the spool (${plural(t.spooled_results, "result")})`,
     ),
-    card("time", formatMs(t.total_ms), "time in calls"),
+    card("time", formatDuration(t.total_ms), "time in calls"),
     card("detached", formatCount(t.detached), `detached calls (${formatCount(t.detached_errors)} failed)`),
     `</div>`,
   ].join("\n");

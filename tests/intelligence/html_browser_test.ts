@@ -118,7 +118,7 @@ Deno.test({
       new RegExp(`id="total-${id}"><div class="value">([^<]*)</div>`).exec(dom)?.[1];
     assert.deepEqual(
       ["calls", "errors", "tokens", "reached", "kept", "time", "detached"].map(card),
-      ["6", "2", "~25,535", "~685", "~24,850", "1,515 ms", "1"],
+      ["6", "2", "~25,535", "~685", "~24,850", "1.5 s", "1"],
     );
     assert.match(dom, /<p id="period">All time: 2026-11-20 06:00:00 to 2026-11-30 06:00:00 UTC\.<\/p>/);
     assert.match(dom, /Store: <code>\/home\/dev\/\.local\/share\/mcphub\/mcphub\.db<\/code>/);
