@@ -2,7 +2,7 @@
  * Makes the example report in docs/: runs the gateway against examples/mcphub.yaml,
  * makes real calls through it (mounted, `call_tool`, detached, some failing), then
  * spreads those real records over a week of working days through the Recorder, and
- * renders `mcphub stats --html` of the week, plus light and dark screenshots.
+ * renders `mcphub stats --html` of the week and screenshots it in light and dark mode.
  *
  *   deno run -A scripts/stats_example.ts [--out docs]
  *
@@ -222,7 +222,8 @@ try {
   const now = Date.now();
   const count = await writeWeek(store, templates, now);
   console.error(`stats_example: ${count} calls written over 7 days`);
-  const html = `${OUT}/stats-report.html`;
+  // The HTML stays out of docs/: deno fmt would reflow it.
+  const html = `${dir}/stats-report.html`;
   const { code } = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", `${ROOT}main.ts`, "--db", store, "stats", "--since", "7d", "--html", html],
     stdout: "inherit",
