@@ -194,7 +194,9 @@ export function formatStatsMarkdown(report: StatsReport, options: StatsFormatOpt
     lines.push(markdownText(noDataSentence(options)));
     return `${lines.join("\n")}\n`;
   }
-  lines.push(statsSummaryLine(report, options));
+  lines.push(statsSummaryLine(report, options), "", `**${markdownText(totalsLine(report, options))}**`);
+  const spool = spoolLine(report);
+  if (spool) lines.push("", markdownText(spool));
   const numbers = [false, true, true, true, true];
   const firstIsCode = [true, false, false, false, false];
   lines.push(

@@ -89,6 +89,10 @@ Deno.test("mcphub stats --since 7d --markdown counts back from now", async () =>
 
 **mcphub stats (last 7d):** 4 calls, 1 error (25.0%), \\~25,455 tokens, \\~24,850 kept out of context by the spool (1 result), 510 ms in calls; busiest server \`github\` (3 calls).
 
+**Totals (last 7d): 4 calls, 1 errors, \\~25455 tokens, 510ms total**
+
+Spooled results: 1, \\~24850 tokens kept out of context
+
 | Server | Calls | Errors | Avg ms | Est. tokens |
 | --- | ---: | ---: | ---: | ---: |
 | \`github\` | 3 | 1 | 167 | 450 |

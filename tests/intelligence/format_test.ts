@@ -86,6 +86,10 @@ Deno.test("formatStatsMarkdown() prints a heading, the one-line summary and righ
 
 **mcphub stats (all time):** 6 calls, 2 errors (33.3%), \\~25,535 tokens, \\~24,850 kept out of context by the spool (1 result), 1,515 ms in calls; busiest server \`github\` (3 calls).
 
+**Totals (all time): 6 calls, 2 errors, \\~25535 tokens, 1515ms total**
+
+Spooled results: 1, \\~24850 tokens kept out of context
+
 | Server | Calls | Errors | Avg ms | Est. tokens |
 | --- | ---: | ---: | ---: | ---: |
 | \`github\` | 3 | 1 | 167 | 450 |
