@@ -1,18 +1,26 @@
 /**
- * `mcphub stats`: what the recorded calls cost, as text, markdown or JSON.
+ * `mcphub stats`: what the recorded calls cost, as text, markdown, JSON or an
+ * HTML report file.
  *
  * @module
  */
 import { parseArgs } from "node:util";
+import { resolve } from "node:path";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { defaultStorePath, openStore } from "../store/mod.ts";
 import {
+  describeWindow,
   formatStatsJson,
   formatStatsMarkdown,
   formatStatsText,
   intelligenceMigrations,
   parseSince,
+  plural,
+  queryReportData,
   queryStats,
+  renderStatsHtml,
+  type ReportData,
+  type ReportQuery,
   SINCE_FORMS,
   type StatsFormatOptions,
   type StatsReport,
@@ -22,7 +30,7 @@ import {
 export const MAX_RECENT = 10_000;
 
 const HELP = `Usage: mcphub stats [--tools] [--recent N] [--since D] [--server S] [--agent NAME]
-                    [--markdown | --json]
+                    [--markdown | --json | --html FILE]
 
 Shows the calls recorded by \`mcphub mcp serve\`: totals, then calls, errors, average
 duration and estimated tokens per server. EST_TOKENS is what reached the agent's context
@@ -38,6 +46,10 @@ Options:
   --markdown      GitHub-flavoured markdown, for a PR or a CI job summary.
   --json          {totals, servers, tools, recent}; tools and recent are [] unless
                   --tools / --recent N is given.
+  --html FILE     Write a self-contained HTML report to FILE (no script, no network):
+                  calls per day per server, tokens that reached the agent or were kept
+                  out by the spool, p50/p95 and error rate per tool, detached calls.
+                  --tools lists every tool, --recent N adds the last N calls.
 
 Global: --db PATH (else $MCPHUB_DB, else ~/.local/share/mcphub/mcphub.db).`;
 
@@ -78,10 +90,11 @@ function parseFlags(args: string[]) {
           agent: { type: "string" },
           markdown: { type: "boolean" },
           json: { type: "boolean" },
+          html: { type: "string" },
           help: { type: "boolean", short: "h" },
         },
       }).values,
-    "; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json",
+    "; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json, --html FILE",
   );
 }
 
@@ -105,8 +118,16 @@ function runStats(ctx: CommandContext, now: () => number): number {
     return 0;
   }
   const json = Boolean(flags.json || ctx.global.json);
-  if (json && flags.markdown) {
-    throw new UsageError("Choose one of --markdown and --json", "stats");
+  if ([json, flags.markdown, flags.html !== undefined].filter(Boolean).length > 1) {
+    throw new UsageError(
+      flags.html === undefined
+        ? "Choose one of --markdown and --json"
+        : "Choose one of --markdown, --json and --html FILE",
+      "stats",
+    );
+  }
+  if (flags.html !== undefined && flags.html.trim() === "") {
+    throw new UsageError("--html needs a file name, such as --html stats.html", "stats");
   }
   let sinceMs: number | undefined;
   if (flags.since !== undefined) {
@@ -127,6 +148,15 @@ function runStats(ctx: CommandContext, now: () => number): number {
     tools: Boolean(flags.tools),
     dbPath: path,
   };
+  if (flags.html !== undefined) {
+    return writeHtml(ctx, resolve(ctx.cwd, flags.html), path, format, {
+      since: sinceMs === undefined ? undefined : now() - sinceMs,
+      now: now(),
+      server: flags.server,
+      agent: flags.agent,
+      recent,
+    });
+  }
   let report = EMPTY_REPORT;
   // Reading stats must not create a database as a side effect.
   if (fileExists(path)) {
@@ -149,6 +179,48 @@ function runStats(ctx: CommandContext, now: () => number): number {
     : formatStatsText(report, format);
   ctx.out(text);
   return 0;
+}
+
+function writeHtml(
+  ctx: CommandContext,
+  file: string,
+  path: string,
+  format: StatsFormatOptions,
+  q: ReportQuery,
+): number {
+  let data = emptyData(q);
+  if (fileExists(path)) {
+    const db = openStore(path, { migrations: intelligenceMigrations });
+    try {
+      data = queryReportData(db, q);
+    } finally {
+      db.close();
+    }
+  }
+  try {
+    Deno.writeTextFileSync(file, renderStatsHtml(data, format));
+  } catch (error) {
+    throw new Error(
+      `Cannot write the report to ${file}: ${(error as Error).message}; choose a writable --html path`,
+      {
+        cause: error,
+      },
+    );
+  }
+  ctx.out(`Wrote ${file}: ${plural(data.totals.calls, "call")} (${describeWindow(format)}).\n`);
+  return 0;
+}
+
+function emptyData(q: ReportQuery): ReportData {
+  return {
+    query: q,
+    totals: { ...EMPTY_REPORT.totals, tokens_reached: 0, detached: 0, detached_errors: 0 },
+    servers: [],
+    tools: [],
+    unit: "day",
+    buckets: [],
+    recent: [],
+  };
 }
 
 /** Builds the `stats` command; tests inject the clock. */

@@ -20,6 +20,28 @@ export interface StatsFormatOptions {
   dbPath?: string;
 }
 
+/** `1234567` → `"1,234,567"`: whole numbers with thousands separators. */
+export function formatCount(n: number): string {
+  const whole = Math.round(n);
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return whole < 0 ? `-${digits}` : digits;
+}
+
+/** `0.25` → `"25.0%"`. */
+export function formatRate(rate: number): string {
+  return `${(rate * 100).toFixed(1)}%`;
+}
+
+/** `"1 call"`, `"2 calls"`: a count with thousands separators and the right noun. */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${formatCount(count)} ${count === 1 ? one : many}`;
+}
+
+/** `1234` → `"1,234 ms"`. */
+export function formatMs(ms: number): string {
+  return `${formatCount(ms)} ms`;
+}
+
 /** `"all time"`, `"last 7d"`, plus any filters: `"last 7d, server github"`. */
 export function describeWindow(options: StatsFormatOptions): string {
   const parts = [options.since ? `last ${options.since}` : "all time"];
@@ -140,14 +162,42 @@ function markdownText(text: string): string {
   return text.replaceAll("~", "\\~").replaceAll("*", "\\*").replaceAll("_", "\\_");
 }
 
-/** The markdown report for a PR comment or a CI job summary. */
+/**
+ * One markdown line that stands alone in a CI job summary:
+ * `**mcphub stats (last 7d):** 4 calls, 1 error (25.0%), ~25,455 tokens, …; busiest server `github` (3 calls)`.
+ */
+export function statsSummaryLine(report: StatsReport, options: StatsFormatOptions = {}): string {
+  const heading = `**mcphub stats (${markdownText(describeWindow(options))}):**`;
+  const t = report.totals;
+  if (t.calls === 0) return `${heading} ${markdownText(noDataSentence(options))}`;
+  const parts = [
+    plural(t.calls, "call"),
+    `${plural(t.errors, "error")} (${formatRate(t.errors / t.calls)})`,
+    `\\~${formatCount(t.est_tokens)} tokens to the agent`,
+  ];
+  if (t.tokens_kept_out > 0) {
+    parts.push(
+      `\\~${formatCount(t.tokens_kept_out)} kept out of context by the spool (${
+        plural(t.spooled_results, "result")
+      })`,
+    );
+  }
+  parts.push(`${formatMs(t.total_ms)} in calls`);
+  const top = report.servers[0];
+  const busiest = report.servers.length > 1
+    ? `; busiest server ${markdownCell(top.server, true)} (${plural(top.calls, "call")})`
+    : "";
+  return `${heading} ${parts.join(", ")}${busiest}.`;
+}
+
+/** The markdown report for a PR comment or a CI job summary; its first line after the heading is {@linkcode statsSummaryLine}. */
 export function formatStatsMarkdown(report: StatsReport, options: StatsFormatOptions = {}): string {
   const lines = ["# mcphub stats", ""];
   if (report.totals.calls === 0) {
     lines.push(markdownText(noDataSentence(options)));
     return `${lines.join("\n")}\n`;
   }
-  lines.push(`**${markdownText(totalsLine(report, options))}**`);
+  lines.push(statsSummaryLine(report, options), "", `**${markdownText(totalsLine(report, options))}**`);
   const spool = spoolLine(report);
   if (spool) lines.push("", markdownText(spool));
   const numbers = [false, true, true, true, true, true];

@@ -97,14 +97,18 @@ type SqlValue = string | number | null;
 /**
  * Estimated tokens that reached the agent: arguments plus what it received (the receipt of a spooled
  * result, not the stored bytes). Computed from the byte columns, so records written before
- * `est_tokens` meant this are counted the same way.
+ * `est_tokens` meant this are counted the same way. @internal
  */
-const CONTEXT_TOKENS = "(args_bytes + CASE WHEN spooled = 1 THEN returned_bytes ELSE result_bytes END) / 4";
+export const CONTEXT_TOKENS_SQL =
+  "(args_bytes + CASE WHEN spooled = 1 THEN returned_bytes ELSE result_bytes END) / 4";
+const CONTEXT_TOKENS = CONTEXT_TOKENS_SQL;
 
-const KEPT_OUT =
+/** SQL for the estimated tokens one spooled call kept out of context. @internal */
+export const KEPT_OUT_SQL =
   "CASE WHEN spooled = 1 AND result_bytes > returned_bytes THEN (result_bytes - returned_bytes) / 4 ELSE 0 END";
 
-function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
+/** The WHERE clause and parameters for `q`. @internal */
+export function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
   const clauses: string[] = [];
   const params: SqlValue[] = [];
   if (q.since !== undefined) {
@@ -126,7 +130,8 @@ function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
   return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
-function num(value: unknown): number {
+/** A SQLite number (or bigint) as a number; anything else is 0. @internal */
+export function num(value: unknown): number {
   return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : 0;
 }
 
@@ -139,7 +144,7 @@ function totalsOf(db: DatabaseSync, q: StatsQuery): StatsTotals {
   const { sql, params } = where(q);
   const row = db.prepare(
     `SELECT COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(${CONTEXT_TOKENS}) AS est_tokens,
-       SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT}) AS kept_out
+       SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql}`,
   ).get(...params) ?? {};
   return {
@@ -156,7 +161,7 @@ function serversOf(db: DatabaseSync, q: StatsQuery): ServerStats[] {
   const { sql, params } = where(q);
   return db.prepare(
     `SELECT server, COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(duration_ms) AS total_ms,
-       SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT}) AS kept_out
+       SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql} GROUP BY server ORDER BY calls DESC, server ASC`,
   ).all(...params).map((row) => ({
     server: String(row.server),
@@ -172,7 +177,7 @@ function toolsOf(db: DatabaseSync, q: StatsQuery): ToolStats[] {
   const { sql, params } = where(q);
   return db.prepare(
     `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(ok = 0) AS errors,
-       SUM(duration_ms) AS total_ms, SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT}) AS kept_out
+       SUM(duration_ms) AS total_ms, SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql} GROUP BY namespaced, server, tool
      ORDER BY calls DESC, namespaced ASC, server ASC, tool ASC`,
   ).all(...params).map((row) => ({

@@ -11,7 +11,7 @@ interface FakeRun {
 
 function fakeCtx(
   args: string[],
-  options: { db?: string; json?: boolean; env?: Record<string, string> } = {},
+  options: { db?: string; json?: boolean; env?: Record<string, string>; cwd?: string } = {},
 ): FakeRun {
   const out: string[] = [];
   const err: string[] = [];
@@ -23,7 +23,7 @@ function fakeCtx(
       args,
       global: { db: options.db, json: options.json ?? false },
       env: { get: (key) => env[key], toObject: () => ({ ...env }) },
-      cwd: Deno.cwd(),
+      cwd: options.cwd ?? Deno.cwd(),
       out: (text) => out.push(text),
       err: (text) => err.push(text),
       signal: new AbortController().signal,
@@ -47,6 +47,7 @@ const stats = createStatsCommand({ now: () => NOW });
 Deno.test("statsCommand is named stats and has help", () => {
   assert.equal(statsCommand.name, "stats");
   assert.match(statsCommand.help, /--recent N/);
+  assert.match(statsCommand.help, /--html FILE {5}Write a self-contained HTML report to FILE/);
 });
 
 Deno.test("mcphub stats --tools --recent 2 prints the text report", async () => {
@@ -85,6 +86,8 @@ Deno.test("mcphub stats --since 7d --markdown counts back from now", async () =>
     assert.equal(
       run.out.join(""),
       `# mcphub stats
+
+**mcphub stats (last 7d):** 4 calls, 1 error (25.0%), \\~605 tokens to the agent, \\~24,850 kept out of context by the spool (1 result), 510 ms in calls; busiest server \`github\` (3 calls).
 
 **Totals (last 7d): 4 calls, 1 errors, \\~605 tokens to the agent, 510ms total**
 
@@ -175,7 +178,14 @@ Deno.test("mcphub stats rejects bad flags with a UsageError that lists the accep
     ["unknown flag", ["--bogus"], /Unknown option '--bogus'.*stats accepts --tools, --recent N, --since D/],
     ["missing value", ["--since"], /--since/],
     ["positional", ["github"], /stats accepts/],
-    ["both formats", ["--json", "--markdown"], /^Choose one of --markdown and --json/],
+    ["both formats", ["--json", "--markdown"], /^Choose one of --markdown and --json$/],
+    ["html and json", ["--html", "r.html", "--json"], /^Choose one of --markdown, --json and --html FILE$/],
+    [
+      "html and markdown",
+      ["--markdown", "--html", "r.html"],
+      /^Choose one of --markdown, --json and --html FILE$/,
+    ],
+    ["empty --html", ["--html", " "], /^--html needs a file name, such as --html stats\.html$/],
   ];
   for (const [name, args, message] of cases) {
     await t.step(name, async () => {
@@ -196,4 +206,70 @@ Deno.test("mcphub stats --help prints the help", async () => {
   const run = fakeCtx(["--help"]);
   assert.equal(await stats.run(run.ctx), 0);
   assert.match(run.out.join(""), /^Usage: mcphub stats/);
+});
+
+Deno.test("mcphub stats --html FILE writes the report with the filters, resolved against the cwd", async () => {
+  await withSampleDb(async (path) => {
+    const dir = path.slice(0, path.lastIndexOf("/"));
+    const run = fakeCtx(["--html", "report.html", "--since", "7d", "--tools", "--recent", "2"], {
+      db: path,
+      cwd: dir,
+    });
+    assert.equal(await stats.run(run.ctx), 0);
+    assert.deepEqual(run.out, [`Wrote ${dir}/report.html: 4 calls (last 7d).\n`]);
+    const html = await Deno.readTextFile(`${dir}/report.html`);
+    assert.match(html, /^<!DOCTYPE html>\n<html lang="en">/);
+    assert.match(html, /<p id="period">Last 7d: 2026-11-23 06:00:00 to 2026-11-30 06:00:00 UTC\.<\/p>/);
+    assert.ok(html.includes(`Store: <code>${path}</code>`));
+    for (const id of ["chart-calls", "chart-tokens", "chart-duration", "chart-errors"]) {
+      assert.match(html, new RegExp(`<svg id="${id}"`));
+    }
+    assert.match(html, /<p id="chart-detached">No detached calls\.<\/p>/);
+    assert.match(html, /<div class="card" id="total-tokens"><div class="value">~25,455<\/div>/);
+    assert.equal(html.match(/<table id="table-recent">[^]*?<\/table>/)![0].match(/<tr>/g)!.length, 3);
+
+    const filtered = fakeCtx(["--html", `${dir}/github.html`, "--server", "github", "--agent", "ci"], {
+      db: path,
+    });
+    await stats.run(filtered.ctx);
+    assert.deepEqual(filtered.out, [
+      `Wrote ${dir}/github.html: 1 call (all time, server github, agent ci).\n`,
+    ]);
+    assert.match(
+      await Deno.readTextFile(`${dir}/github.html`),
+      /<title>mcphub stats: all time, server github, agent ci<\/title>/,
+    );
+  });
+});
+
+Deno.test("mcphub stats --html on a missing store writes the no-data page and creates no store", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "mcphub_stats_" });
+  try {
+    const run = fakeCtx(["--html", `${dir}/r.html`], { db: `${dir}/sub/mcphub.db` });
+    await stats.run(run.ctx);
+    const html = await Deno.readTextFile(`${dir}/r.html`);
+    assert.match(html, /<p id="no-data">No calls recorded yet \(all time\)\./);
+    await assert.rejects(Deno.stat(`${dir}/sub`), Deno.errors.NotFound);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("mcphub stats --html into a missing directory names the file and the fix", async () => {
+  await withSampleDb(async (path) => {
+    const file = `${path}.missing/r.html`;
+    const run = fakeCtx(["--html", file], { db: path });
+    await assert.rejects(
+      stats.run(run.ctx),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          new RegExp(`^Cannot write the report to ${file}: .*; choose a writable --html path$`),
+        );
+        assert.ok(!(error instanceof UsageError));
+        return true;
+      },
+    );
+    assert.deepEqual(run.out, []);
+  });
 });

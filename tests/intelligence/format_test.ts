@@ -7,6 +7,7 @@ import {
   noDataSentence,
   queryStats,
   type StatsReport,
+  statsSummaryLine,
 } from "../../src/intelligence/mod.ts";
 import { NOW, sampleStore } from "./sample_calls.ts";
 
@@ -77,11 +78,13 @@ slack       1       1    1000          25         0
   );
 });
 
-Deno.test("formatStatsMarkdown() prints a heading, a bold totals line and right-aligned GFM tables", async () => {
+Deno.test("formatStatsMarkdown() prints a heading, the one-line summary and right-aligned GFM tables", async () => {
   const report = await sampleReport({ recent: 2 });
   assert.equal(
     formatStatsMarkdown(report, { tools: true }),
     `# mcphub stats
+
+**mcphub stats (all time):** 6 calls, 2 errors (33.3%), \\~685 tokens to the agent, \\~24,850 kept out of context by the spool (1 result), 1,515 ms in calls; busiest server \`github\` (3 calls).
 
 **Totals (all time): 6 calls, 2 errors, \\~685 tokens to the agent, 1515ms total**
 
@@ -119,8 +122,26 @@ Deno.test("formatStatsMarkdown() escapes table pipes and emphasis in names", () 
     servers: [{ server: "a|b", calls: 1, errors: 0, avg_ms: 1, est_tokens: 2, tokens_kept_out: 0 }],
   };
   const text = formatStatsMarkdown(report, { server: "a|b*" });
-  assert.match(text, /^\*\*Totals \(all time, server a\|b\\\*\): 1 calls/m);
+  assert.match(text, /^\*\*mcphub stats \(all time, server a\|b\\\*\):\*\* 1 call, 0 errors \(0\.0%\), /m);
   assert.match(text, /^\| `a\\\|b` \| 1 \| 0 \| 1 \| 2 \| 0 \|$/m);
+});
+
+Deno.test("statsSummaryLine() is one line that stands alone: window, totals, spool, busiest server", async () => {
+  const week = await sampleReport({ since: NOW - WEEK });
+  assert.equal(
+    statsSummaryLine(week, { since: "7d" }),
+    "**mcphub stats (last 7d):** 4 calls, 1 error (25.0%), \\~605 tokens to the agent, \\~24,850 kept out of context " +
+      "by the spool (1 result), 510 ms in calls; busiest server `github` (3 calls).",
+  );
+  const slack = await sampleReport({ server: "slack" });
+  assert.equal(
+    statsSummaryLine(slack, { server: "slack" }),
+    "**mcphub stats (all time, server slack):** 1 call, 1 error (100.0%), \\~25 tokens to the agent, 1,000 ms in calls.",
+  );
+  assert.equal(
+    statsSummaryLine(EMPTY, { since: "1d" }),
+    "**mcphub stats (last 1d):** No calls recorded (last 1d); try a longer --since.",
+  );
 });
 
 Deno.test("formatStatsJson() always has totals, servers, tools and recent", async () => {

@@ -3,7 +3,13 @@
  *
  * @module
  */
-import { type CallRecord, intelligenceMigrations, Recorder } from "../../src/intelligence/mod.ts";
+import {
+  type CallRecord,
+  intelligenceMigrations,
+  queryReportData,
+  Recorder,
+  renderStatsHtml,
+} from "../../src/intelligence/mod.ts";
 import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
 
 /** The fixed clock: 2026-11-30 06:00:00 UTC. */
@@ -102,4 +108,45 @@ export async function sampleStore(path = ":memory:"): Promise<DatabaseSync> {
   for (const rec of SAMPLE_CALLS) recorder.record(rec);
   await recorder.close();
   return db;
+}
+
+/** The sample store's report, all time or the last 7 days. */
+export async function sampleHtml(
+  options: { since?: number; live?: boolean; tools?: boolean; recent?: number } = {},
+): Promise<string> {
+  const db = await sampleStore();
+  try {
+    const data = queryReportData(db, {
+      now: NOW,
+      since: options.since === undefined ? undefined : NOW - options.since,
+      recent: options.recent,
+    });
+    return renderStatsHtml(data, {
+      since: options.since === undefined ? undefined : `${options.since / DAY}d`,
+      tools: options.tools,
+      dbPath: "/home/dev/.local/share/mcphub/mcphub.db",
+      live: options.live
+        ? {
+          refreshSeconds: 10,
+          servers: [
+            { name: "github", enabled: true, connected: true, state: "connected", tools: 41, kind: "http" },
+            {
+              name: "slack",
+              enabled: true,
+              connected: false,
+              state: "backoff",
+              tools: 0,
+              kind: "stdio",
+              error: "exited with code 1",
+              failures: 3,
+              next_attempt_at: "2026-11-30T06:00:08.000Z",
+            },
+            { name: "fs", enabled: false, connected: false, state: "disabled", tools: 0, kind: "stdio" },
+          ],
+        }
+        : undefined,
+    });
+  } finally {
+    db.close();
+  }
 }

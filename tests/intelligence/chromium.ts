@@ -1,0 +1,150 @@
+/**
+ * Headless Chromium for the HTML report tests: finds the browser, installs
+ * Debian's `chromium` package when it is missing (as root, with apt-get), and runs
+ * it in its own process group so every browser process is killed afterwards.
+ *
+ * @module
+ */
+
+const CANDIDATES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
+
+async function runs(command: string, args: string[]): Promise<boolean> {
+  try {
+    const { success } = await new Deno.Command(command, {
+      args,
+      stdout: "null",
+      stderr: "null",
+      signal: AbortSignal.timeout(120_000),
+    }).output();
+    return success;
+  } catch {
+    return false;
+  }
+}
+
+async function find(): Promise<string | undefined> {
+  const fromEnv = Deno.env.get("MCPHUB_CHROMIUM");
+  for (const name of fromEnv ? [fromEnv] : CANDIDATES) {
+    if (await runs(name, ["--headless", "--no-sandbox", "--version"])) return name;
+  }
+  return undefined;
+}
+
+async function aptInstall(): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") return `no browser found and ${Deno.build.os} has no apt-get`;
+  if (Deno.uid?.() !== 0) return "no browser found and installing Debian's chromium needs root";
+  if (!await runs("apt-get", ["--version"])) return "no browser found and apt-get is not available";
+  console.error("tests: installing Debian's chromium package (apt-get install -y chromium)…");
+  const env = { DEBIAN_FRONTEND: "noninteractive" };
+  for (const args of [["update"], ["install", "-y", "--no-install-recommends", "chromium"]]) {
+    const { success, stderr } = await new Deno.Command("apt-get", {
+      args,
+      env,
+      stdout: "null",
+      stderr: "piped",
+      signal: AbortSignal.timeout(15 * 60_000),
+    }).output();
+    if (!success) {
+      return `apt-get ${args.join(" ")} failed: ${
+        new TextDecoder().decode(stderr).trim().split("\n").at(-1)
+      }`;
+    }
+  }
+  return undefined;
+}
+
+let found: Promise<{ bin: string } | { skip: string }> | undefined;
+
+/** The browser command, installing it first when missing; or why there is none. */
+export function chromium(): Promise<{ bin: string } | { skip: string }> {
+  return found ??= (async () => {
+    const bin = await find();
+    if (bin) return { bin };
+    const failed = await aptInstall();
+    if (failed) return { skip: failed };
+    const installed = await find();
+    return installed ? { bin: installed } : { skip: "chromium was installed but does not start" };
+  })();
+}
+
+/** Pids whose process group is `pgid` (Linux /proc). */
+export function processGroup(pgid: number): number[] {
+  const out: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") out.push(Number(entry.name));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return out;
+}
+
+/** Options of {@linkcode runChromium}. */
+export interface RunChromiumOptions {
+  /** `prefers-color-scheme` the page sees. @default "light" */
+  scheme?: "light" | "dark";
+  /** Viewport size. @default [1100, 1400] */
+  size?: [number, number];
+  /** Kill the browser after this long. @default 60000 */
+  timeoutMs?: number;
+}
+
+/**
+ * Runs headless Chromium on `url` with `args` (`--dump-dom`, `--screenshot=PATH`),
+ * `--no-sandbox` (tests run as root) and a temp profile; returns stdout.
+ * The browser runs in its own process group, killed whatever happens.
+ */
+export async function runChromium(
+  bin: string,
+  url: string,
+  args: string[],
+  options: RunChromiumOptions = {},
+): Promise<{ stdout: string; pgid: number }> {
+  const profile = await Deno.makeTempDir({ prefix: "mcphub-chromium-" });
+  const [width, height] = options.size ?? [1100, 1400];
+  const scheme = (options.scheme ?? "light") === "dark" ? 0 : 1;
+  // setsid: the browser and its zygote, renderer and GPU processes share one new group.
+  const child = new Deno.Command("setsid", {
+    args: [
+      bin,
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      "--disable-extensions",
+      "--disable-background-networking",
+      "--hide-scrollbars",
+      `--user-data-dir=${profile}`,
+      `--window-size=${width},${height}`,
+      `--blink-settings=preferredColorScheme=${scheme}`,
+      ...args,
+      url,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const pgid = child.pid;
+  const kill = () => {
+    try {
+      Deno.kill(-pgid, "SIGKILL");
+    } catch {
+      // the group is already gone
+    }
+  };
+  const timer = setTimeout(kill, options.timeoutMs ?? 60_000);
+  try {
+    const { code, stdout, stderr } = await child.output();
+    if (code !== 0) {
+      throw new Error(`chromium exited with ${code}: ${new TextDecoder().decode(stderr).slice(-2000)}`);
+    }
+    return { stdout: new TextDecoder().decode(stdout), pgid };
+  } finally {
+    clearTimeout(timer);
+    kill();
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+  }
+}
