@@ -11,7 +11,9 @@ import { statsCommand } from "./stats.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { describeCommand, searchCommand } from "./discover.ts";
 import { pinCommand, unpinCommand } from "./pin.ts";
-import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
+import { addCommand, disableCommand, enableCommand, removeCommand } from "./config_commands.ts";
+import { initCommand } from "./import.ts";
+import { hostsCommand } from "./hosts.ts";
 import { VERSION } from "./version.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
@@ -33,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   pinCommand,
   unpinCommand,
   permissionsCommand,
+  hostsCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {
