@@ -14,6 +14,7 @@ import { pinCommand, unpinCommand } from "./pin.ts";
 import { addCommand, disableCommand, enableCommand, removeCommand } from "./config_commands.ts";
 import { initCommand } from "./import.ts";
 import { hostsCommand } from "./hosts.ts";
+import { doctorCommand } from "./doctor.ts";
 import { VERSION } from "./version.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   unpinCommand,
   permissionsCommand,
   hostsCommand,
+  doctorCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {
