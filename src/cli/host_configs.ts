@@ -27,7 +27,7 @@
  *
  * @module
  */
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { findNode, JsoncError, nodeValue, parseJsonc } from "./jsonc.ts";
 import { parseToml, TomlError } from "./toml.ts";
 
@@ -361,7 +361,14 @@ function readEntry(
     server.command = convert(entry.command);
     server.args = strings(entry.args).map(convert);
     for (const [key, value] of Object.entries(stringMap(entry.env))) server.env[key] = convert(value);
-    if (typeof entry.cwd === "string") server.cwd = convert(entry.cwd);
+    if (typeof entry.cwd === "string") {
+      server.cwd = convert(entry.cwd);
+      // The host resolves a relative cwd against the project it runs in; mcphub would use its own.
+      if (!isAbsolute(server.cwd) && !/^[~$]/.test(server.cwd) && location.project) {
+        server.notes.push(`cwd ${server.cwd} is now ${resolve(location.project, server.cwd)}`);
+        server.cwd = escapeLiteral(resolve(location.project, server.cwd));
+      }
+    }
     if (entry.envFile !== undefined) {
       server.notes.push(`envFile ${entry.envFile} is not read: put its variables in env`);
     }

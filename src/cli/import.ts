@@ -367,11 +367,13 @@ async function gather(
     const all = source === "all";
     const hosts: (HostName | string)[] = all ? [...HOSTS] : [source];
     let found = 0;
+    let seen = 0;
     for (const host of hosts) {
       const locations = (HOSTS as readonly string[]).includes(host)
         ? hostLocations(host as HostName, env)
         : await sourceLocations(host, env);
       for (const file of await readLocations(locations, env.home)) {
+        seen++;
         if (
           files.some((f) =>
             f.location.path === file.location.path &&
@@ -389,7 +391,7 @@ async function gather(
         files.push(file);
         found++;
       }
-      if (!all && found === 0 && (HOSTS as readonly string[]).includes(host)) {
+      if (!all && seen === 0 && (HOSTS as readonly string[]).includes(host)) {
         const paths = [...new Set(hostLocations(host as HostName, env).map((l) => l.path))];
         problems.push(`no ${host} config found (looked at ${paths.join(", ")})`);
       }
@@ -471,12 +473,9 @@ function report(
     }`,
   );
   for (const o of plan.outcomes) {
-    const from = `${o.hostName} (${o.source})`;
     const tail = o.reason ? `: ${o.reason}` : "";
-    if (o.action === "added") lines.push(`  added    ${o.name}  from ${from}${tail}`);
-    else if (o.action === "merged") lines.push(`  merged   ${o.name}  from ${from}${tail}`);
-    else if (o.action === "exists") lines.push(`  kept     ${o.name}  from ${from}${tail}`);
-    else lines.push(`  skipped  ${o.hostName}  from ${o.source}${tail}`);
+    const label = { added: "added", merged: "merged", exists: "kept", skipped: "skipped" }[o.action];
+    lines.push(`  ${label.padEnd(8)} ${o.name ?? o.hostName}  from ${o.source}${tail}`);
     for (const note of o.notes) lines.push(`           note: ${note}`);
   }
   const added = plan.outcomes.filter((o) => o.action === "added").length;
