@@ -155,7 +155,10 @@ function removeTables(
 ): string[] {
   const out = [...lines];
   for (const table of [...tables].sort((a, b) => b.headerLine - a.headerLine)) {
-    const [start, end] = tableLines(out, table.headerLine, table.endLine);
+    let [start, end] = tableLines(out, table.headerLine, table.endLine);
+    // The comments just above a header are the table's, and so is one blank line that set it apart.
+    while (start > 0 && /^\s*#/.test(out[start - 1]!)) start--;
+    if (start > 0 && /^\s*$/.test(out[start - 1]!)) start--;
     out.splice(start, end - start);
   }
   return out;
@@ -183,9 +186,11 @@ async function configServers(ctx: CommandContext): Promise<Record<string, Record
 function imported(server: HostServer, config: Record<string, Record<string, unknown>>): string | undefined {
   for (const [name, entry] of Object.entries(config)) {
     if (!entry || typeof entry !== "object") continue;
+    const args = Array.isArray(entry.args) ? entry.args.map(String) : [];
     if (
       server.command !== undefined && entry.command === server.command &&
-      isPlainEqual(entry.args ?? [], server.args)
+      args.length === server.args.length &&
+      args.every((arg, i) => valueMatches(arg, server.args[i]!))
     ) {
       return name;
     }
@@ -194,6 +199,15 @@ function imported(server: HostServer, config: Record<string, Record<string, unkn
     }
   }
   return undefined;
+}
+
+/** Whether a config value matches a host value; a `${VAR}` in the config stands for any text (a secret). */
+function valueMatches(config: string, host: string): boolean {
+  if (config === host) return true;
+  const parts = config.split(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/).map((part) =>
+    part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+  );
+  return parts.length > 1 && new RegExp(`^${parts.join("[\\s\\S]*")}$`).test(host);
 }
 
 function sameUrl(a: string, b: string): boolean {

@@ -234,6 +234,17 @@ export function setProperty(text: string, path: readonly string[], value: unknow
   return `${text.slice(0, last.value.end)},\n${base}${entry}${text.slice(last.value.end)}`;
 }
 
+/** The start of the comment-only lines right above `start` (a property's own comments). */
+function commentsAbove(text: string, start: number): number {
+  let at = start;
+  while (at > 0) {
+    const previous = lineStart(text, at - 1);
+    if (!/^[ \t]*(\/\/.*|\/\*.*\*\/[ \t]*)\r?\n$/.test(text.slice(previous, at))) break;
+    at = previous;
+  }
+  return at;
+}
+
 /** Removes the property at `path` (with its comma and its line when it has one to itself). */
 export function removeProperty(text: string, path: readonly string[]): string {
   const root = parseJsonc(text);
@@ -247,7 +258,9 @@ export function removeProperty(text: string, path: readonly string[]): string {
     let end = prop.comma + 1;
     const rest = /^[ \t]*(?:\r?\n)?/.exec(text.slice(end))![0];
     if (ownLine && rest.includes("\n")) end += rest.length;
-    const start = ownLine && rest.includes("\n") ? lineStart(text, prop.start) : prop.start;
+    const start = ownLine && rest.includes("\n")
+      ? commentsAbove(text, lineStart(text, prop.start))
+      : prop.start;
     return text.slice(0, start) + text.slice(end);
   }
   const previous = parent.props[index - 1];
