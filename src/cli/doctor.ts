@@ -207,26 +207,63 @@ function checkStore(ctx: CommandContext, config: Config): StoreCheck {
       return sum;
     }
   }, 0);
-  let db: DatabaseSync | undefined;
+  const damaged = (detail: string) =>
+    `integrity check failed: ${detail.slice(0, 500)}; move ${path} away (mcphub creates a new one; stored ` +
+    "results and call history are lost) or restore it from a backup";
+  let db: DatabaseSync;
   try {
     db = new DatabaseSync(path, { readOnly: true });
-    const rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
-    check.integrity = rows.map((row) => row.integrity_check).join("; ");
-    if (check.integrity !== "ok") {
-      check.error = `integrity check failed: ${check.integrity.slice(0, 500)}; move ${path} away (mcphub ` +
-        "creates a new one; stored results and call history are lost) or restore it from a backup";
-    }
   } catch (error) {
     check.error = `cannot open it: ${(error as Error).message}; check its permissions, or pass --db PATH`;
+    return check;
+  }
+  try {
+    const rows = db.prepare("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    check.integrity = rows.map((row) => row.integrity_check).join("; ");
+    if (check.integrity !== "ok") check.error = damaged(check.integrity);
+  } catch (error) {
+    // A header or page so broken that the check itself stops: damaged as well.
+    check.integrity = (error as Error).message;
+    check.error = damaged(check.integrity);
   } finally {
-    db?.close();
+    db.close();
   }
   return check;
 }
 
 /** The problem kind and the exact fix for a server that failed to connect. */
-function diagnose(server: ServerConfig, error: string, timeoutMs: number): { problem: string; fix: string } {
+function diagnose(
+  server: ServerConfig,
+  error: string,
+  timeoutMs: number,
+  status?: number | "unreachable",
+): { problem: string; fix: string } {
   const key = `servers.${server.name}`;
+  if (status === 401 || (status === undefined && /\b401\b|unauthori[sz]ed/i.test(error))) {
+    return {
+      problem: "unauthorized",
+      fix: `the server refused the request (HTTP 401): set ${key}.headers.Authorization, e.g. ` +
+        '"Bearer ${TOKEN}", export that variable, and check the token has not expired or been revoked',
+    };
+  }
+  if (status === 403) {
+    return {
+      problem: "forbidden",
+      fix: "the server refused access (HTTP 403): check the token's scopes and that your account may use it",
+    };
+  }
+  if (status === 404) {
+    return {
+      problem: "not_found",
+      fix: `nothing at ${key}.url (HTTP 404): check the path (often /mcp, or /sse with transport: sse)`,
+    };
+  }
+  if (status === "unreachable") {
+    return {
+      problem: "unreachable",
+      fix: `nothing answers at ${key}.url: check the address and that the server is running`,
+    };
+  }
   if (/was not found; check servers\./.test(error)) {
     return {
       problem: "command_not_found",
@@ -235,19 +272,6 @@ function diagnose(server: ServerConfig, error: string, timeoutMs: number): { pro
     };
   }
   if (/not permitted/.test(error)) return { problem: "not_permitted", fix: error };
-  if (/\b401\b|unauthori[sz]ed/i.test(error)) {
-    return {
-      problem: "unauthorized",
-      fix: `the server refused the request (HTTP 401): set ${key}.headers.Authorization, e.g. ` +
-        '"Bearer ${TOKEN}", export that variable, and check the token has not expired or been revoked',
-    };
-  }
-  if (/\b403\b|forbidden/i.test(error)) {
-    return {
-      problem: "forbidden",
-      fix: `the server accepted the credentials but refused access (HTTP 403): check the token's scopes`,
-    };
-  }
   if (/within connect_timeout/.test(error)) {
     return {
       problem: "timeout",
@@ -282,6 +306,43 @@ function diagnose(server: ServerConfig, error: string, timeoutMs: number): { pro
       ? `run it by hand to see why: ${server.command} ${server.args.join(" ")}`.trimEnd()
       : `check ${key}.url and transport`,
   };
+}
+
+/**
+ * The HTTP status a remote answers an `initialize` POST with (the SDK's errors do not always carry it), or
+ * `"unreachable"`; undefined when it answered 2xx or the probe itself timed out.
+ */
+async function probeStatus(
+  server: ServerConfig,
+  timeoutMs: number,
+): Promise<number | "unreachable" | undefined> {
+  const sse = server.transport === "sse";
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "mcphub-doctor", version: VERSION },
+    },
+  };
+  try {
+    const response = await fetch(server.url!, {
+      method: sse ? "GET" : "POST",
+      headers: {
+        accept: sse ? "text/event-stream" : "application/json, text/event-stream",
+        ...(sse ? {} : { "content-type": "application/json" }),
+        ...server.headers,
+      },
+      body: sse ? undefined : JSON.stringify(initialize),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    await response.body?.cancel();
+    return response.ok ? undefined : response.status;
+  } catch (error) {
+    return (error as Error).name === "TimeoutError" ? undefined : "unreachable";
+  }
 }
 
 /** Connects to each server on its own (one hub each, concurrently) and times it. */
@@ -326,7 +387,11 @@ async function checkServers(
       else {
         check.state = "failed";
         check.error = status!.error ?? "not connected";
-        Object.assign(check, diagnose(server, check.error, config.connectTimeoutMs));
+        const error = check.error;
+        const http = server.url && !/within connect_timeout|not permitted/.test(error)
+          ? await probeStatus(server, config.connectTimeoutMs)
+          : undefined;
+        Object.assign(check, diagnose(server, error, config.connectTimeoutMs, http));
         const tail = hub.downstream(server.name)?.stderrTail().trim();
         if (tail) check.stderr_tail = tail.split("\n").slice(-STDERR_LINES).join("\n");
       }

@@ -48,9 +48,12 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcphub_hosts_" }));
   const project = join(home, "project");
   await Deno.mkdir(project);
+  // Deno keeps its cache under HOME: the fixture server (a Deno program) keeps using the real one.
+  const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
   const vars = new Map<string, string>([
     ["HOME", home],
     ["PATH", Deno.env.get("PATH") ?? ""],
+    ["DENO_DIR", denoDir],
     ...Object.entries(env),
   ]);
   const environment = { get: (key: string) => vars.get(key), toObject: () => Object.fromEntries(vars) };
