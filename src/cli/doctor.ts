@@ -437,15 +437,10 @@ export const doctorCommand: Command = {
         options: {
           server: { type: "string" },
           json: { type: "boolean" },
-          help: { type: "boolean", short: "h" },
         },
         strict: true,
         allowPositionals: false,
       }));
-    if (values.help) {
-      ctx.out(HELP);
-      return 0;
-    }
     const { check: config, config: loaded, missing } = await checkConfig(ctx);
     if (
       values.server !== undefined && !config.error && !loaded.servers.some((s) => s.name === values.server)

@@ -378,15 +378,10 @@ export const hostsCommand: Command = {
           move: { type: "boolean" },
           agent: { type: "string" },
           "dry-run": { type: "boolean" },
-          help: { type: "boolean", short: "h" },
         },
         strict: true,
         allowPositionals: true,
       }));
-    if (values.help) {
-      ctx.out(HELP);
-      return 0;
-    }
     if (positionals.length === 0) {
       for (const flag of ["project", "move", "agent", "dry-run"] as const) {
         if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with hosts use HOST`, "hosts");

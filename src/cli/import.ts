@@ -411,15 +411,10 @@ async function runImport(ctx: CommandContext): Promise<number> {
         from: { type: "string", multiple: true },
         "dry-run": { type: "boolean" },
         "keep-secrets": { type: "boolean" },
-        help: { type: "boolean", short: "h" },
       },
       strict: true,
       allowPositionals: true,
     }));
-  if (values.help) {
-    ctx.out(HELP);
-    return 0;
-  }
   if (positionals.length) throw new UsageError(`init takes no arguments, got "${positionals[0]}"`, "init");
   const sources = values.from ?? [];
   if (sources.some((s) => s === "")) throw new UsageError("--from needs a host name, a path or all", "init");
