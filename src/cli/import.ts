@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Document, isMap } from "yaml";
+import { type Document, isMap, stringify } from "yaml";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import {
   appendServer,
@@ -17,7 +17,14 @@ import {
   loadOptions,
   targetConfig,
 } from "./config_commands.ts";
-import { editConfig, MAX_NAME_LENGTH, NAME_PATTERN, RESERVED_SERVER_NAME } from "../config/mod.ts";
+import {
+  ConfigError,
+  editConfig,
+  MAX_NAME_LENGTH,
+  NAME_PATTERN,
+  parseConfig,
+  RESERVED_SERVER_NAME,
+} from "../config/mod.ts";
 import {
   type HostEnvironment,
   type HostFile,
@@ -267,6 +274,11 @@ function planImport(
     }
     const base = normaliseName(server.name);
     const entry = options.keepSecrets ? rawEntry(server) : secure(server, base, plan, options.home).entry;
+    const invalid = entryProblem(base, entry, options.home);
+    if (invalid) {
+      outcome.reason = `not valid in mcphub.yaml: ${invalid}`;
+      continue;
+    }
     const id = identity(entry);
     // Same server already there (under this name or, after an earlier import, a suffixed one).
     const same = [...taken].find(([name, other]) =>
@@ -294,6 +306,24 @@ function planImport(
     entries.push({ name, entry });
   }
   return { outcomes, entries, variables: options.keepSecrets ? [] : plan.variables };
+}
+
+/** Why mcphub would reject this entry (structure only: variables are not read), or undefined. */
+function entryProblem(name: string, entry: Record<string, unknown>, home: string): string | undefined {
+  try {
+    parseConfig(stringify({ version: 1, servers: { [name]: entry } }), "import", {
+      env: { get: () => undefined },
+      cwd: home,
+      home,
+    });
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const problems = error.problems.filter((p) => !/^environment variable \S+ is not set$/.test(p.detail));
+    return problems.length
+      ? problems.map((p) => `${p.keyPath?.replace(`servers.${name}.`, "") ?? ""}: ${p.detail}`).join("; ")
+      : undefined;
+  }
 }
 
 /** The entry with the host's values as they are (`--keep-secrets`). */

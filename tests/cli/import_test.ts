@@ -190,6 +190,24 @@ Deno.test("init --from all imports every host config found; a path's format is d
   assert.match(p.out, /^ {2}perplexity:\n {4}command: npx$/m);
 });
 
+Deno.test("init --from skips an entry mcphub cannot take, saying why, and imports the rest", async () => {
+  await using box = await hostSandbox();
+  await box.install("cursor_mcp.json", "~/.cursor/mcp.json");
+  const path = join(box.home, ".cursor", "mcp.json");
+  const text = await Deno.readTextFile(path);
+  await Deno.writeTextFile(
+    path,
+    text.replace('"mcpServers": {', '"mcpServers": {\n    "socket": { "url": "ws://127.0.0.1:9000/mcp" },'),
+  );
+  const r = await box.run("init", "--from", "cursor");
+  assert.equal(r.code, 0, r.err);
+  assert.match(
+    r.out,
+    /^ {2}skipped {2}socket {2}from cursor \(user, ~\/\.cursor\/mcp\.json\): not valid in mcphub\.yaml: url: expected an http:\/\/ or https:\/\/ URL$/m,
+  );
+  assert.match(r.out, /: 3 server\(s\) added$/m);
+});
+
 Deno.test("init --from fails without writing when a source is missing, unknown or unreadable", async () => {
   await using box = await hostSandbox();
   let r = await box.run("init", "--from", "cursor");
