@@ -119,6 +119,9 @@ Deno.test("hosts use keeps servers mcphub.yaml does not have, and passes --confi
 Deno.test("hosts use vscode --project keeps JSONC comments and trailing commas; the entry has type stdio", async () => {
   await using box = await withMcphubOnPath();
   const [file] = await installHost(box, "vscode");
+  // VS Code also accepts trailing commas: they stay.
+  const fixture = await Deno.readTextFile(file!);
+  await Deno.writeTextFile(file!, fixture.replace('"k-123456" } }\n  }\n}', '"k-123456" } },\n  },\n}'));
   await importInto(box, "vscode");
   const r = await box.run("hosts", "use", "vscode", "--project", "--move");
   assert.equal(r.code, 0, r.err);
