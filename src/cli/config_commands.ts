@@ -225,6 +225,55 @@ export function insertPair(map: YAMLMap, pair: Pair, after: readonly string[]): 
   map.items.splice(index, 0, pair);
 }
 
+/**
+ * The `servers:` mapping of the config being edited, created when missing; a file that does not exist
+ * yet starts as the commented starter.
+ */
+export function ensureServers(doc: Document, target: ConfigTarget): YAMLMap {
+  if (!target.exists && isEmptyValue(doc.contents)) {
+    const starter = parseDocument(STARTER_CONFIG);
+    doc.commentBefore = starter.commentBefore;
+    doc.contents = starter.contents;
+  }
+  const root = rootMap(doc);
+  if (!findPair(root, "version")) insertPair(root, doc.createPair("version", 1), []);
+  let servers = findPair(root, "servers");
+  if (!servers) {
+    servers = doc.createPair("servers", new YAMLMap());
+    if (root.items.length && isScalar(servers.key)) servers.key.spaceBefore = true;
+    root.items.push(servers);
+  } else if (isEmptyValue(servers.value)) {
+    // `servers:` with only commented examples under it: keep the examples above the new entries.
+    const map = new YAMLMap();
+    map.commentBefore = isScalar(servers.value) ? servers.value.comment : undefined;
+    servers.value = map;
+  }
+  const map = servers.value;
+  if (!isMap(map)) {
+    throw new TypeError(`Cannot add a server to ${target.display}: servers is not a mapping`);
+  }
+  if (map.flow && map.items.length === 0) map.flow = false;
+  return map;
+}
+
+/** Appends a server entry to `servers:`, with `args` and `tags` as flow lists and matching spacing. */
+export function appendServer(
+  doc: Document,
+  map: YAMLMap,
+  name: string,
+  entry: Record<string, unknown>,
+): void {
+  const node = doc.createNode(entry) as YAMLMap;
+  for (const key of ["args", "tags"]) {
+    const list = node.get(key, true) as Node | undefined;
+    if (isSeq(list)) list.flow = true;
+  }
+  const pair = doc.createPair(name, node);
+  const last = map.items.at(-1)?.key;
+  if (isScalar(pair.key) && isScalar(last) && last.spaceBefore) pair.key.spaceBefore = true;
+  map.items.push(pair);
+}
+
 /** Whether a list item (`server`, `server__tool`, `server__*`) belongs to `server`. */
 export function refersTo(item: string, server: string): boolean {
   return item === server || item.startsWith(`${server}__`);
@@ -412,43 +461,13 @@ async function runAdd(ctx: CommandContext): Promise<number> {
   const entry = serverEntry(values, command);
   const target = targetConfig(ctx, { create: true });
   await editDocument(ctx, target, (doc) => {
-    if (!target.exists) {
-      const starter = parseDocument(STARTER_CONFIG);
-      doc.commentBefore = starter.commentBefore;
-      doc.contents = starter.contents;
-    }
-    const root = rootMap(doc);
-    if (!findPair(root, "version")) insertPair(root, doc.createPair("version", 1), []);
-    let servers = findPair(root, "servers");
-    if (!servers) {
-      servers = doc.createPair("servers", new YAMLMap());
-      if (root.items.length && isScalar(servers.key)) servers.key.spaceBefore = true;
-      root.items.push(servers);
-    } else if (isEmptyValue(servers.value)) {
-      // `servers:` with only commented examples under it: keep the examples above the new entries.
-      const map = new YAMLMap();
-      map.commentBefore = isScalar(servers.value) ? servers.value.comment : undefined;
-      servers.value = map;
-    }
-    const map = servers.value;
-    if (!isMap(map)) {
-      throw new TypeError(`Cannot add a server to ${target.display}: servers is not a mapping`);
-    }
+    const map = ensureServers(doc, target);
     if (findPair(map, name)) {
       throw new RangeError(
         `Server "${name}" already exists in ${target.display}; remove it first (mcphub remove ${name}) or edit the file`,
       );
     }
-    if (map.flow && map.items.length === 0) map.flow = false;
-    const node = doc.createNode(entry) as YAMLMap;
-    for (const key of ["args", "tags"]) {
-      const list = node.get(key, true) as Node | undefined;
-      if (isSeq(list)) list.flow = true;
-    }
-    const pair = doc.createPair(name, node);
-    const last = map.items.at(-1)?.key;
-    if (isScalar(pair.key) && isScalar(last) && last.spaceBefore) pair.key.spaceBefore = true;
-    map.items.push(pair);
+    appendServer(doc, map, name, entry);
     return true;
   });
   ctx.out(

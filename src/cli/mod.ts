@@ -11,7 +11,10 @@ import { statsCommand } from "./stats.ts";
 import { permissionsCommand } from "./permissions.ts";
 import { describeCommand, searchCommand } from "./discover.ts";
 import { pinCommand, unpinCommand } from "./pin.ts";
-import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
+import { addCommand, disableCommand, enableCommand, removeCommand } from "./config_commands.ts";
+import { initCommand } from "./import.ts";
+import { hostsCommand } from "./hosts.ts";
+import { doctorCommand } from "./doctor.ts";
 import { VERSION } from "./version.ts";
 import { suggest } from "./suggest.ts";
 
@@ -34,6 +37,8 @@ export const COMMANDS: readonly Command[] = [
   pinCommand,
   unpinCommand,
   permissionsCommand,
+  hostsCommand,
+  doctorCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {

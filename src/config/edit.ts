@@ -68,11 +68,68 @@ async function target(path: string): Promise<string> {
   }
 }
 
+/** Options of {@linkcode editConfig}. */
+export interface EditOptions extends LoadOptions {
+  /** Validate and return the new text without writing anything. @default false */
+  dryRun?: boolean;
+}
+
+/** What {@linkcode editConfig} did: the configs before and after, and the new text. */
+export interface EditResult {
+  before: Config;
+  after: Config;
+  /** The file's new content (written unless `dryRun`). */
+  text: string;
+}
+
+/**
+ * Replaces the file at `path` atomically with `text` (temp file in the same directory + rename), after
+ * copying the old file, when there is one, to `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC). The old file's mode is
+ * kept; a new file gets `mode`. A symlink is followed: the link stays and its target is replaced.
+ *
+ * @returns the backup's path, or undefined when there was no file
+ */
+export async function replaceFile(
+  path: string,
+  text: string,
+  options: { mode?: number } = {},
+): Promise<string | undefined> {
+  const file = await target(path);
+  let mode = options.mode ?? NEW_FILE_MODE;
+  let existed = true;
+  try {
+    mode = (await Deno.stat(file)).mode ?? mode;
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    existed = false;
+  }
+  const dir = dirname(file);
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  const temp = join(dir, `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
+  let backup: string | undefined;
+  try {
+    await Deno.writeTextFile(temp, text, { createNew: true, mode: mode & 0o777 });
+    await Deno.chmod(temp, mode & 0o777);
+    if (existed) {
+      backup = await backupPath(file);
+      await Deno.copyFile(file, backup);
+      await Deno.chmod(backup, mode & 0o777);
+    }
+    await Deno.rename(temp, file);
+  } catch (error) {
+    await Deno.remove(temp).catch(() => {});
+    throw error;
+  }
+  if (existed) await pruneBackups(file);
+  return backup;
+}
+
 /**
  * Edits the config file at `path`: parses it keeping comments and key order, calls `edit`, validates
  * the result, then replaces the file atomically (temp file + rename) after copying the old one to
- * `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC), keeping the newest {@linkcode KEEP_BACKUPS}. The file mode is kept (0600 for a new file). A missing file
- * starts empty. `.json` files are written back as JSON.
+ * `<path>.<YYYYMMDD-HHMMSS>.bak` (UTC), keeping the newest {@linkcode KEEP_BACKUPS}. The file mode is
+ * kept (0600 for a new file). A missing file
+ * starts empty. `.json` files are written back as JSON. With `dryRun`, nothing is written.
  *
  * Validation covers structure only: `${VAR}`s are left as written, so an edit never needs (or reads)
  * secrets, and the returned configs hold the unexpanded strings.
@@ -84,9 +141,10 @@ async function target(path: string): Promise<string> {
 export async function editConfig(
   path: string,
   edit: (doc: Document) => void,
-  options: LoadOptions,
-): Promise<{ before: Config; after: Config }> {
-  const validateOptions: LoadOptions = { ...options, agent: undefined };
+  options: EditOptions,
+): Promise<EditResult> {
+  const { dryRun, ...load } = options;
+  const validateOptions: LoadOptions = { ...load, agent: undefined };
   const file = await target(resolve(options.cwd, path));
   let text: string | undefined;
   let mode = NEW_FILE_MODE;
@@ -123,22 +181,6 @@ export async function editConfig(
     );
   }
 
-  const dir = dirname(file);
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  const temp = join(dir, `.${basename(file)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await Deno.writeTextFile(temp, newText, { createNew: true, mode: mode & 0o777 });
-    await Deno.chmod(temp, mode & 0o777);
-    if (text !== undefined) {
-      const backup = await backupPath(file);
-      await Deno.copyFile(file, backup);
-      await Deno.chmod(backup, mode & 0o777);
-    }
-    await Deno.rename(temp, file);
-  } catch (error) {
-    await Deno.remove(temp).catch(() => {});
-    throw error;
-  }
-  if (text !== undefined) await pruneBackups(file);
-  return { before, after };
+  if (!dryRun) await replaceFile(file, newText, { mode });
+  return { before, after, text: newText };
 }

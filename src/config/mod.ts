@@ -14,7 +14,7 @@ export { defaultConfig, type LoadOptions, parseConfig } from "./parse.ts";
 export type { Environment } from "./interpolate.ts";
 export { CONFIG_NAMES, defaultConfigPath, findConfigPath, userConfigDir } from "./lookup.ts";
 export { loadConfig } from "./load.ts";
-export { editConfig } from "./edit.ts";
+export { editConfig, type EditOptions, type EditResult, replaceFile } from "./edit.ts";
 export { parseDuration, parseSize } from "./units.ts";
 export { MIN_RESPONSE_BUDGET } from "./settings.ts";
 export { MAX_HINT_BYTES, MAX_HINTS, MAX_NAME_LENGTH, NAME_PATTERN, RESERVED_SERVER_NAME } from "./rules.ts";
