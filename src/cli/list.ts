@@ -13,6 +13,10 @@ import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { Hub, type ServerStatus } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
+import { storePath } from "./host.ts";
+import { loginCommandFor } from "./serve.ts";
+import { openStore } from "../store/mod.ts";
+import { AuthStore, authMigrations } from "../auth/mod.ts";
 
 const HELP = `Usage: mcphub list [--json] [--config PATH]
 
@@ -34,11 +38,20 @@ export const listCommand: Command = {
     );
     const json = values.json || ctx.global.json;
     const config = await loadContextConfig(ctx);
+    // OAuth tokens of remote servers; without the store a 401 is an ordinary failure.
+    let db: ReturnType<typeof openStore> | undefined;
+    try {
+      db = openStore(storePath(ctx), { migrations: authMigrations });
+    } catch {
+      db = undefined;
+    }
     const hub = new Hub({
       config,
       env: ctx.env.toObject(),
       version: VERSION,
       restartPolicy: ONE_SHOT,
+      authStore: db ? new AuthStore(db) : undefined,
+      loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       // Failures are shown in the table; the log would repeat them.
       log: () => {},
     });
@@ -77,12 +90,14 @@ export const listCommand: Command = {
         ctx.out("\n");
         for (const s of failed) {
           ctx.out(`${s.name}: ${s.error}\n`);
+          if (s.login_command) ctx.out(`  log in: ${s.login_command}\n`);
           if (s.stderr_tail) ctx.out(`  stderr:\n${s.stderr_tail.replace(/^/gm, "    ")}\n`);
         }
       }
       return 0;
     } finally {
       await hub.close();
+      db?.close();
     }
   },
 };

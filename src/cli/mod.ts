@@ -13,6 +13,7 @@ import { describeCommand, searchCommand } from "./discover.ts";
 import { pinCommand, unpinCommand } from "./pin.ts";
 import { addCommand, disableCommand, enableCommand, initCommand, removeCommand } from "./config_commands.ts";
 import { VERSION } from "./version.ts";
+import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 export { VERSION } from "./version.ts";
@@ -33,6 +34,9 @@ export const COMMANDS: readonly Command[] = [
   pinCommand,
   unpinCommand,
   permissionsCommand,
+  authLoginCommand,
+  authStatusCommand,
+  authLogoutCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {
@@ -126,8 +130,9 @@ export async function runCli(
     const found = findCommand(rest);
     if (!found) {
       throw new UsageError(
-        `unknown command "${rest[0]}${rest[0] === "mcp" && rest[1] ? ` ${rest[1]}` : ""}"` +
-          (rest[0] === "mcp" ? `; did you mean "mcp serve"?` : ""),
+        `unknown command "${rest[0]}${(rest[0] === "mcp" || rest[0] === "auth") && rest[1] ? ` ${rest[1]}` : ""}"` +
+          (rest[0] === "mcp" ? `; did you mean "mcp serve"?` : "") +
+          (rest[0] === "auth" ? `; did you mean "auth login", "auth status" or "auth logout"?` : ""),
       );
     }
     commandName = found.command.name;

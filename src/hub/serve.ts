@@ -12,6 +12,7 @@ import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { invalidRequest } from "./errors.ts";
+import { AuthStore, authMigrations } from "../auth/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -24,6 +25,8 @@ export interface StartGatewayOptions {
   storePath?: string;
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
+  /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
+  loginCommand?: (server: string) => string;
   /** How long shutdown waits for sessions to close. @default 5000 */
   shutdownMs?: number;
 }
@@ -41,7 +44,7 @@ export interface RunningGateway {
 function openGatewayStore(path: string | undefined, log: (line: string) => void): DatabaseSync | undefined {
   if (!path) return undefined;
   try {
-    return openStore(path, { migrations: [...spoolMigrations, ...intelligenceMigrations] });
+    return openStore(path, { migrations: [...spoolMigrations, ...intelligenceMigrations, ...authMigrations] });
   } catch (error) {
     log(
       `warning: ${
@@ -72,6 +75,8 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     log,
     finalize: { spool: () => spool, warn: warnOnce },
     onCall: (event) => recorder.record(event),
+    authStore: db ? new AuthStore(db) : undefined,
+    loginCommand: options.loginCommand,
   });
 
   const getResult: MetaHandler = (args) => {
