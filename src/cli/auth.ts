@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, storePath } from "./host.ts";
 import { formatTable } from "./table.ts";
+import { loginCommandFor } from "./serve.ts";
 import type { Config, ServerConfig } from "../config/mod.ts";
 import { openStore } from "../store/mod.ts";
 import { type AuthRecord, AuthStore, authMigrations, login, type LoginMode } from "../auth/mod.ts";
@@ -208,14 +209,14 @@ export const authStatusCommand: Command = {
           : r.status === "expired"
           ? `expired${r.refreshable ? " (refreshes on next use)" : ""}`
           : "logged in",
-        r.expires_at ?? "",
+        r.expires_at?.replace(/\.\d+Z$/, "Z") ?? "",
         (r.scopes ?? []).join(" "),
         r.authorization_server ?? "",
       ]),
     ));
     for (const r of rows) if (r.note) ctx.out(`${r.server}: ${r.note}\n`);
     const missing = rows.filter((r) => r.status === "not_logged_in").map((r) => r.server);
-    if (missing.length) ctx.out(`\nLog in with: mcphub auth login ${missing[0]}\n`);
+    if (missing.length) ctx.out(`\nLog in with: ${loginCommandFor(ctx, config.path, missing[0]!)}\n`);
     return 0;
   },
 };

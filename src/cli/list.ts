@@ -90,7 +90,6 @@ export const listCommand: Command = {
         ctx.out("\n");
         for (const s of failed) {
           ctx.out(`${s.name}: ${s.error}\n`);
-          if (s.login_command) ctx.out(`  log in: ${s.login_command}\n`);
           if (s.stderr_tail) ctx.out(`  stderr:\n${s.stderr_tail.replace(/^/gm, "    ")}\n`);
         }
       }
