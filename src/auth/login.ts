@@ -42,7 +42,13 @@ export class LoginError extends Error {
 export async function login(options: LoginOptions): Promise<AuthRecord> {
   const { server, store } = options;
   const probe = await probeServer(server);
-  const scope = server.oauth?.scopes.join(" ") || probe.scope;
+  const previous = store.get(server.name, server.url);
+  // Step-up: the scopes granted so far plus those the server asked for since.
+  const wanted = previous?.wantedScope
+    ? [...new Set([...(previous.scope ?? "").split(" "), ...previous.wantedScope.split(" ")])].filter(Boolean)
+      .join(" ")
+    : undefined;
+  const scope = server.oauth?.scopes.join(" ") || wanted || probe.scope;
   if (server.oauth?.grant === "client_credentials") {
     const provider = new StoreOAuthProvider(store, server);
     const result = await auth(provider, {
@@ -56,7 +62,6 @@ export async function login(options: LoginOptions): Promise<AuthRecord> {
 
   const listener = listen(server, store);
   const redirectUrl = `http://127.0.0.1:${listener.port}/callback`;
-  const previous = store.get(server.name, server.url);
   if (previous?.redirectUrl !== redirectUrl && previous?.client && !server.oauth?.clientId) {
     // The registered client names another redirect URL: register again.
     store.update(server.name, server.url, { client: null });

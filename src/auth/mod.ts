@@ -5,7 +5,7 @@
  *
  * @module
  */
-export { type AuthRecord, AuthStore, type AuthUpdate, authMigrations } from "./store.ts";
+export { authMigrations, type AuthRecord, AuthStore, type AuthUpdate } from "./store.ts";
 export {
   type AuthTarget,
   type InteractiveOptions,

@@ -10,6 +10,7 @@ import type { OAuthConfig } from "../config/mod.ts";
 import type { AuthRecord, AuthStore } from "./store.ts";
 import {
   auth,
+  extractWWWAuthenticateParams,
   type OAuthClientInformationMixed,
   type OAuthClientMetadata,
   type OAuthClientProvider,
@@ -90,7 +91,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   #needsLogin(detail?: string): NeedsLoginError {
-    const note = this.record()?.note;
+    const record = this.record();
+    const note = record?.note;
+    if (!detail && record?.wantedScope) {
+      detail = `the server needs scope "${record.wantedScope}" beyond the login's ("${record.scope ?? ""}")`;
+    }
     const at = this.authorizationServer ? ` (authorization server ${this.authorizationServer})` : "";
     return new NeedsLoginError(
       loginCommand(this.target),
@@ -171,13 +176,27 @@ export class StoreOAuthProvider implements OAuthClientProvider {
       expiresAt: seconds !== undefined ? now + seconds * 1000 : null,
       scope: tokens.scope ?? this.record()?.scope ?? (requested || null),
       note: null,
-      ...(this.#interactive ? { redirectUrl: this.#interactive.redirectUrl } : {}),
+      ...(this.#interactive ? { redirectUrl: this.#interactive.redirectUrl, wantedScope: null } : {}),
     });
   }
 
   async redirectToAuthorization(url: URL): Promise<void> {
-    if (!this.#interactive) throw this.#needsLogin();
+    if (!this.#interactive) {
+      // The SDK asks for a new authorization when the server wants more scope (403 insufficient_scope).
+      this.noteWantedScope(url.searchParams.get("scope") ?? undefined);
+      throw this.#needsLogin();
+    }
     await this.#interactive.open(url);
+  }
+
+  /** Records scopes the server asked for that the stored login lacks; the next login requests them. */
+  noteWantedScope(scope: string | undefined): void {
+    if (!scope) return;
+    const record = this.record();
+    if (!record?.scope) return;
+    const granted = new Set(record.scope.split(" "));
+    if (scope.split(" ").every((s) => !s || granted.has(s))) return;
+    this.#update({ wantedScope: scope });
   }
 
   saveCodeVerifier(verifier: string): void {
@@ -259,8 +278,22 @@ export class ServerAuth {
     if (!headers.get("authorization")?.startsWith("Bearer ")) return this.#fetch(input, init);
     const token = await this.#fresh();
     if (token) headers.set("Authorization", `Bearer ${token}`);
-    return this.#fetch(input, { ...init, headers });
+    const response = await this.#fetch(input, { ...init, headers });
+    if (response.status === 403) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === "insufficient_scope") this.provider.noteWantedScope(scope);
+    }
+    return response;
   };
+
+  /** True when `error` means the server wants a (new) login: 401, or 403 for scope the login lacks. */
+  isAuthError(error: unknown): boolean {
+    if (isAuthError(error)) return true;
+    for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+      if ((e as { code?: unknown }).code === 403) return this.provider.record()?.wantedScope !== undefined;
+    }
+    return false;
+  }
 
   async #fresh(): Promise<string | undefined> {
     const record = this.provider.record();
@@ -304,7 +337,13 @@ export class ServerAuth {
     for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
       if (e instanceof NeedsLoginError) return e.message;
     }
-    const note = this.provider.record()?.note;
+    const record = this.provider.record();
+    if (record?.wantedScope) {
+      return `the server needs scope "${record.wantedScope}" beyond the login's ("${
+        record.scope ?? ""
+      }"); run \`${loginCommand(this.provider.target)}\``;
+    }
+    const note = record?.note;
     const at = this.provider.authorizationServer
       ? ` (authorization server ${this.provider.authorizationServer})`
       : "";

@@ -21,6 +21,7 @@ export const authMigrations: readonly Migration[] = [{
     discovery TEXT,
     redirect_url TEXT,
     note TEXT,
+    wanted_scope TEXT,
     updated_at INTEGER NOT NULL,
     PRIMARY KEY (server, url)
   )`,
@@ -46,6 +47,8 @@ export interface AuthRecord {
   redirectUrl?: string;
   /** Why the server is not logged in any more (never a secret). */
   note?: string;
+  /** Scopes the server asked for beyond the granted ones (step-up); the next login requests them. */
+  wantedScope?: string;
   updatedAt: number;
 }
 
@@ -59,6 +62,7 @@ export interface AuthUpdate {
   discovery?: Record<string, unknown> | null;
   redirectUrl?: string | null;
   note?: string | null;
+  wantedScope?: string | null;
 }
 
 const COLUMNS: Record<keyof AuthUpdate, string> = {
@@ -70,6 +74,7 @@ const COLUMNS: Record<keyof AuthUpdate, string> = {
   discovery: "discovery",
   redirectUrl: "redirect_url",
   note: "note",
+  wantedScope: "wanted_scope",
 };
 const JSON_COLUMNS = new Set<keyof AuthUpdate>(["client", "tokens", "discovery"]);
 
@@ -84,6 +89,7 @@ interface Row {
   discovery: string | null;
   redirect_url: string | null;
   note: string | null;
+  wanted_scope: string | null;
   updated_at: number;
 }
 
@@ -110,6 +116,7 @@ function toRecord(row: Row): AuthRecord {
   if (discovery) record.discovery = discovery;
   if (row.redirect_url !== null) record.redirectUrl = row.redirect_url;
   if (row.note !== null) record.note = row.note;
+  if (row.wanted_scope !== null) record.wantedScope = row.wanted_scope;
   return record;
 }
 
@@ -121,7 +128,10 @@ export class AuthStore {
   }
 
   get(server: string, url: string): AuthRecord | undefined {
-    const row = this.#db.prepare("SELECT * FROM oauth_sessions WHERE server = ? AND url = ?").get(server, url);
+    const row = this.#db.prepare("SELECT * FROM oauth_sessions WHERE server = ? AND url = ?").get(
+      server,
+      url,
+    );
     return row ? toRecord(row as unknown as Row) : undefined;
   }
 
@@ -154,7 +164,12 @@ export class AuthStore {
    * Forgets the tokens, but only if they are still the ones with this refresh token (or
    * access token): another process may have stored newer ones meanwhile.
    */
-  dropTokens(server: string, url: string, seen: { refresh?: string; access?: string }, note: string): boolean {
+  dropTokens(
+    server: string,
+    url: string,
+    seen: { refresh?: string; access?: string },
+    note: string,
+  ): boolean {
     const record = this.get(server, url);
     if (!record?.tokens) return false;
     if (seen.refresh !== undefined && record.tokens.refresh_token !== seen.refresh) return false;

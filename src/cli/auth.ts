@@ -11,7 +11,7 @@ import { formatTable } from "./table.ts";
 import { loginCommandFor } from "./serve.ts";
 import type { Config, ServerConfig } from "../config/mod.ts";
 import { openStore } from "../store/mod.ts";
-import { type AuthRecord, AuthStore, authMigrations, login, type LoginMode } from "../auth/mod.ts";
+import { authMigrations, type AuthRecord, AuthStore, login, type LoginMode } from "../auth/mod.ts";
 
 const LOGIN_HELP = `Usage: mcphub auth login SERVER [--no-browser] [--headless] [--timeout 300]
 
@@ -66,7 +66,9 @@ function remoteServer(config: Config, name: string): ServerConfig & { url: strin
     );
   }
   if (!server.url) {
-    throw new Error(`server "${name}" is a stdio server (command:); OAuth logins are for remote servers (url:)`);
+    throw new Error(
+      `server "${name}" is a stdio server (command:); OAuth logins are for remote servers (url:)`,
+    );
   }
   if (Object.keys(server.headers).some((h) => h.toLowerCase() === "authorization")) {
     throw new Error(
@@ -93,10 +95,15 @@ export const authLoginCommand: Command = {
         strict: true,
         allowPositionals: true,
       }));
-    if (positionals.length !== 1) throw new UsageError("name one server: mcphub auth login SERVER", "auth login");
+    if (positionals.length !== 1) {
+      throw new UsageError("name one server: mcphub auth login SERVER", "auth login");
+    }
     const timeout = values.timeout === undefined ? 300 : Number(values.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0) {
-      throw new UsageError(`--timeout takes seconds (a positive number), got "${values.timeout}"`, "auth login");
+      throw new UsageError(
+        `--timeout takes seconds (a positive number), got "${values.timeout}"`,
+        "auth login",
+      );
     }
     const config = await loadContextConfig(ctx);
     const server = remoteServer(config, positionals[0]!);
@@ -150,7 +157,11 @@ interface StatusRow {
   note?: string;
 }
 
-function statusRow(server: ServerConfig & { url: string }, record: AuthRecord | undefined, now: number): StatusRow {
+function statusRow(
+  server: ServerConfig & { url: string },
+  record: AuthRecord | undefined,
+  now: number,
+): StatusRow {
   const row: StatusRow = {
     server: server.name,
     url: server.url,
@@ -191,13 +202,18 @@ export const authStatusCommand: Command = {
         s.url !== undefined && !Object.keys(s.headers).some((h) => h.toLowerCase() === "authorization")
       );
     const now = Date.now();
-    const rows = await withAuthStore(ctx, (store) => servers.map((s) => statusRow(s, store.get(s.name, s.url), now)));
+    const rows = await withAuthStore(
+      ctx,
+      (store) => servers.map((s) => statusRow(s, store.get(s.name, s.url), now)),
+    );
     if (values.json || ctx.global.json) {
       ctx.out(JSON.stringify({ store: storePath(ctx), servers: rows }, null, 2) + "\n");
       return 0;
     }
     if (rows.length === 0) {
-      ctx.out("No remote servers use OAuth in this config (servers with a static Authorization header do not).\n");
+      ctx.out(
+        "No remote servers use OAuth in this config (servers with a static Authorization header do not).\n",
+      );
       return 0;
     }
     ctx.out(formatTable(
@@ -227,9 +243,13 @@ export const authLogoutCommand: Command = {
   summary: "Forget a remote server's OAuth tokens and registered client",
   help: LOGOUT_HELP,
   async run(ctx) {
-    const { positionals } = parseCommandArgs("auth logout", () =>
-      parseArgs({ args: ctx.args, options: {}, strict: true, allowPositionals: true }));
-    if (positionals.length !== 1) throw new UsageError("name one server: mcphub auth logout SERVER", "auth logout");
+    const { positionals } = parseCommandArgs(
+      "auth logout",
+      () => parseArgs({ args: ctx.args, options: {}, strict: true, allowPositionals: true }),
+    );
+    if (positionals.length !== 1) {
+      throw new UsageError("name one server: mcphub auth logout SERVER", "auth logout");
+    }
     const name = positionals[0]!;
     const config = await loadContextConfig(ctx);
     // A server removed from the config can still be logged out of.

@@ -16,7 +16,7 @@ import { formatTable } from "./table.ts";
 import { storePath } from "./host.ts";
 import { loginCommandFor } from "./serve.ts";
 import { openStore } from "../store/mod.ts";
-import { AuthStore, authMigrations } from "../auth/mod.ts";
+import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 const HELP = `Usage: mcphub list [--json] [--config PATH]
 

@@ -130,7 +130,9 @@ export async function runCli(
     const found = findCommand(rest);
     if (!found) {
       throw new UsageError(
-        `unknown command "${rest[0]}${(rest[0] === "mcp" || rest[0] === "auth") && rest[1] ? ` ${rest[1]}` : ""}"` +
+        `unknown command "${rest[0]}${
+          (rest[0] === "mcp" || rest[0] === "auth") && rest[1] ? ` ${rest[1]}` : ""
+        }"` +
           (rest[0] === "mcp" ? `; did you mean "mcp serve"?` : "") +
           (rest[0] === "auth" ? `; did you mean "auth login", "auth status" or "auth logout"?` : ""),
       );

@@ -13,7 +13,9 @@ import { startGateway } from "../hub/mod.ts";
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
   const quote = (text: string) => /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
   const parts = ["mcphub"];
-  if (configPath && (ctx.global.config || ctx.env.get("MCPHUB_CONFIG"))) parts.push("--config", quote(configPath));
+  if (configPath && (ctx.global.config || ctx.env.get("MCPHUB_CONFIG"))) {
+    parts.push("--config", quote(configPath));
+  }
   if (ctx.global.db || ctx.env.get("MCPHUB_DB")) parts.push("--db", quote(storePath(ctx)));
   parts.push("auth", "login", server);
   return parts.join(" ");

@@ -212,7 +212,10 @@ function readOAuth(
   later: (entry: Field, raw: string, apply: (value: string) => void) => void,
 ): OAuthConfig | undefined {
   const oauth: OAuthConfig = { scopes: [], grant: "authorization_code" };
-  const entries = reader.entries(field, "a mapping of OAuth settings", { known: OAUTH_KEYS, allowNull: true });
+  const entries = reader.entries(field, "a mapping of OAuth settings", {
+    known: OAUTH_KEYS,
+    allowNull: true,
+  });
   if (!entries) return undefined;
   for (const entry of entries) {
     switch (entry.path.slice(field.path.length + 1)) {
@@ -229,7 +232,9 @@ function readOAuth(
       case "scopes":
         oauth.scopes = reader.stringList(entry, "a list of scopes", { nonEmpty: true }) ?? [];
         for (const scope of oauth.scopes) {
-          if (/\s/.test(scope)) reader.fail(entry, `scope "${scope}" contains a space; list each scope separately`);
+          if (/\s/.test(scope)) {
+            reader.fail(entry, `scope "${scope}" contains a space; list each scope separately`);
+          }
         }
         break;
       case "grant": {

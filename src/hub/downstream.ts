@@ -17,7 +17,7 @@ import {
 } from "./sdk.ts";
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
 import { ProtocolViolation, StdioClientTransport } from "./stdio.ts";
-import { isAuthError, type ServerAuth } from "../auth/mod.ts";
+import type { ServerAuth } from "../auth/mod.ts";
 
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
@@ -249,7 +249,7 @@ export class Downstream {
       },
       (error) => {
         if (this.#closing) return;
-        if (this.#options.auth && isAuthError(error)) {
+        if (this.#options.auth?.isAuthError(error)) {
           this.#teardown();
           this.#needsAuth(error);
           return;
@@ -448,7 +448,7 @@ export class Downstream {
     try {
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
     } catch (httpError) {
-      if (signal.aborted || notPermittedNet(httpError) || (auth && isAuthError(httpError))) throw httpError;
+      if (signal.aborted || notPermittedNet(httpError) || auth?.isAuthError(httpError)) throw httpError;
       // The server may speak only the older HTTP+SSE transport.
       await transport.close().catch(() => {});
       const sseClient = this.#newClient();
@@ -548,12 +548,12 @@ export class Downstream {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new CallTimeoutError(error.message, { cause: error });
       }
-      if (this.#options.auth && isAuthError(error) && this.#client === client) {
-        // The server refused the token with 401 and no refresh helped: the call was not run.
+      if (this.#options.auth?.isAuthError(error) && this.#client === client) {
+        // The server refused the token (401, or 403 for missing scope) and no refresh helped: the call was not run.
         this.#teardown();
         this.#needsAuth(error);
         throw new ServerUnavailableError(
-          `${this.unavailableReason()} (the server refused this call with 401 Unauthorized; it was not run)`,
+          `${this.unavailableReason()} (the server refused this call as unauthorized; it was not run)`,
           this.#state,
         );
       }

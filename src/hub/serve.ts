@@ -12,7 +12,7 @@ import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { invalidRequest } from "./errors.ts";
-import { AuthStore, authMigrations } from "../auth/mod.ts";
+import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -44,7 +44,9 @@ export interface RunningGateway {
 function openGatewayStore(path: string | undefined, log: (line: string) => void): DatabaseSync | undefined {
   if (!path) return undefined;
   try {
-    return openStore(path, { migrations: [...spoolMigrations, ...intelligenceMigrations, ...authMigrations] });
+    return openStore(path, {
+      migrations: [...spoolMigrations, ...intelligenceMigrations, ...authMigrations],
+    });
   } catch (error) {
     log(
       `warning: ${

@@ -41,7 +41,11 @@ async function waitForState(gw: GatewayClient, name: string, state: string): Pro
   throw new Error(`server ${name} never reached ${state}: ${JSON.stringify(last)}`);
 }
 
-async function cli(config: string, db: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(
+  config: string,
+  db: string,
+  ...args: string[]
+): Promise<{ code: number; out: string; err: string }> {
   const output = await new Deno.Command(DENO, {
     args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, ...args],
     stdin: "null",
@@ -86,15 +90,24 @@ Deno.test("OAuth: 401 -> needs_auth -> login -> refresh before expiry and on 401
     login_command: login,
   });
   assert.deepEqual(text(await gw.client.callTool({ name: "local__echo", arguments: { text: "hi" } })), "hi");
-  const refused = await gw.client.callTool({ name: "call_tool", arguments: { server: "prot", tool: "echo" } });
+  const refused = await gw.client.callTool({
+    name: "call_tool",
+    arguments: { server: "prot", tool: "echo" },
+  });
   assert.equal(refused.isError, true);
-  assert.match(text(refused), new RegExp(`server "prot" is needs_auth: .*run \`${login.replaceAll(".", "\\.")}\``));
+  assert.match(
+    text(refused),
+    new RegExp(`server "prot" is needs_auth: .*run \`${login.replaceAll(".", "\\.")}\``),
+  );
   assert.equal(as.counts.registrations, 0, "serving never registers a client");
 
   // Login, headless: the running gateway picks it up without a restart.
   const first = await cli(config, db, "auth", "login", "prot", "--headless");
   assert.equal(first.code, 0, first.err);
-  assert.match(first.out, /^Logged in to "prot": access token expires in (?:1h0m|59m) \(.*\), scopes tools, refreshable\.\n/);
+  assert.match(
+    first.out,
+    /^Logged in to "prot": access token expires in (?:1h0m|59m) \(.*\), scopes tools, refreshable\.\n/,
+  );
   assert.deepEqual([as.counts.registrations, as.counts.authorizations, as.counts.codeGrants], [1, 1, 1]);
   await waitForState(gw, "prot", "connected");
   assert.equal(text(await gw.client.callTool({ name: "prot__echo", arguments: { text: "one" } })), "one");
@@ -110,7 +123,10 @@ Deno.test("OAuth: 401 -> needs_auth -> login -> refresh before expiry and on 401
   as.tokenLifetimeSec = 3600;
   await new Promise((r) => setTimeout(r, 1600));
   const beforeEarly = as.counts.unauthorized;
-  assert.equal(text(await gw.client.callTool({ name: "prot__whoami", arguments: {} })).endsWith("scope tools"), true);
+  assert.equal(
+    text(await gw.client.callTool({ name: "prot__whoami", arguments: {} })).endsWith("scope tools"),
+    true,
+  );
   assert.deepEqual([as.counts.unauthorized - beforeEarly, as.counts.refreshGrants], [0, 2]);
 
   // The refresh token is revoked and the access token expires: needs_auth again, the call not run.
@@ -120,7 +136,7 @@ Deno.test("OAuth: 401 -> needs_auth -> login -> refresh before expiry and on 401
   assert.equal(revoked.isError, true);
   assert.match(
     text(revoked),
-    /^server "prot" is needs_auth: the server requires an OAuth login \(authorization server .*\); the authorization server refused the stored refresh token at .*; run `mcphub .* auth login prot` \(the server refused this call with 401 Unauthorized; it was not run\)/,
+    /^server "prot" is needs_auth: the server requires an OAuth login \(authorization server .*\); the authorization server refused the stored refresh token at .*; run `mcphub .* auth login prot` \(the server refused this call as unauthorized; it was not run\)/,
   );
   assert.equal(as.counts.refusedRefreshes, 1);
   assert.equal((await servers(gw)).find((s) => s.name === "prot")?.state, "needs_auth");
@@ -141,7 +157,10 @@ Deno.test("OAuth: 401 -> needs_auth -> login -> refresh before expiry and on 401
   // A restart uses the stored login.
   await using again = await connectGateway(config, { db });
   await waitForState(again, "prot", "connected");
-  assert.equal(text(await again.client.callTool({ name: "prot__echo", arguments: { text: "five" } })), "five");
+  assert.equal(
+    text(await again.client.callTool({ name: "prot__echo", arguments: { text: "five" } })),
+    "five",
+  );
   await again.close();
 
   // No token ever shows: not in logs, list_servers, stats or auth status; the store file is private.
@@ -170,7 +189,10 @@ Deno.test("OAuth client credentials: a machine-to-machine server connects with n
   );
   await using gw = await connectGateway(config, { db, env: { SVC_SECRET: secret } });
   await waitForState(gw, "svc", "connected");
-  assert.equal(text(await gw.client.callTool({ name: "svc__whoami", arguments: {} })), "client m2m, scope tools");
+  assert.equal(
+    text(await gw.client.callTool({ name: "svc__whoami", arguments: {} })),
+    "client m2m, scope tools",
+  );
   // Expired: the next request fetches a new token with the same grant.
   as.expireAccessTokens();
   assert.equal(text(await gw.client.callTool({ name: "svc__echo", arguments: { text: "x" } })), "x");
