@@ -155,7 +155,11 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   saveClientInformation(info: OAuthClientInformationMixed): void {
     if (this.target.oauth?.clientId) return; // configured in mcphub.yaml, never stored
-    this.#update({ client: info as Record<string, unknown> });
+    // The redirect URL goes with the registration: the next login listens there again and reuses it.
+    this.#update({
+      client: info as Record<string, unknown>,
+      ...(this.#interactive ? { redirectUrl: this.#interactive.redirectUrl } : {}),
+    });
   }
 
   tokens(): OAuthTokens | undefined {
