@@ -14,6 +14,10 @@ const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { Hub, type ServerStatus } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
 import { showConnectProgress } from "./progress.ts";
+import { storePath } from "./host.ts";
+import { loginCommandFor } from "./serve.ts";
+import { openStore } from "../store/mod.ts";
+import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 const HELP = `Usage: mcphub list [--json] [--config PATH]
 
@@ -35,11 +39,20 @@ export const listCommand: Command = {
     );
     const json = values.json || ctx.global.json;
     const config = await loadContextConfig(ctx);
+    // OAuth tokens of remote servers; without the store a 401 is an ordinary failure.
+    let db: ReturnType<typeof openStore> | undefined;
+    try {
+      db = openStore(storePath(ctx), { migrations: authMigrations });
+    } catch {
+      db = undefined;
+    }
     const hub = new Hub({
       config,
       env: ctx.env.toObject(),
       version: VERSION,
       restartPolicy: ONE_SHOT,
+      authStore: db ? new AuthStore(db) : undefined,
+      loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       // Failures are shown in the table; the log would repeat them.
       log: () => {},
     });
@@ -87,6 +100,7 @@ export const listCommand: Command = {
     } finally {
       progressDone();
       await hub.close();
+      db?.close();
     }
   },
 };

@@ -17,6 +17,7 @@ import { hostsCommand } from "./hosts.ts";
 import { doctorCommand } from "./doctor.ts";
 import { VERSION } from "./version.ts";
 import { suggest } from "./suggest.ts";
+import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 export { VERSION } from "./version.ts";
@@ -39,6 +40,9 @@ export const COMMANDS: readonly Command[] = [
   permissionsCommand,
   hostsCommand,
   doctorCommand,
+  authLoginCommand,
+  authStatusCommand,
+  authLogoutCommand,
 ];
 
 function findCommand(words: readonly string[]): { command: Command; used: number } | undefined {

@@ -22,6 +22,8 @@ import { dirname, join, posix, resolve, win32 } from "node:path";
 import type { Config, ServerConfig } from "../config/mod.ts";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, storePath } from "./host.ts";
+import { openStore } from "../store/mod.ts";
+import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** Resolves a bare command name to a path, as Deno does; undefined when not found. */
 export type Which = (command: string, searchPath?: string) => string | undefined;
@@ -40,6 +42,8 @@ export interface PermissionOptions {
   listen?: string;
   /** @default the `deno` OS name of this process, for path separators */
   os?: typeof Deno.build.os;
+  /** URLs a remote server's OAuth needs besides its own (authorization server, token endpoint), from the store. */
+  authUrls?: (server: ServerConfig) => string[];
 }
 
 /** The permission set of one gateway: the flags, and the lists they are made of. */
@@ -147,6 +151,14 @@ export function derivePermissions(config: Config, options: PermissionOptions): P
     }
     if (server.url !== undefined) {
       net.push(checkListItem("address", netEntry(server.url)));
+      const authUrls = options.authUrls?.(server) ?? [];
+      for (const url of authUrls) net.push(checkListItem("address", netEntry(url)));
+      if (server.oauth && authUrls.length === 0) {
+        notes.push(
+          `server "${server.name}" uses OAuth but has no login in the store yet: if its authorization server ` +
+            `is on another host, run \`mcphub auth login ${server.name}\` first and derive the flags again`,
+        );
+      }
       continue;
     }
     const command = server.command!;
@@ -243,7 +255,8 @@ no more, on one line:
   --allow-read=  the config's directory (the file, its .bak copies and the temp file
                  of an atomic edit) and the store's directory
   --allow-write= the same two directories
-  --allow-net=   HOST:PORT of every remote server (and of --listen)
+  --allow-net=   HOST:PORT of every remote server, of the authorization servers
+                 their logins use (from the store), and of --listen
   --allow-env    the whole environment: every server inherits it
 Never -A, --allow-ffi or --allow-sys. With --agent NAME, only that agent's servers.
 
@@ -257,6 +270,29 @@ Options:
   --listen HOST:PORT  Also allow the address mcp serve --listen would use
   --json              {config, store, agent, flags, run, read, write, net, notes}
 `;
+
+/** The authorization servers and token endpoints stored logins use, per server; none when there is no store yet. */
+async function storedAuthUrls(path: string): Promise<(server: ServerConfig) => string[]> {
+  try {
+    await Deno.stat(path);
+  } catch {
+    return () => [];
+  }
+  const db = openStore(path, { migrations: authMigrations });
+  try {
+    const records = new AuthStore(db).list();
+    return (server) =>
+      records.filter((r) => r.server === server.name && r.url === server.url).flatMap((r) => {
+        const discovery = r.discovery as
+          | { authorizationServerUrl?: unknown; authorizationServerMetadata?: { token_endpoint?: unknown } }
+          | undefined;
+        return [discovery?.authorizationServerUrl, discovery?.authorizationServerMetadata?.token_endpoint]
+          .filter((u): u is string => typeof u === "string" && URL.canParse(u));
+      });
+  } finally {
+    db.close();
+  }
+}
 
 /** `permissions`. */
 export const permissionsCommand: Command = {
@@ -284,6 +320,7 @@ export const permissionsCommand: Command = {
     try {
       permissions = derivePermissions(config, {
         storePath: store,
+        authUrls: await storedAuthUrls(store),
         agent: values.agent,
         listen: values.listen,
         cwd: ctx.cwd,

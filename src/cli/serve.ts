@@ -9,6 +9,18 @@ import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { type Hub, startGateway } from "../hub/mod.ts";
 
+/** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
+export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
+  const quote = (text: string) => /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", `'\\''`)}'`;
+  const parts = ["mcphub"];
+  if (configPath && (ctx.global.config || ctx.env.get("MCPHUB_CONFIG"))) {
+    parts.push("--config", quote(configPath));
+  }
+  if (ctx.global.db || ctx.env.get("MCPHUB_DB")) parts.push("--db", quote(storePath(ctx)));
+  parts.push("auth", "login", server);
+  return parts.join(" ");
+}
+
 /** The MCP host config snippet, for help and for a human at a terminal. */
 export const HOST_SNIPPET = `{
   "mcpServers": {
@@ -93,6 +105,7 @@ export const serveCommand: Command = {
       version: VERSION,
       log,
       storePath: storePath(ctx),
+      loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
     });

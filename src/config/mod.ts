@@ -8,7 +8,7 @@
  *
  * @module
  */
-export type { AgentConfig, Config, ServerConfig } from "./types.ts";
+export type { AgentConfig, Config, OAuthConfig, ServerConfig } from "./types.ts";
 export { ConfigError, type ConfigProblem } from "./errors.ts";
 export { defaultConfig, type LoadOptions, parseConfig } from "./parse.ts";
 export type { Environment } from "./interpolate.ts";

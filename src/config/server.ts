@@ -5,9 +5,9 @@
  * @module
  */
 import { join } from "node:path";
-import type { ServerConfig } from "./types.ts";
+import type { OAuthConfig, ServerConfig } from "./types.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
-import type { Field, Reader } from "./reader.ts";
+import { describe, type Field, type Reader } from "./reader.ts";
 import { nameProblem, readHints } from "./rules.ts";
 
 const SERVER_KEYS = [
@@ -18,6 +18,7 @@ const SERVER_KEYS = [
   "url",
   "transport",
   "headers",
+  "oauth",
   "enabled",
   "description",
   "tags",
@@ -25,7 +26,8 @@ const SERVER_KEYS = [
   "tool_use_when",
 ] as const;
 const STDIO_ONLY = ["args", "env", "cwd"];
-const REMOTE_ONLY = ["transport", "headers"];
+const REMOTE_ONLY = ["transport", "headers", "oauth"];
+const OAUTH_KEYS = ["client_id", "client_secret", "scopes", "grant", "redirect_port"] as const;
 
 /** A string that may hold `${VAR}` references, with where to put the expanded value. */
 interface Expandable {
@@ -131,6 +133,9 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
         if (value) config.transport = value;
         break;
       }
+      case "oauth":
+        config.oauth = readOAuth(reader, entry, later);
+        break;
       case "enabled": {
         const value = reader.boolean(entry);
         if (value !== undefined) config.enabled = value;
@@ -158,6 +163,11 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
     }
   }
 
+  const oauthField = keys.get("oauth");
+  if (oauthField && Object.keys(config.headers).some((h) => h.toLowerCase() === "authorization")) {
+    reader.failKey(oauthField, 'set either "oauth" or an Authorization header in "headers", not both');
+  }
+
   return {
     config,
     finish(target, env, home) {
@@ -182,6 +192,8 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
             : 'malformed variable reference; write ${NAME} (letters, digits and "_") or "$$" for a literal "$"',
         );
       }
+      // A client secret written literally is as secret as one from ${VAR}.
+      if (config.oauth?.clientSecret) (config.secrets ??= []).push(config.oauth.clientSecret);
       if (cwdField && config.cwd !== undefined && (config.cwd === "~" || config.cwd.startsWith("~/"))) {
         if (home === undefined) target.fail(cwdField, 'cannot expand "~": HOME is not set');
         else config.cwd = join(home, config.cwd.slice(1));
@@ -191,6 +203,65 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
       }
     },
   };
+}
+
+/** `oauth:` of a remote server: how mcphub logs in (see `mcphub auth login`). */
+function readOAuth(
+  reader: Reader,
+  field: Field,
+  later: (entry: Field, raw: string, apply: (value: string) => void) => void,
+): OAuthConfig | undefined {
+  const oauth: OAuthConfig = { scopes: [], grant: "authorization_code" };
+  const entries = reader.entries(field, "a mapping of OAuth settings", {
+    known: OAUTH_KEYS,
+    allowNull: true,
+  });
+  if (!entries) return undefined;
+  for (const entry of entries) {
+    switch (entry.path.slice(field.path.length + 1)) {
+      case "client_id": {
+        const value = reader.string(entry, { nonEmpty: true });
+        if (value !== undefined) later(entry, value, (v) => oauth.clientId = v);
+        break;
+      }
+      case "client_secret": {
+        const value = reader.string(entry, { nonEmpty: true });
+        if (value !== undefined) later(entry, value, (v) => oauth.clientSecret = v);
+        break;
+      }
+      case "scopes":
+        oauth.scopes = reader.stringList(entry, "a list of scopes", { nonEmpty: true }) ?? [];
+        for (const scope of oauth.scopes) {
+          if (/\s/.test(scope)) {
+            reader.fail(entry, `scope "${scope}" contains a space; list each scope separately`);
+          }
+        }
+        break;
+      case "grant": {
+        const value = reader.oneOf(entry, ["authorization_code", "client_credentials"] as const);
+        if (value) oauth.grant = value;
+        break;
+      }
+      case "redirect_port": {
+        const node = entry.node as { value?: unknown } | null;
+        const value = node?.value;
+        if (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 65535) {
+          oauth.redirectPort = value;
+        } else {
+          reader.fail(entry, `expected a port number from 1 to 65535, got ${describe(entry.node)}`);
+        }
+        break;
+      }
+    }
+  }
+  const has = (key: string) => entries.some((e) => e.path === `${field.path}.${key}`);
+  if (has("client_secret") && !has("client_id")) {
+    reader.failKey(field, '"client_secret" needs "client_id" (the client it belongs to)');
+  }
+  if (oauth.grant === "client_credentials" && !(has("client_id") && has("client_secret"))) {
+    reader.failKey(field, 'grant: client_credentials needs "client_id" and "client_secret"');
+  }
+  return oauth;
 }
 
 function isHttpUrl(text: string): boolean {

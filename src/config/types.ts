@@ -16,6 +16,8 @@ export interface ServerConfig {
   transport: "http" | "sse";
   /** @default {} */
   headers: Record<string, string>;
+  /** remote: how mcphub logs in with OAuth; undefined = discovered on a 401, with dynamic client registration. */
+  oauth?: OAuthConfig;
   /** @default true */
   enabled: boolean;
   description?: string;
@@ -32,6 +34,20 @@ export interface ServerConfig {
    * config was loaded with `serverErrors: "fail-server"`: the server is shown as failed, the rest served.
    */
   loadError?: string;
+}
+
+/** `oauth:` of a remote server. Tokens are never in the config: `mcphub auth login` keeps them in the store. */
+export interface OAuthConfig {
+  /** A pre-registered client; undefined = dynamic client registration. */
+  clientId?: string;
+  /** The pre-registered client's secret (write it as `${VAR}`). */
+  clientSecret?: string;
+  /** Scopes to ask for; [] = what the server advertises. @default [] */
+  scopes: string[];
+  /** `client_credentials`: machine-to-machine, no browser (needs client_id and client_secret). @default "authorization_code" */
+  grant: "authorization_code" | "client_credentials";
+  /** Fixed port of the loopback redirect (`http://127.0.0.1:PORT/callback`) for clients registered with one; undefined = a random free port. */
+  redirectPort?: number;
 }
 
 /** One entry of `agents:` in mcphub.yaml. */

@@ -17,12 +17,23 @@ import {
 } from "./sdk.ts";
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
 import { ProtocolViolation, StdioClientTransport } from "./stdio.ts";
+import type { ServerAuth } from "../auth/mod.ts";
 
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
 
 /** Where a downstream server is in its life. */
-export type DownstreamState = "disabled" | "connecting" | "connected" | "backoff" | "failed" | "closed";
+export type DownstreamState =
+  | "disabled"
+  | "connecting"
+  | "connected"
+  | "backoff"
+  | "failed"
+  | "needs_auth"
+  | "closed";
+
+/** How often a server in `needs_auth` looks for a login in the store. */
+export const LOGIN_POLL_MS = 1000;
 
 /** When and how often a failing server is restarted. */
 export interface RestartPolicy {
@@ -73,6 +84,8 @@ export interface DownstreamOptions {
   cachedTools?: readonly ToolDefinition[];
   /** Called with every tool list the server answers (to keep the cache). */
   onToolsListed?: (tools: readonly ToolDefinition[]) => void;
+  /** OAuth for a remote server (tokens from the store); undefined = none. */
+  auth?: ServerAuth;
 }
 
 /** Options of one call. */
@@ -162,6 +175,7 @@ export class Downstream {
   #connectedAt?: number;
   #nextAttemptAt?: number;
   #timer?: ReturnType<typeof setTimeout>;
+  #loginMark = 0;
 
   constructor(config: ServerConfig, options: DownstreamOptions) {
     this.config = config;
@@ -206,6 +220,10 @@ export class Downstream {
   get nextAttemptAt(): number | undefined {
     return this.#state === "backoff" ? this.#nextAttemptAt : undefined;
   }
+  /** In state `needs_auth`: the command that logs this server in. */
+  get loginCommand(): string | undefined {
+    return this.#state === "needs_auth" ? this.#options.auth?.loginCommand : undefined;
+  }
   /** Consecutive failures since the last stable connection. */
   get failures(): number {
     return this.#failures;
@@ -216,12 +234,13 @@ export class Downstream {
   }
   /** Replaces this server's secrets (env and header values, `${VAR}` values) in text. */
   redact(text: string): string {
-    return redact(text, this.#secrets);
+    const out = redact(text, this.#secrets);
+    return this.#options.auth ? this.#options.auth.redact(out) : out;
   }
 
   /** The redacted tail of the server's stderr. */
   stderrTail(): string {
-    return redact(this.#tail.text(), this.#secrets);
+    return this.redact(this.#tail.text());
   }
   /** The stdio child's pid, when there is one. */
   get pid(): number | undefined {
@@ -237,6 +256,7 @@ export class Downstream {
   connect(): Promise<void> {
     if (!this.config.enabled || this.config.loadError !== undefined || this.#closing) return this.#ready;
     clearTimeout(this.#timer);
+    clearInterval(this.#timer);
     this.#timer = undefined;
     this.#starts++;
     this.#state = "connecting";
@@ -259,6 +279,11 @@ export class Downstream {
       },
       (error) => {
         if (this.#closing) return;
+        if (this.#options.auth?.isAuthError(error)) {
+          this.#teardown();
+          this.#needsAuth(error);
+          return;
+        }
         const reason = this.#describe(error);
         const tail = this.stderrTail().trim();
         this.#options.log(
@@ -309,9 +334,28 @@ export class Downstream {
     }, delay);
   }
 
+  /** The server wants an OAuth login: no restarts; a login stored by `mcphub auth login` reconnects it. */
+  #needsAuth(error: unknown): void {
+    const auth = this.#options.auth!;
+    this.#connectedAt = undefined;
+    this.#error = this.redact(auth.reason(error)).replace(/\s+/g, " ").slice(0, 500);
+    this.#loginMark = auth.mark();
+    this.#options.log(`server "${this.name}": ${this.#error}`);
+    this.#setState("needs_auth");
+    this.#timer = setInterval(() => this.pickUpLogin(), LOGIN_POLL_MS);
+  }
+
+  /** In `needs_auth`: reconnects when a login was stored since; true if it started connecting. */
+  pickUpLogin(): boolean {
+    if (this.#state !== "needs_auth" || !this.#options.auth?.loggedInSince(this.#loginMark)) return false;
+    this.#options.log(`server "${this.name}": found a new login, reconnecting`);
+    this.connect().then(() => this.#options.onStateChange?.());
+    return true;
+  }
+
   #describe(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    return redact(message, this.#secrets).replace(/\s+/g, " ").slice(0, 500);
+    return this.redact(message).replace(/\s+/g, " ").slice(0, 500);
   }
 
   async #connect(): Promise<void> {
@@ -414,7 +458,13 @@ export class Downstream {
   async #dial(signal: AbortSignal): Promise<void> {
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
-    const sseOptions = { requestInit, eventSourceInit: { fetch: withHeaders(requestInit) } };
+    const auth = this.#options.auth;
+    const authOptions = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
+    const sseOptions = {
+      requestInit,
+      eventSourceInit: { fetch: withHeaders(requestInit, auth?.fetch) },
+      ...authOptions,
+    };
     if (this.config.transport === "sse") {
       const client = this.#newClient();
       const transport = new SSEClientTransport(url, sseOptions);
@@ -423,12 +473,12 @@ export class Downstream {
       return;
     }
     const client = this.#newClient();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit });
+    const transport = new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
     this.#watch(client, transport);
     try {
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
     } catch (httpError) {
-      if (signal.aborted || notPermittedNet(httpError)) throw httpError;
+      if (signal.aborted || notPermittedNet(httpError) || auth?.isAuthError(httpError)) throw httpError;
       // The server may speak only the older HTTP+SSE transport.
       await transport.close().catch(() => {});
       const sseClient = this.#newClient();
@@ -513,6 +563,7 @@ export class Downstream {
     args: Record<string, unknown>,
     options: DownstreamCallOptions,
   ): Promise<CallToolResult> {
+    if (this.#state === "needs_auth" && this.pickUpLogin()) await this.#ready;
     if (this.#state === "connecting") await this.#ready;
     const client = this.#client;
     if (this.#state !== "connected" || !client) {
@@ -531,6 +582,15 @@ export class Downstream {
       }
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         throw new CallTimeoutError(error.message, { cause: error });
+      }
+      if (this.#options.auth?.isAuthError(error) && this.#client === client) {
+        // The server refused the token (401, or 403 for missing scope) and no refresh helped: the call was not run.
+        this.#teardown();
+        this.#needsAuth(error);
+        throw new ServerUnavailableError(
+          `${this.unavailableReason()} (the server refused this call as unauthorized; it was not run)`,
+          this.#state,
+        );
       }
       if (this.#client !== client && !(options.signal?.aborted)) {
         throw new OutcomeUnknownError(error instanceof Error ? error.message : String(error), {
@@ -559,6 +619,7 @@ export class Downstream {
   async close(): Promise<void> {
     this.#closing = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#timer);
     this.#timer = undefined;
     const transport = this.#transport;
     const client = this.#client;
@@ -582,11 +643,11 @@ function notPermittedNet(error: unknown): boolean {
     (error instanceof Error && /Requires net access/.test(error.message));
 }
 
-function withHeaders(init: RequestInit): typeof fetch {
+function withHeaders(init: RequestInit, base: typeof fetch = fetch): typeof fetch {
   return (input, requestInit) => {
     const headers = new Headers(requestInit?.headers);
     for (const [k, v] of new Headers(init.headers)) headers.set(k, v);
-    return fetch(input, { ...requestInit, headers });
+    return base(input, { ...requestInit, headers });
   };
 }
 

@@ -368,6 +368,7 @@ export class Gateway {
       if (s.error) out.error = s.error;
       if (s.next_attempt_at) out.next_attempt_at = s.next_attempt_at;
       if (s.failures) out.failures = s.failures;
+      if (s.login_command) out.login_command = s.login_command;
       return out;
     });
     const catalog = hub.catalog();

@@ -23,6 +23,7 @@ import type { NameReference } from "./naming.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
 import { buildIndex, catalogRevision, type ResolverIndex } from "../resolver/mod.ts";
+import { type AuthStore, serverAuth } from "../auth/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
@@ -44,6 +45,10 @@ export interface HubOptions {
   restartPolicy?: RestartPolicy;
   /** Each server's last good tool list, so the first `tools/list` is complete; undefined = no cache. */
   toolCache?: ToolListCache;
+  /** OAuth tokens of remote servers; undefined = a 401 is a plain failure. */
+  authStore?: AuthStore;
+  /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
+  loginCommand?: (server: string) => string;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -72,6 +77,8 @@ export interface ServerStatus {
   next_attempt_at?: string;
   /** Consecutive failures since the last stable connection. */
   failures?: number;
+  /** In state `needs_auth`: the command that logs the server in. */
+  login_command?: string;
 }
 
 function byteLength(text: string): number {
@@ -132,6 +139,7 @@ export class Hub {
           onToolsChanged: () => this.#changed(),
           onStateChange: () => this.#changed(),
           restartPolicy: options.restartPolicy,
+          auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
         }),
       );
     }
@@ -255,7 +263,8 @@ export class Hub {
     const serverName = ref.server ??
       (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
     const d = serverName ? this.#downstreams.get(serverName) : undefined;
-    if (d && d.state === "connecting") {
+    // A server waiting for a login reconnects at once when one was stored meanwhile.
+    if (d && (d.state === "connecting" || d.pickUpLogin())) {
       await d.ready;
       return this.#build().index.find(ref);
     }
@@ -311,6 +320,7 @@ export class Hub {
       if (d.error) status.error = d.error;
       if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
       if (d.failures > 0) status.failures = d.failures;
+      if (d.loginCommand) status.login_command = d.loginCommand;
       return status;
     });
   }

@@ -13,6 +13,7 @@ import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { invalidRequest } from "./errors.ts";
 import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
+import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -25,6 +26,8 @@ export interface StartGatewayOptions {
   storePath?: string;
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
+  /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
+  loginCommand?: (server: string) => string;
   /** How long shutdown waits for sessions to close. @default 5000 */
   shutdownMs?: number;
 }
@@ -43,7 +46,7 @@ function openGatewayStore(path: string | undefined, log: (line: string) => void)
   if (!path) return undefined;
   try {
     return openStore(path, {
-      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations],
+      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations, ...authMigrations],
     });
   } catch (error) {
     log(
@@ -76,6 +79,8 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     finalize: { spool: () => spool, warn: warnOnce },
     onCall: (event) => recorder.record(event),
     toolCache: db ? new StoreToolCache(db) : undefined,
+    authStore: db ? new AuthStore(db) : undefined,
+    loginCommand: options.loginCommand,
   });
 
   const getResult: MetaHandler = (args) => {

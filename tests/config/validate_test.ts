@@ -532,7 +532,7 @@ Deno.test("parseConfig() rejects unknown server keys, suggesting a close one", (
   assertProblem(
     server("    restart: always"),
     "mcphub.yaml:4:5: servers.s.restart: unknown key; valid keys: command, args, env, cwd, url, transport, " +
-      "headers, enabled, description, tags, use_when, tool_use_when",
+      "headers, oauth, enabled, description, tags, use_when, tool_use_when",
   );
 });
 

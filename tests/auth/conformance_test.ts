@@ -1,0 +1,94 @@
+/**
+ * The conformance suite's client-mode auth scenarios (@modelcontextprotocol/conformance,
+ * pinned in tests/servers/package.json) with mcphub as the client: each scenario's
+ * server and authorization server are driven through `mcphub mcp serve` and
+ * `mcphub auth login --headless` (tests/auth/conformance_client.ts). The suite's
+ * servers listen on every interface, so each run is inside a private network
+ * namespace with only loopback up (`unshare -n`, `ip link set lo up`).
+ *
+ * Asserts the exact set of scenarios that pass, so a regression and a newly
+ * passing scenario both show, and prints the score.
+ */
+import assert from "node:assert/strict";
+import { DENO, ROOT, tempDir } from "../helpers.ts";
+
+const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
+const CLIENT = `${ROOT}tests/auth/conformance_client.ts`;
+
+/** Scenarios mcphub does not pass, and why. */
+const EXPECTED_FAILURES: Record<string, string> = {
+  // A warning only: the client SHOULD use a URL-based client id (CIMD) when offered; mcphub has no
+  // https URL to publish client metadata at, so it registers dynamically.
+  "auth/basic-cimd": "no client ID metadata document (warning)",
+  // Extensions mcphub does not implement.
+  "auth/client-credentials-jwt": "private_key_jwt client authentication is not supported",
+  "auth/cross-app-access-complete-flow": "the cross-app access (ID-JAG) extension is not supported",
+};
+
+async function run(command: string, args: string[], options: Deno.CommandOptions = {}) {
+  try {
+    const out = await new Deno.Command(command, { args, stdin: "null", ...options }).output();
+    const dec = new TextDecoder();
+    return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
+  } catch (error) {
+    return { code: -1, text: (error as Error).message };
+  }
+}
+
+/** Why the scenarios cannot run here, or undefined; installs iproute2 when `ip` is missing. */
+async function unavailable(): Promise<string | undefined> {
+  if (Deno.build.os !== "linux") return "network namespaces need Linux";
+  try {
+    await Deno.stat(SUITE);
+  } catch {
+    return "the conformance suite is not installed; run `deno task setup`";
+  }
+  if ((await run("unshare", ["--version"])).code !== 0) return "unshare (util-linux) is not installed";
+  if ((await run("ip", ["-V"])).code !== 0) {
+    const update = await run("apt-get", ["update", "-qq"]);
+    const install = update.code === 0
+      ? await run("apt-get", ["install", "-y", "-qq", "iproute2"], {
+        env: { DEBIAN_FRONTEND: "noninteractive" },
+      })
+      : update;
+    if (install.code !== 0) {
+      return `ip is missing and installing iproute2 failed: ${install.text.slice(-300)}`;
+    }
+  }
+  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
+  if (probe.code !== 0) return `cannot create a private network namespace: ${probe.text.trim()}`;
+  return undefined;
+}
+
+const SKIP = await unavailable();
+if (SKIP) console.log(`SKIP: conformance client auth scenarios: ${SKIP}`);
+
+Deno.test({
+  name: "conformance suite, client auth scenarios through mcphub",
+  ignore: SKIP !== undefined,
+  async fn() {
+    await using dir = await tempDir("mcphub-conformance-");
+    const listed = await run(DENO, ["run", "-A", SUITE, "list"], { cwd: dir.path });
+    const scenarios = [...listed.text.matchAll(/^\s+- (auth\/\S+)/gm)].map((m) => m[1]!);
+    assert.ok(scenarios.length >= 20, `scenario list: ${listed.text}`);
+    const passed: string[] = [];
+    const failed: string[] = [];
+    for (const scenario of scenarios) {
+      const result = await run("unshare", [
+        "-n",
+        "sh",
+        "-c",
+        `ip link set lo up && exec "$0" run -A "$1" client --command "$0 run -A $2" --scenario "$3" --timeout 60000`,
+        DENO,
+        SUITE,
+        CLIENT,
+        scenario,
+      ], { cwd: dir.path });
+      const checks = result.text.match(/^Passed: .*$/m)?.[0] ?? "no result";
+      (result.code === 0 ? passed : failed).push(scenario);
+      console.log(`${result.code === 0 ? "PASS" : "FAIL"} ${scenario}: ${checks}`);
+    }
+    console.log(`conformance client auth score: ${passed.length}/${scenarios.length} scenarios passed`);
+    assert.deepEqual(failed, scenarios.filter((s) => s in EXPECTED_FAILURES));
+  },
+});
