@@ -7,7 +7,7 @@
  */
 import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -88,8 +88,10 @@ function contentWords(text: string): number {
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
 
+// Each repeated class starts only where its run starts (the lookbehinds), so a failed match backtracks
+// over one run once: linear, however long the run of spaces or dots.
 const CLAUSE_BREAK =
-  /[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
+  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
@@ -98,28 +100,43 @@ const CLAUSE_BREAK =
  * are never split (their dots are not followed by a space).
  */
 export function splitClauses(text: string): string[] {
-  const pieces = text.split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) => p.length > 0);
+  const pieces = bounded(text).split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) =>
+    p.length > 0
+  );
   const clauses: string[] = [];
   let pending = "";
+  let pendingWords = 0;
   for (const piece of pieces) {
     const joined = pending ? `${pending} ${piece}` : piece;
-    if (contentWords(joined) < 2) {
+    // Counted piece by piece: recounting the joined text would be quadratic in the number of pieces.
+    const words = pendingWords + contentWords(piece);
+    if (words < 2) {
       pending = joined;
+      pendingWords = words;
       continue;
     }
     clauses.push(joined);
     pending = "";
+    pendingWords = 0;
   }
   if (pending) {
     if (clauses.length > 0) clauses[clauses.length - 1] += ` ${pending}`;
     else clauses.push(pending);
   }
-  while (clauses.length > MAX_CLAUSES) clauses.splice(-2, 2, `${clauses.at(-2)} ${clauses.at(-1)}`);
+  if (clauses.length > MAX_CLAUSES) {
+    clauses.splice(MAX_CLAUSES - 1, Infinity, clauses.slice(MAX_CLAUSES - 1).join(" "));
+  }
   return clauses;
+}
+
+/** Queries are read up to {@link MAX_INDEXED_CHARS} (the gateway refuses more than 2,048 bytes anyway). */
+function bounded(text: string): string {
+  return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
 /** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
 export function parseQuery(text: string): ParsedQuery {
+  text = bounded(text);
   const words: string[] = [];
   const stems: string[] = [];
   const counts: number[] = [];
