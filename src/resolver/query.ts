@@ -6,6 +6,7 @@
  * @module
  */
 import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
+import { isForeignStopWord } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
@@ -25,6 +26,11 @@ export interface QueryTerm {
   origins: number[];
   /** True for a synonym or compound, false for a word the caller typed. */
   expansion: boolean;
+  /**
+   * A general-knowledge expansion (WordNet): used only when the word it came from is rare in the
+   * catalog (see `rank.ts`), where a vocabulary mismatch is likely.
+   */
+  general?: boolean;
 }
 
 /** A parsed query. */
@@ -164,7 +170,9 @@ export function parseQuery(text: string): ParsedQuery {
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const part of word.parts) {
-      if (STOP_WORDS.has(part) || (part.length === 1 && /[a-z]/.test(part))) continue;
+      if (STOP_WORDS.has(part) || isForeignStopWord(part) || (part.length === 1 && /[a-z]/.test(part))) {
+        continue;
+      }
       const s = stem(part);
       const at = addWord(
         part,
@@ -189,20 +197,22 @@ export function parseQuery(text: string): ParsedQuery {
     expansion: false,
   }));
   const extra = new Map<string, QueryTerm>();
-  const addExtra = (term: string, weight: number, origins: number[]) => {
+  const addExtra = (term: string, weight: number, origins: number[], general = false) => {
     if (byStem.has(term)) return;
     const seen = extra.get(term);
     if (seen) {
+      if (!general) delete seen.general;
       seen.weight = Math.max(seen.weight, weight);
       for (const o of origins) if (!seen.origins.includes(o)) seen.origins.push(o);
       return;
     }
     const t: QueryTerm = { term, weight, origins: [...origins], expansion: true };
+    if (general) t.general = true;
     extra.set(term, t);
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (let i = 0; i < stems.length; i++) {
-    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i]);
+    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
   }
   if (spans.some((s) => s.path)) {
     // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.

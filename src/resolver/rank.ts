@@ -6,7 +6,9 @@
  * @module
  */
 import type { CatalogTool } from "../hub/catalog.ts";
+import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { stem } from "./tokenize.ts";
 import { compareNames, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
@@ -54,6 +56,9 @@ export interface SearchOptions {
   maxHits?: number;
 }
 
+/** Least weight of an expansion that counts a query word as matched (coverage, matched terms). */
+export const MIN_COVERAGE_WEIGHT = 0.35;
+
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -64,6 +69,38 @@ interface Scored {
   /** Query term -> credit (1 for a typed word, its weight for an expansion). */
   credit: Map<string, number>;
   phrase: string;
+}
+
+/** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
+export const COGNATE_WEIGHT = 0.8;
+
+/** Most tools a word may occur in for its WordNet expansions to be used (a rare or unknown word). */
+export const GENERAL_MAX_DF = 2;
+
+/**
+ * Fits a parsed query to the catalog: a word the catalog does not know gets its English cognates
+ * that it does know; WordNet expansions are kept only for words the catalog rarely or never uses,
+ * where a vocabulary mismatch is likely ("add" for a `get-sum` tool).
+ */
+function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
+  const query = parseQuery(text);
+  const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
+  const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
+  const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));
+  const have = new Set(terms.map((t) => t.term));
+  query.stems.forEach((s, i) => {
+    if (df(s) > 0) return;
+    for (const candidate of cognates(query.words[i]!)) {
+      const term = stem(candidate);
+      if (have.has(term) || df(term) === 0) continue;
+      have.add(term);
+      const typed = query.terms[i]!.weight;
+      terms.push({ term, weight: COGNATE_WEIGHT * typed, origins: [i], expansion: true });
+      break;
+    }
+  });
+  query.terms = terms;
+  return query;
 }
 
 function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
@@ -126,6 +163,8 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
   let strongField = false;
   for (const qt of query.terms) {
     if (!terms.has(qt.term)) continue;
+    // A weak expansion (a WordNet near-synonym) helps ranking but is not evidence that the word matched.
+    if (qt.expansion && qt.weight < MIN_COVERAGE_WEIGHT) continue;
     for (const o of qt.origins) matched.add(o);
     if (strong.has(qt.term) && qt.origins.length > 0) strongField = true;
     if (own.has(qt.term)) { for (const o of qt.origins) matchedOwn.add(o); }
@@ -252,7 +291,7 @@ function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
   const maxHits = Math.max(1, options.maxHits ?? 20);
-  const query = parseQuery(text);
+  const query = fitQuery(index, text);
   const o = index.options;
   const empty: RankedQuery = { query, clauses: 1, count: 0, hits: [] };
   if (query.terms.length === 0 || index.tools.length === 0) return empty;
@@ -261,7 +300,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const poolSize = Math.max(o.pool, maxHits);
   const fullTop = topScores(index, full, poolSize);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
-  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map(parseQuery) : [];
+  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
