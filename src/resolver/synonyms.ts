@@ -18,8 +18,11 @@ import { stem } from "./tokenize.ts";
 /** Weight of an equivalent spelling (abbreviation, file extension, product name of the format). */
 export const EQUIVALENT_WEIGHT = 0.85;
 
-/** Weight of an intent term (a retrieval verb's `get`/`read`/`info`/`list`). */
+/** Weight of an intent term (a retrieval verb's `get`/`read`/`info`/`list`, a web word's `web`). */
 export const SYNONYM_WEIGHT = 0.4;
+
+/** Weight of the read-side terms a retrieval verb implies: a hint, weaker than the object named. */
+export const RETRIEVAL_WEIGHT = 0.25;
 
 /** Weights of WordNet relations relative to the query word; tuned on the LiveMCPBench dev half. */
 export const WORDNET_WEIGHTS = { synonym: 0.3, near: 0.15 };
@@ -68,6 +71,8 @@ export const INTENTS: readonly [string, string][] = [
   ["retrieve fetch inspect lookup obtain view display show", "get read info list"],
   ["open load", "read"],
   ["enumerate browse", "list"],
+  // Words for web content mean a web fetch/browse tool.
+  ["download webpage website internet online http https", "web"],
 ];
 
 /** A related term and its weight. */
@@ -94,9 +99,10 @@ function build(): Map<string, Map<string, number>> {
     const members = stems(group);
     for (const a of members) for (const b of members) add(a, b, EQUIVALENT_WEIGHT);
   }
-  for (const [left, right] of INTENTS) {
-    for (const a of stems(left)) for (const b of stems(right)) add(a, b, SYNONYM_WEIGHT);
-  }
+  INTENTS.forEach(([left, right], i) => {
+    const weight = i === 0 ? RETRIEVAL_WEIGHT : SYNONYM_WEIGHT;
+    for (const a of stems(left)) for (const b of stems(right)) add(a, b, weight);
+  });
   return map;
 }
 
