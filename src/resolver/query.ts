@@ -44,6 +44,11 @@ export interface ParsedQuery {
    * quoted text, or a capitalized name inside a sentence: "weather in Paris").
    */
   argumentLike: boolean[];
+  /**
+   * Per word: it modifies an object rather than naming the action ("a *saved* artifact"): a past
+   * participle after the first word. It still counts as a word, but earns no tool-name bonus.
+   */
+  modifier: boolean[];
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
 }
@@ -63,6 +68,9 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
     "latest recent recently newest",
   ].join(" ").split(" ").map(stem),
 );
+
+/** Multiplier on the weight of an argument-like word (a capitalized name inside a sentence, quoted text). */
+export const ARGUMENT_WEIGHT = 0.75;
 
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
@@ -225,5 +233,6 @@ export function parseQuery(text: string): ParsedQuery {
   terms.push(...extra.values());
   const names = argumentWords(rest);
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
-  return { words, stems, argumentLike, terms };
+  const modifier = words.map((w, i) => i > 0 && w.length > 4 && /[^e]ed$|[^aeiou]en$/.test(w));
+  return { words, stems, argumentLike, modifier, terms };
 }

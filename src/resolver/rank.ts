@@ -59,6 +59,9 @@ export interface SearchOptions {
 /** Least weight of an expansion that counts a query word as matched (coverage, matched terms). */
 export const MIN_COVERAGE_WEIGHT = 0.35;
 
+/** Coverage of its clause that makes a clause's best tool a confident match (see clause diversity). */
+export const CLAUSE_CONFIDENT = 0.6;
+
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -75,7 +78,7 @@ interface Scored {
 export const COGNATE_WEIGHT = 0.8;
 
 /** Most tools a word may occur in for its WordNet expansions to be used (a rare or unknown word). */
-export const GENERAL_MAX_DF = 2;
+export const GENERAL_MAX_DF = 5;
 
 /**
  * Fits a parsed query to the catalog: a word the catalog does not know gets its English cognates
@@ -108,7 +111,9 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const touched: number[] = [];
   const credit = new Map<string, number>();
   for (const qt of query.terms) {
-    credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    // A modifier ("a saved artifact") is not the action: it earns no name bonus.
+    const action = qt.origins.length === 0 || qt.origins.some((o) => !query.modifier[o]);
+    if (action) credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
     const p = index.postings.get(qt.term);
     if (!p) continue;
     const w = qt.weight * p.idf;
@@ -228,7 +233,12 @@ const COMPANION_SOURCES = 3;
  * Lifts the prerequisite siblings of the top hits to a share of that hit's
  * score (never lowers a tool), then re-sorts.
  */
-function addCompanions(index: ResolverIndex, order: [number, number][], weight: number): void {
+function addCompanions(
+  index: ResolverIndex,
+  order: [number, number][],
+  weight: number,
+  tie: (a: number, b: number) => number,
+): void {
   const at = new Map(order.map((entry, i) => [entry[0], i]));
   let changed = false;
   for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
@@ -245,7 +255,7 @@ function addCompanions(index: ResolverIndex, order: [number, number][], weight: 
       }
     }
   }
-  if (changed) order.sort((a, b) => b[1] - a[1] || compareNames(index.tools[a[0]]!, index.tools[b[0]]!));
+  if (changed) order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
 }
 
 /**
@@ -254,7 +264,12 @@ function addCompanions(index: ResolverIndex, order: [number, number][], weight: 
  * so its score is scaled down and the list re-sorted. Stable and bounded:
  * only the first 100 entries are considered.
  */
-function demoteDuplicates(tools: readonly CatalogTool[], order: [number, number][], penalty: number): void {
+function demoteDuplicates(
+  order: [number, number][],
+  penalty: number,
+  tools: readonly CatalogTool[],
+  tie: (a: number, b: number) => number,
+): void {
   const seen = new Set<string>();
   const head = order.slice(0, 100);
   for (const entry of head) {
@@ -262,8 +277,60 @@ function demoteDuplicates(tools: readonly CatalogTool[], order: [number, number]
     if (seen.has(key)) entry[1] *= 1 - penalty;
     else seen.add(key);
   }
-  head.sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
+  head.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
   order.splice(0, head.length, ...head);
+}
+
+/**
+ * Orders tools of equal score by evidence, not alphabet: more distinct query terms matched (typed
+ * words count double), then the shorter description (a focused tool), then the public name so the
+ * order is deterministic.
+ */
+export function tieBreaker(index: ResolverIndex, query: ParsedQuery): (a: number, b: number) => number {
+  const evidence = new Map<number, number>();
+  const of = (d: number) => {
+    let e = evidence.get(d);
+    if (e === undefined) {
+      e = 0;
+      const terms = index.docTerms[d]!;
+      for (const qt of query.terms) if (terms.has(qt.term)) e += qt.expansion ? 1 : 2;
+      evidence.set(d, e);
+    }
+    return e;
+  };
+  return (a, b) =>
+    of(b) - of(a) ||
+    index.tools[a]!.description.length - index.tools[b]!.description.length ||
+    compareNames(index.tools[a]!, index.tools[b]!);
+}
+
+/**
+ * Clause diversity: every clause's best tool is moved into the first `slots` places (keeping score
+ * order among them), so a multi-step request's second step is not pushed out by five tools of the
+ * first step's server. A winner already within the first `slots` stays where it is.
+ */
+export function diversify(order: [number, number][], winners: readonly number[], slots: number): void {
+  const head = order.slice(0, slots);
+  const inHead = new Set(head.map(([d]) => d));
+  const missing = order.filter(([d]) => winners.includes(d) && !inHead.has(d));
+  if (missing.length === 0) return;
+  // Make room: drop the lowest non-winners of the head.
+  const keep = head.length - Math.min(missing.length, head.filter(([d]) => !winners.includes(d)).length);
+  const kept: [number, number][] = [];
+  let dropped: [number, number][] = [];
+  let room = head.length - keep;
+  for (let i = head.length - 1; i >= 0; i--) {
+    if (room > 0 && !winners.includes(head[i]![0])) {
+      dropped.unshift(head[i]!);
+      room--;
+    } else kept.unshift(head[i]!);
+  }
+  const lifted = missing.slice(0, head.length - kept.length);
+  const newHead = [...kept, ...lifted].sort((a, b) => b[1] - a[1]);
+  const liftedSet = new Set(lifted.map(([d]) => d));
+  const rest = order.slice(slots).filter(([d]) => !liftedSet.has(d));
+  dropped = dropped.concat(rest).sort((a, b) => b[1] - a[1]);
+  order.splice(0, order.length, ...newHead, ...dropped);
 }
 
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
@@ -306,6 +373,8 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
   const server = serverRelevance(index, query);
   const withServer = (d: number, relative: number) => relative + o.serverWeight * server[index.serverOf[d]!]!;
+  /** Each clause's best tool, in clause order. */
+  const winners: number[] = [];
   if (clauseTexts.length <= 1) {
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
@@ -313,9 +382,16 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const cq of clauseQueries) {
       if (cq.terms.length === 0) continue;
       const top = topScores(index, accumulate(index, cq), Math.min(poolSize, CLAUSE_POOL));
-      let max = 0;
-      for (const s of top.values()) max = Math.max(max, s);
+      let max = 0, best = -1;
+      for (const [d, s] of top) {
+        if (s > max) [max, best] = [s, d];
+      }
       if (max <= 0) continue;
+      // Only a confident clause match claims a place: most of the clause's words, in the tool's own fields.
+      if (best >= 0 && !winners.includes(best)) {
+        const c = coverageOf(index, best, cq);
+        if (c.coverage >= CLAUSE_CONFIDENT && c.toolFieldCoverage > 0) winners.push(best);
+      }
       const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
         const relative = s / max + o.serverWeight * clauseServer[index.serverOf[d]!]!;
@@ -330,9 +406,11 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     }
   }
   const tools = index.tools;
-  const order = [...final].sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
-  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight);
-  if (o.duplicatePenalty > 0) demoteDuplicates(tools, order, o.duplicatePenalty);
+  const tie = tieBreaker(index, query);
+  const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
+  if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
+  if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

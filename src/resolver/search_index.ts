@@ -68,6 +68,12 @@ export interface RankingOptions {
   companionWeight?: number;
   /** Score reduction of a tool whose short name repeats a higher-ranked tool's (0 = none). @default 0.5 */
   duplicatePenalty?: number;
+  /**
+   * For a multi-step query, the first places reserved for each clause's best tool (0 = off), so one
+   * step's server cannot fill the whole top of the list.
+   * @default 5
+   */
+  clauseDiversity?: number;
 }
 
 /** Default field weights: names, titles and hints outweigh long descriptions. */
@@ -125,6 +131,7 @@ export interface ResolvedRanking {
   serverWeight: number;
   duplicatePenalty: number;
   companionWeight: number;
+  clauseDiversity: number;
 }
 
 /** A built index. Treat as opaque; build with {@link buildIndex}. */
@@ -171,6 +178,7 @@ function resolve(options: RankingOptions): ResolvedRanking {
     serverWeight: options.serverWeight ?? 0.3,
     duplicatePenalty: options.duplicatePenalty ?? 0.5,
     companionWeight: options.companionWeight ?? 0.85,
+    clauseDiversity: options.clauseDiversity ?? 5,
   };
 }
 
