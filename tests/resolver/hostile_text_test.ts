@@ -25,22 +25,11 @@ import {
   stem,
   tokenize,
 } from "../../src/resolver/mod.ts";
+import { seeded } from "../spool/_helpers.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 
 const BUDGET_MS = 2000;
 const MIB = 1024 * 1024;
-
-/** Mulberry32, so a failure reproduces. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Single characters of every class the tokenizer, clause splitter and locator scanner treat differently. */
 const CLASSES = [
@@ -95,7 +84,7 @@ function adversarial(): [string, string][] {
     out.push([`${size} combining marks`, "e" + "\u0301".repeat(size)]);
     out.push([`${size} CJK`, "必应搜索".repeat(size / 4)]);
   }
-  const rand = random(17);
+  const rand = seeded(17);
   for (let k = 0; k < 6; k++) {
     // Mixed scripts: runs of random classes, random lengths.
     let s = "";
