@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { editDistance } from "../../src/hub/catalog.ts";
 import {
   boundedDistance,
   closest,
