@@ -44,11 +44,6 @@ export interface ParsedQuery {
    * quoted text, or a capitalized name inside a sentence: "weather in Paris").
    */
   argumentLike: boolean[];
-  /**
-   * Per word: it modifies an object rather than naming the action ("a *saved* artifact"): a past
-   * participle after the first word. It still counts as a word, but earns no tool-name bonus.
-   */
-  modifier: boolean[];
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
 }
@@ -233,6 +228,5 @@ export function parseQuery(text: string): ParsedQuery {
   terms.push(...extra.values());
   const names = argumentWords(rest);
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
-  const modifier = words.map((w, i) => i > 0 && w.length > 4 && /[^e]ed$|[^aeiou]en$/.test(w));
-  return { words, stems, argumentLike, modifier, terms };
+  return { words, stems, argumentLike, terms };
 }

@@ -111,9 +111,7 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const touched: number[] = [];
   const credit = new Map<string, number>();
   for (const qt of query.terms) {
-    // A modifier ("a saved artifact") is not the action: it earns no name bonus.
-    const action = qt.origins.length === 0 || qt.origins.some((o) => !query.modifier[o]);
-    if (action) credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
     const p = index.postings.get(qt.term);
     if (!p) continue;
     const w = qt.weight * p.idf;
