@@ -25,7 +25,9 @@ Deno.test("WordNet relations: known synonyms and near-synonyms", () => {
 
 Deno.test("foreign stop words drop function words but keep English content words", () => {
   for (const w of ["el", "este", "der", "les"]) assert.equal(isForeignStopWord(w), true, w);
-  for (const w of ["file", "data", "list", "get", "image", "todo", "ci", "os"]) assert.equal(isForeignStopWord(w), false, w);
+  for (const w of ["file", "data", "list", "get", "image", "todo", "ci", "os"]) {
+    assert.equal(isForeignStopWord(w), false, w);
+  }
   assert.deepEqual(parseQuery("planificar el cambio de este repositorio").words, [
     "planificar",
     "cambio",
