@@ -11,6 +11,7 @@
 import { descendants } from "../../tests/helpers.ts";
 import * as context from "./context_bench.ts";
 import * as gateway from "./gateway_bench.ts";
+import * as heldout from "./heldout.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as resolver from "./resolver_bench.ts";
 import * as soak from "./soak_bench.ts";
@@ -34,6 +35,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "soak", file: "soak_bench.ts", run: () => soak.main() },
   { name: "resolver", file: "resolver_bench.ts", run: () => resolver.main([]) },
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
+  { name: "heldout", file: "heldout.ts", run: () => heldout.main([]) },
 ];
 
 /** The benchmarks `names` select (all when empty); throws a `RangeError` on an unknown name. */

@@ -44,6 +44,26 @@ export function bm25f(
   fields: readonly FieldWeight[],
   k1: number,
 ): { postings: Map<string, Postings>; docTerms: Map<string, number>[] } {
+  return drain(bm25fSteps(docs, fields, k1));
+}
+
+/** Units of work (documents, terms) between two yields of the stepwise builders. */
+export const STEP = 512;
+
+/** Runs a stepwise builder to completion. */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** {@link bm25f}, yielding every {@link STEP} documents or terms so a caller can pause between slices. */
+export function* bm25fSteps(
+  docs: readonly (readonly ReadonlyMap<string, number>[])[],
+  fields: readonly FieldWeight[],
+  k1: number,
+): Generator<void, { postings: Map<string, Postings>; docTerms: Map<string, number>[] }> {
   const n = docs.length;
   const lengths = docs.map((fs) =>
     fs.map((tf) => {
@@ -52,10 +72,12 @@ export function bm25f(
       return len;
     })
   );
+  yield;
   const avg = fields.map((_, f) => (n > 0 ? lengths.reduce((a, l) => a + l[f]!, 0) / n : 0));
   const build = new Map<string, { docs: number[]; impacts: number[] }>();
   const docTerms: Map<string, number>[] = [];
   for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
     const pseudo = new Map<string, number>();
     fields.forEach(({ weight, b }, f) => {
       if (weight <= 0) return;
@@ -71,7 +93,9 @@ export function bm25f(
     }
   }
   const postings = new Map<string, Postings>();
+  let i = 0;
   for (const [term, list] of build) {
+    if (++i % (8 * STEP) === 0) yield;
     const df = list.docs.length;
     postings.set(term, {
       idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),

@@ -7,7 +7,8 @@
  * @module
  */
 import type { CatalogTool } from "../hub/catalog.ts";
-import { tokenize } from "./tokenize.ts";
+import { drain } from "./bm25f.ts";
+import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 
 /** Most companions kept per tool. */
 export const MAX_COMPANIONS = 3;
@@ -69,6 +70,15 @@ export function findCompanions(
   serverOf: Int32Array,
   terms: readonly CompanionTerms[],
 ): number[][] {
+  return drain(companionSteps(tools, serverOf, terms));
+}
+
+/** {@link findCompanions}, yielding after each server with siblings to compare. */
+export function* companionSteps(
+  tools: readonly CatalogTool[],
+  serverOf: Int32Array,
+  terms: readonly CompanionTerms[],
+): Generator<void, number[][]> {
   const byServer = new Map<number, number[]>();
   tools.forEach((_, d) => {
     const list = byServer.get(serverOf[d]!);
@@ -78,6 +88,7 @@ export function findCompanions(
   const out: number[][] = tools.map(() => []);
   for (const members of byServer.values()) {
     if (members.length < 2 || members.length > MAX_SERVER_TOOLS) continue;
+    yield;
     // Sibling downstream names (lowercase) -> member position, to spot names in a text in one pass.
     const named = new Map<string, number>();
     members.forEach((b, j) => {
@@ -88,7 +99,8 @@ export function findCompanions(
     members.forEach((a, i) => {
       const found: number[] = [];
       const t = tools[a]!;
-      const text = `${t.description}\n${schemaWords(t.definition.inputSchema)}`.toLowerCase();
+      const text = `${t.description.slice(0, MAX_INDEXED_CHARS)}\n${schemaWords(t.definition.inputSchema)}`
+        .slice(0, 2 * MAX_INDEXED_CHARS).toLowerCase();
       for (const word of text.match(IDENTIFIER) ?? []) {
         const j = named.get(word);
         if (j !== undefined && j !== i && !found.includes(members[j]!)) found.push(members[j]!);

@@ -54,7 +54,7 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     }
   };
   let rest = text.replace(URL, (match) => {
-    const url = match.replace(/[.,;:!?]+$/, "");
+    const url = trimPunctuation(match);
     const span: Span = {
       path: false,
       words: [],
@@ -72,7 +72,7 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     return " ";
   });
   rest = rest.replace(PATH, (match) => {
-    const path = match.replace(/[.,;:!?]+$/, "");
+    const path = trimPunctuation(match);
     const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");
     const last = segments.at(-1) ?? "";
     const dot = last.lastIndexOf(".");
@@ -90,4 +90,11 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     return " ";
   });
   return { rest, spans };
+}
+
+/** Drops trailing sentence punctuation (a loop, not `/[.,;:!?]+$/`, which is quadratic on a run of dots). */
+function trimPunctuation(text: string): string {
+  let end = text.length;
+  while (end > 0 && ".,;:!?".includes(text[end - 1]!)) end--;
+  return text.slice(0, end);
 }

@@ -15,7 +15,17 @@
  *
  * @module
  */
-export { fold, isStopWord, splitWords, stem, STOP_WORDS, tokenize, type Word } from "./tokenize.ts";
+export {
+  fold,
+  isStopWord,
+  MAX_INDEXED_CHARS,
+  MAX_PART_CHARS,
+  splitWords,
+  stem,
+  STOP_WORDS,
+  tokenize,
+  type Word,
+} from "./tokenize.ts";
 export { EQUIVALENT_WEIGHT, type Synonym, SYNONYM_WEIGHT, synonymsOf } from "./synonyms.ts";
 export {
   MAX_CLAUSES,
@@ -26,7 +36,9 @@ export {
   splitClauses,
 } from "./query.ts";
 export {
+  BUILD_SLICE_MS,
   buildIndex,
+  buildIndexAsync,
   DEFAULT_B,
   DEFAULT_WEIGHTS,
   type Field,
@@ -55,7 +67,7 @@ export {
   TEMPLATE_MAX_FIELDS,
   TEMPLATE_MAX_NAME_BYTES,
 } from "./template.ts";
-export { canonicalJson, catalogRevision, REVISION_LENGTH } from "./revision.ts";
+export { canonicalJson, catalogRevision, catalogRevisionAsync, REVISION_LENGTH } from "./revision.ts";
 export {
   ALTERNATIVES_MAX_BYTES,
   clipText,

@@ -6,8 +6,9 @@
  * @module
  */
 import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
+import { isForeignStopWord } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -25,6 +26,11 @@ export interface QueryTerm {
   origins: number[];
   /** True for a synonym or compound, false for a word the caller typed. */
   expansion: boolean;
+  /**
+   * A general-knowledge expansion (WordNet): used only when the word it came from is rare in the
+   * catalog (see `rank.ts`), where a vocabulary mismatch is likely.
+   */
+  general?: boolean;
 }
 
 /** A parsed query. */
@@ -58,6 +64,9 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
   ].join(" ").split(" ").map(stem),
 );
 
+/** Multiplier on the weight of an argument-like word (a capitalized name inside a sentence, quoted text). */
+export const ARGUMENT_WEIGHT = 0.75;
+
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
 
@@ -88,8 +97,10 @@ function contentWords(text: string): number {
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
 
+// Each repeated class starts only where its run starts (the lookbehinds), so a failed match backtracks
+// over one run once: linear, however long the run of spaces or dots.
 const CLAUSE_BREAK =
-  /[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
+  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
@@ -98,28 +109,43 @@ const CLAUSE_BREAK =
  * are never split (their dots are not followed by a space).
  */
 export function splitClauses(text: string): string[] {
-  const pieces = text.split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) => p.length > 0);
+  const pieces = bounded(text).split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) =>
+    p.length > 0
+  );
   const clauses: string[] = [];
   let pending = "";
+  let pendingWords = 0;
   for (const piece of pieces) {
     const joined = pending ? `${pending} ${piece}` : piece;
-    if (contentWords(joined) < 2) {
+    // Counted piece by piece: recounting the joined text would be quadratic in the number of pieces.
+    const words = pendingWords + contentWords(piece);
+    if (words < 2) {
       pending = joined;
+      pendingWords = words;
       continue;
     }
     clauses.push(joined);
     pending = "";
+    pendingWords = 0;
   }
   if (pending) {
     if (clauses.length > 0) clauses[clauses.length - 1] += ` ${pending}`;
     else clauses.push(pending);
   }
-  while (clauses.length > MAX_CLAUSES) clauses.splice(-2, 2, `${clauses.at(-2)} ${clauses.at(-1)}`);
+  if (clauses.length > MAX_CLAUSES) {
+    clauses.splice(MAX_CLAUSES - 1, Infinity, clauses.slice(MAX_CLAUSES - 1).join(" "));
+  }
   return clauses;
+}
+
+/** Queries are read up to {@link MAX_INDEXED_CHARS} (the gateway refuses more than 2,048 bytes anyway). */
+function bounded(text: string): string {
+  return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
 /** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
 export function parseQuery(text: string): ParsedQuery {
+  text = bounded(text);
   const words: string[] = [];
   const stems: string[] = [];
   const counts: number[] = [];
@@ -147,7 +173,9 @@ export function parseQuery(text: string): ParsedQuery {
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const part of word.parts) {
-      if (STOP_WORDS.has(part) || (part.length === 1 && /[a-z]/.test(part))) continue;
+      if (STOP_WORDS.has(part) || isForeignStopWord(part) || (part.length === 1 && /[a-z]/.test(part))) {
+        continue;
+      }
       const s = stem(part);
       const at = addWord(
         part,
@@ -172,20 +200,22 @@ export function parseQuery(text: string): ParsedQuery {
     expansion: false,
   }));
   const extra = new Map<string, QueryTerm>();
-  const addExtra = (term: string, weight: number, origins: number[]) => {
+  const addExtra = (term: string, weight: number, origins: number[], general = false) => {
     if (byStem.has(term)) return;
     const seen = extra.get(term);
     if (seen) {
+      if (!general) delete seen.general;
       seen.weight = Math.max(seen.weight, weight);
       for (const o of origins) if (!seen.origins.includes(o)) seen.origins.push(o);
       return;
     }
     const t: QueryTerm = { term, weight, origins: [...origins], expansion: true };
+    if (general) t.general = true;
     extra.set(term, t);
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (let i = 0; i < stems.length; i++) {
-    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i]);
+    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
   }
   if (spans.some((s) => s.path)) {
     // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.

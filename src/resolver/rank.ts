@@ -6,7 +6,9 @@
  * @module
  */
 import type { CatalogTool } from "../hub/catalog.ts";
+import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { stem } from "./tokenize.ts";
 import { compareNames, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
@@ -54,6 +56,12 @@ export interface SearchOptions {
   maxHits?: number;
 }
 
+/** Least weight of an expansion that counts a query word as matched (coverage, matched terms). */
+export const MIN_COVERAGE_WEIGHT = 0.35;
+
+/** Coverage of its clause that makes a clause's best tool a confident match (see clause diversity). */
+export const CLAUSE_CONFIDENT = 0.6;
+
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -64,6 +72,38 @@ interface Scored {
   /** Query term -> credit (1 for a typed word, its weight for an expansion). */
   credit: Map<string, number>;
   phrase: string;
+}
+
+/** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
+export const COGNATE_WEIGHT = 0.8;
+
+/** Most tools a word may occur in for its WordNet expansions to be used (a rare or unknown word). */
+export const GENERAL_MAX_DF = 5;
+
+/**
+ * Fits a parsed query to the catalog: a word the catalog does not know gets its English cognates
+ * that it does know; WordNet expansions are kept only for words the catalog rarely or never uses,
+ * where a vocabulary mismatch is likely ("add" for a `get-sum` tool).
+ */
+function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
+  const query = parseQuery(text);
+  const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
+  const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
+  const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));
+  const have = new Set(terms.map((t) => t.term));
+  query.stems.forEach((s, i) => {
+    if (df(s) > 0) return;
+    for (const candidate of cognates(query.words[i]!)) {
+      const term = stem(candidate);
+      if (have.has(term) || df(term) === 0) continue;
+      have.add(term);
+      const typed = query.terms[i]!.weight;
+      terms.push({ term, weight: COGNATE_WEIGHT * typed, origins: [i], expansion: true });
+      break;
+    }
+  });
+  query.terms = terms;
+  return query;
 }
 
 function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
@@ -126,6 +166,8 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
   let strongField = false;
   for (const qt of query.terms) {
     if (!terms.has(qt.term)) continue;
+    // A weak expansion (a WordNet near-synonym) helps ranking but is not evidence that the word matched.
+    if (qt.expansion && qt.weight < MIN_COVERAGE_WEIGHT) continue;
     for (const o of qt.origins) matched.add(o);
     if (strong.has(qt.term) && qt.origins.length > 0) strongField = true;
     if (own.has(qt.term)) { for (const o of qt.origins) matchedOwn.add(o); }
@@ -189,7 +231,12 @@ const COMPANION_SOURCES = 3;
  * Lifts the prerequisite siblings of the top hits to a share of that hit's
  * score (never lowers a tool), then re-sorts.
  */
-function addCompanions(index: ResolverIndex, order: [number, number][], weight: number): void {
+function addCompanions(
+  index: ResolverIndex,
+  order: [number, number][],
+  weight: number,
+  tie: (a: number, b: number) => number,
+): void {
   const at = new Map(order.map((entry, i) => [entry[0], i]));
   let changed = false;
   for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
@@ -206,7 +253,7 @@ function addCompanions(index: ResolverIndex, order: [number, number][], weight: 
       }
     }
   }
-  if (changed) order.sort((a, b) => b[1] - a[1] || compareNames(index.tools[a[0]]!, index.tools[b[0]]!));
+  if (changed) order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
 }
 
 /**
@@ -215,7 +262,12 @@ function addCompanions(index: ResolverIndex, order: [number, number][], weight: 
  * so its score is scaled down and the list re-sorted. Stable and bounded:
  * only the first 100 entries are considered.
  */
-function demoteDuplicates(tools: readonly CatalogTool[], order: [number, number][], penalty: number): void {
+function demoteDuplicates(
+  order: [number, number][],
+  penalty: number,
+  tools: readonly CatalogTool[],
+  tie: (a: number, b: number) => number,
+): void {
   const seen = new Set<string>();
   const head = order.slice(0, 100);
   for (const entry of head) {
@@ -223,8 +275,60 @@ function demoteDuplicates(tools: readonly CatalogTool[], order: [number, number]
     if (seen.has(key)) entry[1] *= 1 - penalty;
     else seen.add(key);
   }
-  head.sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
+  head.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
   order.splice(0, head.length, ...head);
+}
+
+/**
+ * Orders tools of equal score by evidence, not alphabet: more distinct query terms matched (typed
+ * words count double), then the shorter description (a focused tool), then the public name so the
+ * order is deterministic.
+ */
+export function tieBreaker(index: ResolverIndex, query: ParsedQuery): (a: number, b: number) => number {
+  const evidence = new Map<number, number>();
+  const of = (d: number) => {
+    let e = evidence.get(d);
+    if (e === undefined) {
+      e = 0;
+      const terms = index.docTerms[d]!;
+      for (const qt of query.terms) if (terms.has(qt.term)) e += qt.expansion ? 1 : 2;
+      evidence.set(d, e);
+    }
+    return e;
+  };
+  return (a, b) =>
+    of(b) - of(a) ||
+    index.tools[a]!.description.length - index.tools[b]!.description.length ||
+    compareNames(index.tools[a]!, index.tools[b]!);
+}
+
+/**
+ * Clause diversity: every clause's best tool is moved into the first `slots` places (keeping score
+ * order among them), so a multi-step request's second step is not pushed out by five tools of the
+ * first step's server. A winner already within the first `slots` stays where it is.
+ */
+export function diversify(order: [number, number][], winners: readonly number[], slots: number): void {
+  const head = order.slice(0, slots);
+  const inHead = new Set(head.map(([d]) => d));
+  const missing = order.filter(([d]) => winners.includes(d) && !inHead.has(d));
+  if (missing.length === 0) return;
+  // Make room: drop the lowest non-winners of the head.
+  const keep = head.length - Math.min(missing.length, head.filter(([d]) => !winners.includes(d)).length);
+  const kept: [number, number][] = [];
+  let dropped: [number, number][] = [];
+  let room = head.length - keep;
+  for (let i = head.length - 1; i >= 0; i--) {
+    if (room > 0 && !winners.includes(head[i]![0])) {
+      dropped.unshift(head[i]!);
+      room--;
+    } else kept.unshift(head[i]!);
+  }
+  const lifted = missing.slice(0, head.length - kept.length);
+  const newHead = [...kept, ...lifted].sort((a, b) => b[1] - a[1]);
+  const liftedSet = new Set(lifted.map(([d]) => d));
+  const rest = order.slice(slots).filter(([d]) => !liftedSet.has(d));
+  dropped = dropped.concat(rest).sort((a, b) => b[1] - a[1]);
+  order.splice(0, order.length, ...newHead, ...dropped);
 }
 
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
@@ -252,7 +356,7 @@ function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
   const maxHits = Math.max(1, options.maxHits ?? 20);
-  const query = parseQuery(text);
+  const query = fitQuery(index, text);
   const o = index.options;
   const empty: RankedQuery = { query, clauses: 1, count: 0, hits: [] };
   if (query.terms.length === 0 || index.tools.length === 0) return empty;
@@ -261,12 +365,14 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const poolSize = Math.max(o.pool, maxHits);
   const fullTop = topScores(index, full, poolSize);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
-  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map(parseQuery) : [];
+  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
   const server = serverRelevance(index, query);
   const withServer = (d: number, relative: number) => relative + o.serverWeight * server[index.serverOf[d]!]!;
+  /** Each clause's best tool, in clause order. */
+  const winners: number[] = [];
   if (clauseTexts.length <= 1) {
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
@@ -274,9 +380,16 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const cq of clauseQueries) {
       if (cq.terms.length === 0) continue;
       const top = topScores(index, accumulate(index, cq), Math.min(poolSize, CLAUSE_POOL));
-      let max = 0;
-      for (const s of top.values()) max = Math.max(max, s);
+      let max = 0, best = -1;
+      for (const [d, s] of top) {
+        if (s > max) [max, best] = [s, d];
+      }
       if (max <= 0) continue;
+      // Only a confident clause match claims a place: most of the clause's words, in the tool's own fields.
+      if (best >= 0 && !winners.includes(best)) {
+        const c = coverageOf(index, best, cq);
+        if (c.coverage >= CLAUSE_CONFIDENT && c.toolFieldCoverage > 0) winners.push(best);
+      }
       const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
         const relative = s / max + o.serverWeight * clauseServer[index.serverOf[d]!]!;
@@ -291,9 +404,11 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     }
   }
   const tools = index.tools;
-  const order = [...final].sort((a, b) => b[1] - a[1] || compareNames(tools[a[0]]!, tools[b[0]]!));
-  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight);
-  if (o.duplicatePenalty > 0) demoteDuplicates(tools, order, o.duplicatePenalty);
+  const tie = tieBreaker(index, query);
+  const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
+  if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
+  if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

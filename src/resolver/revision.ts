@@ -6,6 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import type { CatalogTool } from "../hub/catalog.ts";
+import { drain, STEP } from "./bm25f.ts";
+import { drainAsync } from "./search_index.ts";
 
 /** Hex characters of the SHA-256 digest kept in a revision. */
 export const REVISION_LENGTH = 16;
@@ -28,12 +30,23 @@ export function canonicalJson(value: unknown): string {
  * and input schema. Stable across restarts and server start order.
  */
 export function catalogRevision(tools: readonly CatalogTool[]): string {
+  return drain(revisionSteps(tools));
+}
+
+/** {@link catalogRevision} without blocking the event loop (slices of about `sliceMs`). */
+export async function catalogRevisionAsync(tools: readonly CatalogTool[], sliceMs?: number): Promise<string> {
+  return await drainAsync(revisionSteps(tools), sliceMs);
+}
+
+function* revisionSteps(tools: readonly CatalogTool[]): Generator<void, string> {
   const sorted = [...tools].sort((
     a,
     b,
   ) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0));
   const hash = createHash("sha256");
+  let i = 0;
   for (const t of sorted) {
+    if (++i % STEP === 0) yield;
     hash.update(canonicalJson({
       namespaced: t.namespaced,
       server: t.server,

@@ -6,9 +6,9 @@
  * @module
  */
 import type { CatalogTool } from "../hub/catalog.ts";
-import { addCounts, bm25f, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
-import { findCompanions } from "./companions.ts";
-import { tokenize } from "./tokenize.ts";
+import { addCounts, bm25fSteps, drain, type FieldWeight, type Postings, STEP, termCounts } from "./bm25f.ts";
+import { companionSteps } from "./companions.ts";
+import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -68,6 +68,12 @@ export interface RankingOptions {
   companionWeight?: number;
   /** Score reduction of a tool whose short name repeats a higher-ranked tool's (0 = none). @default 0.5 */
   duplicatePenalty?: number;
+  /**
+   * For a multi-step query, the first places reserved for each clause's best tool (0 = off), so one
+   * step's server cannot fill the whole top of the list.
+   * @default 5
+   */
+  clauseDiversity?: number;
 }
 
 /** Default field weights: names, titles and hints outweigh long descriptions. */
@@ -125,6 +131,7 @@ export interface ResolvedRanking {
   serverWeight: number;
   duplicatePenalty: number;
   companionWeight: number;
+  clauseDiversity: number;
 }
 
 /** A built index. Treat as opaque; build with {@link buildIndex}. */
@@ -171,6 +178,7 @@ function resolve(options: RankingOptions): ResolvedRanking {
     serverWeight: options.serverWeight ?? 0.3,
     duplicatePenalty: options.duplicatePenalty ?? 0.5,
     companionWeight: options.companionWeight ?? 0.85,
+    clauseDiversity: options.clauseDiversity ?? 5,
   };
 }
 
@@ -184,7 +192,9 @@ function nameText(tool: CatalogTool): string {
 
 /** The first sentence (or line) of a description: where tools state their purpose. */
 export function leadSentence(description: string): string {
-  const text = description.trim();
+  const text =
+    (description.length > MAX_INDEXED_CHARS ? description.slice(0, MAX_INDEXED_CHARS) : description)
+      .trim();
   const end = text.search(/[.!?。！？](?:\s|$)|\n/);
   const lead = end >= 0 ? text.slice(0, end + 1) : text;
   return lead.length > 300 ? lead.slice(0, 300) : lead;
@@ -224,6 +234,39 @@ function fieldTexts(tool: CatalogTool): Record<Field, string> {
 
 /** Builds the BM25F index of a catalog. Queries never rebuild it. */
 export function buildIndex(tools: readonly CatalogTool[], options: RankingOptions = {}): ResolverIndex {
+  return drain(indexSteps(tools, options));
+}
+
+/** Longest stretch, in ms, that {@link buildIndexAsync} runs before it lets other work in. */
+export const BUILD_SLICE_MS = 20;
+
+/**
+ * {@link buildIndex} without blocking the event loop: the same index, built in slices of at most
+ * about `sliceMs` (default {@link BUILD_SLICE_MS}) with a macrotask yield between slices, so pings and
+ * calls to other servers keep flowing while a large catalog (100k tools) is indexed.
+ */
+export async function buildIndexAsync(
+  tools: readonly CatalogTool[],
+  options: RankingOptions = {},
+  sliceMs = BUILD_SLICE_MS,
+): Promise<ResolverIndex> {
+  return await drainAsync(indexSteps(tools, options), sliceMs);
+}
+
+/** Runs a stepwise builder, yielding to the event loop once a slice has run `sliceMs`. */
+export async function drainAsync<T>(steps: Generator<void, T>, sliceMs = BUILD_SLICE_MS): Promise<T> {
+  let start = performance.now();
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    if (performance.now() - start >= sliceMs) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      start = performance.now();
+    }
+  }
+}
+
+function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Generator<void, ResolverIndex> {
   const opts = resolve(options);
   const n = tools.length;
   const fieldCount = FIELDS.length;
@@ -232,6 +275,7 @@ export function buildIndex(tools: readonly CatalogTool[], options: RankingOption
   const nameTerms: string[][] = [];
   const phrases: string[][] = [];
   for (let d = 0; d < n; d++) {
+    if (d % 64 === 63) yield;
     const tool = tools[d]!;
     const texts = fieldTexts(tool);
     const fields: Map<string, number>[] = [];
@@ -253,9 +297,14 @@ export function buildIndex(tools: readonly CatalogTool[], options: RankingOption
     });
     return out;
   };
-  const strongTerms = docFields.map((fields) => termsOf(fields, STRONG_FIELDS));
-  const toolTerms = docFields.map((fields) => termsOf(fields, TOOL_FIELDS));
-  const { postings, docTerms } = bm25f(
+  const strongTerms: Set<string>[] = [];
+  const toolTerms: Set<string>[] = [];
+  for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
+    strongTerms.push(termsOf(docFields[d]!, STRONG_FIELDS));
+    toolTerms.push(termsOf(docFields[d]!, TOOL_FIELDS));
+  }
+  const { postings, docTerms } = yield* bm25fSteps(
     docFields,
     FIELDS.map((f) => ({ weight: opts.weights[f], b: opts.b[f] })),
     opts.k1,
@@ -266,6 +315,7 @@ export function buildIndex(tools: readonly CatalogTool[], options: RankingOption
   const serverOf = new Int32Array(n);
   const serverDocs: Map<string, number>[][] = [];
   for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
     const tool = tools[d]!;
     let id = serverIds.get(tool.server);
     if (id === undefined) {
@@ -286,15 +336,16 @@ export function buildIndex(tools: readonly CatalogTool[], options: RankingOption
     addCounts(doc[4]!, nameText(tool));
     addCounts(doc[5]!, leadSentence(tool.description));
   }
-  const serverPostings = bm25f(serverDocs, SERVER_FIELDS, opts.k1).postings;
+  const serverPostings = (yield* bm25fSteps(serverDocs, SERVER_FIELDS, opts.k1)).postings;
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
     description = FIELDS.indexOf("description");
-  const companions = findCompanions(
+  const companions = yield* companionSteps(
     tools,
     serverOf,
     docFields.map((f) => ({ names: f[name]!, leads: f[summary]!, mentions: f[description]! })),
   );
+  yield;
   const byName = tools.map((_, i) => i).sort((a, b) => compareNames(tools[a]!, tools[b]!));
   return {
     tools,

@@ -1,118 +1,93 @@
 /**
- * A small intent vocabulary for tool routing. Query words expand to related
- * index terms at a lower weight; the original word always stays, so a
- * synonym can add recall but never replace an exact match.
+ * Query expansion vocabulary. Query words expand to related index terms at a lower weight; the
+ * original word always stays, so an expansion can add recall but never replace an exact match.
+ *
+ * Three sources, in order of trust:
+ * - {@link DOMAIN_TERMS}: spellings of the same thing that WordNet lacks (abbreviations, file
+ *   extensions, product names of a format), each with its reason;
+ * - {@link INTENTS}: retrieval verbs ("retrieve", "inspect", "look up") mean the read side of a
+ *   catalog: `get`, `read`, `info`, `list` tools;
+ * - related words derived from WordNet 3.1 (see `lexicon.ts`): same-sense synonyms and
+ *   near-synonyms (verb group, derivation, verb hypernym), weaker than both of the above.
  *
  * @module
  */
+import { relatedTerms } from "./lexicon.ts";
 import { stem } from "./tokenize.ts";
-
-/** Weight of a related word relative to the query word it came from. */
-export const SYNONYM_WEIGHT = 0.4;
 
 /** Weight of an equivalent spelling (abbreviation, file extension, product name of the format). */
 export const EQUIVALENT_WEIGHT = 0.85;
 
-/** Spellings of the same thing: every member expands to every other member at {@link EQUIVALENT_WEIGHT}. */
-const EQUIVALENTS: readonly string[] = [
-  "folder directory dir",
-  "repository repo",
-  "database db",
-  "document doc",
-  "presentation ppt pptx powerpoint",
-  "spreadsheet xlsx xls excel workbook",
-  "image img picture pic photo",
-  "markdown md",
-  "summarize summarise summary tldr",
-  "calculate calculator calc",
-  "cryptocurrency crypto",
-  "bitcoin btc",
-  "ethereum eth",
-  "youtube yt",
-  "javascript js",
-  "typescript ts",
-  "python py",
-  "kubernetes k8s",
-  "configuration config",
-  "environment env",
-  "message msg",
-  "information info",
-  "application app",
-  "statistics stats",
-  "temperature temp",
-];
+/** Weight of an intent term (a retrieval verb's `get`/`read`/`info`/`list`, a web word's `web`). */
+export const SYNONYM_WEIGHT = 0.4;
 
-/** Related words: every member expands to every other member at {@link SYNONYM_WEIGHT}. */
-const GROUPS: readonly string[] = [
-  "search find lookup locate",
-  "delete remove erase",
-  "edit modify update change alter",
-  "run execute exec launch invoke",
-  "chart graph plot diagram",
-  "presentation slide slideshow deck",
-  "spreadsheet sheet",
-  "weather forecast",
-  "time clock timezone date",
-  "stock ticker equity",
-  "crypto bitcoin ethereum",
-  "email mail inbox",
-  "calendar schedule appointment",
-  "translate translation",
-  "paper arxiv preprint publication",
-  "video youtube",
-  "remember memory",
-  "task todo",
-  "calculate compute arithmetic estimate",
-  "random dice",
-  "audio music song sound",
-  "package npm pypi dependency library",
-  "browser playwright puppeteer",
-  "screenshot capture",
-  "convert conversion transform",
-  "trend trending popular",
-  "news headline",
+/** Weight of the read-side terms a retrieval verb implies: a hint, weaker than the object named. */
+export const RETRIEVAL_WEIGHT = 0.25;
+
+/** Weights of WordNet relations relative to the query word; tuned on the LiveMCPBench dev half. */
+export const WORDNET_WEIGHTS = { synonym: 0.3, near: 0.15 };
+
+/**
+ * Domain terms WordNet lacks: every member expands to every other member at
+ * {@link EQUIVALENT_WEIGHT}. Each line says why it is here.
+ */
+export const DOMAIN_TERMS: readonly [string, string][] = [
+  ["repository repo", "repo: the usual short form in git hosting"],
+  ["pull pr", "PR: pull request"],
+  ["ci pipeline workflow", "CI: continuous integration runs as pipelines/workflows"],
+  ["kubernetes k8s kubectl", "k8s: numeronym; kubectl: its command line"],
+  ["directory dir folder", "dir: shell abbreviation; folder: the desktop word for a directory"],
+  ["database db sql", "db: abbreviation; SQL: the language tools take"],
+  ["document doc docx", "doc/docx: word-processor file extensions"],
+  ["presentation ppt pptx powerpoint slide", "ppt/pptx: slide deck file extensions and product"],
+  ["spreadsheet xlsx xls excel csv", "xls/xlsx/csv: tabular file formats"],
+  ["markdown md", "md: file extension"],
+  ["javascript js node", "js: abbreviation and runtime"],
+  ["typescript ts", "ts: abbreviation"],
+  ["python py pip", "py: file extension; pip: its package tool"],
+  ["configuration config cfg", "config/cfg: abbreviations"],
+  ["environment env", "env: abbreviation"],
+  ["message msg", "msg: abbreviation"],
+  ["information info metadata", "info: abbreviation; metadata: information about an item"],
+  ["application app", "app: abbreviation"],
+  ["statistics stats", "stats: abbreviation"],
+  ["identifier id uuid", "id/uuid: abbreviations"],
+  ["url link uri href", "web addresses"],
+  ["email mail inbox smtp", "e-mail spellings and protocol"],
+  ["image img png jpg jpeg svg", "image file extensions"],
+  ["pdf acrobat", "PDF: document format"],
+  ["cryptocurrency crypto bitcoin btc ethereum eth", "crypto: abbreviation; coins and tickers"],
+  ["youtube yt", "yt: abbreviation"],
+  ["npm pypi package", "package registries"],
+  ["calculate calculator calc", "calc: abbreviation"],
+  ["summarize summarise summary tldr", "tl;dr: summary"],
 ];
 
 /**
- * Directed intents: a word on the left also searches for the words on the
- * right (`fetch` looks for `web` tools, not the other way round).
+ * Directed intents: a word on the left also searches for the words on the right at
+ * {@link SYNONYM_WEIGHT}. Retrieval verbs mean reading an existing thing, not saving it.
  */
-const INTENTS: readonly [string, string][] = [
-  ["fetch download url http https webpage website site internet online", "web"],
-  ["sql table postgres postgresql mysql sqlite", "database"],
-  ["query", "database search"],
-  ["git commit branch", "repository"],
-  ["file folder directory path", "file"],
-  ["save store", "write"],
-  ["open view load", "read"],
-  ["show display enumerate", "list"],
-  ["docx", "document word"],
-  ["make generate build draft compose", "create"],
-  ["address geocode coordinates latitude longitude nearby", "location map"],
-  ["route directions navigation", "route map"],
-  ["meeting event", "calendar"],
-  ["price prices quote", "price market"],
-  ["shell terminal bash command", "command execute"],
-  ["notes", "note memory"],
-  ["pdf", "document"],
-  ["wiki", "wikipedia"],
-  [
-    "today tomorrow yesterday tonight weekend monday tuesday wednesday thursday friday saturday sunday",
-    "date time current",
-  ],
+export const INTENTS: readonly [string, string][] = [
+  ["retrieve fetch inspect lookup obtain view display show", "get read info list"],
+  ["open load", "read"],
+  ["enumerate browse", "list"],
+  // Words for web content mean a web fetch/browse tool.
+  ["download webpage website internet online http https", "web"],
 ];
-
-function stems(words: string): string[] {
-  return words.split(/\s+/).filter(Boolean).map(stem);
-}
 
 /** A related term and its weight. */
 export interface Synonym {
   term: string;
   weight: number;
+  /** From WordNet (general knowledge) rather than the curated lists. */
+  general?: boolean;
 }
 
-function build(): Map<string, Synonym[]> {
+function stems(words: string): string[] {
+  return words.split(/\s+/).filter(Boolean).map(stem);
+}
+
+function build(): Map<string, Map<string, number>> {
   const map = new Map<string, Map<string, number>>();
   const add = (from: string, to: string, weight: number) => {
     if (from === to) return;
@@ -120,23 +95,32 @@ function build(): Map<string, Synonym[]> {
     if (!m) map.set(from, m = new Map());
     m.set(to, Math.max(m.get(to) ?? 0, weight));
   };
-  for (const group of EQUIVALENTS) {
+  for (const [group] of DOMAIN_TERMS) {
     const members = stems(group);
     for (const a of members) for (const b of members) add(a, b, EQUIVALENT_WEIGHT);
   }
-  for (const group of GROUPS) {
-    const members = stems(group);
-    for (const a of members) for (const b of members) add(a, b, SYNONYM_WEIGHT);
-  }
-  for (const [left, right] of INTENTS) {
-    for (const a of stems(left)) for (const b of stems(right)) add(a, b, SYNONYM_WEIGHT);
-  }
-  return new Map([...map].map(([k, v]) => [k, [...v].map(([term, weight]) => ({ term, weight }))]));
+  INTENTS.forEach(([left, right], i) => {
+    const weight = i === 0 ? RETRIEVAL_WEIGHT : SYNONYM_WEIGHT;
+    for (const a of stems(left)) for (const b of stems(right)) add(a, b, weight);
+  });
+  return map;
 }
 
-const SYNONYMS: ReadonlyMap<string, readonly Synonym[]> = build();
+let curated: Map<string, Map<string, number>> | undefined;
 
 /** Terms related to a stemmed query term, with their relative weights (empty when none). */
 export function synonymsOf(term: string): readonly Synonym[] {
-  return SYNONYMS.get(term) ?? [];
+  curated ??= build();
+  const out = new Map<string, Synonym>();
+  for (const [t, weight] of curated.get(term) ?? []) out.set(t, { term: t, weight });
+  const w = WORDNET_WEIGHTS;
+  if (w.synonym > 0 || w.near > 0) {
+    for (const r of relatedTerms(term)) {
+      const weight = r.synonym ? w.synonym : w.near;
+      if (weight > 0 && (out.get(r.term)?.weight ?? 0) < weight) {
+        out.set(r.term, { term: r.term, weight, general: true });
+      }
+    }
+  }
+  return [...out.values()];
 }

@@ -99,15 +99,93 @@ const PLAIN = /^[a-z0-9]+$/;
 const PLAIN_CAPITALIZED = /^[A-Z]?[a-z0-9]+$/;
 const NON_ASCII = /[^\u0020-\u007e\t\n\r]/;
 
-/** Splits one identifier-like chunk on `_`, `-`, camelCase and acronym boundaries. */
+/**
+ * Longest text, in UTF-16 code units, that {@link tokenize} and {@link splitWords} read; the rest is
+ * ignored for ranking (the full text still reaches the agent through describe_tool). Real tool
+ * descriptions are a few KiB at most; the bound keeps a hostile 50 MB description from costing more
+ * than a normal one.
+ */
+export const MAX_INDEXED_CHARS = 16_384;
+
+/** Longest identifier part, in UTF-16 code units; longer runs (hashes, base64, `DDDD…`) are cut to it. */
+export const MAX_PART_CHARS = 64;
+
+function bounded(text: string): string {
+  return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
+}
+
+const UPPER = /^\p{Lu}$/u;
+const LOWER = /^\p{Ll}$/u;
+const NUMBER = /^\p{N}$/u;
+
+/** Character class for identifier splitting: upper, lower, number, separator, other. */
+const enum Kind {
+  Upper,
+  Lower,
+  Number,
+  Separator,
+  Other,
+}
+
+function kindOf(ch: string): Kind {
+  const c = ch.charCodeAt(0);
+  if (c < 128) {
+    if (c >= 65 && c <= 90) return Kind.Upper;
+    if (c >= 97 && c <= 122) return Kind.Lower;
+    if (c >= 48 && c <= 57) return Kind.Number;
+    return c === 95 || c === 45 ? Kind.Separator : Kind.Other;
+  }
+  if (/\s/.test(ch)) return Kind.Separator;
+  return UPPER.test(ch)
+    ? Kind.Upper
+    : LOWER.test(ch)
+    ? Kind.Lower
+    : NUMBER.test(ch)
+    ? Kind.Number
+    : Kind.Other;
+}
+
+/**
+ * Splits one identifier-like chunk on `_`, `-`, camelCase and acronym boundaries (`HTTPRequest` ->
+ * `HTTP`, `Request`). One linear pass over the code points: no backtracking regex on untrusted text.
+ * Parts are cut to {@link MAX_PART_CHARS}.
+ */
 function splitIdentifier(chunk: string): string[] {
-  // Most words are plain or merely capitalized: skip the regex work.
-  if (PLAIN_CAPITALIZED.test(chunk)) return [chunk];
-  return chunk
-    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, "$1 $2")
-    .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
-    .split(/[\s_-]+/)
-    .filter((p) => p.length > 0);
+  // Most words are plain or merely capitalized: skip the scan.
+  if (PLAIN_CAPITALIZED.test(chunk)) return [cut(chunk)];
+  const chars = Array.from(chunk);
+  const kinds = chars.map(kindOf);
+  const out: string[] = [];
+  let start = -1;
+  const close = (end: number) => {
+    if (start >= 0 && end > start) {
+      out.push(cut(chars.slice(start, Math.min(end, start + MAX_PART_CHARS)).join("")));
+    }
+    start = -1;
+  };
+  for (let i = 0; i < chars.length; i++) {
+    const k = kinds[i]!;
+    if (k === Kind.Separator) {
+      close(i);
+      continue;
+    }
+    if (start >= 0 && k === Kind.Upper) {
+      const prev = kinds[i - 1]!;
+      // lower|digit -> Upper ("getFile"), or the last capital of a run before a lowercase letter ("HTTPRequest").
+      if (
+        prev === Kind.Lower || prev === Kind.Number || (prev === Kind.Upper && kinds[i + 1] === Kind.Lower)
+      ) {
+        close(i);
+      }
+    }
+    if (start < 0) start = i;
+  }
+  close(chars.length);
+  return out;
+}
+
+function cut(part: string): string {
+  return part.length > MAX_PART_CHARS ? part.slice(0, MAX_PART_CHARS) : part;
 }
 
 function cjkBigrams(run: string): string[] {
@@ -125,7 +203,7 @@ function cjkBigrams(run: string): string[] {
  */
 export function splitWords(text: string): Word[] {
   const out: Word[] = [];
-  for (const chunk of chunks(text)) chunkWords(chunk, out);
+  for (const chunk of chunks(bounded(text))) chunkWords(chunk, out);
   return out;
 }
 
@@ -137,7 +215,7 @@ function chunks(text: string): string[] {
 
 function chunkWords(chunk: string, out: Word[]): void {
   if (PLAIN.test(chunk)) {
-    out.push({ parts: [chunk] });
+    out.push({ parts: [cut(chunk)] });
     return;
   }
   if (CJK.test(chunk)) {
@@ -158,7 +236,7 @@ function pushIdentifier(out: Word[], chunk: string): void {
   const parts = splitIdentifier(chunk).map((p) => p.toLowerCase());
   if (parts.length === 0) return;
   if (parts.length === 1) out.push({ parts });
-  else out.push({ parts, compound: parts.join("") });
+  else out.push({ parts, compound: cut(parts.join("")) });
 }
 
 function undouble(word: string): string {
@@ -233,10 +311,10 @@ export function isStopWord(word: string): boolean {
 export function tokenize(text: string): string[] {
   const out: string[] = [];
   const words: Word[] = [];
-  for (const chunk of chunks(text)) {
+  for (const chunk of chunks(bounded(text))) {
     // Fast path for plain words: no Word objects, no identifier splitting.
     if (PLAIN_CAPITALIZED.test(chunk)) {
-      const part = chunk.toLowerCase();
+      const part = cut(chunk).toLowerCase();
       if (indexable(part)) out.push(stem(part));
       continue;
     }

@@ -1,0 +1,115 @@
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/hub/catalog.ts";
+import { cognates, isForeignStopWord, relatedTerms, stemmerFingerprint } from "../../src/resolver/lexicon.ts";
+import { STEMMER_FINGERPRINT } from "../../src/resolver/lexicon_data.ts";
+import { diversify, tieBreaker } from "../../src/resolver/rank.ts";
+import { buildIndex, parseQuery, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
+
+const related = (word: string) => relatedTerms(stem(word)).map((r) => r.term);
+
+Deno.test("the generated lexicon stays within its size bound and matches the current stemmer", async () => {
+  const bytes = (await Deno.stat(new URL("../../src/resolver/lexicon_data.ts", import.meta.url))).size;
+  assert.ok(bytes <= 1_000_000, `${bytes} bytes`);
+  assert.equal(STEMMER_FINGERPRINT, stemmerFingerprint(), "rerun scripts/gen_lexicon.ts");
+});
+
+Deno.test("WordNet relations: known synonyms and near-synonyms", () => {
+  assert.ok(related("sum").includes(stem("add")));
+  assert.ok(related("retrieve").includes(stem("get")));
+  assert.ok(related("retrieve").includes(stem("fetch")));
+  assert.ok(related("search").includes(stem("seek")));
+  assert.ok(relatedTerms(stem("sum")).find((r) => r.term === stem("add"))!.synonym);
+  assert.deepEqual(related("qwertyuiop"), []);
+});
+
+Deno.test("foreign stop words drop function words but keep English content words", () => {
+  for (const w of ["el", "este", "der", "les"]) assert.equal(isForeignStopWord(w), true, w);
+  for (const w of ["file", "data", "list", "get", "image", "todo", "ci", "os"]) {
+    assert.equal(isForeignStopWord(w), false, w);
+  }
+  assert.deepEqual(parseQuery("planificar el cambio de este repositorio").words, [
+    "planificar",
+    "cambio",
+    "repositorio",
+  ]);
+}); // deno-fmt-ignore
+
+Deno.test("cognates map Romance suffixes and infinitives to English forms", () => {
+  assert.ok(cognates("repositorio").includes("repository"));
+  assert.ok(cognates("editar").includes("edit"));
+  assert.ok(cognates("creacion").includes("creation"));
+  assert.ok(cognates("planificar").includes("plan"));
+  assert.ok(cognates("archivos").includes("file"));
+  assert.ok(cognates("memoria").includes("memory"));
+  assert.deepEqual(cognates("ab"), []);
+});
+
+Deno.test("a Spanish request reaches English tool text through cognates and stop words", () => {
+  const index = buildIndex(buildCatalog([{
+    name: "git",
+    tags: [],
+    useWhen: [],
+    tools: [
+      {
+        name: "git_commit",
+        description: "Records changes to the repository",
+        inputSchema: { type: "object" },
+      },
+      { name: "get_weather", description: "Current weather for a city", inputSchema: { type: "object" } },
+    ],
+  }]));
+  const ranked = rankQuery(index, "confirmar los cambios del repositorio");
+  assert.equal(ranked.hits[0]?.tool.namespaced, "git__commit");
+  assert.ok(ranked.hits[0]!.matchedTerms.includes("repositorio"));
+});
+
+Deno.test("diversify() lifts each clause's best tool into the first places, in score order", () => {
+  const order: [number, number][] = [[1, 10], [2, 9], [3, 8], [4, 7], [5, 6], [6, 5], [7, 4]];
+  diversify(order, [1, 7], 5);
+  assert.deepEqual(order.map(([d]) => d), [1, 2, 3, 4, 7, 5, 6]);
+  const unchanged: [number, number][] = [[1, 10], [2, 9], [3, 8]];
+  diversify(unchanged, [1, 2], 5);
+  assert.deepEqual(unchanged.map(([d]) => d), [1, 2, 3]);
+});
+
+Deno.test("equal scores break by evidence, then the shorter description, not by name", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const index = buildIndex(buildCatalog([{
+    name: "s",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("a_tool", "export a report"),
+      tool("b_tool", "export a report as a pdf document"),
+      tool("c_tool", "export"),
+    ],
+  }]));
+  const tie = tieBreaker(index, parseQuery("export report"));
+  assert.ok(tie(1, 2) < 0, "b matches more query words than c");
+  assert.ok(tie(0, 1) < 0, "same evidence: the shorter description first");
+  assert.ok(tie(1, 0) > 0);
+});
+
+// The tool lists of the pinned reference servers, as their tools/list answers them (scripts/bench/data).
+const reference = JSON.parse(
+  await Deno.readTextFile(new URL("../../scripts/bench/data/heldout_catalog.json", import.meta.url)),
+).servers as { name: string }[];
+const catalogOf = (...names: string[]) =>
+  buildIndex(catalogFromJson({ servers: reference.filter((s) => names.includes(s.name)) }));
+
+Deno.test('"add two numbers together" ranks server-everything get-sum first', () => {
+  const hits = rankQuery(catalogOf("everything"), "add two numbers together").hits;
+  assert.equal(hits[0]?.tool.namespaced, "everything__get-sum");
+});
+
+Deno.test('"retrieve and inspect a saved artifact by its exact ID" ranks a get/info tool first, not a save', () => {
+  for (const index of [catalogOf("everything"), catalogOf("everything", "filesystem", "memory")]) {
+    const top = rankQuery(index, "retrieve and inspect a saved artifact by its exact ID").hits[0]!.tool.tool;
+    assert.match(top, /^(get|read|open)|info/);
+  }
+});
