@@ -10,7 +10,7 @@
  */
 export type { AgentConfig, Config, OAuthConfig, ServerConfig } from "./types.ts";
 export { ConfigError, type ConfigProblem } from "./errors.ts";
-export { defaultConfig, type LoadOptions, parseConfig } from "./parse.ts";
+export { agentServers, defaultConfig, type LoadOptions, parseConfig } from "./parse.ts";
 export type { Environment } from "./interpolate.ts";
 export { CONFIG_NAMES, defaultConfigPath, findConfigPath, userConfigDir } from "./lookup.ts";
 export { loadConfig } from "./load.ts";

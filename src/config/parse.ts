@@ -11,7 +11,7 @@ import type { Environment } from "./interpolate.ts";
 import { describe, Reader } from "./reader.ts";
 import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
-import { readPins } from "./rules.ts";
+import { readInheritEnv, readPins } from "./rules.ts";
 import { readResponseBudget, readTimeout } from "./settings.ts";
 
 /** Where and how a config is loaded. */
@@ -48,6 +48,7 @@ const TOP_KEYS = [
   "record",
   "servers",
   "agents",
+  "inherit_env",
 ] as const;
 
 /** The embedded default: no servers, expose all, every setting at its default, no path. */
@@ -174,6 +175,9 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
     config.startupWaitMs = readTimeout(reader, startup, { allowZero: true }) ?? config.startupWaitMs;
   }
 
+  const inherit = keys.get("inherit_env");
+  if (inherit) config.inheritEnv = readInheritEnv(reader, inherit);
+
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");
   if (serversField) {
@@ -203,7 +207,7 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   let scope: readonly string[] | undefined = names;
   if (options.agent !== undefined) {
     const agent = config.agents.find((candidate) => candidate.name === options.agent);
-    if (agent) scope = agent.servers ?? names;
+    if (agent) scope = agentServers(agent, names);
     else {
       reader.report(
         agentsField?.key,
@@ -220,6 +224,19 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
     server.finish(reader, inScope ? options.env : undefined, home);
   }
   return config;
+}
+
+/**
+ * The servers an agent can reach: its `servers`, narrowed by `tools` to the servers those tools belong
+ * to (so an agent scoped by tools alone neither starts nor reads the variables of any other server).
+ */
+export function agentServers(agent: AgentConfig, names: readonly string[]): readonly string[] {
+  let scope = agent.servers ?? names;
+  if (agent.tools) {
+    const owners = new Set(agent.tools.map((t) => t.slice(0, t.indexOf("__"))));
+    scope = scope.filter((name) => owners.has(name));
+  }
+  return scope;
 }
 
 /** True when a problem's key path lies inside `servers.<name>`. */

@@ -7,6 +7,28 @@ import { didYouMean } from "./suggest.ts";
 import { isScalar, isSeq } from "yaml";
 import { describe, type Field, isNull, type Reader } from "./reader.ts";
 
+/**
+ * `inherit_env: all | [NAMES]`: which of the gateway's variables stdio servers inherit beyond the
+ * essentials. Names are checked, never the values (never read here).
+ */
+export function readInheritEnv(reader: Reader, field: Field): "all" | string[] | undefined {
+  if (isScalar(field.node) && field.node.value === "all") return "all";
+  if (!isSeq(field.node)) {
+    return reader.fail(
+      field,
+      `expected "all" or a list of environment variable names, got ${describe(field.node)}`,
+    );
+  }
+  const names: string[] = [];
+  for (const item of reader.items(field, "a list of environment variable names") ?? []) {
+    const name = reader.string(item, { nonEmpty: true });
+    if (name === undefined) continue;
+    if (name.includes("=")) reader.fail(item, 'environment variable names cannot contain "="');
+    else names.push(name);
+  }
+  return names;
+}
+
 /** What server and agent names may look like. */
 export const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** Longest server or agent name. */

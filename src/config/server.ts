@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { OAuthConfig, ServerConfig } from "./types.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
-import { nameProblem, readHints } from "./rules.ts";
+import { nameProblem, readHints, readInheritEnv } from "./rules.ts";
 
 const SERVER_KEYS = [
   "command",
@@ -24,10 +24,15 @@ const SERVER_KEYS = [
   "tags",
   "use_when",
   "tool_use_when",
+  "inherit_env",
+  "trust",
 ] as const;
-const STDIO_ONLY = ["args", "env", "cwd"];
+const STDIO_ONLY = ["args", "env", "cwd", "inherit_env"];
 const REMOTE_ONLY = ["transport", "headers", "oauth"];
 const OAUTH_KEYS = ["client_id", "client_secret", "scopes", "grant", "redirect_port"] as const;
+
+/** `${NAME}` references (a `$$` is a literal `$`, so `$${NAME}` is not one). */
+const VAR_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** A string that may hold `${VAR}` references, with where to put the expanded value. */
 interface Expandable {
@@ -136,6 +141,14 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
       case "oauth":
         config.oauth = readOAuth(reader, entry, later);
         break;
+      case "inherit_env":
+        config.inheritEnv = readInheritEnv(reader, entry);
+        break;
+      case "trust": {
+        const value = reader.oneOf(entry, ["changes", "pin", "off"] as const);
+        if (value) config.trust = value;
+        break;
+      }
       case "enabled": {
         const value = reader.boolean(entry);
         if (value !== undefined) config.enabled = value;
@@ -173,6 +186,11 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
     finish(target, env, home) {
       // Strings still holding `${VAR}` (not expanded, or expansion failed) cannot be checked further.
       const unresolved = new Set<Field>();
+      const vars = new Set<string>();
+      for (const item of expandable) {
+        for (const match of item.raw.matchAll(VAR_REFERENCE)) if (match[1]) vars.add(match[1]);
+      }
+      if (vars.size) config.envVars = [...vars];
       for (const item of expandable) {
         if (!env) {
           if (item.raw.includes("$")) unresolved.add(item.field);

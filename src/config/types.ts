@@ -27,6 +27,15 @@ export interface ServerConfig {
   useWhen: string[];
   /** Downstream tool name -> hints. @default {} */
   toolUseWhen: Record<string, string[]>;
+  /**
+   * stdio: which of the gateway's variables the server inherits beyond the essentials; undefined =
+   * the top-level `inherit_env`.
+   */
+  inheritEnv?: "all" | string[];
+  /** Names of the variables this entry reads through `${VAR}` (whether expanded or not). */
+  envVars?: string[];
+  /** How changed tool definitions are handled. @default "changes" */
+  trust?: "changes" | "pin" | "off";
   /** Values substituted for `${VAR}` references: redacted wherever the server is shown or logged. */
   secrets?: string[];
   /**
@@ -87,6 +96,8 @@ export interface Config {
   startupWaitMs: number;
   /** Record every proxied call in the store. @default true */
   record: boolean;
+  /** Which of the gateway's variables stdio servers inherit beyond the essentials. @default [] */
+  inheritEnv?: "all" | string[];
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

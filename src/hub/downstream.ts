@@ -18,6 +18,10 @@ import {
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
 import { ProtocolViolation, StdioClientTransport } from "./stdio.ts";
 import type { ServerAuth } from "../auth/mod.ts";
+import { type RejectedTool, screenTools } from "./limits.ts";
+
+/** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
+export const GARBAGE_QUOTE_CHARS = 120;
 
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
@@ -161,6 +165,10 @@ export class Downstream {
   #error?: string;
   #tools: ToolDefinition[] = [];
   #cached?: readonly ToolDefinition[];
+  #rejected: RejectedTool[] = [];
+  /** list_changed coalescing: the refresh in flight, and whether one more is queued behind it. */
+  #refreshing?: Promise<void>;
+  #refreshQueued = false;
   #everConnected = false;
   /** Transports being closed after a failed attempt; close() waits for them (no orphan). */
   #teardowns = new Set<Promise<void>>();
@@ -183,7 +191,11 @@ export class Downstream {
     this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.#state = !config.enabled ? "disabled" : config.loadError !== undefined ? "failed" : "connecting";
     if (config.loadError !== undefined) this.#error = config.loadError;
-    this.#cached = options.cachedTools;
+    if (options.cachedTools) {
+      const screened = screenTools(options.cachedTools);
+      this.#cached = screened.accepted;
+      this.#rejected = screened.rejected;
+    }
     this.#secrets = [
       ...Object.values(config.env),
       ...Object.values(config.headers),
@@ -207,6 +219,10 @@ export class Downstream {
     if (this.#state === "connected") return this.#tools;
     if (this.#state === "connecting" && !this.#everConnected && this.#cached) return this.#cached;
     return [];
+  }
+  /** Tools of the last list that were not mounted (over the depth or size limit), with the reason. */
+  get rejected(): readonly RejectedTool[] {
+    return this.#rejected;
   }
   /** True while the tools listed come from the cache (the first attempt is under way). */
   get toolsFromCache(): boolean {
@@ -355,7 +371,8 @@ export class Downstream {
 
   #describe(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);
-    return this.redact(message).replace(/\s+/g, " ").slice(0, 500);
+    // Redact, then cut: a secret straddling the cut must not survive in part.
+    return clipText(this.redact(message).replace(/\s+/g, " "), 500);
   }
 
   async #connect(): Promise<void> {
@@ -381,9 +398,7 @@ export class Downstream {
       { capabilities: {} },
     );
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      this.#refreshTools().then(() => this.#options.onToolsChanged?.(), (error) => {
-        this.#options.log(`server "${this.name}": refreshing tools failed: ${this.#describe(error)}`);
-      });
+      if (this.#client === client) this.#toolsChanged();
     });
     return client;
   }
@@ -512,7 +527,7 @@ export class Downstream {
         // Bytes that are not JSON-RPC on the protocol stream: the server is broken, restart it.
         this.#options.log(
           `server "${this.name}" wrote something that is not JSON-RPC on stdout (${error.message}: ` +
-            `${JSON.stringify(redact(error.line.slice(0, 120), this.#secrets))}); restarting it`,
+            `${JSON.stringify(clipText(this.redact(error.line), GARBAGE_QUOTE_CHARS))}); restarting it`,
         );
         this.#track(transport.close());
         return;
@@ -521,7 +536,34 @@ export class Downstream {
     };
   }
 
+  /**
+   * A `list_changed` storm costs at most one refresh in flight plus one queued: notifications that arrive
+   * while a refresh runs ask for one more refresh after it, never one each.
+   */
+  #toolsChanged(): void {
+    if (this.#refreshing) {
+      this.#refreshQueued = true;
+      return;
+    }
+    this.#refreshing = this.#refreshTools().then(() => this.#options.onToolsChanged?.(), (error) => {
+      this.#options.log(`server "${this.name}": refreshing tools failed: ${this.#describe(error)}`);
+    }).finally(() => {
+      this.#refreshing = undefined;
+      if (this.#refreshQueued && !this.#closing) {
+        this.#refreshQueued = false;
+        this.#toolsChanged();
+      }
+    });
+  }
+
+  /** Tool-list refreshes run so far (list_changed storms are coalesced). */
+  get refreshes(): number {
+    return this.#refreshCount;
+  }
+  #refreshCount = 0;
+
   async #refreshTools(signal?: AbortSignal): Promise<void> {
+    this.#refreshCount++;
     const client = this.#client!;
     const tools: ToolDefinition[] = [];
     let cursor: string | undefined;
@@ -531,16 +573,25 @@ export class Downstream {
         signal,
         timeout: this.#options.connectTimeoutMs,
       });
-      tools.push(...(page.tools as ToolDefinition[]));
+      for (const tool of page.tools as ToolDefinition[]) tools.push(tool);
       cursor = page.nextCursor;
       if (cursor !== undefined) {
         if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
         seen.add(cursor);
       }
     } while (cursor !== undefined);
-    this.#tools = tools;
+    // Over-limit definitions are dropped here, before anything serialises or indexes them.
+    const { accepted, rejected } = screenTools(tools);
+    const known = new Set(this.#rejected.map((r) => `${r.name}\n${r.reason}`));
+    for (const r of rejected) {
+      if (!known.has(`${r.name}\n${r.reason}`)) {
+        this.#options.log(`server "${this.name}": tool ${JSON.stringify(this.redact(r.name))} ${r.reason}`);
+      }
+    }
+    this.#tools = accepted;
+    this.#rejected = rejected;
     try {
-      this.#options.onToolsListed?.(tools);
+      this.#options.onToolsListed?.(accepted);
     } catch {
       // keeping the cache is best effort
     }
@@ -635,6 +686,11 @@ export class Downstream {
     // A process from a failed attempt (one that hung in start-up) is still being stopped: wait for it.
     await Promise.all([...this.#teardowns]);
   }
+}
+
+/** `text` cut to `max` characters with an ellipsis; callers redact first. */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
 }
 
 /** A refusal by the binary's own --allow-net (Streamable HTTP throws it as is, SSE wraps its message). */

@@ -6,12 +6,17 @@
  */
 import type { Config } from "../config/mod.ts";
 import { type DatabaseSync, openStore } from "../store/mod.ts";
-import { getResultResponse, OutOfScopeError, Spool, spoolMigrations } from "../spool/mod.ts";
+import {
+  getResultResponse,
+  OutOfScopeError,
+  Spool,
+  spoolMigrations,
+  unavailableResponse,
+} from "../spool/mod.ts";
 import { intelligenceMigrations, Recorder, statsMetaTool } from "../intelligence/mod.ts";
 import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
-import { invalidRequest } from "./errors.ts";
 import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
 import { authMigrations, AuthStore } from "../auth/mod.ts";
 
@@ -103,7 +108,8 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
         canRead: (meta) => hub.inScope(meta.server, meta.tool),
       });
     } catch (error) {
-      if (error instanceof OutOfScopeError) invalidRequest(`get_result: ${error.message}`);
+      // Exactly what an unknown id gets: an agent cannot tell another scope's ids from made-up ones.
+      if (error instanceof OutOfScopeError) return unavailableResponse(args.callId, config.responseBudget);
       if (error instanceof RangeError || error instanceof TypeError) {
         invalidParams(`get_result: ${error.message}`);
       }

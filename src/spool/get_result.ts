@@ -244,6 +244,14 @@ export function getResultResponse(
   return response;
 }
 
+/**
+ * The answer for a callId this caller cannot read: the same bytes whether the id is unknown, expired
+ * or belongs to a tool outside the caller's scope (so a scope cannot probe another's ids).
+ */
+export function unavailableResponse(callId: unknown, budget: number): Record<string, unknown> {
+  return unavailable(callId, budget);
+}
+
 function unavailable(callId: unknown, budget: number): Record<string, unknown> {
   const base = { status: "unavailable", reason: UNAVAILABLE_REASON };
   return firstThatFits(budget, [

@@ -43,6 +43,7 @@ export {
   getResultResponse,
   MAX_PAGE_BYTES,
   OutOfScopeError,
+  unavailableResponse,
   PAGE_OVERHEAD_BYTES,
   pageBytesFor,
   type ResultEncoding,

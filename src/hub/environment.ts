@@ -1,0 +1,83 @@
+/**
+ * The environment a stdio server starts with: least privilege. Only the platform essentials of the
+ * gateway's environment are inherited, plus what `inherit_env` (top level or per server) adds, then the
+ * server's own `env`. A variable the config reads through `${VAR}` reaches only servers whose entry reads
+ * it, even under `inherit_env: all`.
+ *
+ * @module
+ */
+import type { Config, ServerConfig } from "../config/mod.ts";
+
+/** Variables every stdio server inherits (when the gateway has them): POSIX and Windows essentials. */
+export const ESSENTIAL_ENV = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "TERM",
+  "LANG",
+  "TMPDIR",
+  "TZ",
+  // Windows
+  "SYSTEMROOT",
+  "SYSTEMDRIVE",
+  "WINDIR",
+  "COMSPEC",
+  "PATHEXT",
+  "USERPROFILE",
+  "USERNAME",
+  "USERDOMAIN",
+  "HOMEDRIVE",
+  "HOMEPATH",
+  "APPDATA",
+  "LOCALAPPDATA",
+  "PROGRAMDATA",
+  "PROGRAMFILES",
+  "PROGRAMFILES(X86)",
+  "COMMONPROGRAMFILES",
+  "TEMP",
+  "TMP",
+  "NUMBER_OF_PROCESSORS",
+  "PROCESSOR_ARCHITECTURE",
+  "OS",
+] as const;
+
+const ESSENTIAL = new Set<string>(ESSENTIAL_ENV);
+
+/** True for a variable every stdio server inherits: the essentials and every `LC_*` locale variable. */
+export function isEssential(name: string): boolean {
+  // Windows variable names are case-insensitive (Path, SystemRoot).
+  return ESSENTIAL.has(name) || ESSENTIAL.has(name.toUpperCase()) || name.startsWith("LC_");
+}
+
+/** `inherit_env` in effect for a server: its own, else the top level's, else none. */
+export function inheritFor(config: Config, server: ServerConfig): "all" | readonly string[] {
+  return server.inheritEnv ?? config.inheritEnv ?? [];
+}
+
+/**
+ * The inherited part of a stdio server's environment (its own `env` is merged over it by the
+ * downstream): essentials, plus `inherit_env`, minus every variable the config reads through `${VAR}`
+ * for another server and not for this one.
+ */
+export function serverEnvironment(
+  gateway: Record<string, string>,
+  config: Config,
+  server: ServerConfig,
+): Record<string, string> {
+  const inherit = inheritFor(config, server);
+  const widened = inherit === "all" ? undefined : new Set(inherit);
+  const own = new Set(server.envVars ?? []);
+  const others = new Set<string>();
+  for (const s of config.servers) {
+    if (s === server) continue;
+    for (const name of s.envVars ?? []) if (!own.has(name)) others.add(name);
+  }
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(gateway)) {
+    if (isEssential(name)) out[name] = value;
+    else if (!others.has(name) && (!widened || widened.has(name))) out[name] = value;
+  }
+  return out;
+}
