@@ -6,6 +6,7 @@
  * @module
  */
 import { type NameReference, planNames, splitReference } from "./naming.ts";
+import { nearest } from "../config/suggest.ts";
 
 /** A downstream tool definition as MCP `tools/list` returns it (the fields we read). */
 export interface ToolDefinition {
@@ -119,13 +120,8 @@ export class CatalogIndex {
 
   /** Public names closest to what the caller sent, for an error message. */
   closest(name: string, limit = 3): string[] {
-    const target = name.toLowerCase();
-    return [...this.#byPublic.keys()]
-      .map((n) => ({ n, d: editDistance(target, n.toLowerCase()) }))
-      .sort((a, b) => a.d - b.d || (a.n < b.n ? -1 : 1))
-      .slice(0, limit)
-      .filter((x) => x.d <= Math.max(2, Math.floor(target.length / 4)))
-      .map((x) => x.n);
+    // Banded and length-capped (see nearest): a 3,000-character name costs no more than a short one.
+    return nearest(name, this.#byPublic.keys(), limit);
   }
 }
 

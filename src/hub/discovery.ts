@@ -10,6 +10,7 @@ import type { CatalogTool } from "./catalog.ts";
 import type { Hub } from "./hub.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
 import { invalidParams } from "./errors.ts";
+import { toolMarkers } from "./injection.ts";
 
 function invalid(message: string): never {
   invalidParams(message);
@@ -30,6 +31,20 @@ function guard<T>(tool: string, run: () => T): T {
  */
 function withConnecting(hub: Hub, answer: Record<string, unknown>): Record<string, unknown> {
   const connecting = hub.connectingServers();
+  const held = hub.held();
+  if (held.length) {
+    // Held tools are not searchable; they are named so an agent knows why a tool it used is gone.
+    answer = {
+      ...answer,
+      held_tools: held.map((h) => ({
+        namespaced: `${h.server}__${h.tool}`,
+        status: h.status,
+        fields: h.fields,
+        since: new Date(h.since).toISOString(),
+        hint: `held until a person runs \`mcphub approve ${h.server}__${h.tool}\``,
+      })),
+    };
+  }
   if (connecting.length === 0) return answer;
   const out: Record<string, unknown> = { ...answer, servers_connecting: connecting };
   const missed = answer.status === "no_match" || answer.count === 0;
@@ -44,7 +59,7 @@ function withConnecting(hub: Hub, answer: Record<string, unknown>): Record<strin
 /** `search_tools {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
 export async function searchTools(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   await hub.settled();
-  const { index, revision } = hub.discovery();
+  const { index, revision } = await hub.discovery();
   return withConnecting(
     hub,
     guard("search_tools", () => ({
@@ -63,7 +78,7 @@ export async function searchTools(hub: Hub, args: Record<string, unknown>): Prom
 /** `resolve_tool {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
 export async function resolveTool(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   await hub.settled();
-  const { index, revision } = hub.discovery();
+  const { index, revision } = await hub.discovery();
   return withConnecting(
     hub,
     guard("resolve_tool", () => ({
@@ -135,7 +150,10 @@ export async function describeTool(
         " Call search_tools to find tools.",
     );
   }
-  return describeEntry(entry, hub.discovery().revision);
+  const described = describeEntry(entry, (await hub.discovery()).revision);
+  const markers = toolMarkers(entry.definition);
+  // Flagged, not removed: the text stays as the server sent it.
+  return markers.length ? { ...described, flags: markers } : described;
 }
 
 /** The tools a pin list keeps mounted in lazy mode (`server`, `server__*`, `server__tool`). */

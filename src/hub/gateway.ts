@@ -21,9 +21,30 @@ import type { NameReference } from "./naming.ts";
 import type { CatalogTool } from "./catalog.ts";
 import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
+import { MAX_TOOL_NAME_CHARS } from "./limits.ts";
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * `tools/call` with the name left unchecked by the SDK, so that a non-string name gets the protocol's
+ * InvalidParams from us (the SDK's own schema failure surfaces as -32603 with a validation dump).
+ */
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.omit({ name: true }).passthrough(),
+});
+
+/** A tool name as a caller sent it: a non-empty string of at most MAX_TOOL_NAME_CHARS, else InvalidParams. */
+function checkToolName(name: unknown, what: string): string {
+  if (typeof name !== "string" || name === "") invalidParams(`${what} must be a non-empty string`);
+  if (name.length > MAX_TOOL_NAME_CHARS) {
+    invalidParams(
+      `Unknown tool "${clipName(name)}": tool names are at most ${MAX_TOOL_NAME_CHARS} characters ` +
+        `(this one has ${name.length}). Call list_servers or search_tools to see the available tools.`,
+    );
+  }
+  return name;
+}
 
 /** A meta-tool implementation: returns the JSON object of its result, or a full CallToolResult. */
 export type MetaHandler = (
@@ -163,7 +184,10 @@ export class Gateway {
       this.#listed = signature(tools);
       return { tools };
     });
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.#onCall(request, extra));
+    this.server.setRequestHandler(
+      LooseCallToolRequestSchema,
+      (request, extra) => this.#onCall(request as unknown as CallToolRequest, extra),
+    );
     this.server.oninitialized = () => {
       this.#initialized = true;
       this.#notifyIfChanged();
@@ -259,7 +283,7 @@ export class Gateway {
   }
 
   async #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    const name = request.params.name;
+    const name = checkToolName(request.params.name as unknown, 'tools/call: "name"');
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const meta = metaToolName(name);
     if (meta) {
@@ -352,7 +376,7 @@ export class Gateway {
     );
   }
 
-  #listServers(): Record<string, unknown> {
+  async #listServers(): Promise<Record<string, unknown>> {
     const hub = this.#hub;
     const servers = hub.servers().map((s) => {
       const out: Record<string, unknown> = {
@@ -369,12 +393,15 @@ export class Gateway {
       if (s.next_attempt_at) out.next_attempt_at = s.next_attempt_at;
       if (s.failures) out.failures = s.failures;
       if (s.login_command) out.login_command = s.login_command;
+      if (s.rejected) out.rejected = s.rejected;
+      if (s.held) out.held = s.held;
+      if (s.flagged) out.flagged = s.flagged;
       return out;
     });
     const catalog = hub.catalog();
     return {
       contract_version: CONTRACT_VERSION,
-      catalog_revision: hub.discovery().revision,
+      catalog_revision: (await hub.discovery()).revision,
       servers,
       total_tools: catalog.length,
       expose: hub.config.expose,
@@ -386,9 +413,7 @@ export class Gateway {
 
   async #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
     const { server, tool, arguments: callArgs, detach, timeout_ms: timeoutMs } = args;
-    if (typeof tool !== "string" || tool === "") {
-      invalidParams(`call_tool: "tool" must be a non-empty string`);
-    }
+    checkToolName(tool, 'call_tool: "tool"');
     if (server !== undefined && server !== null && typeof server !== "string") {
       invalidParams(`call_tool: "server" must be a string`);
     }
@@ -406,7 +431,7 @@ export class Gateway {
     if (detach !== undefined && detach !== null && typeof detach !== "boolean") {
       invalidParams(`call_tool: "detach" must be true or false`);
     }
-    const ref = { server: (server ?? undefined) as string | undefined, tool };
+    const ref = { server: (server ?? undefined) as string | undefined, tool: tool as string };
     const entry = await this.#hub.find(ref) ?? await this.#bareName(ref);
     if (!entry) return this.#notFound(ref);
     const input = (callArgs ?? {}) as Record<string, unknown>;

@@ -22,7 +22,14 @@ import {
 import type { NameReference } from "./naming.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
-import { buildIndex, catalogRevision, type ResolverIndex } from "../resolver/mod.ts";
+import { buildIndexAsync, catalogRevisionAsync, type ResolverIndex } from "../resolver/mod.ts";
+import { agentServers } from "../config/mod.ts";
+import { serverEnvironment } from "./environment.ts";
+import { rateLimitedLog } from "./log_limit.ts";
+import { heldMessage, type HeldTool, type PinVerdict, type ToolPins } from "./pinning.ts";
+import { type InjectionMarker, toolMarkers } from "./injection.ts";
+import type { RejectedTool } from "./limits.ts";
+import type { ToolDefinition } from "./catalog.ts";
 import { type AuthStore, serverAuth } from "../auth/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
@@ -49,6 +56,8 @@ export interface HubOptions {
   authStore?: AuthStore;
   /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
   loginCommand?: (server: string) => string;
+  /** Pinned tool definitions (the rug-pull defence); undefined = no pinning. */
+  pins?: ToolPins;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -79,6 +88,12 @@ export interface ServerStatus {
   failures?: number;
   /** In state `needs_auth`: the command that logs the server in. */
   login_command?: string;
+  /** Tools not mounted because they exceed the definition limits. */
+  rejected?: RejectedTool[];
+  /** Tools held until approved (changed definition, or new under `trust: pin`). */
+  held?: { tool: string; status: "changed" | "new"; fields: string[]; since: string; approve: string }[];
+  /** Mounted tools whose metadata carries known prompt-injection markers (flagged, not removed). */
+  flagged?: { tool: string; markers: InjectionMarker[] }[];
 }
 
 function byteLength(text: string): number {
@@ -95,7 +110,11 @@ export class Hub {
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
   #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
-  #discovery?: { index: ResolverIndex; revision: string };
+  #discovery?: Promise<{ index: ResolverIndex; revision: string }>;
+  /** Pin verdicts per server, for the tool list they were computed from. */
+  #verdicts = new Map<string, { tools: readonly ToolDefinition[]; verdict: PinVerdict }>();
+  #pinTimer?: ReturnType<typeof setInterval>;
+  #log: { log: (line: string) => void; flush: () => void };
   #listeners = new Set<() => void>();
   #closed = false;
   #started = Promise.withResolvers<void>();
@@ -103,7 +122,9 @@ export class Hub {
   #cacheWarned = false;
 
   constructor(options: HubOptions) {
-    this.#options = options;
+    this.#log = rateLimitedLog(options.log);
+    this.#options = { ...options, log: this.#log.log };
+    options = this.#options;
     this.config = options.config;
     this.agent = options.agent;
     const agent = options.agent === undefined
@@ -119,7 +140,10 @@ export class Hub {
     }
     this.scope = agent;
     this.#toolAllow = agent?.tools ? new Set(agent.tools) : undefined;
-    const inScope = agent?.servers ? new Set(agent.servers) : undefined;
+    // An agent scoped by `tools:` alone reaches only the servers those tools belong to.
+    const inScope = agent?.servers || agent?.tools
+      ? new Set(agentServers(agent, options.config.servers.map((s) => s.name)))
+      : undefined;
     for (const server of options.config.servers) {
       // Scope applies before connecting: an out-of-scope server is never started or dialled.
       if (inScope && !inScope.has(server.name)) continue;
@@ -131,7 +155,7 @@ export class Hub {
           cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
           onToolsListed: cache &&
             ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
-          env: options.env,
+          env: serverEnvironment(options.env, options.config, server),
           clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
           clientVersion: options.version,
           connectTimeoutMs: options.config.connectTimeoutMs,
@@ -220,13 +244,14 @@ export class Hub {
       for (const d of this.#downstreams.values()) {
         // Connected servers' live tools, and the cached tools of a server in its first attempt.
         if (d.tools.length === 0) continue;
+        const mounted = this.#verdict(d).mounted;
         servers.push({
           name: d.name,
           description: d.config.description,
           tags: d.config.tags,
           useWhen: d.config.useWhen,
           toolUseWhen: d.config.toolUseWhen,
-          tools: [...d.tools],
+          tools: mounted,
         });
       }
       const allow = this.#toolAllow;
@@ -238,11 +263,95 @@ export class Hub {
     return this.#catalog;
   }
 
-  /** The resolver index and content-addressed revision of the current catalog; built once per catalog. */
-  discovery(): { index: ResolverIndex; revision: string } {
-    const tools = this.#build().tools;
-    if (!this.#discovery) this.#discovery = { index: buildIndex(tools), revision: catalogRevision(tools) };
+  /**
+   * The resolver index and content-addressed revision of the current catalog; built once per catalog,
+   * in slices that yield to the event loop, and shared by every caller that asks while it is built.
+   */
+  discovery(): Promise<{ index: ResolverIndex; revision: string }> {
+    if (!this.#discovery) {
+      const tools = this.#build().tools;
+      const built = Promise.all([buildIndexAsync(tools), catalogRevisionAsync(tools)])
+        .then(([index, revision]) => ({ index, revision }));
+      this.#discovery = built;
+      // A catalog change during the build makes a new one; a failed build is not kept.
+      built.catch(() => {
+        if (this.#discovery === built) this.#discovery = undefined;
+      });
+    }
     return this.#discovery;
+  }
+
+  /** The pin verdict for a server's current tools (recomputed when its list changes). */
+  #verdict(d: Downstream): PinVerdict {
+    const pins = this.#options.pins;
+    const tools = d.tools;
+    if (!pins) return { mounted: [...tools], held: [] };
+    const memo = this.#verdicts.get(d.name);
+    if (memo && memo.tools === tools) return memo.verdict;
+    let verdict: PinVerdict;
+    try {
+      verdict = pins.check(d.name, d.config.trust ?? "changes", tools);
+    } catch (error) {
+      // The store is unavailable: nothing can be compared, so changed tools cannot be told apart.
+      this.#cacheOp(() => {
+        throw error;
+      });
+      verdict = { mounted: [...tools], held: [] };
+    }
+    for (const h of verdict.held) {
+      if (!memo?.verdict.held.some((m) => m.tool === h.tool && m.since === h.since)) {
+        this.#options.log(`server "${d.name}": ${heldMessage(h)}`);
+      }
+    }
+    this.#verdicts.set(d.name, { tools, verdict });
+    this.#watchApprovals();
+    return verdict;
+  }
+
+  /** While tools are held, looks for approvals (`mcphub approve` in another process) every 2 s. */
+  #watchApprovals(): void {
+    const anyHeld = [...this.#verdicts.values()].some((v) => v.verdict.held.length > 0);
+    if (!anyHeld || this.#closed) {
+      clearInterval(this.#pinTimer);
+      this.#pinTimer = undefined;
+      return;
+    }
+    if (this.#pinTimer !== undefined) return;
+    this.#pinTimer = setInterval(() => this.recheckPins(), 2000);
+    Deno.unrefTimer(this.#pinTimer);
+  }
+
+  /** Re-reads the pins of servers with held tools; announces a change when one was approved. */
+  recheckPins(): void {
+    let changed = false;
+    for (const [name, memo] of this.#verdicts) {
+      if (memo.verdict.held.length === 0) continue;
+      this.#verdicts.delete(name);
+      const d = this.#downstreams.get(name);
+      if (!d) continue;
+      const next = this.#verdict(d);
+      if (next.held.length !== memo.verdict.held.length) changed = true;
+    }
+    if (changed) this.#changed();
+  }
+
+  /** Held tools in scope, by server (for search, resolve and list_servers). */
+  held(): HeldTool[] {
+    const allow = this.#toolAllow;
+    const out: HeldTool[] = [];
+    for (const d of this.#downstreams.values()) {
+      if (d.tools.length === 0) continue;
+      for (const h of this.#verdict(d).held) {
+        if (!allow || heldNames(h).some((n) => allow.has(n))) out.push(h);
+      }
+    }
+    return out;
+  }
+
+  /** The held tool a reference means, if any. */
+  #heldFor(ref: NameReference): HeldTool | undefined {
+    const name = ref.server ? `${ref.server}__${ref.tool}` : ref.tool;
+    return this.held().find((h) => heldNames(h).includes(name));
   }
 
   /** The connected catalog, sorted by public name. */
@@ -289,6 +398,8 @@ export class Hub {
 
   /** Why a reference cannot be served now, when it names a configured server that is not connected. */
   unavailable(ref: NameReference): string | undefined {
+    const held = this.#heldFor(ref);
+    if (held) return heldMessage(held);
     const serverName = ref.server ??
       (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
     const d = serverName ? this.#downstreams.get(serverName) : undefined;
@@ -296,21 +407,25 @@ export class Hub {
     return d.unavailableReason();
   }
 
-  /** Public names closest to `name`, for "did you mean". */
+  /** Public names closest to `name`, for "did you mean" (bounded: a hostile name cannot stall it). */
   closest(name: string): string[] {
     return this.#build().index.closest(name);
   }
 
   /** Every server with its state, in config order. */
   servers(): ServerStatus[] {
+    const allow = this.#toolAllow;
+    const catalog = allow ? this.#build().tools : undefined;
     return [...this.#downstreams.values()].map((d) => {
       const c = d.config;
+      const verdict = this.#verdict(d);
       const status: ServerStatus = {
         name: c.name,
         enabled: c.enabled,
         connected: d.state === "connected",
         state: d.state,
-        tools: d.tools.length,
+        // Under a tool allowlist, only the tools in scope are counted.
+        tools: catalog ? catalog.filter((t) => t.server === d.name).length : verdict.mounted.length,
         kind: c.url ? c.transport : "stdio",
         target: d.redact(c.url ? redactUrl(c.url) : [c.command!, ...c.args].join(" ")),
       };
@@ -321,6 +436,21 @@ export class Hub {
       if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
       if (d.failures > 0) status.failures = d.failures;
       if (d.loginCommand) status.login_command = d.loginCommand;
+      if (!allow) {
+        if (d.rejected.length) status.rejected = [...d.rejected];
+        if (verdict.held.length) {
+          status.held = verdict.held.map((h) => ({
+            tool: h.tool,
+            status: h.status,
+            fields: h.fields,
+            since: new Date(h.since).toISOString(),
+            approve: `mcphub approve ${h.server}__${h.tool}`,
+          }));
+        }
+        const flagged = verdict.mounted.map((t) => ({ tool: t.name, markers: toolMarkers(t) }))
+          .filter((f) => f.markers.length > 0);
+        if (flagged.length) status.flagged = flagged;
+      }
       return status;
     });
   }
@@ -422,6 +552,8 @@ export class Hub {
     returnedBytes: number,
     spooled: boolean,
   ): void {
+    // Redact, then cut: whatever stores or shows the error cuts it, so it must hold no secret first.
+    if (error !== undefined) error = this.#downstreams.get(entry.server)?.redact(error) ?? error;
     try {
       this.#options.onCall?.({
         ts: started,
@@ -446,8 +578,20 @@ export class Hub {
   /** Closes every session and stops every child process, concurrently. */
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#pinTimer);
+    this.#pinTimer = undefined;
+    this.#log.flush();
     await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
   }
+}
+
+/** The public names a held tool would have: `server__tool`, and without a `server_` self-prefix. */
+function heldNames(h: HeldTool): string[] {
+  const names = [`${h.server}__${h.tool}`];
+  for (const sep of ["_", "-", "__"]) {
+    if (h.tool.startsWith(`${h.server}${sep}`)) names.push(`${h.server}__${h.tool.slice(h.server.length + sep.length)}`);
+  }
+  return names;
 }
 
 /** An `isError` tool result with one text block. */

@@ -18,6 +18,7 @@ import { Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
+import { toolPinMigrations, ToolPins } from "./pinning.ts";
 import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
@@ -51,7 +52,8 @@ function openGatewayStore(path: string | undefined, log: (line: string) => void)
   if (!path) return undefined;
   try {
     return openStore(path, {
-      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations, ...authMigrations],
+      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations, ...authMigrations,
+        ...toolPinMigrations],
     });
   } catch (error) {
     log(
@@ -84,6 +86,7 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     finalize: { spool: () => spool, warn: warnOnce },
     onCall: (event) => recorder.record(event),
     toolCache: db ? new StoreToolCache(db) : undefined,
+    pins: db ? new ToolPins(db) : undefined,
     authStore: db ? new AuthStore(db) : undefined,
     loginCommand: options.loginCommand,
   });

@@ -13,36 +13,54 @@ import type { JSONRPCMessage, Transport } from "./sdk.ts";
 
 const NEWLINE = 0x0a;
 
-/** Largest single message accepted from a peer. */
+/** Largest single message accepted from a downstream server (results can be large: the spool takes them). */
 export const MAX_MESSAGE_BYTES = 1024 * 1024 * 1024;
+/** Largest single message accepted from the host (requests are small; a bigger one is refused unread). */
+export const MAX_HOST_MESSAGE_BYTES = 16 * 1024 * 1024;
+
+/** What a {@linkcode LineSplitter} returns for a message over its limit: dropped, never buffered. */
+export class OversizedMessage extends RangeError {
+  override name = "OversizedMessage";
+  constructor(readonly limit: number) {
+    super(`A message exceeded the ${limit}-byte limit and was discarded unread`);
+  }
+}
 
 /** Splits a byte stream into lines without copying more than once per line. */
 export class LineSplitter {
   #parts: Uint8Array[] = [];
   #size = 0;
+  /** In an oversized line: its bytes are dropped until the next newline. */
+  #skipping = false;
   #decoder = new TextDecoder();
   constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
 
-  /** Feeds bytes; returns the complete lines they finish (without the newline). */
-  push(chunk: Uint8Array): string[] {
-    const lines: string[] = [];
+  /**
+   * Feeds bytes; returns the complete lines they finish (without the newline), in order, with an
+   * {@linkcode OversizedMessage} in place of each line over the limit (whose bytes are not kept).
+   */
+  push(chunk: Uint8Array): (string | OversizedMessage)[] {
+    const lines: (string | OversizedMessage)[] = [];
     let start = 0;
     for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
-      this.#append(chunk.subarray(start, i));
-      lines.push(this.#take());
+      this.#append(chunk.subarray(start, i), lines);
+      if (this.#skipping) this.#skipping = false;
+      else lines.push(this.#take());
       start = i + 1;
     }
-    if (start < chunk.length) this.#append(chunk.subarray(start));
+    if (start < chunk.length) this.#append(chunk.subarray(start), lines);
     return lines;
   }
 
-  #append(part: Uint8Array): void {
-    if (part.length === 0) return;
+  #append(part: Uint8Array, lines: (string | OversizedMessage)[]): void {
+    if (part.length === 0 || this.#skipping) return;
     this.#size += part.length;
     if (this.#size > this.maxLineBytes) {
       this.#parts = [];
       this.#size = 0;
-      throw new RangeError(`A message exceeded the ${this.maxLineBytes}-byte limit`);
+      this.#skipping = true;
+      lines.push(new OversizedMessage(this.maxLineBytes));
+      return;
     }
     // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
     this.#parts.push(part);
@@ -163,6 +181,10 @@ export class StdioClientTransport implements Transport {
     try {
       for await (const chunk of stream) {
         for (const line of splitter.push(chunk)) {
+          if (line instanceof OversizedMessage) {
+            this.onerror?.(new ProtocolViolation(line.message, ""));
+            continue;
+          }
           if (line.trim() === "") continue;
           let message: JSONRPCMessage;
           try {
@@ -294,17 +316,18 @@ export class StdioServerTransport implements Transport {
   }
 
   async #pump(): Promise<void> {
-    const splitter = new LineSplitter();
+    const splitter = new LineSplitter(MAX_HOST_MESSAGE_BYTES);
     try {
       for await (const chunk of this.#input) {
-        let lines: string[];
-        try {
-          lines = splitter.push(chunk);
-        } catch (error) {
-          this.#reject(-32600, (error as Error).message);
-          continue;
-        }
-        for (const line of lines) {
+        for (const line of splitter.push(chunk)) {
+          if (line instanceof OversizedMessage) {
+            this.#reject(
+              -32600,
+              `Request too large: a message exceeded the gateway's ${MAX_HOST_MESSAGE_BYTES}-byte limit for ` +
+                "messages from the host and was discarded unread",
+            );
+            continue;
+          }
           if (line.trim() === "") continue;
           let message: JSONRPCMessage;
           try {

@@ -49,6 +49,34 @@ function tightenMode(path: string): void {
   }
 }
 
+const SQLITE_HEADER = "SQLite format 3\0";
+
+/**
+ * True when `path` is missing, empty or an SQLite database: the only files the store creates, chmods or
+ * writes. Anything else (a config file passed to --db by mistake) is left exactly as it is.
+ */
+function isOurs(path: string): boolean {
+  let file: Deno.FsFile;
+  try {
+    file = Deno.openSync(path, { read: true });
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return true;
+    throw error;
+  }
+  try {
+    const header = new Uint8Array(16);
+    let read = 0;
+    while (read < 16) {
+      const n = file.readSync(header.subarray(read));
+      if (n === null) break;
+      read += n;
+    }
+    return read === 0 || new TextDecoder().decode(header.subarray(0, read)) === SQLITE_HEADER;
+  } finally {
+    file.close();
+  }
+}
+
 /**
  * Opens (creating if needed) the database at `path`: directory 0700, file 0600,
  * WAL, a busy timeout, and every pending migration applied in one transaction each.
@@ -58,7 +86,12 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Databas
   const { migrations = [], busyTimeoutMs = 5000 } = options;
   let db: DatabaseSync;
   try {
-    if (path !== ":memory:") ensurePrivateDir(dirname(path));
+    if (path !== ":memory:") {
+      ensurePrivateDir(dirname(path));
+      if (!isOurs(path)) {
+        throw new Error("the file exists and is not an SQLite database; its mode and contents were not changed");
+      }
+    }
     db = new DatabaseSync(path, { timeout: busyTimeoutMs });
     if (path !== ":memory:") tightenMode(path);
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.trunc(busyTimeoutMs))}`);

@@ -1,0 +1,238 @@
+/**
+ * Tool-definition pinning, the rug-pull defence: the hash of each tool's definition is recorded in the
+ * store on first sight; a later, different definition is held (not mounted) until a person approves it
+ * with `mcphub approve`. Per server, `trust: changes` (default) holds changed tools, `pin` also holds
+ * new ones, `off` checks nothing.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { canonicalJson } from "../resolver/mod.ts";
+import type { DatabaseSync, Migration } from "../store/mod.ts";
+import type { ToolDefinition } from "./catalog.ts";
+
+/** The store migrations of tool pinning. */
+export const toolPinMigrations: Migration[] = [{
+  id: "tool_pins/1",
+  sql: `
+    CREATE TABLE tool_pins (
+      server TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      hash TEXT,
+      definition TEXT,
+      pending_hash TEXT,
+      pending_definition TEXT,
+      changed_at INTEGER,
+      first_seen INTEGER NOT NULL,
+      approved_at INTEGER,
+      PRIMARY KEY (server, tool)
+    )`,
+}];
+
+/** How a server's tool definitions are checked. */
+export type Trust = "changes" | "pin" | "off";
+
+/** The parts of a definition that are pinned, under their MCP names. */
+export const PINNED_FIELDS = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"] as const;
+
+/** What is hashed: the pinned fields, absent ones as null. */
+function pinned(def: ToolDefinition): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of PINNED_FIELDS) out[field] = def[field] ?? null;
+  return out;
+}
+
+/** SHA-256 (hex) of a definition's pinned fields in canonical JSON. */
+export function definitionHash(def: ToolDefinition): string {
+  return createHash("sha256").update(canonicalJson(pinned(def))).digest("hex");
+}
+
+/** A tool that is not mounted until approved. */
+export interface HeldTool {
+  server: string;
+  /** Downstream tool name. */
+  tool: string;
+  /** `changed`: differs from the approved definition; `new`: never approved (`trust: pin`). */
+  status: "changed" | "new";
+  /** The pinned fields that differ from the approved definition (all of them for `new`). */
+  fields: string[];
+  /** When the current held definition was first seen, ms since the epoch. */
+  since: number;
+}
+
+/** A held definition with what it was before, for `mcphub tools changes`. */
+export interface ToolChange extends HeldTool {
+  before?: ToolDefinition;
+  after: ToolDefinition;
+}
+
+/** The outcome of checking one server's tool list. */
+export interface PinVerdict {
+  mounted: ToolDefinition[];
+  held: HeldTool[];
+}
+
+interface Row {
+  tool: string;
+  hash: string | null;
+  definition: string | null;
+  pending_hash: string | null;
+  pending_definition: string | null;
+  changed_at: number | null;
+}
+
+function parse(text: string | null): ToolDefinition | undefined {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as ToolDefinition;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The pinned fields whose canonical JSON differs between two definitions. */
+export function changedFields(before: ToolDefinition | undefined, after: ToolDefinition): string[] {
+  if (!before) return [...PINNED_FIELDS].filter((f) => after[f] !== undefined);
+  return PINNED_FIELDS.filter((f) => canonicalJson(before[f] ?? null) !== canonicalJson(after[f] ?? null));
+}
+
+/** The pinned tool definitions of every server, in the store. */
+export class ToolPins {
+  readonly #db: DatabaseSync;
+  readonly #clock: () => number;
+
+  constructor(db: DatabaseSync, clock: () => number = Date.now) {
+    this.#db = db;
+    this.#clock = clock;
+  }
+
+  #rows(server: string): Map<string, Row> {
+    const rows = this.#db.prepare(
+      "SELECT tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins WHERE server = ?",
+    ).all(server) as unknown as Row[];
+    return new Map(rows.map((r) => [r.tool, r]));
+  }
+
+  /**
+   * Checks a server's listed tools against the store: records first sightings, holds changed (and,
+   * under `pin`, new) definitions. Definitions reaching here are within the depth and size limits.
+   */
+  check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
+    if (trust === "off") return { mounted: [...tools], held: [] };
+    const rows = this.#rows(server);
+    const now = this.#clock();
+    const mounted: ToolDefinition[] = [];
+    const held: HeldTool[] = [];
+    const insert = this.#db.prepare(
+      `INSERT INTO tool_pins (server, tool, hash, definition, pending_hash, pending_definition, changed_at, first_seen)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const pend = this.#db.prepare(
+      "UPDATE tool_pins SET pending_hash = ?, pending_definition = ?, changed_at = ? WHERE server = ? AND tool = ?",
+    );
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const def of tools) {
+        const hash = definitionHash(def);
+        const row = rows.get(def.name);
+        if (!row) {
+          if (trust === "changes") {
+            insert.run(server, def.name, hash, JSON.stringify(def), null, null, null, now);
+            mounted.push(def);
+          } else {
+            insert.run(server, def.name, null, null, hash, JSON.stringify(def), now, now);
+            held.push({ server, tool: def.name, status: "new", fields: changedFields(undefined, def), since: now });
+          }
+          continue;
+        }
+        if (row.hash === hash) {
+          if (row.pending_hash !== null) pend.run(null, null, null, server, def.name);
+          mounted.push(def);
+          continue;
+        }
+        let since = row.changed_at ?? now;
+        if (row.pending_hash !== hash) {
+          pend.run(hash, JSON.stringify(def), now, server, def.name);
+          since = now;
+        }
+        const before = parse(row.definition);
+        held.push({
+          server,
+          tool: def.name,
+          status: row.hash === null ? "new" : "changed",
+          fields: changedFields(before, def),
+          since,
+        });
+      }
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
+    return { mounted, held };
+  }
+
+  /**
+   * Accepts the held definitions of one tool, one server, or every server (no arguments): they become
+   * the pinned ones. Returns the approved tools.
+   */
+  approve(server?: string, tool?: string): { server: string; tool: string }[] {
+    const where = server === undefined ? "" : tool === undefined ? " AND server = ?" : " AND server = ? AND tool = ?";
+    const params = [server, tool].filter((p) => p !== undefined) as string[];
+    const rows = this.#db.prepare(`SELECT server, tool FROM tool_pins WHERE pending_hash IS NOT NULL${where}`)
+      .all(...params) as { server: string; tool: string }[];
+    this.#db.prepare(
+      `UPDATE tool_pins SET hash = pending_hash, definition = pending_definition, pending_hash = NULL,
+         pending_definition = NULL, changed_at = NULL, approved_at = ? WHERE pending_hash IS NOT NULL${where}`,
+    ).run(this.#clock(), ...params);
+    return rows.map((r) => ({ server: r.server, tool: r.tool }));
+  }
+
+  /** Every held definition with the approved one it differs from, by server and tool. */
+  changes(server?: string): ToolChange[] {
+    const rows = this.#db.prepare(
+      `SELECT server, tool, definition, pending_definition, hash, changed_at FROM tool_pins
+       WHERE pending_hash IS NOT NULL${server === undefined ? "" : " AND server = ?"} ORDER BY server, tool`,
+    ).all(...(server === undefined ? [] : [server])) as {
+      server: string;
+      tool: string;
+      definition: string | null;
+      pending_definition: string;
+      hash: string | null;
+      changed_at: number | null;
+    }[];
+    const out: ToolChange[] = [];
+    for (const r of rows) {
+      const after = parse(r.pending_definition);
+      if (!after) continue;
+      const before = parse(r.definition);
+      out.push({
+        server: r.server,
+        tool: r.tool,
+        status: r.hash === null ? "new" : "changed",
+        fields: changedFields(before, after),
+        since: r.changed_at ?? 0,
+        before,
+        after,
+      });
+    }
+    return out;
+  }
+}
+
+/** The command that approves one held tool. */
+export function approveCommand(server: string, tool: string): string {
+  return `mcphub approve ${server}__${tool}`;
+}
+
+/** Why a held tool is not mounted, with when and how to approve it: for call and describe errors. */
+export function heldMessage(held: HeldTool): string {
+  const name = `${held.server}__${held.tool}`;
+  const when = new Date(held.since).toISOString();
+  const what = held.status === "new"
+    ? `is new and server "${held.server}" has trust: pin, so it is held until approved (first seen ${when})`
+    : `changed its definition (${held.fields.join(", ") || "definition"}) at ${when} since it was approved, ` +
+      "so it is held and not mounted";
+  return `Tool "${name}" ${what}. A person must review and approve it: \`mcphub tools changes\` shows the ` +
+    `difference, \`${approveCommand(held.server, held.tool)}\` accepts it`;
+}
