@@ -16,6 +16,7 @@ import { initCommand } from "./import.ts";
 import { hostsCommand } from "./hosts.ts";
 import { doctorCommand } from "./doctor.ts";
 import { VERSION } from "./version.ts";
+import { approveCommand, toolsChangesCommand } from "./approve.ts";
 import { suggest } from "./suggest.ts";
 import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
@@ -40,6 +41,8 @@ export const COMMANDS: readonly Command[] = [
   permissionsCommand,
   hostsCommand,
   doctorCommand,
+  approveCommand,
+  toolsChangesCommand,
   authLoginCommand,
   authStatusCommand,
   authLogoutCommand,

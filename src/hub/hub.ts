@@ -589,7 +589,9 @@ export class Hub {
 function heldNames(h: HeldTool): string[] {
   const names = [`${h.server}__${h.tool}`];
   for (const sep of ["_", "-", "__"]) {
-    if (h.tool.startsWith(`${h.server}${sep}`)) names.push(`${h.server}__${h.tool.slice(h.server.length + sep.length)}`);
+    if (h.tool.startsWith(`${h.server}${sep}`)) {
+      names.push(`${h.server}__${h.tool.slice(h.server.length + sep.length)}`);
+    }
   }
   return names;
 }

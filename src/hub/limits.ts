@@ -67,7 +67,9 @@ export function definitionProblem(def: unknown): string | undefined {
 }
 
 /** Splits a listed tool array into definitions within the limits and rejected ones. */
-export function screenTools(tools: readonly unknown[]): { accepted: ToolDefinition[]; rejected: RejectedTool[] } {
+export function screenTools(
+  tools: readonly unknown[],
+): { accepted: ToolDefinition[]; rejected: RejectedTool[] } {
   const accepted: ToolDefinition[] = [];
   const rejected: RejectedTool[] = [];
   tools.forEach((def, i) => {

@@ -38,7 +38,9 @@ export function rateLimitedLog(
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const summary = (w: Window) =>
-    `… ${w.dropped.toLocaleString("en-US")} more like this in the last ${Math.round(windowMs / 1000)} s: ${w.sample}`;
+    `… ${w.dropped.toLocaleString("en-US")} more like this in the last ${
+      Math.round(windowMs / 1000)
+    } s: ${w.sample}`;
 
   const sweep = () => {
     timer = undefined;

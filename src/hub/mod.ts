@@ -51,3 +51,16 @@ export {
   type RestartPolicy,
 } from "./downstream.ts";
 export { serverFingerprint, StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
+export {
+  approveCommand as approveCommandText,
+  definitionHash,
+  type HeldTool,
+  type ToolChange,
+  toolPinMigrations,
+  ToolPins,
+  type Trust,
+} from "./pinning.ts";
+export { type InjectionMarker, injectionMarkers, toolMarkers } from "./injection.ts";
+export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, MAX_TOOL_NAME_CHARS } from "./limits.ts";
+export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";
+export { LineSplitter, MAX_HOST_MESSAGE_BYTES, MAX_MESSAGE_BYTES, OversizedMessage } from "./stdio.ts";

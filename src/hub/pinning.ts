@@ -33,7 +33,14 @@ export const toolPinMigrations: Migration[] = [{
 export type Trust = "changes" | "pin" | "off";
 
 /** The parts of a definition that are pinned, under their MCP names. */
-export const PINNED_FIELDS = ["name", "title", "description", "inputSchema", "outputSchema", "annotations"] as const;
+export const PINNED_FIELDS = [
+  "name",
+  "title",
+  "description",
+  "inputSchema",
+  "outputSchema",
+  "annotations",
+] as const;
 
 /** What is hashed: the pinned fields, absent ones as null. */
 function pinned(def: ToolDefinition): Record<string, unknown> {
@@ -141,7 +148,13 @@ export class ToolPins {
             mounted.push(def);
           } else {
             insert.run(server, def.name, null, null, hash, JSON.stringify(def), now, now);
-            held.push({ server, tool: def.name, status: "new", fields: changedFields(undefined, def), since: now });
+            held.push({
+              server,
+              tool: def.name,
+              status: "new",
+              fields: changedFields(undefined, def),
+              since: now,
+            });
           }
           continue;
         }
@@ -177,7 +190,11 @@ export class ToolPins {
    * the pinned ones. Returns the approved tools.
    */
   approve(server?: string, tool?: string): { server: string; tool: string }[] {
-    const where = server === undefined ? "" : tool === undefined ? " AND server = ?" : " AND server = ? AND tool = ?";
+    const where = server === undefined
+      ? ""
+      : tool === undefined
+      ? " AND server = ?"
+      : " AND server = ? AND tool = ?";
     const params = [server, tool].filter((p) => p !== undefined) as string[];
     const rows = this.#db.prepare(`SELECT server, tool FROM tool_pins WHERE pending_hash IS NOT NULL${where}`)
       .all(...params) as { server: string; tool: string }[];
@@ -231,7 +248,9 @@ export function heldMessage(held: HeldTool): string {
   const when = new Date(held.since).toISOString();
   const what = held.status === "new"
     ? `is new and server "${held.server}" has trust: pin, so it is held until approved (first seen ${when})`
-    : `changed its definition (${held.fields.join(", ") || "definition"}) at ${when} since it was approved, ` +
+    : `changed its definition (${
+      held.fields.join(", ") || "definition"
+    }) at ${when} since it was approved, ` +
       "so it is held and not mounted";
   return `Tool "${name}" ${what}. A person must review and approve it: \`mcphub tools changes\` shows the ` +
     `difference, \`${approveCommand(held.server, held.tool)}\` accepts it`;

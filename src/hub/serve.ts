@@ -52,8 +52,13 @@ function openGatewayStore(path: string | undefined, log: (line: string) => void)
   if (!path) return undefined;
   try {
     return openStore(path, {
-      migrations: [...spoolMigrations, ...intelligenceMigrations, ...toolCacheMigrations, ...authMigrations,
-        ...toolPinMigrations],
+      migrations: [
+        ...spoolMigrations,
+        ...intelligenceMigrations,
+        ...toolCacheMigrations,
+        ...authMigrations,
+        ...toolPinMigrations,
+      ],
     });
   } catch (error) {
     log(

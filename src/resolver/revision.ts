@@ -25,7 +25,9 @@ export function canonicalJson(value: unknown, depth = 0): string {
     const json = JSON.stringify(value);
     return json === undefined ? "null" : json;
   }
-  if (depth >= CANONICAL_MAX_DEPTH) throw new RangeError(`value nests deeper than ${CANONICAL_MAX_DEPTH} levels`);
+  if (depth >= CANONICAL_MAX_DEPTH) {
+    throw new RangeError(`value nests deeper than ${CANONICAL_MAX_DEPTH} levels`);
+  }
   if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(",")}]`;
   const obj = value as Record<string, unknown>;
   const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();

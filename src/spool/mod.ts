@@ -43,8 +43,8 @@ export {
   getResultResponse,
   MAX_PAGE_BYTES,
   OutOfScopeError,
-  unavailableResponse,
   PAGE_OVERHEAD_BYTES,
   pageBytesFor,
   type ResultEncoding,
+  unavailableResponse,
 } from "./get_result.ts";

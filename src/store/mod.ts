@@ -89,7 +89,9 @@ export function openStore(path: string, options: OpenStoreOptions = {}): Databas
     if (path !== ":memory:") {
       ensurePrivateDir(dirname(path));
       if (!isOurs(path)) {
-        throw new Error("the file exists and is not an SQLite database; its mode and contents were not changed");
+        throw new Error(
+          "the file exists and is not an SQLite database; its mode and contents were not changed",
+        );
       }
     }
     db = new DatabaseSync(path, { timeout: busyTimeoutMs });
