@@ -245,7 +245,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, servers, agents",
+      "connect_timeout, call_timeout, startup_wait, record, servers, agents, inherit_env",
   );
 });
 
@@ -532,7 +532,7 @@ Deno.test("parseConfig() rejects unknown server keys, suggesting a close one", (
   assertProblem(
     server("    restart: always"),
     "mcphub.yaml:4:5: servers.s.restart: unknown key; valid keys: command, args, env, cwd, url, transport, " +
-      "headers, oauth, enabled, description, tags, use_when, tool_use_when",
+      "headers, oauth, enabled, description, tags, use_when, tool_use_when, inherit_env, trust",
   );
 });
 

@@ -172,10 +172,15 @@ Deno.test("per-agent routing: listing, discovery, calls and stored results are s
     await coder.client.callTool({ name: "get_result", arguments: { callId: receipt.callId } }),
   );
   assert.equal(page.status, "ok");
-  await assert.rejects(
-    researcher.client.callTool({ name: "get_result", arguments: { callId: receipt.callId } }),
-    (e: Error) => !/filesystem/.test(e.message) && /scope/.test(e.message),
+  // Out of scope answers exactly like an unknown id: a scope cannot tell another's ids from made-up ones.
+  const denied = structured<Record<string, unknown>>(
+    await researcher.client.callTool({ name: "get_result", arguments: { callId: receipt.callId } }),
   );
+  const unknown = structured<Record<string, unknown>>(
+    await researcher.client.callTool({ name: "get_result", arguments: { callId: "0".repeat(32) } }),
+  );
+  assert.equal(denied.status, "unavailable");
+  assert.deepEqual({ ...denied, callId: "" }, { ...unknown, callId: "" });
 
   // Detached calls belong to the scope that started them.
   const detached = structured<{ callId: string }>(

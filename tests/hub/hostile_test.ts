@@ -206,6 +206,7 @@ Deno.test("a changed definition is held across starts and live, refused with how
     }, { pins });
     // Next start: still held (the store remembers), until approved.
     await withHub(yaml, async (hub) => {
+      await hub.settled();
       assert.ok(!hub.catalog().some((t) => t.namespaced === "bad__ok"));
       assert.deepEqual(pins.approve("bad", "ok"), [{ server: "bad", tool: "ok" }]);
       hub.recheckPins();
