@@ -72,7 +72,7 @@ export interface ConnectGatewayOptions {
 export async function gatewayFlags(
   configPath: string,
   db: string,
-  options: { agent?: string; env?: Record<string, string> } = {},
+  options: { agent?: string; env?: Record<string, string>; listen?: string } = {},
 ): Promise<string[]> {
   const env = { ...Deno.env.toObject(), ...options.env };
   const lookup = { get: (key: string) => env[key] };
@@ -80,6 +80,7 @@ export async function gatewayFlags(
   return derivePermissions(config, {
     storePath: db,
     agent: options.agent,
+    listen: options.listen,
     cwd: Deno.cwd(),
     which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
   }).flags;

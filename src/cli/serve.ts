@@ -8,6 +8,8 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { type Hub, startGateway } from "../hub/mod.ts";
+import { type Config, type ListenAddress, parseListen } from "../config/mod.ts";
+import { listen, type Listener } from "../http/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
@@ -28,16 +30,25 @@ export const HOST_SNIPPET = `{
   }
 }`;
 
-const HELP = `Usage: mcphub mcp serve [--agent NAME] [--config PATH] [--db PATH]
+const HELP = `Usage: mcphub mcp serve [--agent NAME] [--listen HOST:PORT] [--config PATH] [--db PATH]
 
 Runs the gateway as an MCP server on stdin/stdout: an agent host starts it as
 its only MCP server and reaches every server in mcphub.yaml through it.
 stdout carries only the protocol; logs go to stderr.
 
+With --listen (or listen: in mcphub.yaml) it serves MCP Streamable HTTP at
+http://HOST:PORT/mcp instead, to many hosts at once over one set of server
+connections: /mcp with an agent's bearer token (agents.NAME.token) is that
+agent's scope, /mcp/AGENT the same with that agent's token. Without tokens it
+binds loopback only. GET /healthz, /readyz; GET / is the live stats page.
+SIGTERM drains running calls (up to 10 s), ends the sessions and the servers.
+
 Options:
-  --agent NAME    Scope the gateway to an agent defined under agents: in mcphub.yaml
-  --config PATH   Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
-  --db PATH       Store for oversized results and call records
+  --agent NAME        Scope the gateway to an agent defined under agents: in mcphub.yaml
+                      (with --listen: the scope of /mcp when no tokens are configured)
+  --listen HOST:PORT  Serve over HTTP on this address (":8080" = 127.0.0.1:8080; port 0 = any)
+  --config PATH       Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
+  --db PATH           Store for oversized results and call records
 
 Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
 ${HOST_SNIPPET}
@@ -86,11 +97,22 @@ export const serveCommand: Command = {
         strict: true,
         allowPositionals: false,
       }));
+    let address: ListenAddress | undefined;
     if (values.listen !== undefined) {
-      throw new UsageError("--listen is not available yet; the gateway serves on stdin/stdout", "mcp serve");
+      try {
+        address = parseListen(values.listen);
+      } catch (error) {
+        throw new UsageError(`--listen ${(error as Error).message}`, "mcp serve");
+      }
     }
     const log = stderrLogger(ctx);
-    const config = await loadContextConfig(ctx, values.agent);
+    // With --listen every agent's servers are served: the load is not scoped to --agent.
+    let config = await loadContextConfig(ctx, address ? undefined : values.agent);
+    if (address === undefined && config.listen !== undefined) {
+      address = parseListen(config.listen);
+      if (values.agent !== undefined) config = await loadContextConfig(ctx);
+    }
+    if (address !== undefined) return await serveHttp(ctx, config, address, values.agent, log);
     const human = Deno.stdin.isTerminal();
     if (human) {
       ctx.err(
@@ -121,3 +143,58 @@ export const serveCommand: Command = {
     return 0;
   },
 };
+
+/** `mcp serve --listen`: the HTTP listener until SIGINT/SIGTERM. */
+async function serveHttp(
+  ctx: CommandContext,
+  config: Config,
+  address: ListenAddress,
+  agent: string | undefined,
+  log: (line: string) => void,
+): Promise<number> {
+  if (agent !== undefined && !config.agents.some((a) => a.name === agent)) {
+    const names = config.agents.map((a) => a.name);
+    throw new UsageError(
+      `unknown agent "${agent}"; ${
+        names.length ? `defined agents: ${names.join(", ")}` : "no agents are defined"
+      }`,
+      "mcp serve",
+    );
+  }
+  let listener: Listener;
+  try {
+    listener = await listen({
+      config,
+      agent,
+      env: ctx.env.toObject(),
+      tokenEnv: ctx.env,
+      version: VERSION,
+      log,
+      storePath: storePath(ctx),
+      loginCommand: (server) => loginCommandFor(ctx, config.path, server),
+      address,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new Error(`mcp serve --listen: ${error.message}`, { cause: error });
+    }
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new Error(
+        `mcp serve --listen: ${address.hostname}:${address.port} is in use; stop what listens there or pick ` +
+          "another port",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  // The line tests and scripts wait for: the real address (port 0 picks one).
+  ctx.err(`mcphub: listening on ${listener.origin}/mcp\n`);
+  const stop = () => void listener.stop();
+  ctx.signal.addEventListener("abort", stop, { once: true });
+  try {
+    await listener.done;
+  } finally {
+    ctx.signal.removeEventListener("abort", stop);
+  }
+  return 0;
+}

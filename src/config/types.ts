@@ -61,6 +61,8 @@ export interface AgentConfig {
   pin?: string[];
   /** Bytes of mounted downstream tool definitions; 0 = meta-tools only; undefined = no limit. */
   toolSchemaBudget?: number;
+  /** The HTTP listener's bearer token as written: `${VAR}` or `sha256:HEX` (resolved by the listener). */
+  token?: string;
 }
 
 /** A loaded, validated mcphub.yaml. */
@@ -87,6 +89,12 @@ export interface Config {
   startupWaitMs: number;
   /** Record every proxied call in the store. @default true */
   record: boolean;
+  /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
+  listen?: string;
+  /** Host names besides loopback names that HTTP requests may carry in Host and Origin. @default [] */
+  allowedHosts: string[];
+  /** An HTTP session with no request for this long is ended. @default 1800000 */
+  sessionIdleMs: number;
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

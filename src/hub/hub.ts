@@ -49,6 +49,11 @@ export interface HubOptions {
   authStore?: AuthStore;
   /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
   loginCommand?: (server: string) => string;
+  /**
+   * A scoped view: share this hub's downstream connections (the servers in scope) instead of opening
+   * any; `start` and `close` leave them to `base`.
+   */
+  base?: Hub;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -101,6 +106,7 @@ export class Hub {
   #started = Promise.withResolvers<void>();
   #startup?: Promise<void>;
   #cacheWarned = false;
+  #detach?: () => void;
 
   constructor(options: HubOptions) {
     this.#options = options;
@@ -123,6 +129,11 @@ export class Hub {
     for (const server of options.config.servers) {
       // Scope applies before connecting: an out-of-scope server is never started or dialled.
       if (inScope && !inScope.has(server.name)) continue;
+      if (options.base) {
+        const shared = options.base.downstream(server.name);
+        if (shared) this.#downstreams.set(server.name, shared);
+        continue;
+      }
       const fingerprint = serverFingerprint(server);
       const cache = options.toolCache;
       this.#downstreams.set(
@@ -160,6 +171,12 @@ export class Hub {
 
   /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
   start(): Promise<void> {
+    if (this.#options.base) {
+      // A view: its base connects; it only follows the base's changes.
+      this.#detach ??= this.#options.base.onChange(() => this.#changed());
+      this.#started.resolve();
+      return Promise.resolve();
+    }
     // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
     const attempts = [...this.#downstreams.values()].map((d) => d.connect());
     this.#started.resolve();
@@ -446,6 +463,8 @@ export class Hub {
   /** Closes every session and stops every child process, concurrently. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#detach?.();
+    if (this.#options.base) return;
     await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
   }
 }

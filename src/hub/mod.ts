@@ -31,7 +31,14 @@ export {
 } from "./hub.ts";
 export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
-export { type RunningGateway, startGateway, type StartGatewayOptions } from "./serve.ts";
+export {
+  type GatewayCore,
+  type GatewayCoreOptions,
+  openGatewayCore,
+  type RunningGateway,
+  startGateway,
+  type StartGatewayOptions,
+} from "./serve.ts";
 export { type Finalized, finalizeResult } from "./finalize.ts";
 export {
   capabilitySummary,
@@ -51,3 +58,10 @@ export {
   type RestartPolicy,
 } from "./downstream.ts";
 export { serverFingerprint, StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
+export {
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+  type Transport,
+  WebStandardStreamableHTTPServerTransport,
+} from "./sdk.ts";
+export { StdioServerTransport } from "./stdio.ts";

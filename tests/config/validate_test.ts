@@ -69,6 +69,8 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     callTimeoutMs: 1_800_000,
     startupWaitMs: 5_000,
     record: true,
+    allowedHosts: [],
+    sessionIdleMs: 1_800_000,
     servers: [],
     agents: [],
   });
