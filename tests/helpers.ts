@@ -188,6 +188,17 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** Calls `probe` every 50 ms until it returns a value (for state only polling can observe). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
 /** Structured content of a meta-tool result. */
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;

@@ -15,7 +15,6 @@
  *
  * @module
  */
-import type { Client } from "@modelcontextprotocol/sdk/client";
 import {
   connectGateway,
   descendants,
@@ -27,9 +26,9 @@ import {
 } from "../../tests/helpers.ts";
 import { httpClient, startListener } from "../../tests/http/http_helpers.ts";
 import { MB, reap, sampleProcess } from "./_gateway_process.ts";
+import { echo, throughput } from "./gateway_bench.ts";
 
 const CALLS = 1_000;
-const WARMUP = 100;
 const ROUNDS = 5;
 const IN_FLIGHT = 8;
 const SESSIONS = 50;
@@ -58,41 +57,6 @@ export interface HttpBenchReport {
     rssBeforeMb: number;
     rssPeakMb: number;
   };
-}
-
-type Call = () => Promise<unknown>;
-
-function echo(client: Client, name: string): Call {
-  return async () => {
-    const result = await client.callTool({ name, arguments: { message: "bench" } });
-    if (result.isError) throw new Error(`Benchmark call ${name} failed: ${JSON.stringify(result.content)}`);
-  };
-}
-
-async function drive(call: Call, calls: number, concurrency: number): Promise<number> {
-  let started = 0;
-  const worker = async () => {
-    while (started < calls) {
-      started++;
-      await call();
-    }
-  };
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, worker));
-  return performance.now() - t0;
-}
-
-async function throughput(targets: Call[], concurrency: number): Promise<number[]> {
-  for (const call of targets) await drive(call, WARMUP, concurrency);
-  const elapsed = targets.map(() => 0);
-  const perRound = CALLS / ROUNDS;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < targets.length; k++) {
-      const i = (round + k) % targets.length;
-      elapsed[i] += await drive(targets[i], perRound, concurrency);
-    }
-  }
-  return elapsed.map((ms) => CALLS / (ms / 1000));
 }
 
 function figures([httpGateway, stdioGateway, everythingHttp]: number[]): HttpFigures {
@@ -136,8 +100,8 @@ export async function main(): Promise<HttpBenchReport> {
       echo(stdio.client, "everything__echo"),
       echo(everything, "echo"),
     ];
-    const sequential = figures(await throughput(targets, 1));
-    const inFlight8 = figures(await throughput(targets, IN_FLIGHT));
+    const sequential = figures(await throughput(targets, 1, { calls: CALLS, rounds: ROUNDS }));
+    const inFlight8 = figures(await throughput(targets, IN_FLIGHT, { calls: CALLS, rounds: ROUNDS }));
 
     const rssBefore = sampleProcess(listener.child.pid).rssBytes;
     const clients = await Promise.all(Array.from({ length: SESSIONS }, () => httpClient(listener.url)));

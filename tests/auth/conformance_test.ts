@@ -10,9 +10,9 @@
  * passing scenario both show, and prints the score.
  */
 import assert from "node:assert/strict";
+import { namespaceUnavailable, run, SUITE } from "../conformance_suite.ts";
 import { DENO, ROOT, tempDir } from "../helpers.ts";
 
-const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 const CLIENT = `${ROOT}tests/auth/conformance_client.ts`;
 
 /** Scenarios mcphub does not pass, and why. */
@@ -25,42 +25,7 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "auth/cross-app-access-complete-flow": "the cross-app access (ID-JAG) extension is not supported",
 };
 
-async function run(command: string, args: string[], options: Deno.CommandOptions = {}) {
-  try {
-    const out = await new Deno.Command(command, { args, stdin: "null", ...options }).output();
-    const dec = new TextDecoder();
-    return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
-  } catch (error) {
-    return { code: -1, text: (error as Error).message };
-  }
-}
-
-/** Why the scenarios cannot run here, or undefined; installs iproute2 when `ip` is missing. */
-async function unavailable(): Promise<string | undefined> {
-  if (Deno.build.os !== "linux") return "network namespaces need Linux";
-  try {
-    await Deno.stat(SUITE);
-  } catch {
-    return "the conformance suite is not installed; run `deno task setup`";
-  }
-  if ((await run("unshare", ["--version"])).code !== 0) return "unshare (util-linux) is not installed";
-  if ((await run("ip", ["-V"])).code !== 0) {
-    const update = await run("apt-get", ["update", "-qq"]);
-    const install = update.code === 0
-      ? await run("apt-get", ["install", "-y", "-qq", "iproute2"], {
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-      })
-      : update;
-    if (install.code !== 0) {
-      return `ip is missing and installing iproute2 failed: ${install.text.slice(-300)}`;
-    }
-  }
-  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
-  if (probe.code !== 0) return `cannot create a private network namespace: ${probe.text.trim()}`;
-  return undefined;
-}
-
-const SKIP = await unavailable();
+const SKIP = await namespaceUnavailable();
 if (SKIP) console.log(`SKIP: conformance client auth scenarios: ${SKIP}`);
 
 Deno.test({

@@ -9,9 +9,9 @@
  * both show, and prints the score of each.
  */
 import assert from "node:assert/strict";
+import { namespaceUnavailable, run, SUITE } from "../conformance_suite.ts";
 import { DENO, gatewayFlags, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 
-const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 const FIXTURE = `${ROOT}tests/fixtures/conformance_server.ts`;
 
 /**
@@ -47,41 +47,6 @@ const GATEWAY_FAILURES: Record<string, string> = {
   "prompts-get-with-image": "prompts are not relayed",
 };
 
-async function run(command: string, args: string[], options: Deno.CommandOptions = {}) {
-  try {
-    const out = await new Deno.Command(command, { args, stdin: "null", ...options }).output();
-    const dec = new TextDecoder();
-    return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
-  } catch (error) {
-    return { code: -1, text: (error as Error).message };
-  }
-}
-
-/** Why the suite cannot run here, or undefined. */
-async function unavailable(): Promise<string | undefined> {
-  if (Deno.build.os !== "linux") return "network namespaces need Linux";
-  try {
-    await Deno.stat(SUITE);
-  } catch {
-    return "the conformance suite is not installed; run `deno task setup`";
-  }
-  if ((await run("unshare", ["--version"])).code !== 0) return "unshare (util-linux) is not installed";
-  if ((await run("ip", ["-V"])).code !== 0) {
-    const update = await run("apt-get", ["update", "-qq"]);
-    const install = update.code === 0
-      ? await run("apt-get", ["install", "-y", "-qq", "iproute2"], {
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-      })
-      : update;
-    if (install.code !== 0) {
-      return `ip is missing and installing iproute2 failed: ${install.text.slice(-300)}`;
-    }
-  }
-  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
-  if (probe.code !== 0) return `cannot create a private network namespace: ${probe.text.trim()}`;
-  return undefined;
-}
-
 /**
  * Inside a fresh network namespace: starts `$@` (a server that prints its URL on stderr as
  * `listening on …`), waits for the line, runs the suite's server mode against it, stops the server.
@@ -112,7 +77,7 @@ function scores(text: string): Record<string, { passed: number; failed: number }
   return out;
 }
 
-const SKIP = await unavailable();
+const SKIP = await namespaceUnavailable();
 if (SKIP) console.log(`SKIP: conformance server scenarios: ${SKIP}`);
 
 Deno.test({

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { DENO, gatewayFlags, ROOT } from "../helpers.ts";
+import { linkerEnvNames } from "../../src/cli/permissions.ts";
 
 /** A running listener process. */
 export interface RunningListener extends AsyncDisposable {
@@ -40,7 +41,8 @@ export async function startListener(
   const listen = options.listen ?? "127.0.0.1:0";
   const env = { ...Deno.env.toObject(), ...options.env };
   const flags = await gatewayFlags(configPath, db, { env: options.env, listen });
-  for (const name of Object.keys(env)) if (/^(LD_|DYLD_)/.test(name)) delete env[name];
+  // Deno refuses LD_*/DYLD_* variables to children under a restricted --allow-run.
+  for (const name of linkerEnvNames(env)) delete env[name];
   const child = new Deno.Command(DENO, {
     args: [
       "run",

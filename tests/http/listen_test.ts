@@ -18,6 +18,7 @@ import {
   ROOT,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 import { httpClient, INITIALIZE, rawRequest, startListener } from "./http_helpers.ts";
@@ -235,16 +236,6 @@ Deno.test("request body and header size limits", async () => {
   assert.equal(headers.status, 431);
   await headers.body?.cancel();
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 Deno.test("a detached call is polled from its own session and unknown to another", async () => {
   await using dir = await tempDir();
