@@ -22,11 +22,14 @@ import {
 } from "../hub/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
+import { SessionEvents } from "./events.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** The most header bytes a request may carry. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+/** The reconnection delay suggested to clients in SSE `retry:`. */
+export const RETRY_MS = 1_000;
 /** How long a stop waits for in-flight requests before ending sessions. */
 export const DRAIN_MS = 10_000;
 
@@ -137,6 +140,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
           if (open) void endSession(open, "closed by the client");
         },
         maxRequestBodySize: options.maxBodyBytes ?? MAX_BODY_BYTES,
+        // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
+        eventStore: new SessionEvents(),
+        retryInterval: RETRY_MS,
       }),
     };
     await gateway.connect(session.transport);

@@ -11,7 +11,9 @@ export {
   type ListenOptions,
   MAX_BODY_BYTES,
   MAX_HEADER_BYTES,
+  RETRY_MS,
   type Session,
 } from "./listener.ts";
 export { allowedHosts, checkHostAndOrigin, hostOf, LOOPBACK_HOSTS, Refusal, TokenGuard } from "./guard.ts";
 export { bridge, type BridgeOptions } from "./bridge.ts";
+export { MAX_EVENT_BYTES, MAX_EVENTS, SessionEvents } from "./events.ts";

@@ -376,3 +376,70 @@ Deno.test("refuses to start: a non-loopback address without tokens, an unset tok
     /mcphub\.yaml: agents\.ci\.token: environment variable MCPHUB_TEST_UNSET_TOKEN is not set/,
   );
 });
+
+/** Reads SSE text from `body` until `done(text)` is true; then cancels the stream (a client disconnect). */
+async function readSse(body: ReadableStream<Uint8Array>, done: (text: string) => boolean): Promise<string> {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  while (!done(text)) {
+    const { value, done: end } = await reader.read();
+    if (end) break;
+    text += value;
+  }
+  await reader.cancel();
+  return text;
+}
+
+Deno.test("a broken SSE stream resumes with Last-Event-ID and receives the call's result", async () => {
+  await using dir = await tempDir();
+  await using listener = await startListener(await config(dir.path), { env: ENV });
+  const auth = { authorization: `Bearer ${TOKEN_ALPHA}` };
+  const init = JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  const opened = await post(listener.url, auth, init);
+  assert.equal(opened.status, 200);
+  await readSse(opened.body!, (t) => t.includes('"id":1'));
+  const session = {
+    ...auth,
+    "mcp-session-id": opened.headers.get("mcp-session-id")!,
+    "mcp-protocol-version": "2025-11-25",
+  };
+  const initialized = await post(
+    listener.url,
+    session,
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  );
+  assert.equal(initialized.status, 202);
+  await initialized.body?.cancel();
+
+  const call = await post(
+    listener.url,
+    session,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "fx__wait", arguments: { ms: 800 } },
+    }),
+  );
+  // The priming event (an id, no data) and the reconnection delay come first; then the client drops.
+  const first = await readSse(call.body!, (t) => /\n\n/.test(t));
+  const primed = /^id: (\d{12}_[0-9a-f-]{36})\nretry: 1000\ndata: \n\n$/.exec(first);
+  assert.ok(primed, `priming event: ${JSON.stringify(first)}`);
+  const resumed = await fetch(listener.url, {
+    headers: { ...session, accept: "text/event-stream", "last-event-id": primed[1] },
+  });
+  assert.equal(resumed.status, 200);
+  const replay = await readSse(resumed.body!, (t) => t.includes('"id":2'));
+  const data = /^data: (\{.*"id":2.*\})$/m.exec(replay);
+  assert.ok(data, replay);
+  assert.deepEqual(JSON.parse(data[1]), {
+    result: { content: [{ type: "text", text: "waited 800ms" }] },
+    jsonrpc: "2.0",
+    id: 2,
+  });
+});
