@@ -264,7 +264,24 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       clearTimeout(timer);
       const open = [...sessions.values()];
       const pending = open.reduce((n, s) => n + s.inflight.size, 0);
-      if (!waited) log(`stopping: ${pending} request(s) still running after ${bound}ms; ending them`);
+      if (!waited) {
+        log(`stopping: ${pending} request(s) still running after ${bound}ms; ending them`);
+        // A definite answer rather than a stream that just ends: the client knows to stop waiting.
+        await Promise.allSettled(open.flatMap((s) =>
+          [...s.inflight].map((id) =>
+            s.transport.send({
+              jsonrpc: "2.0",
+              id,
+              error: {
+                code: -32603,
+                message:
+                  `The gateway is stopping: this request was still running after the ${bound}ms drain ` +
+                  "bound and was cancelled; its outcome is unknown and it was not retried.",
+              },
+            })
+          )
+        ));
+      }
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);
