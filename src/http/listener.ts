@@ -28,6 +28,8 @@ import { SessionEvents } from "./events.ts";
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 /** The most header bytes a request may carry. */
 export const MAX_HEADER_BYTES = 16 * 1024;
+/** Sessions open at once; one more initialize is answered 503. */
+export const MAX_SESSIONS = 1_000;
 /** The reconnection delay suggested to clients in SSE `retry:`. */
 export const RETRY_MS = 1_000;
 /** How long a stop waits for in-flight requests before ending sessions. */
@@ -44,6 +46,8 @@ export interface ListenOptions extends GatewayCoreOptions {
   maxHeaderBytes?: number;
   /** @default DRAIN_MS */
   drainMs?: number;
+  /** @default MAX_SESSIONS */
+  maxSessions?: number;
   /** Seconds between reloads of the live page. @default 10 */
   refreshSeconds?: number;
 }
@@ -184,6 +188,14 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     if (draining) {
       return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
         .response();
+    }
+    const limit = options.maxSessions ?? MAX_SESSIONS;
+    if (sessions.size >= limit) {
+      return new Refusal(
+        503,
+        `Service Unavailable: ${limit} sessions are open, the most this gateway keeps; retry later`,
+        { "retry-after": "5" },
+      ).response();
     }
     const session = await newSession(agent);
     const response = await session.transport.handleRequest(request);

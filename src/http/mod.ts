@@ -11,6 +11,7 @@ export {
   type ListenOptions,
   MAX_BODY_BYTES,
   MAX_HEADER_BYTES,
+  MAX_SESSIONS,
   RETRY_MS,
   type Session,
 } from "./listener.ts";

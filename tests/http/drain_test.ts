@@ -1,6 +1,6 @@
 /**
- * The listener in-process (`listen()`): a stop whose running call outlasts the drain bound ends the
- * session anyway, and stops the servers.
+ * The listener in-process (`listen()`): the session cap, and a stop whose running call outlasts the
+ * drain bound ends the session anyway, and stops the servers.
  */
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
@@ -8,7 +8,7 @@ import { listen } from "../../src/http/mod.ts";
 import { alive, DENO, descendants, FIXTURE, q, tempDir } from "../helpers.ts";
 import { httpClient } from "./http_helpers.ts";
 
-Deno.test("stop: a call running past the drain bound is ended with its session; no child is left", async () => {
+Deno.test("a session cap; stop: a call running past the drain bound is ended with its session; no child is left", async () => {
   await using dir = await tempDir();
   const config = parseConfig(
     `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --state, ${q(dir.path)}]\n`,
@@ -25,9 +25,15 @@ Deno.test("stop: a call running past the drain bound is ended with its session; 
     log: (line) => lines.push(line),
     address: { hostname: "127.0.0.1", port: 0 },
     drainMs: 300,
+    maxSessions: 1,
   });
   const client = await httpClient(`${listener.origin}/mcp`);
   await client.listTools();
+  // One session is this listener's most: a second initialize is refused, the first keeps working.
+  await assert.rejects(
+    httpClient(`${listener.origin}/mcp`),
+    /Error POSTing to endpoint: \{"error":"Service Unavailable: 1 sessions are open, the most this gateway keeps; retry later"\}/,
+  );
   const children = descendants(Deno.pid).filter((pid) => !before.has(pid));
   assert.ok(children.length >= 1, "the fixture server was started");
   const watcher = Deno.watchFs(dir.path);
