@@ -46,6 +46,11 @@ export interface ParsedQuery {
   argumentLike: boolean[];
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
+  /**
+   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out): the
+   * adjacent pairs are the query's two-word phrases ("word cloud", "market cap").
+   */
+  sequence: string[];
 }
 
 /**
@@ -170,6 +175,7 @@ export function parseQuery(text: string): ParsedQuery {
     return at;
   };
   const { rest, spans } = extractLocators(text);
+  const sequence: string[] = [];
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const part of word.parts) {
@@ -177,6 +183,7 @@ export function parseQuery(text: string): ParsedQuery {
         continue;
       }
       const s = stem(part);
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
       const at = addWord(
         part,
         /^\d+$/.test(part) ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1,
@@ -228,5 +235,5 @@ export function parseQuery(text: string): ParsedQuery {
   terms.push(...extra.values());
   const names = argumentWords(rest);
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
-  return { words, stems, argumentLike, terms };
+  return { words, stems, argumentLike, terms, sequence };
 }
