@@ -72,6 +72,12 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
 /** Multiplier on the weight of an argument-like word (a capitalized name inside a sentence, quoted text). */
 export const ARGUMENT_WEIGHT = 0.75;
 
+/**
+ * Multiplier on the content word right after a number: a unit or counted thing of an argument
+ * ("3 days", "2 adults"), weak evidence of which tool. Tuned on the LiveMCPBench dev half.
+ */
+export const UNIT_WEIGHT = 0.5;
+
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
 
@@ -176,6 +182,7 @@ export function parseQuery(text: string): ParsedQuery {
   };
   const { rest, spans } = extractLocators(text);
   const sequence: string[] = [];
+  let afterNumber = false;
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const part of word.parts) {
@@ -184,10 +191,13 @@ export function parseQuery(text: string): ParsedQuery {
       }
       const s = stem(part);
       if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+      const isNumber = /^\d+$/.test(part);
       const at = addWord(
         part,
-        /^\d+$/.test(part) ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1,
+        (isNumber ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1) *
+          (afterNumber && !isNumber ? UNIT_WEIGHT : 1),
       );
+      afterNumber = isNumber;
       if (at !== undefined) origins.push(at);
     }
     if (word.compound !== undefined && origins.length > 0) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/hub/catalog.ts";
 import { buildIndex, rankQuery } from "../../src/resolver/mod.ts";
-import { parseQuery } from "../../src/resolver/query.ts";
+import { parseQuery, UNIT_WEIGHT } from "../../src/resolver/query.ts";
 import { pairKey } from "../../src/resolver/search_index.ts";
 import { stem } from "../../src/resolver/tokenize.ts";
 
@@ -14,8 +14,8 @@ const servers = [{
   tags: [],
   useWhen: [],
   tools: [
-    // "cloud" and "word" in its name, not as the phrase "word cloud": without proximity it ranks first.
-    tool("cloud_word_export", "Export a document to cloud storage."),
+    // "cloud" in its name and "word" in its description, apart: without proximity it ranks first.
+    tool("cloud_export", "Export a word document to cloud storage."),
     tool("make_chart", "Render a word cloud chart from a list of terms and their weights for a report."),
     tool("read_file", "Read a file."),
     tool("send_mail", "Send an e-mail message."),
@@ -35,8 +35,8 @@ Deno.test("a two-word phrase of the query found adjacent in a tool's lead senten
   const query = "draw a word cloud";
   const off = rankQuery(buildIndex(catalog, { phraseWeight: 0 }), query).hits.map((h) => h.tool.tool);
   const on = rankQuery(buildIndex(catalog), query).hits.map((h) => h.tool.tool);
-  assert.deepEqual(off, ["cloud_word_export", "make_chart"]);
-  assert.deepEqual(on, ["make_chart", "cloud_word_export"]);
+  assert.deepEqual(off, ["cloud_export", "make_chart"]);
+  assert.deepEqual(on, ["make_chart", "cloud_export"]);
 });
 
 Deno.test("the phrase pair index covers names, titles and lead sentences, not the rest of a description", () => {
@@ -53,4 +53,10 @@ Deno.test("the phrase pair index covers names, titles and lead sentences, not th
   assert.ok(index.pairs.has(pair("quote", "lookup")), "lead sentence");
   assert.ok(!index.pairs.has(pair("market", "cap")), "a later sentence is not indexed");
   assert.deepEqual([...index.pairs.get(pair("stock", "price"))!.docs], [0]);
+});
+
+Deno.test("the word right after a number weighs less: a unit or counted thing of an argument", () => {
+  const weight = (q: string, w: string) => parseQuery(q).terms.find((t) => t.term === stem(w))!.weight;
+  assert.equal(weight("stay 3 days", "days"), UNIT_WEIGHT);
+  assert.equal(weight("days of stay", "days"), 1);
 });
