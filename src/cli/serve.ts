@@ -7,7 +7,8 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { type Hub, startGateway } from "../hub/mod.ts";
+import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
+import { type Config, loadConfig } from "../config/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
@@ -28,14 +29,19 @@ export const HOST_SNIPPET = `{
   }
 }`;
 
-const HELP = `Usage: mcphub mcp serve [--agent NAME] [--config PATH] [--db PATH]
+const HELP = `Usage: mcphub mcp serve [--agent NAME] [--no-watch] [--config PATH] [--db PATH]
 
 Runs the gateway as an MCP server on stdin/stdout: an agent host starts it as
 its only MCP server and reaches every server in mcphub.yaml through it.
 stdout carries only the protocol; logs go to stderr.
 
+Edits of mcphub.yaml apply while it runs (hot reload): changed servers are
+reconnected, removed ones stopped, added ones started, the others untouched.
+It also reloads on SIGHUP. An invalid edit is logged and the running config kept.
+
 Options:
   --agent NAME    Scope the gateway to an agent defined under agents: in mcphub.yaml
+  --no-watch      Do not watch the config file; reload only on SIGHUP
   --config PATH   Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
   --db PATH       Store for oversized results and call records
 
@@ -73,6 +79,42 @@ export function readyLine(servers: readonly { name: string; state: string; tools
   return `mcphub: ready: ${what}; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`;
 }
 
+/**
+ * Reloads the config on every change of its file (unless `watch` is false) and on SIGHUP, from the file
+ * loaded at start (never another one found by lookup). Returns the function that stops both.
+ */
+function hotReload(
+  ctx: CommandContext,
+  hub: Hub,
+  config: Config,
+  options: { agent?: string; watch: boolean; log: (line: string) => void },
+): () => void {
+  const path = config.path;
+  const reloader = path === undefined ? undefined : new ConfigReloader({
+    hub,
+    path,
+    load: () =>
+      loadConfig(path, { env: ctx.env, cwd: ctx.cwd, agent: options.agent, serverErrors: "fail-server" }),
+    log: options.log,
+    watch: options.watch,
+  });
+  const onHangup = () => {
+    if (reloader) reloader.reload("SIGHUP");
+    else options.log("SIGHUP: nothing to reload (running on the embedded default config, no file)");
+  };
+  let listening = false;
+  try {
+    Deno.addSignalListener("SIGHUP", onHangup);
+    listening = true;
+  } catch {
+    // no SIGHUP on this platform (Windows): the file watch still reloads
+  }
+  return () => {
+    reloader?.close();
+    if (listening) Deno.removeSignalListener("SIGHUP", onHangup);
+  };
+}
+
 /** `mcp serve`. */
 export const serveCommand: Command = {
   name: "mcp serve",
@@ -82,7 +124,7 @@ export const serveCommand: Command = {
     const { values } = parseCommandArgs("mcp serve", () =>
       parseArgs({
         args: ctx.args,
-        options: { agent: { type: "string" }, listen: { type: "string" } },
+        options: { agent: { type: "string" }, listen: { type: "string" }, "no-watch": { type: "boolean" } },
         strict: true,
         allowPositionals: false,
       }));
@@ -110,11 +152,17 @@ export const serveCommand: Command = {
       output: Deno.stdout.writable,
     });
     const stopReady = human ? announceReady(running.hub, ctx) : () => {};
+    const stopReload = hotReload(ctx, running.hub, config, {
+      agent: values.agent,
+      watch: !values["no-watch"],
+      log,
+    });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
     try {
       await running.done;
     } finally {
+      stopReload();
       stopReady();
       ctx.signal.removeEventListener("abort", stop);
     }

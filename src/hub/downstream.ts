@@ -154,7 +154,8 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /** A connection to one configured server, restarted with backoff when it fails. */
 export class Downstream {
-  readonly config: ServerConfig;
+  /** The entry it was started from; the hub replaces it on a reload that changed descriptive fields only. */
+  config: ServerConfig;
   #options: DownstreamOptions;
   #policy: RestartPolicy;
   #state: DownstreamState;

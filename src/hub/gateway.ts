@@ -375,6 +375,8 @@ export class Gateway {
     return {
       contract_version: CONTRACT_VERSION,
       catalog_revision: hub.discovery().revision,
+      // The config file's last edit was rejected: what is listed is the config still running.
+      ...(hub.configError !== undefined ? { config_error: hub.configError } : {}),
       servers,
       total_tools: catalog.length,
       expose: hub.config.expose,

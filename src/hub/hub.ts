@@ -6,7 +6,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { AgentConfig, Config } from "../config/mod.ts";
+import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
 import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
@@ -81,16 +81,46 @@ export interface ServerStatus {
   login_command?: string;
 }
 
+/** What {@linkcode Hub.reconfigure} did, by server name in config order. */
+export interface ReloadSummary {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  kept: string[];
+}
+
+/** Fields of a server entry that only describe it: changing them keeps the server running. */
+const DESCRIPTIVE = new Set(["name", "description", "tags", "useWhen", "toolUseWhen"]);
+
+/**
+ * Everything in a server entry that affects how it is started or talked to (command, args, env and
+ * header values, url, oauth, enabled, a load error, …), as canonical JSON: equal text = same server.
+ * Compared in memory only, never shown (values may be secrets).
+ */
+function startIdentity(server: ServerConfig): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === "object") {
+      return Object.fromEntries(
+        Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  const entry = Object.fromEntries(Object.entries(server).filter(([k]) => !DESCRIPTIVE.has(k)));
+  return JSON.stringify(canonical(entry));
+}
+
 function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
 /** All downstream connections of one gateway process. */
 export class Hub {
-  readonly config: Config;
   readonly agent?: string;
-  /** The agent's scope; undefined when unscoped. */
-  readonly scope?: AgentConfig;
+  #config: Config;
+  #scope?: AgentConfig;
+  #configError?: string;
   #toolAllow?: Set<string>;
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
@@ -98,51 +128,130 @@ export class Hub {
   #discovery?: { index: ResolverIndex; revision: string };
   #listeners = new Set<() => void>();
   #closed = false;
+  #running = false;
   #started = Promise.withResolvers<void>();
   #startup?: Promise<void>;
   #cacheWarned = false;
 
   constructor(options: HubOptions) {
     this.#options = options;
-    this.config = options.config;
+    this.#config = options.config;
     this.agent = options.agent;
-    const agent = options.agent === undefined
-      ? undefined
-      : options.config.agents.find((a) => a.name === options.agent);
-    if (options.agent !== undefined && !agent) {
-      const names = options.config.agents.map((a) => a.name);
+    this.#scope = this.#scopeOf(options.config);
+    this.#toolAllow = this.#scope?.tools ? new Set(this.#scope.tools) : undefined;
+    for (const server of this.#inScope(options.config)) {
+      this.#downstreams.set(server.name, this.#newDownstream(server, options.config));
+    }
+  }
+
+  /** The config in effect: top-level settings are read from it on every request. */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** The agent's scope; undefined when unscoped. */
+  get scope(): AgentConfig | undefined {
+    return this.#scope;
+  }
+
+  /** Why the config file's last edit was not applied (`file:line:col: …`); undefined when it was. */
+  get configError(): string | undefined {
+    return this.#configError;
+  }
+
+  /** Records that an edit of the config file was rejected; the running config stays in effect. */
+  rejectConfig(message: string): void {
+    this.#configError = message;
+  }
+
+  /** The agent entry of `--agent` in `config`; throws RangeError when it is not defined there. */
+  #scopeOf(config: Config): AgentConfig | undefined {
+    if (this.agent === undefined) return undefined;
+    const agent = config.agents.find((a) => a.name === this.agent);
+    if (!agent) {
+      const names = config.agents.map((a) => a.name);
       throw new RangeError(
-        `unknown agent "${options.agent}"; ${
+        `unknown agent "${this.agent}"; ${
           names.length ? `defined agents: ${names.join(", ")}` : "no agents are defined"
         }`,
       );
     }
-    this.scope = agent;
-    this.#toolAllow = agent?.tools ? new Set(agent.tools) : undefined;
-    const inScope = agent?.servers ? new Set(agent.servers) : undefined;
-    for (const server of options.config.servers) {
-      // Scope applies before connecting: an out-of-scope server is never started or dialled.
-      if (inScope && !inScope.has(server.name)) continue;
-      const fingerprint = serverFingerprint(server);
-      const cache = options.toolCache;
-      this.#downstreams.set(
-        server.name,
-        new Downstream(server, {
-          cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
-          onToolsListed: cache &&
-            ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
-          env: options.env,
-          clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
-          clientVersion: options.version,
-          connectTimeoutMs: options.config.connectTimeoutMs,
-          log: options.log,
-          onToolsChanged: () => this.#changed(),
-          onStateChange: () => this.#changed(),
-          restartPolicy: options.restartPolicy,
-          auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
-        }),
-      );
+    return agent;
+  }
+
+  /** The servers of `config` in the agent's scope (scope applies before connecting: others are never started). */
+  #inScope(config: Config): ServerConfig[] {
+    const names = this.#scopeOf(config)?.servers;
+    const inScope = names ? new Set(names) : undefined;
+    return config.servers.filter((server) => !inScope || inScope.has(server.name));
+  }
+
+  #newDownstream(server: ServerConfig, config: Config): Downstream {
+    const options = this.#options;
+    const fingerprint = serverFingerprint(server);
+    const cache = options.toolCache;
+    return new Downstream(server, {
+      cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
+      onToolsListed: cache &&
+        ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
+      env: options.env,
+      clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
+      clientVersion: options.version,
+      connectTimeoutMs: config.connectTimeoutMs,
+      log: options.log,
+      onToolsChanged: () => this.#changed(),
+      onStateChange: () => this.#changed(),
+      restartPolicy: options.restartPolicy,
+      auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
+    });
+  }
+
+  /**
+   * Applies a new config (a reload): servers whose entry changed in what starts them are reconnected,
+   * removed ones (and ones that left the agent's scope) stopped, added ones started; the others keep
+   * their sessions, processes and in-flight calls (a change of description, tags or hints only is
+   * applied in place). Top-level settings apply from the next request. Resolves once the stopped
+   * servers' processes have exited; returns at once what changed.
+   *
+   * @throws {RangeError} when `--agent` is not defined in `next` (nothing is changed then)
+   */
+  reconfigure(next: Config): { summary: ReloadSummary; done: Promise<void> } {
+    const scope = this.#scopeOf(next);
+    const summary: ReloadSummary = { added: [], changed: [], removed: [], kept: [] };
+    if (this.#closed) return { summary, done: Promise.resolve() };
+    const wanted = this.#inScope(next);
+    const old = this.#downstreams;
+    const fresh = new Map<string, Downstream>();
+    const stopping: Downstream[] = [];
+    const starting: Downstream[] = [];
+    for (const server of wanted) {
+      const current = old.get(server.name);
+      if (current && startIdentity(current.config) === startIdentity(server)) {
+        current.config = server;
+        fresh.set(server.name, current);
+        summary.kept.push(server.name);
+        continue;
+      }
+      if (current) stopping.push(current);
+      const d = this.#newDownstream(server, next);
+      fresh.set(server.name, d);
+      starting.push(d);
+      (current ? summary.changed : summary.added).push(server.name);
     }
+    for (const [name, d] of old) {
+      if (fresh.has(name)) continue;
+      stopping.push(d);
+      summary.removed.push(name);
+    }
+    this.#config = next;
+    this.#scope = scope;
+    this.#toolAllow = scope?.tools ? new Set(scope.tools) : undefined;
+    this.#configError = undefined;
+    this.#downstreams = fresh;
+    this.#changed();
+    const stopped = Promise.allSettled(stopping.map((d) => d.close()));
+    if (this.#running) { for (const d of starting) d.connect(); }
+    return { summary, done: stopped.then(() => {}) };
   }
 
   /** Reads or writes the tool cache; a failure is logged once and never stops the gateway. */
@@ -162,6 +271,7 @@ export class Hub {
   start(): Promise<void> {
     // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
     const attempts = [...this.#downstreams.values()].map((d) => d.connect());
+    this.#running = true;
     this.#started.resolve();
     return Promise.all(attempts).then(() => {});
   }
@@ -373,7 +483,9 @@ export class Hub {
         result = errorResult(
           `Outcome unknown: the connection to server "${entry.server}" broke during the call to ${entry.namespaced} ` +
             `(${error.message}). The request was not retried, because it may already have taken effect; ` +
-            `the connection is being restored for future calls.`,
+            (this.#downstreams.get(entry.server) === d
+              ? `the connection is being restored for future calls.`
+              : `a reload of the config stopped or reconnected the server meanwhile.`),
         );
       } else if (error instanceof CallTimeoutError) {
         transportError = `timed out after ${timeoutMs}ms`;

@@ -27,8 +27,10 @@ export {
   Hub,
   type HubOptions,
   redactUrl,
+  type ReloadSummary,
   type ServerStatus,
 } from "./hub.ts";
+export { ConfigReloader, type ConfigReloaderOptions } from "./reload.ts";
 export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
 export { type RunningGateway, startGateway, type StartGatewayOptions } from "./serve.ts";

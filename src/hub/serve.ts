@@ -99,7 +99,7 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     try {
       // The stored result's server/tool is re-checked against this gateway's current scope.
       return getResultResponse(spool, { callId: args.callId, cursor: args.cursor, encoding: args.encoding }, {
-        budget: config.responseBudget,
+        budget: hub.config.responseBudget,
         canRead: (meta) => hub.inScope(meta.server, meta.tool),
       });
     } catch (error) {
