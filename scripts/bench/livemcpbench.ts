@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { buildCatalog, type CatalogTool, type ToolDefinition } from "../../src/hub/catalog.ts";
+import { buildCatalog, type CatalogTool, type ToolDefinition } from "../../src/catalog/mod.ts";
 import { clipText, MAX_QUERY_BYTES, utf8Length } from "../../src/resolver/mod.ts";
 import {
   type CatalogFileServer,

@@ -150,6 +150,8 @@ export const serveCommand: Command = {
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
+      // A person at a terminal: connect now, so the ready line can say what connected.
+      connectAtStart: human,
     });
     const stopReady = human ? announceReady(running.hub, ctx) : () => {};
     const stopReload = hotReload(ctx, running.hub, config, {

@@ -8,10 +8,12 @@
 import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
-import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
+import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "../catalog/mod.ts";
 import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
-import { McpError } from "./sdk.ts";
+import { type Client, McpError } from "./sdk.ts";
+import { namespaceResultUris } from "./uris.ts";
+import { META_TOOL_NAMES } from "./meta_tools.ts";
 import {
   CallTimeoutError,
   Downstream,
@@ -19,7 +21,7 @@ import {
   type RestartPolicy,
   ServerUnavailableError,
 } from "./downstream.ts";
-import type { NameReference } from "./naming.ts";
+import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
 import { buildIndex, catalogRevision, type ResolverIndex } from "../resolver/mod.ts";
@@ -132,6 +134,12 @@ export class Hub {
   #started = Promise.withResolvers<void>();
   #startup?: Promise<void>;
   #cacheWarned = false;
+  #onClient?: (server: string, client: Client) => void;
+  /** `namespace: false` name collisions, per server (see #withoutCollisions). */
+  #collisions = new Map<string, string>();
+  #collisionsLogged = new Set<string>();
+  /** Each server's instructions: live once connected, else the cached ones. */
+  #instructions = new Map<string, string>();
 
   constructor(options: HubOptions) {
     this.#options = options;
@@ -190,6 +198,24 @@ export class Hub {
     const options = this.#options;
     const fingerprint = serverFingerprint(server);
     const cache = options.toolCache;
+    const cachedInstructions = cache?.loadInstructions &&
+      this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
+    if (cachedInstructions) this.#instructions.set(server.name, cachedInstructions);
+    else this.#instructions.delete(server.name);
+    const onStateChange = () => {
+      const d = this.#downstreams.get(server.name);
+      if (d?.state === "connected") {
+        const live = d.instructions;
+        if (live !== this.#instructions.get(server.name)) {
+          if (live) this.#instructions.set(server.name, live);
+          else this.#instructions.delete(server.name);
+          if (cache?.saveInstructions) {
+            this.#cacheOp(() => cache.saveInstructions!(server.name, fingerprint, live));
+          }
+        }
+      }
+      this.#changed();
+    };
     return new Downstream(server, {
       cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
       onToolsListed: cache &&
@@ -200,9 +226,10 @@ export class Hub {
       connectTimeoutMs: config.connectTimeoutMs,
       log: options.log,
       onToolsChanged: () => this.#changed(),
-      onStateChange: () => this.#changed(),
+      onStateChange,
       restartPolicy: options.restartPolicy,
       auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
+      onClient: (client) => this.#onClient?.(server.name, client),
     });
   }
 
@@ -265,6 +292,19 @@ export class Hub {
       }
       return undefined;
     }
+  }
+
+  /**
+   * Installs what each new downstream session declares and handles (client capabilities,
+   * server-to-client requests, notifications): set before {@linkcode Hub.start}.
+   */
+  configureSessions(hook: (server: string, client: Client) => void): void {
+    this.#onClient = hook;
+  }
+
+  /** A server's own `instructions`: from its live session, else from the cache; undefined = none known. */
+  instructions(server: string): string | undefined {
+    return this.#instructions.get(server);
   }
 
   /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
@@ -336,16 +376,54 @@ export class Hub {
           tags: d.config.tags,
           useWhen: d.config.useWhen,
           toolUseWhen: d.config.toolUseWhen,
+          namespace: d.config.namespace,
           tools: [...d.tools],
         });
       }
       const allow = this.#toolAllow;
-      const tools = buildCatalog(servers).filter((t) =>
+      const tools = this.#withoutCollisions(buildCatalog(servers)).filter((t) =>
         !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`)
       );
       this.#catalog = { tools, index: new CatalogIndex(tools) };
     }
     return this.#catalog;
+  }
+
+  /**
+   * Tools of `namespace: false` servers whose names collide with a meta-tool or another server's
+   * public name are not published; the server's `error` (list_servers) and the log name both.
+   */
+  #withoutCollisions(tools: CatalogTool[]): CatalogTool[] {
+    const bare = new Set(this.downstreams.filter((d) => d.config.namespace === false).map((d) => d.name));
+    this.#collisions.clear();
+    if (!bare.size) return tools;
+    const byName = new Map<string, CatalogTool[]>();
+    for (const t of tools) byName.set(t.namespaced, [...byName.get(t.namespaced) ?? [], t]);
+    const dropped = new Set<CatalogTool>();
+    const clashes = new Map<string, string[]>();
+    for (const [name, entries] of byName) {
+      const unprefixed = entries.filter((t) => bare.has(t.server));
+      const meta = (META_TOOL_NAMES as readonly string[]).includes(name);
+      if (!unprefixed.length || (!meta && entries.length < 2)) continue;
+      for (const t of unprefixed) {
+        dropped.add(t);
+        const others = entries.filter((o) => o !== t).map((o) => `server "${o.server}"`);
+        const with_ = [...(meta ? ["mcphub's meta-tool"] : []), ...others].join(", ");
+        clashes.set(t.server, [...clashes.get(t.server) ?? [], `"${name}" (with ${with_})`]);
+      }
+    }
+    for (const [server, names] of clashes) {
+      const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+      const message = `server "${server}" (namespace: false): ${names.length} tool name${
+        names.length === 1 ? "" : "s"
+      } collide and are not published: ${shown}; remove servers.${server}.namespace or rename the other`;
+      this.#collisions.set(server, message);
+      if (!this.#collisionsLogged.has(message)) {
+        this.#collisionsLogged.add(message);
+        this.#options.log(message);
+      }
+    }
+    return tools.filter((t) => !dropped.has(t));
   }
 
   /** The resolver index and content-addressed revision of the current catalog; built once per catalog. */
@@ -428,6 +506,9 @@ export class Hub {
       if (c.tags.length) status.tags = c.tags;
       if (c.useWhen.length) status.use_when = c.useWhen;
       if (d.error) status.error = d.error;
+      else if (this.#build() && this.#collisions.has(c.name)) {
+        status.error = this.#collisions.get(c.name)!;
+      }
       if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
       if (d.failures > 0) status.failures = d.failures;
       if (d.loginCommand) status.login_command = d.loginCommand;
@@ -498,6 +579,8 @@ export class Hub {
         throw asProtocolError(error);
       }
     }
+    // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
+    if (d.config.namespace !== false) result = namespaceResultUris(entry.server, result);
     const finalized = finalizeResult(result, {
       ...this.#options.finalize,
       budget: this.config.responseBudget,
@@ -520,6 +603,20 @@ export class Hub {
       finalized.spooled,
     );
     return finalized.result;
+  }
+
+  /**
+   * A non-tool result (`resources/read`) through the same budget as tool results: over it, stored
+   * whole and answered with a receipt (paged with get_result, re-checked against scope as `tool`).
+   */
+  finalizeOther(result: Record<string, unknown>, meta: { server: string; tool: string; namespaced: string }) {
+    return finalizeResult(result as CallToolResult, {
+      ...this.#options.finalize,
+      budget: this.config.responseBudget,
+      verbatim: this.config.verbatim,
+      ...meta,
+      agent: this.agent,
+    });
   }
 
   #record(

@@ -30,6 +30,11 @@ export interface StartGatewayOptions {
   loginCommand?: (server: string) => string;
   /** How long shutdown waits for sessions to close. @default 5000 */
   shutdownMs?: number;
+  /**
+   * Connect the servers at once instead of after the host's `initialize` (a person at a terminal, where
+   * no host may ever initialize): the servers are then offered no client capabilities. @default false
+   */
+  connectAtStart?: boolean;
 }
 
 /** A running gateway. */
@@ -122,10 +127,18 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     return { ...statsMetaTool(db, { agent: options.agent }) };
   };
 
+  let hubStarted = false;
+  const startHub = () => {
+    if (hubStarted) return;
+    hubStarted = true;
+    void hub.start();
+  };
   const gateway = new Gateway(hub, {
     version: options.version,
     log,
     handlers: { get_result: getResult, stats },
+    // Downstream sessions start after the host's initialize, declaring the host's client capabilities.
+    start: () => startHub(),
   });
   const transport = new StdioServerTransport(options.input, options.output);
 
@@ -148,7 +161,9 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     })();
   };
   transport.onclose = stop;
-  gateway.connect(transport).then(() => hub.start(), (error) => {
+  gateway.connect(transport).then(() => {
+    if (options.connectAtStart) startHub();
+  }, (error) => {
     log(`cannot serve: ${(error as Error).message}`);
     stop();
   });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { stem } from "./tokenize.ts";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { addCounts, bm25fSteps, drain, type FieldWeight, type Postings, STEP, termCounts } from "./bm25f.ts";
 import { companionSteps } from "./companions.ts";
 import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/hub/catalog.ts";
+import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery } from "../../src/resolver/mod.ts";
 import { parseQuery, UNIT_WEIGHT } from "../../src/resolver/query.ts";
 import { pairKey } from "../../src/resolver/search_index.ts";
