@@ -63,6 +63,8 @@ export interface ConnectGatewayOptions {
   allowAll?: boolean;
   /** Run under exactly these permission flags instead of the derived ones. */
   flags?: readonly string[];
+  /** The client to connect (with its capabilities and handlers). @default a plain SDK Client */
+  client?: Client;
 }
 
 /**
@@ -120,7 +122,7 @@ export async function connectGateway(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "mcphub-test", version: "1.0.0" });
+  const client = options.client ?? new Client({ name: "mcphub-test", version: "1.0.0" });
   await client.connect(transport);
   const close = async () => {
     await client.close().catch(() => {});
@@ -133,6 +135,7 @@ export async function connectDirect(
   command: string,
   args: string[],
   env?: Record<string, string>,
+  client: Client = new Client({ name: "mcphub-test-direct", version: "1.0.0" }),
 ): Promise<Client> {
   const transport = new StdioClientTransport({
     command,
@@ -140,7 +143,6 @@ export async function connectDirect(
     env: { ...Deno.env.toObject(), ...env },
     stderr: "ignore",
   });
-  const client = new Client({ name: "mcphub-test-direct", version: "1.0.0" });
   await client.connect(transport);
   return client;
 }

@@ -2,7 +2,7 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `http`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `livemcpbench` (a file name such as
+ * `gateway`, `http`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `livemcpbench` (a file name such as
  * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
@@ -10,6 +10,7 @@
  */
 import { descendants } from "../../tests/helpers.ts";
 import * as context from "./context_bench.ts";
+import * as firstList from "./first_list_bench.ts";
 import * as gateway from "./gateway_bench.ts";
 import * as heldout from "./heldout.ts";
 import * as http from "./http_bench.ts";
@@ -31,6 +32,7 @@ export interface Benchmark {
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
   { name: "http", file: "http_bench.ts", run: () => http.main() },
+  { name: "first_list", file: "first_list_bench.ts", run: () => firstList.main([]) },
   { name: "spool", file: "spool_bench.ts", run: () => spool.main() },
   { name: "spool_e2e", file: "spool_e2e_bench.ts", run: () => spoolE2e.main() },
   { name: "context", file: "context_bench.ts", run: () => context.main() },

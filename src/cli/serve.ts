@@ -7,8 +7,8 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { type Hub, startGateway } from "../hub/mod.ts";
-import { type Config, type ListenAddress, parseListen } from "../config/mod.ts";
+import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
+import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
 import { listen, type Listener } from "../http/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
@@ -30,7 +30,8 @@ export const HOST_SNIPPET = `{
   }
 }`;
 
-const HELP = `Usage: mcphub mcp serve [--agent NAME] [--listen HOST:PORT] [--config PATH] [--db PATH]
+const HELP =
+  `Usage: mcphub mcp serve [--agent NAME] [--listen HOST:PORT] [--no-watch] [--config PATH] [--db PATH]
 
 Runs the gateway as an MCP server on stdin/stdout: an agent host starts it as
 its only MCP server and reaches every server in mcphub.yaml through it.
@@ -43,10 +44,15 @@ agent's scope, /mcp/AGENT the same with that agent's token. Without tokens it
 binds loopback only. GET /healthz, /readyz; GET / is the live stats page.
 SIGTERM drains running calls (up to 10 s), ends the sessions and the servers.
 
+Edits of mcphub.yaml apply while it runs (hot reload): changed servers are
+reconnected, removed ones stopped, added ones started, the others untouched.
+It also reloads on SIGHUP. An invalid edit is logged and the running config kept.
+
 Options:
   --agent NAME        Scope the gateway to an agent defined under agents: in mcphub.yaml
                       (with --listen: the scope of /mcp when no tokens are configured)
   --listen HOST:PORT  Serve over HTTP on this address (":8080" = 127.0.0.1:8080; port 0 = any)
+  --no-watch          Do not watch the config file; reload only on SIGHUP
   --config PATH       Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
   --db PATH           Store for oversized results and call records
 
@@ -84,6 +90,42 @@ export function readyLine(servers: readonly { name: string; state: string; tools
   return `mcphub: ready: ${what}; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`;
 }
 
+/**
+ * Reloads the config on every change of its file (unless `watch` is false) and on SIGHUP, from the file
+ * loaded at start (never another one found by lookup). Returns the function that stops both.
+ */
+function hotReload(
+  ctx: CommandContext,
+  hub: Hub,
+  config: Config,
+  options: { agent?: string; watch: boolean; log: (line: string) => void },
+): () => void {
+  const path = config.path;
+  const reloader = path === undefined ? undefined : new ConfigReloader({
+    hub,
+    path,
+    load: () =>
+      loadConfig(path, { env: ctx.env, cwd: ctx.cwd, agent: options.agent, serverErrors: "fail-server" }),
+    log: options.log,
+    watch: options.watch,
+  });
+  const onHangup = () => {
+    if (reloader) reloader.reload("SIGHUP");
+    else options.log("SIGHUP: nothing to reload (running on the embedded default config, no file)");
+  };
+  let listening = false;
+  try {
+    Deno.addSignalListener("SIGHUP", onHangup);
+    listening = true;
+  } catch {
+    // no SIGHUP on this platform (Windows): the file watch still reloads
+  }
+  return () => {
+    reloader?.close();
+    if (listening) Deno.removeSignalListener("SIGHUP", onHangup);
+  };
+}
+
 /** `mcp serve`. */
 export const serveCommand: Command = {
   name: "mcp serve",
@@ -93,7 +135,7 @@ export const serveCommand: Command = {
     const { values } = parseCommandArgs("mcp serve", () =>
       parseArgs({
         args: ctx.args,
-        options: { agent: { type: "string" }, listen: { type: "string" } },
+        options: { agent: { type: "string" }, listen: { type: "string" }, "no-watch": { type: "boolean" } },
         strict: true,
         allowPositionals: false,
       }));
@@ -112,7 +154,9 @@ export const serveCommand: Command = {
       address = parseListen(config.listen);
       if (values.agent !== undefined) config = await loadContextConfig(ctx);
     }
-    if (address !== undefined) return await serveHttp(ctx, config, address, values.agent, log);
+    if (address !== undefined) {
+      return await serveHttp(ctx, config, address, { agent: values.agent, watch: !values["no-watch"], log });
+    }
     const human = Deno.stdin.isTerminal();
     if (human) {
       ctx.err(
@@ -130,13 +174,21 @@ export const serveCommand: Command = {
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
+      // A person at a terminal: connect now, so the ready line can say what connected.
+      connectAtStart: human,
     });
     const stopReady = human ? announceReady(running.hub, ctx) : () => {};
+    const stopReload = hotReload(ctx, running.hub, config, {
+      agent: values.agent,
+      watch: !values["no-watch"],
+      log,
+    });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
     try {
       await running.done;
     } finally {
+      stopReload();
       stopReady();
       ctx.signal.removeEventListener("abort", stop);
     }
@@ -149,9 +201,9 @@ async function serveHttp(
   ctx: CommandContext,
   config: Config,
   address: ListenAddress,
-  agent: string | undefined,
-  log: (line: string) => void,
+  options: { agent?: string; watch: boolean; log: (line: string) => void },
 ): Promise<number> {
+  const { agent, log } = options;
   if (agent !== undefined && !config.agents.some((a) => a.name === agent)) {
     const names = config.agents.map((a) => a.name);
     throw new UsageError(
@@ -189,11 +241,14 @@ async function serveHttp(
   }
   // The line tests and scripts wait for: the real address (port 0 picks one).
   ctx.err(`mcphub: listening on ${listener.origin}/mcp\n`);
+  // Hot reload applies to the shared hub (unscoped); every agent's view follows it.
+  const stopReload = hotReload(ctx, listener.core.hub, config, { watch: options.watch, log });
   const stop = () => void listener.stop();
   ctx.signal.addEventListener("abort", stop, { once: true });
   try {
     await listener.done;
   } finally {
+    stopReload();
     ctx.signal.removeEventListener("abort", stop);
   }
   return 0;

@@ -20,6 +20,12 @@ export interface ServerConfig {
   oauth?: OAuthConfig;
   /** @default true */
   enabled: boolean;
+  /**
+   * false: its tools, prompts and resource URIs are published unchanged (no `server__` prefix, no
+   * `mcphub://` URI); a name that collides with another server's or a meta-tool is not published
+   * and the server's `error` names both. undefined = namespaced.
+   */
+  namespace?: false;
   description?: string;
   /** @default [] */
   tags: string[];

@@ -109,7 +109,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   guard.checkBind(options.address.hostname, config.path);
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
-  const core = openGatewayCore({ ...options, agent: undefined });
+  const core = openGatewayCore({ ...options, agent: undefined, shared: true });
   const sessions = new Map<string, Session>();
   let draining = false;
   let drained: (() => void) | undefined;

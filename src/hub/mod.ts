@@ -4,22 +4,8 @@
  *
  * @module
  */
-export {
-  buildCatalog,
-  CatalogIndex,
-  type CatalogServer,
-  type CatalogTool,
-  editDistance,
-  type ToolDefinition,
-} from "./catalog.ts";
-export {
-  MAX_PUBLIC_NAME,
-  type NameReference,
-  planNames,
-  type PlannedName,
-  PUBLIC_NAME_PATTERN,
-  splitReference,
-} from "./naming.ts";
+// The catalog (names and entries) lives below the hub; re-exported for callers of the hub API.
+export * from "../catalog/mod.ts";
 export {
   type CallEvent,
   type CallVia,
@@ -27,8 +13,10 @@ export {
   Hub,
   type HubOptions,
   redactUrl,
+  type ReloadSummary,
   type ServerStatus,
 } from "./hub.ts";
+export { ConfigReloader, type ConfigReloaderOptions } from "./reload.ts";
 export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
 export {

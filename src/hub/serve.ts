@@ -12,6 +12,7 @@ import { type CallEvent, Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "./meta_tools.ts";
 import { StdioServerTransport } from "./stdio.ts";
+import { SessionRelay } from "./passthrough.ts";
 import { invalidRequest } from "./errors.ts";
 import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
 import { authMigrations, AuthStore } from "../auth/mod.ts";
@@ -31,6 +32,11 @@ export interface StartGatewayOptions {
   loginCommand?: (server: string) => string;
   /** How long shutdown waits for sessions to close. @default 5000 */
   shutdownMs?: number;
+  /**
+   * Connect the servers at once instead of after the host's `initialize` (a person at a terminal, where
+   * no host may ever initialize): the servers are then offered no client capabilities. @default false
+   */
+  connectAtStart?: boolean;
 }
 
 /** A running gateway. */
@@ -60,7 +66,15 @@ function openGatewayStore(path: string | undefined, log: (line: string) => void)
 }
 
 /** What {@linkcode openGatewayCore} needs: everything of {@linkcode StartGatewayOptions} but the streams. */
-export type GatewayCoreOptions = Omit<StartGatewayOptions, "input" | "output" | "shutdownMs">;
+export type GatewayCoreOptions =
+  & Omit<StartGatewayOptions, "input" | "output" | "shutdownMs" | "connectAtStart">
+  & {
+    /**
+     * Many upstream sessions share the downstream ones (HTTP): these declare every relayed client capability
+     * and route each server-to-client request to the session it belongs to. @default false (one host)
+     */
+    shared?: boolean;
+  };
 
 /**
  * The parts one gateway process shares between its upstream sessions: the store, the recorder and the
@@ -74,8 +88,11 @@ export interface GatewayCore {
   db?: DatabaseSync;
   /** The hub as `agent` sees it: a view over `hub`'s connections (one per agent, reused); undefined = `hub`. */
   view(agent?: string): Hub;
-  /** A new upstream server over `hub` (or a view of it), with the store's meta-tools. */
-  gateway(hub: Hub): Gateway;
+  /**
+   * A new upstream server over `hub` (or a view of it), with the store's meta-tools; `start` is called
+   * once its host has initialized (see {@linkcode GatewayOptions.start}).
+   */
+  gateway(hub: Hub, start?: () => void): Gateway;
   /** Flushes pending call records. */
   flush(): Promise<void>;
   /** Closes the views, the hub (every downstream), the recorder and the store. */
@@ -107,6 +124,8 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
   const views = new Map<string, Hub>();
+  // One relay for every upstream session: downstream sessions are the hub's, shared by the views.
+  const relay = new SessionRelay(hub, { shared: options.shared ?? false, log });
 
   const handlers = (hub: Hub): Partial<Record<MetaToolName, MetaHandler>> => ({
     get_result: (args) => {
@@ -128,7 +147,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
           spool,
           { callId: args.callId, cursor: args.cursor, encoding: args.encoding },
           {
-            budget: config.responseBudget,
+            budget: hub.config.responseBudget,
             canRead: (meta) => hub.inScope(meta.server, meta.tool),
           },
         );
@@ -165,7 +184,8 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       }
       return view;
     },
-    gateway: (scoped) => new Gateway(scoped, { version: options.version, log, handlers: handlers(scoped) }),
+    gateway: (scoped, start) =>
+      new Gateway(scoped, { version: options.version, log, handlers: handlers(scoped), relay, start }),
     flush: () => recorder.flush(),
     async close() {
       await Promise.allSettled([...views.values()].map((view) => view.close()));
@@ -181,7 +201,14 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
   const { log } = options;
   const core = openGatewayCore(options);
   const hub = core.hub;
-  const gateway = core.gateway(hub);
+  let hubStarted = false;
+  const startHub = () => {
+    if (hubStarted) return;
+    hubStarted = true;
+    void hub.start();
+  };
+  // Downstream sessions start after the host's initialize, declaring the host's client capabilities.
+  const gateway = core.gateway(hub, startHub);
   const transport = new StdioServerTransport(options.input, options.output);
 
   let stopping: Promise<void> | undefined;
@@ -201,7 +228,9 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
     })();
   };
   transport.onclose = stop;
-  gateway.connect(transport).then(() => hub.start(), (error) => {
+  gateway.connect(transport).then(() => {
+    if (options.connectAtStart) startHub();
+  }, (error) => {
     log(`cannot serve: ${(error as Error).message}`);
     stop();
   });

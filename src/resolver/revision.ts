@@ -5,7 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { drain, STEP } from "./bm25f.ts";
 import { drainAsync } from "./search_index.ts";
 

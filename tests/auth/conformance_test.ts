@@ -1,6 +1,7 @@
 /**
- * The conformance suite's client-mode auth scenarios (@modelcontextprotocol/conformance,
- * pinned in tests/servers/package.json) with mcphub as the client: each scenario's
+ * The conformance suite's client-mode scenarios (@modelcontextprotocol/conformance, pinned in
+ * tests/servers/package.json: initialize, tools_call, sse-retry, elicitation defaults and every
+ * auth/*) with mcphub as the client: each scenario's
  * server and authorization server are driven through `mcphub mcp serve` and
  * `mcphub auth login --headless` (tests/auth/conformance_client.ts). The suite's
  * servers listen on every interface, so each run is inside a private network
@@ -26,16 +27,19 @@ const EXPECTED_FAILURES: Record<string, string> = {
 };
 
 const SKIP = await namespaceUnavailable();
-if (SKIP) console.log(`SKIP: conformance client auth scenarios: ${SKIP}`);
+if (SKIP) console.log(`SKIP: conformance client scenarios: ${SKIP}`);
 
 Deno.test({
-  name: "conformance suite, client auth scenarios through mcphub",
+  name: "conformance suite, client scenarios through mcphub",
   ignore: SKIP !== undefined,
   async fn() {
     await using dir = await tempDir("mcphub-conformance-");
     const listed = await run(DENO, ["run", "-A", SUITE, "list"], { cwd: dir.path });
-    const scenarios = [...listed.text.matchAll(/^\s+- (auth\/\S+)/gm)].map((m) => m[1]!);
-    assert.ok(scenarios.length >= 20, `scenario list: ${listed.text}`);
+    // Every client scenario: the gateway is the client of the scenario's server (auth/*, initialize,
+    // tools_call, sse-retry, elicitation defaults).
+    const clientPart = listed.text.slice(listed.text.indexOf("Client scenarios"));
+    const scenarios = [...clientPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
+    assert.ok(scenarios.length >= 24, `scenario list: ${listed.text}`);
     const passed: string[] = [];
     const failed: string[] = [];
     for (const scenario of scenarios) {
@@ -53,7 +57,7 @@ Deno.test({
       (result.code === 0 ? passed : failed).push(scenario);
       console.log(`${result.code === 0 ? "PASS" : "FAIL"} ${scenario}: ${checks}`);
     }
-    console.log(`conformance client auth score: ${passed.length}/${scenarios.length} scenarios passed`);
+    console.log(`conformance client score: ${passed.length}/${scenarios.length} scenarios passed`);
     assert.deepEqual(failed, scenarios.filter((s) => s in EXPECTED_FAILURES));
   },
 });

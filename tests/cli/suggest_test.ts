@@ -69,7 +69,7 @@ Deno.test("a mistyped flag gets a did-you-mean, before or after the command, and
     ],
     [
       ["stats", "--sinse", "7d"],
-      "error: Unknown option '--sinse'; did you mean --since?; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json",
+      "error: Unknown option '--sinse'; did you mean --since?; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json, --html FILE",
       /^Usage: mcphub stats/m,
     ],
     [["list", "--zzzzzz"], "error: Unknown option '--zzzzzz'", /^Usage: mcphub list/m],
