@@ -39,7 +39,7 @@ import {
   type CatalogServer,
   type CatalogTool,
   type ToolDefinition,
-} from "../src/hub/catalog.ts";
+} from "../src/catalog/mod.ts";
 import {
   buildIndex,
   catalogRevision,

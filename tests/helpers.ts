@@ -63,6 +63,8 @@ export interface ConnectGatewayOptions {
   allowAll?: boolean;
   /** Run under exactly these permission flags instead of the derived ones. */
   flags?: readonly string[];
+  /** The client to connect (with its capabilities and handlers). @default a plain SDK Client */
+  client?: Client;
 }
 
 /**
@@ -72,7 +74,7 @@ export interface ConnectGatewayOptions {
 export async function gatewayFlags(
   configPath: string,
   db: string,
-  options: { agent?: string; env?: Record<string, string> } = {},
+  options: { agent?: string; env?: Record<string, string>; listen?: string } = {},
 ): Promise<string[]> {
   const env = { ...Deno.env.toObject(), ...options.env };
   const lookup = { get: (key: string) => env[key] };
@@ -80,6 +82,7 @@ export async function gatewayFlags(
   return derivePermissions(config, {
     storePath: db,
     agent: options.agent,
+    listen: options.listen,
     cwd: Deno.cwd(),
     which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
   }).flags;
@@ -119,7 +122,7 @@ export async function connectGateway(
   });
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
-  const client = new Client({ name: "mcphub-test", version: "1.0.0" });
+  const client = options.client ?? new Client({ name: "mcphub-test", version: "1.0.0" });
   await client.connect(transport);
   const close = async () => {
     await client.close().catch(() => {});
@@ -132,6 +135,7 @@ export async function connectDirect(
   command: string,
   args: string[],
   env?: Record<string, string>,
+  client: Client = new Client({ name: "mcphub-test-direct", version: "1.0.0" }),
 ): Promise<Client> {
   const transport = new StdioClientTransport({
     command,
@@ -139,7 +143,6 @@ export async function connectDirect(
     env: { ...Deno.env.toObject(), ...env },
     stderr: "ignore",
   });
-  const client = new Client({ name: "mcphub-test-direct", version: "1.0.0" });
   await client.connect(transport);
   return client;
 }
@@ -185,6 +188,17 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Calls `probe` every 50 ms until it returns a value (for state only polling can observe). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }
 
 /** Structured content of a meta-tool result. */

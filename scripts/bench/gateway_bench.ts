@@ -59,9 +59,11 @@ export interface GatewayBenchReport {
   startup: { gatewayMs: number; minimalMs: number; ratio: number };
 }
 
-type Call = () => Promise<unknown>;
+/** One call to time. */
+export type Call = () => Promise<unknown>;
 
-function echo(client: Client, name: string): Call {
+/** An `echo` call through `client` to tool `name`; an error result throws. */
+export function echo(client: Client, name: string): Call {
   return async () => {
     const result = await client.callTool({ name, arguments: { message: "bench" } });
     if (result.isError) throw new Error(`Benchmark call ${name} failed: ${JSON.stringify(result.content)}`);
@@ -69,7 +71,7 @@ function echo(client: Client, name: string): Call {
 }
 
 /** Runs `calls` calls with `concurrency` workers; returns the elapsed ms. */
-async function drive(call: Call, calls: number, concurrency: number): Promise<number> {
+export async function drive(call: Call, calls: number, concurrency: number): Promise<number> {
   let started = 0;
   const worker = async () => {
     while (started < calls) {
@@ -82,18 +84,23 @@ async function drive(call: Call, calls: number, concurrency: number): Promise<nu
   return performance.now() - t0;
 }
 
-/** Calls/s of each target over {@linkcode CALLS} calls, interleaved in rounds. */
-async function throughput(targets: Call[], concurrency: number): Promise<number[]> {
-  for (const call of targets) await drive(call, WARMUP, concurrency);
+/** Calls/s of each target over `calls` calls (after a warm-up), interleaved in rounds with a rotating order. */
+export async function throughput(
+  targets: Call[],
+  concurrency: number,
+  { calls = CALLS, rounds = ROUNDS, warmup = WARMUP }: { calls?: number; rounds?: number; warmup?: number } =
+    {},
+): Promise<number[]> {
+  for (const call of targets) await drive(call, warmup, concurrency);
   const elapsed = targets.map(() => 0);
-  const perRound = CALLS / ROUNDS;
-  for (let round = 0; round < ROUNDS; round++) {
+  const perRound = calls / rounds;
+  for (let round = 0; round < rounds; round++) {
     for (let k = 0; k < targets.length; k++) {
       const i = (round + k) % targets.length;
       elapsed[i] += await drive(targets[i], perRound, concurrency);
     }
   }
-  return elapsed.map((ms) => CALLS / (ms / 1000));
+  return elapsed.map((ms) => calls / (ms / 1000));
 }
 
 /** Waits until the gateway no longer reports a server as connecting. */

@@ -2,7 +2,7 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `livemcpbench` (a file name such as
+ * `gateway`, `http`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `livemcpbench` (a file name such as
  * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
@@ -10,8 +10,11 @@
  */
 import { descendants } from "../../tests/helpers.ts";
 import * as context from "./context_bench.ts";
+import * as firstList from "./first_list_bench.ts";
 import * as gateway from "./gateway_bench.ts";
 import * as heldout from "./heldout.ts";
+import * as hostile from "./hostile_bench.ts";
+import * as http from "./http_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as resolver from "./resolver_bench.ts";
 import * as soak from "./soak_bench.ts";
@@ -29,11 +32,14 @@ export interface Benchmark {
 /** Every benchmark, in run order (static imports: STYLE forbids computed import specifiers). */
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
+  { name: "http", file: "http_bench.ts", run: () => http.main() },
+  { name: "first_list", file: "first_list_bench.ts", run: () => firstList.main([]) },
   { name: "spool", file: "spool_bench.ts", run: () => spool.main() },
   { name: "spool_e2e", file: "spool_e2e_bench.ts", run: () => spoolE2e.main() },
   { name: "context", file: "context_bench.ts", run: () => context.main() },
   { name: "soak", file: "soak_bench.ts", run: () => soak.main() },
   { name: "resolver", file: "resolver_bench.ts", run: () => resolver.main([]) },
+  { name: "hostile", file: "hostile_bench.ts", run: () => hostile.main([]) },
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
   { name: "heldout", file: "heldout.ts", run: () => heldout.main([]) },
 ];

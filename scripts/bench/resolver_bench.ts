@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { buildCatalog, type CatalogServer, type ToolDefinition } from "../../src/hub/catalog.ts";
+import { buildCatalog, type CatalogServer, type ToolDefinition } from "../../src/catalog/mod.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 
 const VERBS = [

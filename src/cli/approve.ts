@@ -75,11 +75,11 @@ export const approveCommand: Command = {
       ctx.err(
         `nothing to approve${
           target ? ` for "${target}"` : ""
-        }: no held tool definitions (see \`mcphub tools changes\`)`,
+        }: no held tool definitions (see \`mcphub tools changes\`)\n`,
       );
       return Promise.resolve(1);
     }
-    for (const a of approved) ctx.out(`approved ${a.server}__${a.tool}`);
+    for (const a of approved) ctx.out(`approved ${a.server}__${a.tool}\n`);
     return Promise.resolve(0);
   },
 };
@@ -99,7 +99,7 @@ export function lineDiff(before: string, after: string): string[] {
   let i = 0, j = 0;
   while (i < a.length || j < b.length) {
     if (i < a.length && j < b.length && a[i] === b[j]) out.push(`  ${a[i++]}`), j++;
-    else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
+    else if (j < b.length && (i >= a.length || lcs[i]![j + 1]! > lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
     else out.push(`- ${a[i++]}`);
   }
   return out;
@@ -142,18 +142,20 @@ export const toolsChangesCommand: Command = {
     if (positionals.length > 1) throw new UsageError("name at most one server", "tools changes");
     const changes = withPins(storePath(ctx), (pins) => pins.changes(positionals[0]));
     if (values.json || ctx.global.json) {
-      ctx.out(JSON.stringify(
-        changes.map((c) => ({ ...c, since: new Date(c.since).toISOString() })),
-        null,
-        2,
-      ));
+      ctx.out(
+        JSON.stringify(
+          changes.map((c) => ({ ...c, since: new Date(c.since).toISOString() })),
+          null,
+          2,
+        ) + "\n",
+      );
       return Promise.resolve(0);
     }
     if (changes.length === 0) {
-      ctx.out("No held tool definitions.");
+      ctx.out("No held tool definitions.\n");
       return Promise.resolve(0);
     }
-    ctx.out(changes.flatMap(describeChange).join("\n"));
+    ctx.out(changes.flatMap(describeChange).join("\n") + "\n");
     return Promise.resolve(0);
   },
 };

@@ -127,6 +127,10 @@ export function targetConfig(ctx: CommandContext, options: { create?: boolean } 
   });
 }
 
+/** Said on stderr after a config edit was written. */
+export const RELOAD_NOTE =
+  "mcphub: a running gateway (mcphub mcp serve) picks up this change by itself, no restart needed\n";
+
 /** Thrown inside an edit to leave the file alone; never escapes {@linkcode editDocument}. */
 class Unchanged extends Error {
   override name = "Unchanged";
@@ -148,6 +152,7 @@ export async function editDocument(
     await editConfig(target.display, (doc) => {
       if (!edit(doc)) throw new Unchanged();
     }, loadOptions(ctx));
+    ctx.err(RELOAD_NOTE);
     return true;
   } catch (error) {
     if (error instanceof Unchanged) return false;

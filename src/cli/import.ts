@@ -15,6 +15,7 @@ import {
   ensureServers,
   initCommand as plainInitCommand,
   loadOptions,
+  RELOAD_NOTE,
   targetConfig,
 } from "./config_commands.ts";
 import {
@@ -538,6 +539,7 @@ function report(
     );
   }
   ctx.out(lines.join("\n") + "\n");
+  if (options.written && !dryRun) ctx.err(RELOAD_NOTE);
 }
 
 /** `mcphub init`, with `--from` for imports. */

@@ -6,6 +6,7 @@
  */
 import { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 import { serveCommand } from "./serve.ts";
+import { connectCommand } from "./connect.ts";
 import { listCommand } from "./list.ts";
 import { statsCommand } from "./stats.ts";
 import { permissionsCommand } from "./permissions.ts";
@@ -27,6 +28,7 @@ export { HOST_SNIPPET } from "./serve.ts";
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
+  connectCommand,
   listCommand,
   searchCommand,
   describeCommand,

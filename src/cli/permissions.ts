@@ -19,7 +19,7 @@
  */
 import { parseArgs } from "node:util";
 import { dirname, join, posix, resolve, win32 } from "node:path";
-import type { Config, ServerConfig } from "../config/mod.ts";
+import { type Config, type ListenAddress, parseListen, type ServerConfig } from "../config/mod.ts";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, storePath } from "./host.ts";
 import { openStore } from "../store/mod.ts";
@@ -97,11 +97,13 @@ function netEntry(url: string): string {
 }
 
 function listenEntry(listen: string): string {
-  const match = /^(\[[^\]\s]+\]|[^:\s[\]]*):(\d{1,5})$/.exec(listen);
-  if (!match || Number(match[2]) > 65535) {
+  let address: ListenAddress;
+  try {
+    address = parseListen(listen);
+  } catch {
     throw new RangeError(`Cannot derive permissions: --listen "${listen}" is not HOST:PORT`);
   }
-  return `${match[1] || "0.0.0.0"}:${Number(match[2])}`;
+  return `${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`;
 }
 
 type PathApi = typeof posix;
@@ -322,7 +324,7 @@ export const permissionsCommand: Command = {
         storePath: store,
         authUrls: await storedAuthUrls(store),
         agent: values.agent,
-        listen: values.listen,
+        listen: values.listen ?? config.listen,
         cwd: ctx.cwd,
         which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
       });

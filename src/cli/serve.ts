@@ -7,7 +7,9 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { type Hub, startGateway } from "../hub/mod.ts";
+import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
+import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
+import { listen, type Listener } from "../http/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
@@ -28,16 +30,31 @@ export const HOST_SNIPPET = `{
   }
 }`;
 
-const HELP = `Usage: mcphub mcp serve [--agent NAME] [--config PATH] [--db PATH]
+const HELP =
+  `Usage: mcphub mcp serve [--agent NAME] [--listen HOST:PORT] [--no-watch] [--config PATH] [--db PATH]
 
 Runs the gateway as an MCP server on stdin/stdout: an agent host starts it as
 its only MCP server and reaches every server in mcphub.yaml through it.
 stdout carries only the protocol; logs go to stderr.
 
+With --listen (or listen: in mcphub.yaml) it serves MCP Streamable HTTP at
+http://HOST:PORT/mcp instead, to many hosts at once over one set of server
+connections: /mcp with an agent's bearer token (agents.NAME.token) is that
+agent's scope, /mcp/AGENT the same with that agent's token. Without tokens it
+binds loopback only. GET /healthz, /readyz; GET / is the live stats page.
+SIGTERM drains running calls (up to 10 s), ends the sessions and the servers.
+
+Edits of mcphub.yaml apply while it runs (hot reload): changed servers are
+reconnected, removed ones stopped, added ones started, the others untouched.
+It also reloads on SIGHUP. An invalid edit is logged and the running config kept.
+
 Options:
-  --agent NAME    Scope the gateway to an agent defined under agents: in mcphub.yaml
-  --config PATH   Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
-  --db PATH       Store for oversized results and call records
+  --agent NAME        Scope the gateway to an agent defined under agents: in mcphub.yaml
+                      (with --listen: the scope of /mcp when no tokens are configured)
+  --listen HOST:PORT  Serve over HTTP on this address (":8080" = 127.0.0.1:8080; port 0 = any)
+  --no-watch          Do not watch the config file; reload only on SIGHUP
+  --config PATH       Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
+  --db PATH           Store for oversized results and call records
 
 Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
 ${HOST_SNIPPET}
@@ -73,6 +90,42 @@ export function readyLine(servers: readonly { name: string; state: string; tools
   return `mcphub: ready: ${what}; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`;
 }
 
+/**
+ * Reloads the config on every change of its file (unless `watch` is false) and on SIGHUP, from the file
+ * loaded at start (never another one found by lookup). Returns the function that stops both.
+ */
+function hotReload(
+  ctx: CommandContext,
+  hub: Hub,
+  config: Config,
+  options: { agent?: string; watch: boolean; log: (line: string) => void },
+): () => void {
+  const path = config.path;
+  const reloader = path === undefined ? undefined : new ConfigReloader({
+    hub,
+    path,
+    load: () =>
+      loadConfig(path, { env: ctx.env, cwd: ctx.cwd, agent: options.agent, serverErrors: "fail-server" }),
+    log: options.log,
+    watch: options.watch,
+  });
+  const onHangup = () => {
+    if (reloader) reloader.reload("SIGHUP");
+    else options.log("SIGHUP: nothing to reload (running on the embedded default config, no file)");
+  };
+  let listening = false;
+  try {
+    Deno.addSignalListener("SIGHUP", onHangup);
+    listening = true;
+  } catch {
+    // no SIGHUP on this platform (Windows): the file watch still reloads
+  }
+  return () => {
+    reloader?.close();
+    if (listening) Deno.removeSignalListener("SIGHUP", onHangup);
+  };
+}
+
 /** `mcp serve`. */
 export const serveCommand: Command = {
   name: "mcp serve",
@@ -82,15 +135,28 @@ export const serveCommand: Command = {
     const { values } = parseCommandArgs("mcp serve", () =>
       parseArgs({
         args: ctx.args,
-        options: { agent: { type: "string" }, listen: { type: "string" } },
+        options: { agent: { type: "string" }, listen: { type: "string" }, "no-watch": { type: "boolean" } },
         strict: true,
         allowPositionals: false,
       }));
+    let address: ListenAddress | undefined;
     if (values.listen !== undefined) {
-      throw new UsageError("--listen is not available yet; the gateway serves on stdin/stdout", "mcp serve");
+      try {
+        address = parseListen(values.listen);
+      } catch (error) {
+        throw new UsageError(`--listen ${(error as Error).message}`, "mcp serve");
+      }
     }
     const log = stderrLogger(ctx);
-    const config = await loadContextConfig(ctx, values.agent);
+    // With --listen every agent's servers are served: the load is not scoped to --agent.
+    let config = await loadContextConfig(ctx, address ? undefined : values.agent);
+    if (address === undefined && config.listen !== undefined) {
+      address = parseListen(config.listen);
+      if (values.agent !== undefined) config = await loadContextConfig(ctx);
+    }
+    if (address !== undefined) {
+      return await serveHttp(ctx, config, address, { agent: values.agent, watch: !values["no-watch"], log });
+    }
     const human = Deno.stdin.isTerminal();
     if (human) {
       ctx.err(
@@ -108,16 +174,82 @@ export const serveCommand: Command = {
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
+      // A person at a terminal: connect now, so the ready line can say what connected.
+      connectAtStart: human,
     });
     const stopReady = human ? announceReady(running.hub, ctx) : () => {};
+    const stopReload = hotReload(ctx, running.hub, config, {
+      agent: values.agent,
+      watch: !values["no-watch"],
+      log,
+    });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
     try {
       await running.done;
     } finally {
+      stopReload();
       stopReady();
       ctx.signal.removeEventListener("abort", stop);
     }
     return 0;
   },
 };
+
+/** `mcp serve --listen`: the HTTP listener until SIGINT/SIGTERM. */
+async function serveHttp(
+  ctx: CommandContext,
+  config: Config,
+  address: ListenAddress,
+  options: { agent?: string; watch: boolean; log: (line: string) => void },
+): Promise<number> {
+  const { agent, log } = options;
+  if (agent !== undefined && !config.agents.some((a) => a.name === agent)) {
+    const names = config.agents.map((a) => a.name);
+    throw new UsageError(
+      `unknown agent "${agent}"; ${
+        names.length ? `defined agents: ${names.join(", ")}` : "no agents are defined"
+      }`,
+      "mcp serve",
+    );
+  }
+  let listener: Listener;
+  try {
+    listener = await listen({
+      config,
+      agent,
+      env: ctx.env.toObject(),
+      tokenEnv: ctx.env,
+      version: VERSION,
+      log,
+      storePath: storePath(ctx),
+      loginCommand: (server) => loginCommandFor(ctx, config.path, server),
+      address,
+    });
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new Error(`mcp serve --listen: ${error.message}`, { cause: error });
+    }
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new Error(
+        `mcp serve --listen: ${address.hostname}:${address.port} is in use; stop what listens there or pick ` +
+          "another port",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  // The line tests and scripts wait for: the real address (port 0 picks one).
+  ctx.err(`mcphub: listening on ${listener.origin}/mcp\n`);
+  // Hot reload applies to the shared hub (unscoped); every agent's view follows it.
+  const stopReload = hotReload(ctx, listener.core.hub, config, { watch: options.watch, log });
+  const stop = () => void listener.stop();
+  ctx.signal.addEventListener("abort", stop, { once: true });
+  try {
+    await listener.done;
+  } finally {
+    stopReload();
+    ctx.signal.removeEventListener("abort", stop);
+  }
+  return 0;
+}

@@ -7,8 +7,9 @@ import type { AgentConfig } from "./types.ts";
 import type { Field, Reader } from "./reader.ts";
 import { checkServerPart, nameProblem, readPins, unknownServer } from "./rules.ts";
 import { readSize } from "./settings.ts";
+import { readToken } from "./listen.ts";
 
-const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget"] as const;
+const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget", "token"] as const;
 
 /** Reads one agent; `servers` are the configured server names. */
 export function readAgent(
@@ -75,6 +76,12 @@ export function readAgent(
   if (budgetField) {
     const budget = readSize(reader, budgetField);
     if (budget !== undefined) agent.toolSchemaBudget = budget;
+  }
+
+  const tokenField = keys.get("token");
+  if (tokenField) {
+    const token = readToken(reader, tokenField);
+    if (token !== undefined) agent.token = token;
   }
   return agent;
 }

@@ -13,6 +13,7 @@ import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readResponseBudget, readTimeout } from "./settings.ts";
+import { readAllowedHosts, readListen } from "./listen.ts";
 
 /** Where and how a config is loaded. */
 export interface LoadOptions {
@@ -46,6 +47,9 @@ const TOP_KEYS = [
   "call_timeout",
   "startup_wait",
   "record",
+  "listen",
+  "allowed_hosts",
+  "session_idle",
   "servers",
   "agents",
   "inherit_env",
@@ -63,6 +67,8 @@ export function defaultConfig(): Config {
     callTimeoutMs: 30 * 60_000,
     startupWaitMs: 5_000,
     record: true,
+    allowedHosts: [],
+    sessionIdleMs: 30 * 60_000,
     servers: [],
     agents: [],
   };
@@ -177,6 +183,12 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
 
   const inherit = keys.get("inherit_env");
   if (inherit) config.inheritEnv = readInheritEnv(reader, inherit);
+  const listen = keys.get("listen");
+  if (listen) config.listen = readListen(reader, listen);
+  const hosts = keys.get("allowed_hosts");
+  if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
+  const idle = keys.get("session_idle");
+  if (idle) config.sessionIdleMs = readTimeout(reader, idle) ?? config.sessionIdleMs;
 
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");

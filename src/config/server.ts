@@ -20,6 +20,7 @@ const SERVER_KEYS = [
   "headers",
   "oauth",
   "enabled",
+  "namespace",
   "description",
   "tags",
   "use_when",
@@ -152,6 +153,11 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
       case "enabled": {
         const value = reader.boolean(entry);
         if (value !== undefined) config.enabled = value;
+        break;
+      }
+      case "namespace": {
+        const value = reader.boolean(entry);
+        if (value === false) config.namespace = false;
         break;
       }
       case "description": {

@@ -20,6 +20,12 @@ export interface ServerConfig {
   oauth?: OAuthConfig;
   /** @default true */
   enabled: boolean;
+  /**
+   * false: its tools, prompts and resource URIs are published unchanged (no `server__` prefix, no
+   * `mcphub://` URI); a name that collides with another server's or a meta-tool is not published
+   * and the server's `error` names both. undefined = namespaced.
+   */
+  namespace?: false;
   description?: string;
   /** @default [] */
   tags: string[];
@@ -70,6 +76,8 @@ export interface AgentConfig {
   pin?: string[];
   /** Bytes of mounted downstream tool definitions; 0 = meta-tools only; undefined = no limit. */
   toolSchemaBudget?: number;
+  /** The HTTP listener's bearer token as written: `${VAR}` or `sha256:HEX` (resolved by the listener). */
+  token?: string;
 }
 
 /** A loaded, validated mcphub.yaml. */
@@ -98,6 +106,12 @@ export interface Config {
   record: boolean;
   /** Which of the gateway's variables stdio servers inherit beyond the essentials. @default [] */
   inheritEnv?: "all" | string[];
+  /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
+  listen?: string;
+  /** Host names besides loopback names that HTTP requests may carry in Host and Origin. @default [] */
+  allowedHosts: string[];
+  /** An HTTP session with no request for this long is ended. @default 1800000 */
+  sessionIdleMs: number;
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

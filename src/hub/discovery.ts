@@ -6,7 +6,7 @@
  * @module
  */
 import { resolveResponse, searchResponse } from "../resolver/mod.ts";
-import type { CatalogTool } from "./catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import type { Hub } from "./hub.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
 import { invalidParams } from "./errors.ts";

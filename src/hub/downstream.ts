@@ -5,7 +5,7 @@
  * @module
  */
 import type { ServerConfig } from "../config/mod.ts";
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 import {
   CallToolResultSchema,
   Client,
@@ -90,6 +90,11 @@ export interface DownstreamOptions {
   onToolsListed?: (tools: readonly ToolDefinition[]) => void;
   /** OAuth for a remote server (tokens from the store); undefined = none. */
   auth?: ServerAuth;
+  /**
+   * Called with each new session's client before it connects: declares client capabilities and
+   * installs the handlers of server-to-client requests and notifications (see passthrough.ts).
+   */
+  onClient?: (client: Client) => void;
 }
 
 /** Options of one call. */
@@ -158,7 +163,8 @@ export function redact(text: string, secrets: readonly string[]): string {
 
 /** A connection to one configured server, restarted with backoff when it fails. */
 export class Downstream {
-  readonly config: ServerConfig;
+  /** The entry it was started from; the hub replaces it on a reload that changed descriptive fields only. */
+  config: ServerConfig;
   #options: DownstreamOptions;
   #policy: RestartPolicy;
   #state: DownstreamState;
@@ -400,6 +406,7 @@ export class Downstream {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.#client === client) this.#toolsChanged();
     });
+    this.#options.onClient?.(client);
     return client;
   }
 
@@ -606,6 +613,27 @@ export class Downstream {
         `(next attempt in ${Math.ceil(wait / 1000)}s): ${this.#error}`;
     }
     return this.#error ? `${base}: ${this.#error}` : base;
+  }
+
+  /** The live session, once connected (waiting for an attempt under way); else ServerUnavailableError. */
+  async session(): Promise<Client> {
+    if (this.#state === "needs_auth" && this.pickUpLogin()) await this.#ready;
+    if (this.#state === "connecting") await this.#ready;
+    const client = this.#client;
+    if (this.#state !== "connected" || !client) {
+      throw new ServerUnavailableError(this.unavailableReason(), this.#state);
+    }
+    return client;
+  }
+
+  /** The server's `instructions` from its initialize result, while connected. */
+  get instructions(): string | undefined {
+    return this.#state === "connected" ? this.#client?.getInstructions() : undefined;
+  }
+
+  /** The live session when connected now, else undefined (never waits). */
+  get client(): Client | undefined {
+    return this.#state === "connected" ? this.#client : undefined;
   }
 
   /** Calls a tool by its downstream name. Throws OutcomeUnknownError / CallTimeoutError / ServerUnavailableError / McpError. */

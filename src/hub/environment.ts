@@ -41,14 +41,24 @@ export const ESSENTIAL_ENV = [
   "NUMBER_OF_PROCESSORS",
   "PROCESSOR_ARCHITECTURE",
   "OS",
+  // What package runners (npx, uvx, deno) need to fetch and cache a server: their cache directory, the
+  // network's proxy and the certificate authorities it trusts.
+  "DENO_DIR",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
 ] as const;
 
 const ESSENTIAL = new Set<string>(ESSENTIAL_ENV);
 
-/** True for a variable every stdio server inherits: the essentials and every `LC_*` locale variable. */
+/** True for a variable every stdio server inherits: the essentials, every `LC_*` and every `XDG_*` variable. */
 export function isEssential(name: string): boolean {
   // Windows variable names are case-insensitive (Path, SystemRoot).
-  return ESSENTIAL.has(name) || ESSENTIAL.has(name.toUpperCase()) || name.startsWith("LC_");
+  return ESSENTIAL.has(name) || ESSENTIAL.has(name.toUpperCase()) || name.startsWith("LC_") ||
+    name.startsWith("XDG_");
 }
 
 /** `inherit_env` in effect for a server: its own, else the top level's, else none. */

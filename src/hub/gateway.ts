@@ -17,11 +17,18 @@ import type {
   Transport,
 } from "./sdk.ts";
 import { errorResult, type Hub } from "./hub.ts";
-import type { NameReference } from "./naming.ts";
-import type { CatalogTool } from "./catalog.ts";
+import type { NameReference } from "../catalog/mod.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "./limits.ts";
+import {
+  clipBytes,
+  GATEWAY_CAPABILITIES,
+  Passthrough,
+  serverInstructions,
+  type SessionRelay,
+} from "./passthrough.ts";
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -60,6 +67,13 @@ export interface GatewayOptions {
   handlers?: Partial<Record<MetaToolName, MetaHandler>>;
   /** Pins in effect (the agent's, else the config's). @default config.pin */
   pins?: readonly string[];
+  /**
+   * Starts the downstream connections; called once, after the host's `initialize`, so each
+   * downstream session declares the client capabilities the host declared (sampling, elicitation, roots).
+   */
+  start?: () => void;
+  /** The relay shared by every upstream session of the hub; undefined = one of this gateway's own. */
+  relay?: SessionRelay;
 }
 
 /** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
@@ -97,6 +111,9 @@ export function mountedDefinition(entry: CatalogTool): Tool {
 function signature(tools: readonly Tool[]): string {
   return JSON.stringify(tools);
 }
+
+/** Bytes of one server's instructions in list_servers. */
+const LIST_INSTRUCTIONS_BYTES = 16 * 1024;
 
 /** Pause between a call's last progress notification and its result (see #progressForwarder). */
 const PROGRESS_GAP_MS = 5;
@@ -159,14 +176,22 @@ export class Gateway {
   #listed?: string;
   /** Detached calls of this process. */
   readonly detached: DetachedCalls;
+  /** Resources, prompts, completion, logging and server-to-client requests. */
+  readonly passthrough: Passthrough;
+  #started = false;
 
   constructor(hub: Hub, options: GatewayOptions) {
     this.#hub = hub;
     this.#options = options;
     this.server = new Server(
       { name: "mcphub", version: options.version },
-      { capabilities: { tools: { listChanged: true } }, instructions: this.#instructions() },
+      { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
     );
+    this.passthrough = new Passthrough(hub, this.server, {
+      log: options.log,
+      ready: () => (this.#begin(), hub.settled()),
+      relay: options.relay,
+    });
     this.detached = new DetachedCalls();
     this.#handlers = {
       list_servers: () => this.#listServers(),
@@ -178,6 +203,7 @@ export class Gateway {
       ...options.handlers,
     };
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.#begin();
       // The first answer is complete: cached tool lists at once, else wait for start-up (startup_wait).
       await hub.settled();
       const tools = this.advertisedTools();
@@ -189,10 +215,22 @@ export class Gateway {
       (request, extra) => this.#onCall(request as unknown as CallToolRequest, extra),
     );
     this.server.oninitialized = () => {
+      this.#begin();
+      this.passthrough.initialized();
       this.#initialized = true;
       this.#notifyIfChanged();
     };
     this.#unsubscribe = hub.onChange(() => this.#notifyIfChanged());
+  }
+
+  /**
+   * Starts the downstream connections once the host's capabilities are known: at `initialized`,
+   * or at the first request after `initialize` from a host that skips the notification.
+   */
+  #begin(): void {
+    if (this.#started || this.server.getClientCapabilities() === undefined) return;
+    this.#started = true;
+    this.#options.start?.();
   }
 
   /**
@@ -216,16 +254,19 @@ export class Gateway {
     const common =
       "A result larger than the response budget comes back as a receipt with a callId: page it with " +
       "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result).";
+    // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
+    const allow = this.#hub.scope?.tools;
+    const own = allow ? "" : serverInstructions(
+      servers.map((s) => ({ name: s.name, instructions: this.#hub.instructions(s.name) })),
+    );
     if (config.expose === "all") {
       return [
         `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
         "Downstream tools are mounted as server__tool; their descriptions start with [server].",
         "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
         common,
-      ].join(" ");
+      ].join(" ") + (own ? `\n${own}` : "");
     }
-    // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
-    const allow = this.#hub.scope?.tools;
     const summary = capabilitySummary(
       servers.map((s) => {
         if (!allow) return { name: s.name, useWhen: s.useWhen, description: s.description, tags: s.tags };
@@ -243,6 +284,7 @@ export class Gateway {
       '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
       common,
       summary ? `Servers:\n${summary}` : "No servers are configured.",
+      ...(own ? [own] : []),
     ].join("\n");
   }
 
@@ -283,6 +325,7 @@ export class Gateway {
   }
 
   async #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    this.#begin();
     const name = checkToolName(request.params.name as unknown, 'tools/call: "name"');
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const meta = metaToolName(name);
@@ -310,13 +353,17 @@ export class Gateway {
       return this.#notFound({ tool: name });
     }
     const progress = this.#progressForwarder(extra);
-    const result = await this.#hub.call(entry, args, {
-      via: "mount",
-      signal: extra.signal,
-      onProgress: progress.onProgress,
-    });
-    await progress.settle();
-    return result;
+    const release = this.passthrough.track(entry.server, extra);
+    try {
+      return await this.#hub.call(entry, args, {
+        via: "mount",
+        signal: extra.signal,
+        onProgress: progress.onProgress,
+      });
+    } finally {
+      release();
+      await progress.settle();
+    }
   }
 
   /**
@@ -396,12 +443,16 @@ export class Gateway {
       if (s.rejected) out.rejected = s.rejected;
       if (s.held) out.held = s.held;
       if (s.flagged) out.flagged = s.flagged;
+      const instructions = hub.scope?.tools ? undefined : hub.instructions(s.name);
+      if (instructions) out.instructions = clipBytes(instructions, LIST_INSTRUCTIONS_BYTES);
       return out;
     });
     const catalog = hub.catalog();
     return {
       contract_version: CONTRACT_VERSION,
       catalog_revision: (await hub.discovery()).revision,
+      // The config file's last edit was rejected: what is listed is the config still running.
+      ...(hub.configError !== undefined ? { config_error: hub.configError } : {}),
       servers,
       total_tools: catalog.length,
       expose: hub.config.expose,
@@ -460,14 +511,18 @@ export class Gateway {
       });
     }
     const progress = this.#progressForwarder(extra);
-    const result = await this.#hub.call(entry, input, {
-      via: "call_tool",
-      signal: extra.signal,
-      timeoutMs: (timeoutMs ?? undefined) as number | undefined,
-      onProgress: progress.onProgress,
-    });
-    await progress.settle();
-    return result;
+    const release = this.passthrough.track(entry.server, extra);
+    try {
+      return await this.#hub.call(entry, input, {
+        via: "call_tool",
+        signal: extra.signal,
+        timeoutMs: (timeoutMs ?? undefined) as number | undefined,
+        onProgress: progress.onProgress,
+      });
+    } finally {
+      release();
+      await progress.settle();
+    }
   }
 
   /** Serves on a transport. */
@@ -480,6 +535,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.detached.cancelAll();
     this.#unsubscribe();
+    this.passthrough.close();
     this.#connected = false;
     await this.server.close().catch(() => {});
   }

@@ -6,12 +6,14 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { AgentConfig, Config } from "../config/mod.ts";
+import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
-import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "./catalog.ts";
+import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "../catalog/mod.ts";
 import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
-import { McpError } from "./sdk.ts";
+import { type Client, McpError } from "./sdk.ts";
+import { namespaceResultUris } from "./uris.ts";
+import { META_TOOL_NAMES } from "./meta_tools.ts";
 import {
   CallTimeoutError,
   Downstream,
@@ -19,7 +21,7 @@ import {
   type RestartPolicy,
   ServerUnavailableError,
 } from "./downstream.ts";
-import type { NameReference } from "./naming.ts";
+import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
 import { buildIndexAsync, catalogRevisionAsync, type ResolverIndex } from "../resolver/mod.ts";
@@ -29,7 +31,7 @@ import { rateLimitedLog } from "./log_limit.ts";
 import { heldMessage, type HeldTool, type PinVerdict, type ToolPins } from "./pinning.ts";
 import { type InjectionMarker, toolMarkers } from "./injection.ts";
 import type { RejectedTool } from "./limits.ts";
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
@@ -58,6 +60,11 @@ export interface HubOptions {
   loginCommand?: (server: string) => string;
   /** Pinned tool definitions (the rug-pull defence); undefined = no pinning. */
   pins?: ToolPins;
+  /**
+   * A scoped view: share this hub's downstream connections (the servers in scope) instead of opening
+   * any; it follows the base's reloads, and `start` and `close` leave the connections to `base`.
+   */
+  base?: Hub;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -96,16 +103,46 @@ export interface ServerStatus {
   flagged?: { tool: string; markers: InjectionMarker[] }[];
 }
 
+/** What {@linkcode Hub.reconfigure} did, by server name in config order. */
+export interface ReloadSummary {
+  added: string[];
+  changed: string[];
+  removed: string[];
+  kept: string[];
+}
+
+/** Fields of a server entry that only describe it: changing them keeps the server running. */
+const DESCRIPTIVE = new Set(["name", "description", "tags", "useWhen", "toolUseWhen"]);
+
+/**
+ * Everything in a server entry that affects how it is started or talked to (command, args, env and
+ * header values, url, oauth, enabled, a load error, …), as canonical JSON: equal text = same server.
+ * Compared in memory only, never shown (values may be secrets).
+ */
+function startIdentity(server: ServerConfig): string {
+  const canonical = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(canonical);
+    if (value && typeof value === "object") {
+      return Object.fromEntries(
+        Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+      );
+    }
+    return value;
+  };
+  const entry = Object.fromEntries(Object.entries(server).filter(([k]) => !DESCRIPTIVE.has(k)));
+  return JSON.stringify(canonical(entry));
+}
+
 function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
 }
 
 /** All downstream connections of one gateway process. */
 export class Hub {
-  readonly config: Config;
   readonly agent?: string;
-  /** The agent's scope; undefined when unscoped. */
-  readonly scope?: AgentConfig;
+  #config: Config;
+  #scope?: AgentConfig;
+  #configError?: string;
   #toolAllow?: Set<string>;
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
@@ -117,56 +154,196 @@ export class Hub {
   #log: { log: (line: string) => void; flush: () => void };
   #listeners = new Set<() => void>();
   #closed = false;
+  #running = false;
   #started = Promise.withResolvers<void>();
   #startup?: Promise<void>;
   #cacheWarned = false;
+  #onClient?: (server: string, client: Client) => void;
+  /** `namespace: false` name collisions, per server (see #withoutCollisions). */
+  #collisions = new Map<string, string>();
+  #collisionsLogged = new Set<string>();
+  /** Each server's instructions: live once connected, else the cached ones. */
+  #instructions = new Map<string, string>();
+  /** Scoped views over this hub's connections (see HubOptions.base). */
+  #views = new Set<Hub>();
+  #detach?: () => void;
 
   constructor(options: HubOptions) {
     this.#log = rateLimitedLog(options.log);
     this.#options = { ...options, log: this.#log.log };
     options = this.#options;
-    this.config = options.config;
+    this.#config = options.config;
     this.agent = options.agent;
-    const agent = options.agent === undefined
-      ? undefined
-      : options.config.agents.find((a) => a.name === options.agent);
-    if (options.agent !== undefined && !agent) {
-      const names = options.config.agents.map((a) => a.name);
+    this.#scope = this.#scopeOf(options.config);
+    this.#toolAllow = this.#scope?.tools ? new Set(this.#scope.tools) : undefined;
+    if (options.base) {
+      options.base.#views.add(this);
+      this.#followBase();
+      return;
+    }
+    for (const server of this.#inScope(options.config)) {
+      this.#downstreams.set(server.name, this.#newDownstream(server, options.config));
+    }
+  }
+
+  /** A view: its servers are the base's connections in its scope (after every reload of the base). */
+  #followBase(): void {
+    const base = this.#options.base!;
+    const fresh = new Map<string, Downstream>();
+    for (const server of this.#inScope(this.#config)) {
+      const shared = base.#downstreams.get(server.name);
+      if (shared) fresh.set(server.name, shared);
+    }
+    this.#downstreams = fresh;
+  }
+
+  /** A view after its base applied `next`: an agent the edit removed keeps no server. */
+  #rebase(next: Config): void {
+    this.#config = next;
+    try {
+      this.#scope = this.#scopeOf(next);
+    } catch {
+      // The agent is gone from the config: nothing is in its scope any more.
+      this.#scope = { ...this.#scope!, servers: [], tools: [] };
+      this.#config = { ...next, agents: [...next.agents, this.#scope] };
+    }
+    this.#toolAllow = this.#scope?.tools ? new Set(this.#scope.tools) : undefined;
+    this.#configError = undefined;
+    this.#followBase();
+    this.#changed();
+  }
+
+  /** The config in effect: top-level settings are read from it on every request. */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /** The agent's scope; undefined when unscoped. */
+  get scope(): AgentConfig | undefined {
+    return this.#scope;
+  }
+
+  /** Why the config file's last edit was not applied (`file:line:col: …`); undefined when it was. */
+  get configError(): string | undefined {
+    return this.#configError;
+  }
+
+  /** Records that an edit of the config file was rejected; the running config stays in effect. */
+  rejectConfig(message: string): void {
+    this.#configError = message;
+  }
+
+  /** The agent entry of `--agent` in `config`; throws RangeError when it is not defined there. */
+  #scopeOf(config: Config): AgentConfig | undefined {
+    if (this.agent === undefined) return undefined;
+    const agent = config.agents.find((a) => a.name === this.agent);
+    if (!agent) {
+      const names = config.agents.map((a) => a.name);
       throw new RangeError(
-        `unknown agent "${options.agent}"; ${
+        `unknown agent "${this.agent}"; ${
           names.length ? `defined agents: ${names.join(", ")}` : "no agents are defined"
         }`,
       );
     }
-    this.scope = agent;
-    this.#toolAllow = agent?.tools ? new Set(agent.tools) : undefined;
+    return agent;
+  }
+
+  /** The servers of `config` in the agent's scope (scope applies before connecting: others are never started). */
+  #inScope(config: Config): ServerConfig[] {
+    const agent = this.#scopeOf(config);
     // An agent scoped by `tools:` alone reaches only the servers those tools belong to.
     const inScope = agent?.servers || agent?.tools
-      ? new Set(agentServers(agent, options.config.servers.map((s) => s.name)))
+      ? new Set(agentServers(agent, config.servers.map((s) => s.name)))
       : undefined;
-    for (const server of options.config.servers) {
-      // Scope applies before connecting: an out-of-scope server is never started or dialled.
-      if (inScope && !inScope.has(server.name)) continue;
-      const fingerprint = serverFingerprint(server);
-      const cache = options.toolCache;
-      this.#downstreams.set(
-        server.name,
-        new Downstream(server, {
-          cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
-          onToolsListed: cache &&
-            ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
-          env: serverEnvironment(options.env, options.config, server),
-          clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
-          clientVersion: options.version,
-          connectTimeoutMs: options.config.connectTimeoutMs,
-          log: options.log,
-          onToolsChanged: () => this.#changed(),
-          onStateChange: () => this.#changed(),
-          restartPolicy: options.restartPolicy,
-          auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
-        }),
-      );
+    return config.servers.filter((server) => !inScope || inScope.has(server.name));
+  }
+
+  #newDownstream(server: ServerConfig, config: Config): Downstream {
+    const options = this.#options;
+    const fingerprint = serverFingerprint(server);
+    const cache = options.toolCache;
+    const cachedInstructions = cache?.loadInstructions &&
+      this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
+    if (cachedInstructions) this.#instructions.set(server.name, cachedInstructions);
+    else this.#instructions.delete(server.name);
+    const onStateChange = () => {
+      const d = this.#downstreams.get(server.name);
+      if (d?.state === "connected") {
+        const live = d.instructions;
+        if (live !== this.#instructions.get(server.name)) {
+          if (live) this.#instructions.set(server.name, live);
+          else this.#instructions.delete(server.name);
+          if (cache?.saveInstructions) {
+            this.#cacheOp(() => cache.saveInstructions!(server.name, fingerprint, live));
+          }
+        }
+      }
+      this.#changed();
+    };
+    return new Downstream(server, {
+      cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
+      onToolsListed: cache &&
+        ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
+      env: serverEnvironment(options.env, config, server),
+      clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
+      clientVersion: options.version,
+      connectTimeoutMs: config.connectTimeoutMs,
+      log: options.log,
+      onToolsChanged: () => this.#changed(),
+      onStateChange,
+      restartPolicy: options.restartPolicy,
+      auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
+      onClient: (client) => this.#onClient?.(server.name, client),
+    });
+  }
+
+  /**
+   * Applies a new config (a reload): servers whose entry changed in what starts them are reconnected,
+   * removed ones (and ones that left the agent's scope) stopped, added ones started; the others keep
+   * their sessions, processes and in-flight calls (a change of description, tags or hints only is
+   * applied in place). Top-level settings apply from the next request. Resolves once the stopped
+   * servers' processes have exited; returns at once what changed.
+   *
+   * @throws {RangeError} when `--agent` is not defined in `next` (nothing is changed then)
+   */
+  reconfigure(next: Config): { summary: ReloadSummary; done: Promise<void> } {
+    const scope = this.#scopeOf(next);
+    const summary: ReloadSummary = { added: [], changed: [], removed: [], kept: [] };
+    if (this.#closed) return { summary, done: Promise.resolve() };
+    const wanted = this.#inScope(next);
+    const old = this.#downstreams;
+    const fresh = new Map<string, Downstream>();
+    const stopping: Downstream[] = [];
+    const starting: Downstream[] = [];
+    for (const server of wanted) {
+      const current = old.get(server.name);
+      if (current && startIdentity(current.config) === startIdentity(server)) {
+        current.config = server;
+        fresh.set(server.name, current);
+        summary.kept.push(server.name);
+        continue;
+      }
+      if (current) stopping.push(current);
+      const d = this.#newDownstream(server, next);
+      fresh.set(server.name, d);
+      starting.push(d);
+      (current ? summary.changed : summary.added).push(server.name);
     }
+    for (const [name, d] of old) {
+      if (fresh.has(name)) continue;
+      stopping.push(d);
+      summary.removed.push(name);
+    }
+    this.#config = next;
+    this.#scope = scope;
+    this.#toolAllow = scope?.tools ? new Set(scope.tools) : undefined;
+    this.#configError = undefined;
+    this.#downstreams = fresh;
+    for (const view of this.#views) view.#rebase(next);
+    this.#changed();
+    const stopped = Promise.allSettled(stopping.map((d) => d.close()));
+    if (this.#running) { for (const d of starting) d.connect(); }
+    return { summary, done: stopped.then(() => {}) };
   }
 
   /** Reads or writes the tool cache; a failure is logged once and never stops the gateway. */
@@ -182,10 +359,36 @@ export class Hub {
     }
   }
 
+  /**
+   * Installs what each new downstream session declares and handles (client capabilities,
+   * server-to-client requests, notifications): set before {@linkcode Hub.start}.
+   */
+  configureSessions(hook: (server: string, client: Client) => void): void {
+    // A view's sessions are its base's.
+    if (this.#options.base) this.#options.base.configureSessions(hook);
+    else this.#onClient = hook;
+  }
+
+  /** A server's own `instructions`: from its live session, else from the cache; undefined = none known. */
+  instructions(server: string): string | undefined {
+    if (this.#options.base) {
+      return this.#downstreams.has(server) ? this.#options.base.instructions(server) : undefined;
+    }
+    return this.#instructions.get(server);
+  }
+
   /** Starts connecting every enabled server concurrently; resolves when all attempts have finished. */
   start(): Promise<void> {
+    if (this.#options.base) {
+      // A view: its base connects; it only follows the base's changes.
+      this.#detach ??= this.#options.base.onChange(() => this.#changed());
+      this.#running = true;
+      this.#started.resolve();
+      return Promise.resolve();
+    }
     // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
     const attempts = [...this.#downstreams.values()].map((d) => d.connect());
+    this.#running = true;
     this.#started.resolve();
     return Promise.all(attempts).then(() => {});
   }
@@ -251,16 +454,54 @@ export class Hub {
           tags: d.config.tags,
           useWhen: d.config.useWhen,
           toolUseWhen: d.config.toolUseWhen,
+          namespace: d.config.namespace,
           tools: mounted,
         });
       }
       const allow = this.#toolAllow;
-      const tools = buildCatalog(servers).filter((t) =>
+      const tools = this.#withoutCollisions(buildCatalog(servers)).filter((t) =>
         !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`)
       );
       this.#catalog = { tools, index: new CatalogIndex(tools) };
     }
     return this.#catalog;
+  }
+
+  /**
+   * Tools of `namespace: false` servers whose names collide with a meta-tool or another server's
+   * public name are not published; the server's `error` (list_servers) and the log name both.
+   */
+  #withoutCollisions(tools: CatalogTool[]): CatalogTool[] {
+    const bare = new Set(this.downstreams.filter((d) => d.config.namespace === false).map((d) => d.name));
+    this.#collisions.clear();
+    if (!bare.size) return tools;
+    const byName = new Map<string, CatalogTool[]>();
+    for (const t of tools) byName.set(t.namespaced, [...byName.get(t.namespaced) ?? [], t]);
+    const dropped = new Set<CatalogTool>();
+    const clashes = new Map<string, string[]>();
+    for (const [name, entries] of byName) {
+      const unprefixed = entries.filter((t) => bare.has(t.server));
+      const meta = (META_TOOL_NAMES as readonly string[]).includes(name);
+      if (!unprefixed.length || (!meta && entries.length < 2)) continue;
+      for (const t of unprefixed) {
+        dropped.add(t);
+        const others = entries.filter((o) => o !== t).map((o) => `server "${o.server}"`);
+        const with_ = [...(meta ? ["mcphub's meta-tool"] : []), ...others].join(", ");
+        clashes.set(t.server, [...clashes.get(t.server) ?? [], `"${name}" (with ${with_})`]);
+      }
+    }
+    for (const [server, names] of clashes) {
+      const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
+      const message = `server "${server}" (namespace: false): ${names.length} tool name${
+        names.length === 1 ? "" : "s"
+      } collide and are not published: ${shown}; remove servers.${server}.namespace or rename the other`;
+      this.#collisions.set(server, message);
+      if (!this.#collisionsLogged.has(message)) {
+        this.#collisionsLogged.add(message);
+        this.#options.log(message);
+      }
+    }
+    return tools.filter((t) => !dropped.has(t));
   }
 
   /**
@@ -324,7 +565,8 @@ export class Hub {
   /** Re-reads the pins of servers with held tools; announces a change when one was approved. */
   recheckPins(): void {
     let changed = false;
-    for (const [name, memo] of this.#verdicts) {
+    // A snapshot: #verdict re-adds each entry, which a live iteration would visit again (forever).
+    for (const [name, memo] of [...this.#verdicts]) {
       if (memo.verdict.held.length === 0) continue;
       this.#verdicts.delete(name);
       const d = this.#downstreams.get(name);
@@ -433,6 +675,9 @@ export class Hub {
       if (c.tags.length) status.tags = c.tags;
       if (c.useWhen.length) status.use_when = c.useWhen;
       if (d.error) status.error = d.error;
+      else if (this.#build() && this.#collisions.has(c.name)) {
+        status.error = this.#collisions.get(c.name)!;
+      }
       if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
       if (d.failures > 0) status.failures = d.failures;
       if (d.loginCommand) status.login_command = d.loginCommand;
@@ -503,7 +748,9 @@ export class Hub {
         result = errorResult(
           `Outcome unknown: the connection to server "${entry.server}" broke during the call to ${entry.namespaced} ` +
             `(${error.message}). The request was not retried, because it may already have taken effect; ` +
-            `the connection is being restored for future calls.`,
+            (this.#downstreams.get(entry.server) === d
+              ? `the connection is being restored for future calls.`
+              : `a reload of the config stopped or reconnected the server meanwhile.`),
         );
       } else if (error instanceof CallTimeoutError) {
         transportError = `timed out after ${timeoutMs}ms`;
@@ -516,6 +763,8 @@ export class Hub {
         throw asProtocolError(error);
       }
     }
+    // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
+    if (d.config.namespace !== false) result = namespaceResultUris(entry.server, result);
     const finalized = finalizeResult(result, {
       ...this.#options.finalize,
       budget: this.config.responseBudget,
@@ -538,6 +787,20 @@ export class Hub {
       finalized.spooled,
     );
     return finalized.result;
+  }
+
+  /**
+   * A non-tool result (`resources/read`) through the same budget as tool results: over it, stored
+   * whole and answered with a receipt (paged with get_result, re-checked against scope as `tool`).
+   */
+  finalizeOther(result: Record<string, unknown>, meta: { server: string; tool: string; namespaced: string }) {
+    return finalizeResult(result as CallToolResult, {
+      ...this.#options.finalize,
+      budget: this.config.responseBudget,
+      verbatim: this.config.verbatim,
+      ...meta,
+      agent: this.agent,
+    });
   }
 
   #record(
@@ -580,6 +843,11 @@ export class Hub {
     this.#closed = true;
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;
+    this.#detach?.();
+    if (this.#options.base) {
+      this.#options.base.#views.delete(this);
+      return;
+    }
     this.#log.flush();
     await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 
 /** Characters of a definition's text scanned for markers. */
 export const SCAN_CHARS = 64 * 1024;

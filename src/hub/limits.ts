@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 
 /** Deepest nesting of objects and arrays in one tool definition (the definition itself is level 1). */
 export const MAX_DEFINITION_DEPTH = 64;

@@ -4,22 +4,8 @@
  *
  * @module
  */
-export {
-  buildCatalog,
-  CatalogIndex,
-  type CatalogServer,
-  type CatalogTool,
-  editDistance,
-  type ToolDefinition,
-} from "./catalog.ts";
-export {
-  MAX_PUBLIC_NAME,
-  type NameReference,
-  planNames,
-  type PlannedName,
-  PUBLIC_NAME_PATTERN,
-  splitReference,
-} from "./naming.ts";
+// The catalog (names and entries) lives below the hub; re-exported for callers of the hub API.
+export * from "../catalog/mod.ts";
 export {
   type CallEvent,
   type CallVia,
@@ -27,11 +13,20 @@ export {
   Hub,
   type HubOptions,
   redactUrl,
+  type ReloadSummary,
   type ServerStatus,
 } from "./hub.ts";
+export { ConfigReloader, type ConfigReloaderOptions } from "./reload.ts";
 export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
-export { type RunningGateway, startGateway, type StartGatewayOptions } from "./serve.ts";
+export {
+  type GatewayCore,
+  type GatewayCoreOptions,
+  openGatewayCore,
+  type RunningGateway,
+  startGateway,
+  type StartGatewayOptions,
+} from "./serve.ts";
 export { type Finalized, finalizeResult } from "./finalize.ts";
 export {
   capabilitySummary,
@@ -63,4 +58,16 @@ export {
 export { type InjectionMarker, injectionMarkers, toolMarkers } from "./injection.ts";
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, MAX_TOOL_NAME_CHARS } from "./limits.ts";
 export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";
-export { LineSplitter, MAX_HOST_MESSAGE_BYTES, MAX_MESSAGE_BYTES, OversizedMessage } from "./stdio.ts";
+export {
+  LineSplitter,
+  MAX_HOST_MESSAGE_BYTES,
+  MAX_MESSAGE_BYTES,
+  OversizedMessage,
+  StdioServerTransport,
+} from "./stdio.ts";
+export {
+  type JSONRPCMessage,
+  StreamableHTTPClientTransport,
+  type Transport,
+  WebStandardStreamableHTTPServerTransport,
+} from "./sdk.ts";

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { canonicalJson } from "../resolver/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 
 /** The store migrations of tool pinning. */
 export const toolPinMigrations: Migration[] = [{

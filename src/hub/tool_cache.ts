@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
-import type { ToolDefinition } from "./catalog.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{
@@ -21,12 +21,19 @@ export const toolCacheMigrations: Migration[] = [{
       tools TEXT NOT NULL,
       updated_at INTEGER NOT NULL
     )`,
+}, {
+  // Each server's `instructions` (from its initialize result), for the gateway's own instructions.
+  id: "tool_cache/2",
+  sql: "ALTER TABLE tool_cache ADD COLUMN instructions TEXT",
 }];
 
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
   load(server: string, fingerprint: string): ToolDefinition[] | undefined;
   save(server: string, fingerprint: string, tools: readonly ToolDefinition[]): void;
+  /** The server's last known `instructions` (after its tools were saved with this fingerprint). */
+  loadInstructions?(server: string, fingerprint: string): string | undefined;
+  saveInstructions?(server: string, fingerprint: string, instructions: string | undefined): void;
 }
 
 /**
@@ -80,5 +87,17 @@ export class StoreToolCache implements ToolListCache {
        ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,
          updated_at = excluded.updated_at`,
     ).run(server, fingerprint, text, this.#clock());
+  }
+
+  loadInstructions(server: string, fingerprint: string): string | undefined {
+    const row = this.#db.prepare("SELECT fingerprint, instructions FROM tool_cache WHERE server = ?").get(
+      server,
+    ) as { fingerprint: string; instructions: string | null } | undefined;
+    return row && row.fingerprint === fingerprint && row.instructions !== null ? row.instructions : undefined;
+  }
+
+  saveInstructions(server: string, fingerprint: string, instructions: string | undefined): void {
+    this.#db.prepare("UPDATE tool_cache SET instructions = ? WHERE server = ? AND fingerprint = ?")
+      .run(instructions ?? null, server, fingerprint);
   }
 }

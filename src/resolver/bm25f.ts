@@ -50,6 +50,41 @@ export function bm25f(
 /** Units of work (documents, terms) between two yields of the stepwise builders. */
 export const STEP = 512;
 
+/**
+ * `items` sorted by `compare` (stable), yielding between runs of work: runs of {@link STEP} sorted
+ * one by one, then merged pairwise, a yield every few thousand elements (a 100k sort is never one block).
+ */
+export function* sortSteps<T>(items: readonly T[], compare: (a: T, b: T) => number): Generator<void, T[]> {
+  let runs: T[][] = [];
+  for (let at = 0; at < items.length; at += STEP) {
+    runs.push(items.slice(at, at + STEP).sort(compare));
+    yield;
+  }
+  let work = 0;
+  while (runs.length > 1) {
+    const next: T[][] = [];
+    for (let r = 0; r < runs.length; r += 2) {
+      const a = runs[r]!, b = runs[r + 1];
+      if (!b) {
+        next.push(a);
+        continue;
+      }
+      const merged: T[] = new Array(a.length + b.length);
+      let i = 0, j = 0, k = 0;
+      while (i < a.length && j < b.length) {
+        merged[k++] = compare(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+        if (++work % (8 * STEP) === 0) yield;
+      }
+      while (i < a.length) merged[k++] = a[i++]!;
+      while (j < b.length) merged[k++] = b[j++]!;
+      next.push(merged);
+    }
+    runs = next;
+    yield;
+  }
+  return runs[0] ?? [];
+}
+
 /** Runs a stepwise builder to completion. */
 export function drain<T>(steps: Generator<void, T>): T {
   for (;;) {
@@ -65,19 +100,26 @@ export function* bm25fSteps(
   k1: number,
 ): Generator<void, { postings: Map<string, Postings>; docTerms: Map<string, number>[] }> {
   const n = docs.length;
-  const lengths = docs.map((fs) =>
-    fs.map((tf) => {
+  const lengths: number[][] = [];
+  const sums = fields.map(() => 0);
+  // Work is counted in terms, not documents: a few documents (servers) can hold most of the terms.
+  let work = 0;
+  for (let d = 0; d < n; d++) {
+    if (work >= STEP) work = 0, yield;
+    lengths.push(docs[d]!.map((tf, f) => {
       let len = 0;
       for (const x of tf.values()) len += x;
+      sums[f] = (sums[f] ?? 0) + len;
+      work += tf.size;
       return len;
-    })
-  );
+    }));
+  }
   yield;
-  const avg = fields.map((_, f) => (n > 0 ? lengths.reduce((a, l) => a + l[f]!, 0) / n : 0));
+  const avg = fields.map((_, f) => (n > 0 ? sums[f]! / n : 0));
   const build = new Map<string, { docs: number[]; impacts: number[] }>();
   const docTerms: Map<string, number>[] = [];
   for (let d = 0; d < n; d++) {
-    if (d % STEP === STEP - 1) yield;
+    if (work >= STEP) work = 0, yield;
     const pseudo = new Map<string, number>();
     fields.forEach(({ weight, b }, f) => {
       if (weight <= 0) return;
@@ -85,6 +127,7 @@ export function* bm25fSteps(
       for (const [term, tf] of docs[d]![f]!) pseudo.set(term, (pseudo.get(term) ?? 0) + (weight * tf) / norm);
     });
     docTerms.push(pseudo);
+    work += pseudo.size;
     for (const [term, tf] of pseudo) {
       let list = build.get(term);
       if (!list) build.set(term, list = { docs: [], impacts: [] });
@@ -93,9 +136,10 @@ export function* bm25fSteps(
     }
   }
   const postings = new Map<string, Postings>();
-  let i = 0;
+  work = 0;
   for (const [term, list] of build) {
-    if (++i % (8 * STEP) === 0) yield;
+    // Counted in postings: a term in every document is as much work as thousands of rare ones.
+    if ((work += 16 + list.docs.length) >= 64 * STEP) work = 0, yield;
     const df = list.docs.length;
     postings.set(term, {
       idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),

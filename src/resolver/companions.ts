@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { drain } from "./bm25f.ts";
 import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 

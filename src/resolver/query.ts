@@ -46,6 +46,11 @@ export interface ParsedQuery {
   argumentLike: boolean[];
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
+  /**
+   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out): the
+   * adjacent pairs are the query's two-word phrases ("word cloud", "market cap").
+   */
+  sequence: string[];
 }
 
 /**
@@ -66,6 +71,12 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
 
 /** Multiplier on the weight of an argument-like word (a capitalized name inside a sentence, quoted text). */
 export const ARGUMENT_WEIGHT = 0.75;
+
+/**
+ * Multiplier on the content word right after a number: a unit or counted thing of an argument
+ * ("3 days", "2 adults"), weak evidence of which tool. Tuned on the LiveMCPBench dev half.
+ */
+export const UNIT_WEIGHT = 0.5;
 
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
@@ -170,6 +181,8 @@ export function parseQuery(text: string): ParsedQuery {
     return at;
   };
   const { rest, spans } = extractLocators(text);
+  const sequence: string[] = [];
+  let afterNumber = false;
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const part of word.parts) {
@@ -177,10 +190,14 @@ export function parseQuery(text: string): ParsedQuery {
         continue;
       }
       const s = stem(part);
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+      const isNumber = /^\d+$/.test(part);
       const at = addWord(
         part,
-        /^\d+$/.test(part) ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1,
+        (isNumber ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1) *
+          (afterNumber && !isNumber ? UNIT_WEIGHT : 1),
       );
+      afterNumber = isNumber;
       if (at !== undefined) origins.push(at);
     }
     if (word.compound !== undefined && origins.length > 0) {
@@ -228,5 +245,5 @@ export function parseQuery(text: string): ParsedQuery {
   terms.push(...extra.values());
   const names = argumentWords(rest);
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
-  return { words, stems, argumentLike, terms };
+  return { words, stems, argumentLike, terms, sequence };
 }

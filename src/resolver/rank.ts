@@ -5,11 +5,11 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { stem } from "./tokenize.ts";
-import { compareNames, type ResolverIndex } from "./search_index.ts";
+import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
 /** One ranked tool. */
@@ -62,6 +62,12 @@ export const MIN_COVERAGE_WEIGHT = 0.35;
 /** Coverage of its clause that makes a clause's best tool a confident match (see clause diversity). */
 export const CLAUSE_CONFIDENT = 0.6;
 
+/**
+ * Exponent on a tool's score relative to its clause's best before clause fusion: above 1, each clause's
+ * top tools stand out from the clause's long tail of partial matches. Tuned on the LiveMCPBench dev half.
+ */
+export const CLAUSE_SHARPNESS = 2;
+
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -106,6 +112,31 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
   return query;
 }
 
+/**
+ * Word proximity: each distinct adjacent pair of the query's content words found as adjacent words in
+ * a tool's name, title or lead sentence adds {@link ResolvedRanking.phraseWeight} times the pair's IDF,
+ * so "generate a word cloud" prefers the word-cloud tool to one that mentions "word" and "cloud" apart.
+ */
+function addPairs(index: ResolverIndex, query: ParsedQuery, scores: Float64Array, touched: number[]): void {
+  const weight = index.options.phraseWeight;
+  if (weight <= 0) return;
+  const seq = query.sequence;
+  const done = new Set<string>();
+  for (let i = 0; i + 1 < seq.length; i++) {
+    if (seq[i] === seq[i + 1]) continue;
+    const key = pairKey(seq[i]!, seq[i + 1]!);
+    if (done.has(key)) continue;
+    done.add(key);
+    const p = index.pairs.get(key);
+    if (!p) continue;
+    const w = weight * p.idf;
+    for (const d of p.docs) {
+      if (scores[d] === 0) touched.push(d);
+      scores[d]! += w;
+    }
+  }
+}
+
 function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const scores = new Float64Array(index.tools.length);
   const touched: number[] = [];
@@ -122,6 +153,7 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
       scores[d]! += w * impacts[i]!;
     }
   }
+  addPairs(index, query, scores, touched);
   return { scores, touched, credit, phrase: query.stems.join(" ") };
 }
 
@@ -392,7 +424,8 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       }
       const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
-        const relative = s / max + o.serverWeight * clauseServer[index.serverOf[d]!]!;
+        const relative = Math.pow(s / max, CLAUSE_SHARPNESS) +
+          o.serverWeight * clauseServer[index.serverOf[d]!]!;
         clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
       }
     }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { assess, type Confidence, type ReasonCode, type RouteStatus } from "./assess.ts";
 import { rankQuery, type SearchHit } from "./rank.ts";
 import type { ResolverIndex } from "./search_index.ts";

@@ -5,8 +5,8 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { CatalogTool } from "../hub/catalog.ts";
-import { drain, STEP } from "./bm25f.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
+import { drain, sortSteps, STEP } from "./bm25f.ts";
 import { drainAsync } from "./search_index.ts";
 
 /** Hex characters of the SHA-256 digest kept in a revision. */
@@ -49,10 +49,10 @@ export async function catalogRevisionAsync(tools: readonly CatalogTool[], sliceM
 }
 
 function* revisionSteps(tools: readonly CatalogTool[]): Generator<void, string> {
-  const sorted = [...tools].sort((
-    a,
-    b,
-  ) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0));
+  const sorted = yield* sortSteps(
+    tools,
+    (a, b) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0),
+  );
   const hash = createHash("sha256");
   let i = 0;
   for (const t of sorted) {

@@ -5,8 +5,17 @@
  *
  * @module
  */
-import type { CatalogTool } from "../hub/catalog.ts";
-import { addCounts, bm25fSteps, drain, type FieldWeight, type Postings, STEP, termCounts } from "./bm25f.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
+import {
+  addCounts,
+  bm25fSteps,
+  drain,
+  type FieldWeight,
+  type Postings,
+  sortSteps,
+  STEP,
+  termCounts,
+} from "./bm25f.ts";
 import { companionSteps } from "./companions.ts";
 import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 
@@ -66,6 +75,12 @@ export interface RankingOptions {
    * @default 0.85
    */
   companionWeight?: number;
+  /**
+   * Weight of a two-word phrase of the query found as adjacent words in a tool's name, title or lead
+   * sentence ("word cloud", "market cap"), times the phrase's IDF (0 = off).
+   * @default 1
+   */
+  phraseWeight?: number;
   /** Score reduction of a tool whose short name repeats a higher-ranked tool's (0 = none). @default 0.5 */
   duplicatePenalty?: number;
   /**
@@ -119,6 +134,13 @@ const STRONG_FIELDS: ReadonlySet<Field> = new Set([
 /** Fields that describe this tool in particular (not its server). */
 const TOOL_FIELDS: ReadonlySet<Field> = new Set(["name", "title", "toolHints"]);
 
+/** The tools with one adjacent word pair, and the pair's IDF. */
+export interface PairPostings {
+  idf: number;
+  /** Ascending document numbers. */
+  docs: Int32Array;
+}
+
 /** Ranking parameters with every default filled in. */
 export interface ResolvedRanking {
   k1: number;
@@ -132,6 +154,7 @@ export interface ResolvedRanking {
   duplicatePenalty: number;
   companionWeight: number;
   clauseDiversity: number;
+  phraseWeight: number;
 }
 
 /** A built index. Treat as opaque; build with {@link buildIndex}. */
@@ -163,6 +186,8 @@ export interface ResolverIndex {
   readonly serverOf: Int32Array;
   /** BM25F postings over servers as documents (name, description, tags, use_when, tool names and leads). */
   readonly serverPostings: ReadonlyMap<string, Postings>;
+  /** Two-word phrases (`"word cloud"`) of each tool's name, title and lead sentence: the tools that have them. */
+  readonly pairs: ReadonlyMap<string, PairPostings>;
   readonly options: Readonly<ResolvedRanking>;
 }
 
@@ -179,6 +204,7 @@ function resolve(options: RankingOptions): ResolvedRanking {
     duplicatePenalty: options.duplicatePenalty ?? 0.5,
     companionWeight: options.companionWeight ?? 0.85,
     clauseDiversity: options.clauseDiversity ?? 5,
+    phraseWeight: options.phraseWeight ?? 1,
   };
 }
 
@@ -283,9 +309,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
       fields.push(termCounts(texts[FIELDS[f]!]));
     }
     docFields.push(fields);
-    nameTerms.push(
-      unique(tokenize(tool.short.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2"))),
-    );
+    nameTerms.push(unique(tokenize(splitName(tool.short))));
     const shortPhrase = nameTerms[d]!.join(" ");
     const titlePhrase = tool.title ? unique(tokenize(tool.title)).join(" ") : "";
     phrases.push([shortPhrase, titlePhrase].filter((p) => p.length > 0));
@@ -337,6 +361,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     addCounts(doc[5]!, leadSentence(tool.description));
   }
   const serverPostings = (yield* bm25fSteps(serverDocs, SERVER_FIELDS, opts.k1)).postings;
+  const pairs = yield* pairSteps(tools);
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
     description = FIELDS.indexOf("description");
@@ -346,7 +371,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     docFields.map((f) => ({ names: f[name]!, leads: f[summary]!, mentions: f[description]! })),
   );
   yield;
-  const byName = tools.map((_, i) => i).sort((a, b) => compareNames(tools[a]!, tools[b]!));
+  const byName = yield* sortSteps(tools.map((_, i) => i), (a, b) => compareNames(tools[a]!, tools[b]!));
   return {
     tools,
     byName,
@@ -360,8 +385,55 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     servers,
     serverOf,
     serverPostings,
+    pairs,
     options: opts,
   };
+}
+
+/** Most adjacent word pairs indexed per tool. */
+const MAX_PAIRS_PER_TOOL = 64;
+
+/** The key of an adjacent pair of stems. */
+export function pairKey(a: string, b: string): string {
+  return `${a} ${b}`;
+}
+
+/** Adjacent word pairs of the name, title and lead sentence of every tool (see {@link ResolverIndex.pairs}). */
+function* pairSteps(tools: readonly CatalogTool[]): Generator<void, Map<string, PairPostings>> {
+  const build = new Map<string, number[]>();
+  for (let d = 0; d < tools.length; d++) {
+    if (d % STEP === STEP - 1) yield;
+    const tool = tools[d]!;
+    const seen = new Set<string>();
+    for (const text of [splitName(tool.short), tool.title ?? "", leadSentence(tool.description)]) {
+      const stems = tokenize(text);
+      for (let i = 0; i + 1 < stems.length && seen.size < MAX_PAIRS_PER_TOOL; i++) {
+        const key = pairKey(stems[i]!, stems[i + 1]!);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        let list = build.get(key);
+        if (!list) build.set(key, list = []);
+        list.push(d);
+      }
+    }
+  }
+  yield;
+  const n = tools.length;
+  const out = new Map<string, PairPostings>();
+  let work = 0;
+  for (const [key, list] of build) {
+    if ((work += 16 + list.length) >= 64 * STEP) work = 0, yield;
+    out.set(key, {
+      idf: Math.log(1 + (n - list.length + 0.5) / (list.length + 0.5)),
+      docs: Int32Array.from(list),
+    });
+  }
+  return out;
+}
+
+/** A tool name as words (`get_file_info`, `getFileInfo` -> `get file info`), without the joined compound. */
+function splitName(name: string): string {
+  return name.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
 }
 
 /** Server-document fields: name, description, tags, use_when, tool names, tool lead sentences. */

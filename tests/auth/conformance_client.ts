@@ -11,6 +11,8 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 const url = Deno.args.at(-1);
@@ -44,7 +46,19 @@ const transport = new StdioClientTransport({
   env,
   stderr: "inherit",
 });
-const client = new Client({ name: "mcphub-conformance", version: "1.0.0" });
+// As the suite's own client: it offers elicitation and accepts with the schema's defaults (SEP-1034).
+const client = new Client({ name: "mcphub-conformance", version: "1.0.0" }, {
+  capabilities: { elicitation: { form: { applyDefaults: true } } },
+});
+client.setRequestHandler(ElicitRequestSchema, () => ({ action: "accept" as const, content: {} }));
+
+/** Arguments for a tool: a plain value for each required property, by its type. */
+function sampleArguments(schema: { properties?: Record<string, { type?: string }>; required?: string[] }) {
+  const sample: Record<string, unknown> = { number: 1, integer: 1, boolean: true, string: "x" };
+  return Object.fromEntries(
+    (schema.required ?? []).map((key) => [key, sample[schema.properties?.[key]?.type ?? "string"] ?? "x"]),
+  );
+}
 
 interface Status {
   name: string;
@@ -107,12 +121,13 @@ try {
   log(`tools: ${tools.map((t) => t.name).join(", ")}`);
   let failed = false;
   for (const tool of tools) {
-    let result = await client.callTool({ name: tool.name, arguments: {} });
+    const args = sampleArguments(tool.inputSchema as Parameters<typeof sampleArguments>[0]);
+    let result = await client.callTool({ name: tool.name, arguments: args });
     if (result.isError && (await state()).state === "needs_auth") {
       // Step-up: the server wants more scope; log in again (the login asks for it) and retry.
       log(`${tool.name}: needs_auth, logging in again`);
       await logIn();
-      result = await client.callTool({ name: tool.name, arguments: {} });
+      result = await client.callTool({ name: tool.name, arguments: args });
     }
     log(`${tool.name}: ${result.isError ? "error" : "ok"} ${JSON.stringify(result.content).slice(0, 300)}`);
     failed ||= result.isError === true;

@@ -1,6 +1,7 @@
 /**
- * The conformance suite's client-mode auth scenarios (@modelcontextprotocol/conformance,
- * pinned in tests/servers/package.json) with mcphub as the client: each scenario's
+ * The conformance suite's client-mode scenarios (@modelcontextprotocol/conformance, pinned in
+ * tests/servers/package.json: initialize, tools_call, sse-retry, elicitation defaults and every
+ * auth/*) with mcphub as the client: each scenario's
  * server and authorization server are driven through `mcphub mcp serve` and
  * `mcphub auth login --headless` (tests/auth/conformance_client.ts). The suite's
  * servers listen on every interface, so each run is inside a private network
@@ -10,9 +11,9 @@
  * passing scenario both show, and prints the score.
  */
 import assert from "node:assert/strict";
+import { namespaceUnavailable, run, SUITE } from "../conformance_suite.ts";
 import { DENO, ROOT, tempDir } from "../helpers.ts";
 
-const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 const CLIENT = `${ROOT}tests/auth/conformance_client.ts`;
 
 /** Scenarios mcphub does not pass, and why. */
@@ -25,52 +26,20 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "auth/cross-app-access-complete-flow": "the cross-app access (ID-JAG) extension is not supported",
 };
 
-async function run(command: string, args: string[], options: Deno.CommandOptions = {}) {
-  try {
-    const out = await new Deno.Command(command, { args, stdin: "null", ...options }).output();
-    const dec = new TextDecoder();
-    return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
-  } catch (error) {
-    return { code: -1, text: (error as Error).message };
-  }
-}
-
-/** Why the scenarios cannot run here, or undefined; installs iproute2 when `ip` is missing. */
-async function unavailable(): Promise<string | undefined> {
-  if (Deno.build.os !== "linux") return "network namespaces need Linux";
-  try {
-    await Deno.stat(SUITE);
-  } catch {
-    return "the conformance suite is not installed; run `deno task setup`";
-  }
-  if ((await run("unshare", ["--version"])).code !== 0) return "unshare (util-linux) is not installed";
-  if ((await run("ip", ["-V"])).code !== 0) {
-    const update = await run("apt-get", ["update", "-qq"]);
-    const install = update.code === 0
-      ? await run("apt-get", ["install", "-y", "-qq", "iproute2"], {
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-      })
-      : update;
-    if (install.code !== 0) {
-      return `ip is missing and installing iproute2 failed: ${install.text.slice(-300)}`;
-    }
-  }
-  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
-  if (probe.code !== 0) return `cannot create a private network namespace: ${probe.text.trim()}`;
-  return undefined;
-}
-
-const SKIP = await unavailable();
-if (SKIP) console.log(`SKIP: conformance client auth scenarios: ${SKIP}`);
+const SKIP = await namespaceUnavailable();
+if (SKIP) console.log(`SKIP: conformance client scenarios: ${SKIP}`);
 
 Deno.test({
-  name: "conformance suite, client auth scenarios through mcphub",
+  name: "conformance suite, client scenarios through mcphub",
   ignore: SKIP !== undefined,
   async fn() {
     await using dir = await tempDir("mcphub-conformance-");
     const listed = await run(DENO, ["run", "-A", SUITE, "list"], { cwd: dir.path });
-    const scenarios = [...listed.text.matchAll(/^\s+- (auth\/\S+)/gm)].map((m) => m[1]!);
-    assert.ok(scenarios.length >= 20, `scenario list: ${listed.text}`);
+    // Every client scenario: the gateway is the client of the scenario's server (auth/*, initialize,
+    // tools_call, sse-retry, elicitation defaults).
+    const clientPart = listed.text.slice(listed.text.indexOf("Client scenarios"));
+    const scenarios = [...clientPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
+    assert.ok(scenarios.length >= 24, `scenario list: ${listed.text}`);
     const passed: string[] = [];
     const failed: string[] = [];
     for (const scenario of scenarios) {
@@ -88,7 +57,7 @@ Deno.test({
       (result.code === 0 ? passed : failed).push(scenario);
       console.log(`${result.code === 0 ? "PASS" : "FAIL"} ${scenario}: ${checks}`);
     }
-    console.log(`conformance client auth score: ${passed.length}/${scenarios.length} scenarios passed`);
+    console.log(`conformance client score: ${passed.length}/${scenarios.length} scenarios passed`);
     assert.deepEqual(failed, scenarios.filter((s) => s in EXPECTED_FAILURES));
   },
 });

@@ -46,6 +46,7 @@ Deno.test("init --from HOST imports each documented host format as the expected 
       const { servers } = parse(written);
       assert.ok(Object.keys(servers).length >= 2);
       assert.match(r.out, /^(updated|created) .*mcphub\.yaml: \d server\(s\) added$/m);
+      assert.match(r.err, /^mcphub: a running gateway \(mcphub mcp serve\) picks up this change by itself/m);
     });
   }
 });

@@ -141,7 +141,7 @@ Deno.test("derivePermissions() gives the exact flags for stdio, remote, both and
       "--allow-net=127.0.0.1:8080,api.example.com:8443",
       "--allow-env",
     ]);
-    assert.deepEqual(derive(BOTH, { listen: ":9000" }).net, ["0.0.0.0:9000", "api.example.com:8443"]);
+    assert.deepEqual(derive(BOTH, { listen: ":9000" }).net, ["127.0.0.1:9000", "api.example.com:8443"]);
   });
   await t.step("agents: only the agent's servers; [] = none; omitted = all", () => {
     assert.deepEqual(derive(AGENTS, { agent: "coder" }).flags, [

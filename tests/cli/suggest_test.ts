@@ -69,7 +69,7 @@ Deno.test("a mistyped flag gets a did-you-mean, before or after the command, and
     ],
     [
       ["stats", "--sinse", "7d"],
-      "error: Unknown option '--sinse'; did you mean --since?; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json",
+      "error: Unknown option '--sinse'; did you mean --since?; stats accepts --tools, --recent N, --since D, --server S, --agent NAME, --markdown, --json, --html FILE",
       /^Usage: mcphub stats/m,
     ],
     [["list", "--zzzzzz"], "error: Unknown option '--zzzzzz'", /^Usage: mcphub list/m],
@@ -84,14 +84,17 @@ Deno.test("a mistyped flag gets a did-you-mean, before or after the command, and
   }
 });
 
-Deno.test("help mcp, help mcp serve and mcp --help print the mcp serve help", async () => {
+Deno.test("help mcp and mcp --help print the help of mcp serve and mcp connect", async () => {
   const serve = await cli("help", "mcp", "serve");
   assert.equal(serve.code, 0);
   assert.match(serve.out, /^Usage: mcphub mcp serve/);
+  const connect = await cli("help", "mcp", "connect");
+  assert.equal(connect.code, 0);
+  assert.match(connect.out, /^Usage: mcphub mcp connect URL/);
   for (const args of [["help", "mcp"], ["mcp", "--help"]]) {
     const r = await cli(...args);
     assert.equal(r.code, 0, args.join(" "));
-    assert.equal(r.out, serve.out);
+    assert.equal(r.out, `${serve.out}\n${connect.out}`);
     assert.equal(r.err, "");
   }
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { editDistance } from "../../src/hub/catalog.ts";
+import { editDistance } from "../../src/catalog/mod.ts";
 import {
   boundedDistance,
   closest,

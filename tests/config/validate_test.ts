@@ -69,6 +69,8 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     callTimeoutMs: 1_800_000,
     startupWaitMs: 5_000,
     record: true,
+    allowedHosts: [],
+    sessionIdleMs: 1_800_000,
     servers: [],
     agents: [],
   });
@@ -245,7 +247,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, servers, agents, inherit_env",
+      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, servers, agents, inherit_env",
   );
 });
 
@@ -437,6 +439,15 @@ Deno.test("parseConfig() rejects enabled that is not a boolean", () => {
   );
 });
 
+Deno.test("parseConfig() reads namespace: false and rejects a namespace that is not a boolean", () => {
+  assert.equal(parse(server("    namespace: false")).servers[0].namespace, false);
+  assert.equal(parse(server("    namespace: true")).servers[0].namespace, undefined);
+  assertProblem(
+    server("    namespace: off"),
+    "mcphub.yaml:4:16: servers.s.namespace: expected true or false, got a string",
+  );
+});
+
 Deno.test("parseConfig() rejects a description that is not a string", () => {
   assert.equal(parse(server("    description: GitHub API")).servers[0].description, "GitHub API");
   assertProblem(
@@ -532,7 +543,7 @@ Deno.test("parseConfig() rejects unknown server keys, suggesting a close one", (
   assertProblem(
     server("    restart: always"),
     "mcphub.yaml:4:5: servers.s.restart: unknown key; valid keys: command, args, env, cwd, url, transport, " +
-      "headers, oauth, enabled, description, tags, use_when, tool_use_when, inherit_env, trust",
+      "headers, oauth, enabled, namespace, description, tags, use_when, tool_use_when, inherit_env, trust",
   );
 });
 

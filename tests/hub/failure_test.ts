@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectGateway, DENO, FIXTURE, q, structured, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, DENO, FIXTURE, q, structured, tempDir, until, writeConfig } from "../helpers.ts";
 import { backoffDelay, DEFAULT_RESTART_POLICY } from "../../src/hub/downstream.ts";
 
 type ServerRow = { name: string; state: string; error?: string; failures?: number; next_attempt_at?: string };
@@ -14,16 +14,6 @@ async function servers(client: Client): Promise<Record<string, ServerRow>> {
     await client.callTool({ name: "list_servers", arguments: {} }),
   );
   return Object.fromEntries(r.servers.map((s) => [s.name, s]));
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 40_000): Promise<T> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 function fixture(name: string, state: string, flags = ""): string {

@@ -385,3 +385,22 @@ Deno.test("bare names: call_tool takes a name unique in scope; ambiguous or moun
     },
   );
 });
+
+Deno.test("a restarting server's stderr tail is its own attempt's, not repeated and grown", async () => {
+  await using tmp = await tempDir();
+  const config = await writeConfig(
+    tmp.path,
+    `servers:\n  crasher:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --crash-at-start]\n`,
+  );
+  await using gw = await connectGateway(config, { flags: ["-A"] });
+  // Backoff restarts it at 0.5 s, 1 s, …: wait (bounded) until three attempts have been logged.
+  const deadline = Date.now() + 30_000;
+  while ((gw.stderr().match(/failed to start/g) ?? []).length < 3 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const blocks = gw.stderr().split('server "crasher" failed to start').slice(1, 4);
+  assert.equal(blocks.length, 3);
+  for (const block of blocks) {
+    assert.equal((block.match(/simulated crash/g) ?? []).length, 1, "one attempt's stderr per failure");
+  }
+});

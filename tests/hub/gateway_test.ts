@@ -15,6 +15,9 @@ import {
   tempDir,
   writeConfig,
 } from "../helpers.ts";
+import { namespaceResultUris } from "../../src/hub/uris.ts";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 
 type Tools = Awaited<ReturnType<Client["listTools"]>>["tools"];
 
@@ -112,7 +115,11 @@ Deno.test("mcp serve returns exactly what a direct call returns, for every kind 
     ];
     for (const [client, tool, args] of cases) {
       const server = client === everything ? "everything" : "filesystem";
-      const want = await client.callTool({ name: tool, arguments: args });
+      // Resource links point through the gateway (mcphub://SERVER/...), which reads them back (passthrough_test.ts).
+      const want = namespaceResultUris(
+        server,
+        await client.callTool({ name: tool, arguments: args }) as CallToolResult,
+      );
       const got = await gw.client.callTool({ name: `${server}__${tool}`, arguments: args });
       assert.deepEqual(got, want, `${server}__${tool}`);
       const viaMeta = await gw.client.callTool({

@@ -7,6 +7,7 @@ import { rateLimitedLog } from "../../src/hub/log_limit.ts";
 import { serverEnvironment } from "../../src/hub/environment.ts";
 import { searchTools } from "../../src/hub/discovery.ts";
 import { openStore } from "../../src/store/mod.ts";
+import { CatalogIndex } from "../../src/catalog/mod.ts";
 import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -87,6 +88,25 @@ Deno.test("a 6,000-deep tool is rejected, listed with its reason, and every othe
     const { revision } = await hub.discovery();
     assert.match(revision, /^[0-9a-f]{16}$/);
     await healthyAnswersWithin(hub, 2000);
+  });
+});
+
+Deno.test("a 256 KiB run of capitals in a description: listed, searched and did-you-mean in bounded time; the healthy server answers", async () => {
+  const yaml = `servers:\n${hostile("bad", ["--mode", "capitals"])}${healthy}`;
+  await withHub(yaml, async (hub) => {
+    await hub.settled();
+    // Before: splitIdentifier's backtracking regex held the event loop for 120 s on this description.
+    const t0 = performance.now();
+    const [{ revision }, took] = await Promise.all([hub.discovery(), healthyAnswersWithin(hub, 2000)]);
+    assert.match(revision, /^[0-9a-f]{16}$/);
+    // The hostile server's other tool ranks as usual.
+    const answer = await searchTools(hub, { query: "answers ok" });
+    const found = (answer.matches as { namespaced: string }[]).map((r) => r.namespaced);
+    assert.equal(found[0], "bad__ok", JSON.stringify(answer).slice(0, 500));
+    // Did-you-mean for a 3,000-character unknown name (before: 50 s with 100k tools).
+    assert.deepEqual(new CatalogIndex(hub.catalog()).closest("Q".repeat(3000)), []);
+    const all = performance.now() - t0;
+    assert.ok(all < 10_000, `index, search and a healthy call took ${all} ms (healthy call ${took} ms)`);
   });
 });
 

@@ -9,7 +9,7 @@ import {
   type CatalogServer,
   type CatalogTool,
   type ToolDefinition,
-} from "../../src/hub/catalog.ts";
+} from "../../src/catalog/mod.ts";
 
 function tool(
   name: string,

@@ -5,7 +5,7 @@
  * even on a loaded machine.
  */
 import assert from "node:assert/strict";
-import { buildCatalog, type ToolDefinition } from "../../src/hub/catalog.ts";
+import { buildCatalog, type ToolDefinition } from "../../src/catalog/mod.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { schemaWords } from "../../src/resolver/companions.ts";
 import {

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/hub/catalog.ts";
+import { buildCatalog } from "../../src/catalog/mod.ts";
 import { cognates, isForeignStopWord, relatedTerms, stemmerFingerprint } from "../../src/resolver/lexicon.ts";
 import { STEMMER_FINGERPRINT } from "../../src/resolver/lexicon_data.ts";
 import { diversify, tieBreaker } from "../../src/resolver/rank.ts";

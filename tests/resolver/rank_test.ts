@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/hub/catalog.ts";
+import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { buildCatalog, type CatalogServer } from "../../src/hub/catalog.ts";
+import { buildCatalog, type CatalogServer } from "../../src/catalog/mod.ts";
 import { canonicalJson, catalogRevision, REVISION_LENGTH } from "../../src/resolver/mod.ts";
 import { fixtureServers } from "./_fixture.ts";
 

@@ -31,6 +31,8 @@ export interface CatalogServer {
   useWhen?: string[];
   /** Downstream tool name -> hints. */
   toolUseWhen?: Record<string, string[]>;
+  /** false: tools are published under their downstream names (no `server__` prefix). */
+  namespace?: false;
   tools: ToolDefinition[];
 }
 
@@ -64,7 +66,10 @@ export function buildCatalog(servers: readonly CatalogServer[]): CatalogTool[] {
   const out: CatalogTool[] = [];
   for (const server of servers) {
     const byName = new Map(server.tools.map((t) => [t.name, t]));
-    for (const plan of planNames(server.name, [...byName.keys()])) {
+    const plans = server.namespace === false
+      ? [...byName.keys()].sort().map((name) => ({ downstream: name, short: name, namespaced: name }))
+      : planNames(server.name, [...byName.keys()]);
+    for (const plan of plans) {
       const def = byName.get(plan.downstream)!;
       const props = def.inputSchema?.properties;
       out.push({

@@ -5,7 +5,7 @@ import {
   planNames,
   PUBLIC_NAME_PATTERN,
   splitReference,
-} from "../../src/hub/mod.ts";
+} from "../../src/catalog/mod.ts";
 
 const names = (server: string, tools: string[]) =>
   Object.fromEntries(planNames(server, tools).map((p) => [p.downstream, p.namespaced]));

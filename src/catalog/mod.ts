@@ -1,0 +1,24 @@
+/**
+ * The catalog: public names (`server__tool`) and the entries built from what
+ * the servers listed. Pure, below `hub/` and `resolver/`, which both use it.
+ *
+ * @module
+ */
+export {
+  buildCatalog,
+  CatalogIndex,
+  type CatalogServer,
+  type CatalogTool,
+  editDistance,
+  type ToolDefinition,
+} from "./catalog.ts";
+export {
+  MAX_PUBLIC_NAME,
+  type NameReference,
+  planNames,
+  type PlannedName,
+  PUBLIC_NAME_PATTERN,
+  SEPARATOR,
+  shortHash,
+  splitReference,
+} from "./naming.ts";

@@ -1,0 +1,85 @@
+/**
+ * `mcp connect URL`: a stdio-to-HTTP bridge, so a host that starts only stdio servers can use a shared
+ * gateway. Messages pass through unchanged in both directions; a request the HTTP side refuses or
+ * cannot deliver is answered with a JSON-RPC error naming why (never retried: it may have arrived).
+ *
+ * @module
+ */
+import { type JSONRPCMessage, StdioServerTransport, StreamableHTTPClientTransport } from "../hub/mod.ts";
+
+/** Pause between a notification and a following response written to the host. */
+const RESPONSE_GAP_MS = 5;
+
+/** What {@linkcode bridge} needs. */
+export interface BridgeOptions {
+  url: URL;
+  /** Sent as `Authorization: Bearer TOKEN`. */
+  token?: string;
+  input: ReadableStream<Uint8Array>;
+  output: WritableStream<Uint8Array>;
+  log: (line: string) => void;
+}
+
+/** The bridge: resolves when either side closes (stdin EOF, the gateway ending the session). */
+export async function bridge(options: BridgeOptions): Promise<void> {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  const remote = new StreamableHTTPClientTransport(options.url, { requestInit: { headers } });
+  const local = new StdioServerTransport(options.input, options.output);
+  const initializing = new Set<string | number>();
+  const done = Promise.withResolvers<void>();
+  let closing = false;
+  const close = async () => {
+    if (closing) return;
+    closing = true;
+    // Ends the HTTP session (DELETE) so the gateway frees it at once, then both sides.
+    await remote.terminateSession().catch(() => {});
+    await Promise.allSettled([remote.close(), local.close()]);
+    done.resolve();
+  };
+
+  local.onmessage = (message: JSONRPCMessage) => {
+    const request = "method" in message && "id" in message ? message : undefined;
+    if (request?.method === "initialize") initializing.add(request.id);
+    remote.send(message).catch((error) => {
+      const code = (error as { code?: unknown }).code;
+      const text = `${typeof code === "number" && code > 0 ? `HTTP ${code}: ` : ""}${
+        (error as Error).message
+      }`;
+      options.log(`mcp connect: ${options.url.origin}${options.url.pathname}: ${text}`);
+      if (!request) return;
+      const why = code === 401
+        ? `the gateway refused the token (401); check --token or MCPHUB_TOKEN: ${text}`
+        : code === 404
+        ? `the gateway no longer has this session (it ended, e.g. idle); restart the host's connection: ${text}`
+        : `the request could not be delivered to the gateway (it was not retried): ${text}`;
+      local.send({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: why } }).catch(() => {});
+    });
+  };
+  // In order; a response right after a notification waits a moment: an SDK-based host handles a
+  // response at once but a notification a microtask later, so a progress notification read in the same
+  // chunk as its call's response would be dropped (the gateway paces its own stdio output the same way).
+  let queue = Promise.resolve();
+  let notifiedAt = 0;
+  remote.onmessage = (message: JSONRPCMessage) => {
+    if ("id" in message && initializing.has(message.id as string | number) && "result" in message) {
+      initializing.delete(message.id as string | number);
+      const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+      if (typeof version === "string") remote.setProtocolVersion(version);
+    }
+    const isNotification = "method" in message && !("id" in message);
+    queue = queue.then(async () => {
+      const since = performance.now() - notifiedAt;
+      if (!isNotification && since < RESPONSE_GAP_MS) {
+        await new Promise((resolve) => setTimeout(resolve, RESPONSE_GAP_MS - since));
+      }
+      await local.send(message).catch(() => {});
+      if (isNotification) notifiedAt = performance.now();
+    });
+  };
+  local.onclose = () => void close();
+  remote.onclose = () => void close();
+  await remote.start();
+  await local.start();
+  return done.promise;
+}

@@ -1,0 +1,336 @@
+/**
+ * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` on `Deno.serve`, many sessions at once over one
+ * set of downstream connections. Each session has its own upstream server ({@linkcode Gateway}): its own
+ * client capabilities, log level, progress tokens and detached calls. An agent's sessions share one
+ * scoped view of the hub; every view shares the hub's downstream sessions.
+ *
+ * Server-to-client requests (sampling, elicitation, roots) reach the session whose call caused them:
+ * a handler sends them through its own `extra.sendRequest`, which is that session's transport; code
+ * outside a handler finds a session's server with {@linkcode Listener.session}.
+ *
+ * @module
+ */
+import type { ListenAddress } from "../config/mod.ts";
+import {
+  type Gateway,
+  type GatewayCore,
+  type GatewayCoreOptions,
+  type Hub,
+  type JSONRPCMessage,
+  openGatewayCore,
+  WebStandardStreamableHTTPServerTransport,
+} from "../hub/mod.ts";
+import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
+import { livePage } from "./page.ts";
+import { SessionEvents } from "./events.ts";
+
+/** The largest request body read (a JSON-RPC message or batch). */
+export const MAX_BODY_BYTES = 4 * 1024 * 1024;
+/** The most header bytes a request may carry. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+/** Sessions open at once; one more initialize is answered 503. */
+export const MAX_SESSIONS = 1_000;
+/** The reconnection delay suggested to clients in SSE `retry:`. */
+export const RETRY_MS = 1_000;
+/** How long a stop waits for in-flight requests before ending sessions. */
+export const DRAIN_MS = 10_000;
+
+/** What {@linkcode listen} needs. */
+export interface ListenOptions extends GatewayCoreOptions {
+  address: ListenAddress;
+  /** Where `${VAR}` tokens are read. */
+  tokenEnv: { get(key: string): string | undefined };
+  /** @default MAX_BODY_BYTES */
+  maxBodyBytes?: number;
+  /** @default MAX_HEADER_BYTES */
+  maxHeaderBytes?: number;
+  /** @default DRAIN_MS */
+  drainMs?: number;
+  /** @default MAX_SESSIONS */
+  maxSessions?: number;
+  /** Seconds between reloads of the live page. @default 10 */
+  refreshSeconds?: number;
+}
+
+/** One upstream session. */
+export interface Session {
+  id: string;
+  /** The agent whose token opened it; undefined = unscoped. */
+  agent?: string;
+  gateway: Gateway;
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** Last request, ms since the epoch. */
+  lastSeen: number;
+  /** JSON-RPC requests from the client not answered yet. */
+  inflight: Set<string | number>;
+}
+
+/** A running listener. */
+export interface Listener {
+  /** `http://HOST:PORT` as bound (the real port when 0 was asked for). */
+  origin: string;
+  core: GatewayCore;
+  /** Open sessions. */
+  sessions(): Session[];
+  /** One open session by id: `session(id).gateway.server` sends server-to-client requests to it. */
+  session(id: string): Session | undefined;
+  /** Resolves once stopped. */
+  done: Promise<void>;
+  /** Drains in-flight requests (bounded), ends every session, stops every child. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function isRequest(
+  message: JSONRPCMessage,
+): message is JSONRPCMessage & { id: string | number; method: string } {
+  return "method" in message && "id" in message;
+}
+
+function isResponse(message: JSONRPCMessage): message is JSONRPCMessage & { id: string | number } {
+  return !("method" in message) && "id" in message;
+}
+
+/** The JSON-RPC body the Streamable HTTP spec prescribes for an unknown session. */
+function sessionNotFound(): Response {
+  return new Response(
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32001, message: "Session not found" }, id: null }) +
+      "\n",
+    { status: 404, headers: { "content-type": "application/json" } },
+  );
+}
+
+/**
+ * Starts listening. Refuses to start (RangeError with the fix) when a token variable is unset or a
+ * non-loopback address would be served without tokens.
+ */
+export async function listen(options: ListenOptions): Promise<Listener> {
+  const { config, log } = options;
+  const guard = await TokenGuard.create(config.agents, options.tokenEnv, config.path, options.agent);
+  guard.checkBind(options.address.hostname, config.path);
+  const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
+  const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
+  const core = openGatewayCore({ ...options, agent: undefined, shared: true });
+  const sessions = new Map<string, Session>();
+  let draining = false;
+  let drained: (() => void) | undefined;
+
+  const settleIfIdle = () => {
+    if (drained && [...sessions.values()].every((s) => s.inflight.size === 0)) drained();
+  };
+
+  const endSession = async (session: Session, why: string) => {
+    if (!sessions.delete(session.id)) return;
+    log(`session ${session.id.slice(0, 8)} ended: ${why}`);
+    await session.gateway.close();
+  };
+
+  const newSession = async (agent: string | undefined): Promise<Session> => {
+    const hub: Hub = agent === undefined ? core.hub : core.view(agent);
+    const gateway = core.gateway(hub);
+    const session: Session = {
+      id: "",
+      agent,
+      gateway,
+      lastSeen: Date.now(),
+      inflight: new Set(),
+      transport: new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: () => crypto.randomUUID(),
+        onsessioninitialized: (id) => {
+          session.id = id;
+          sessions.set(id, session);
+        },
+        onsessionclosed: (id) => {
+          const open = sessions.get(id);
+          if (open) void endSession(open, "closed by the client");
+        },
+        maxRequestBodySize: options.maxBodyBytes ?? MAX_BODY_BYTES,
+        // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
+        eventStore: new SessionEvents(),
+        retryInterval: RETRY_MS,
+      }),
+    };
+    await gateway.connect(session.transport);
+    // Count the client's requests until answered: drain waits for them, and a session with one open
+    // is not idle.
+    const transport = session.transport;
+    const onmessage = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      if (isRequest(message)) session.inflight.add(message.id);
+      onmessage?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = async (message, sendOptions) => {
+      try {
+        return await send(message, sendOptions);
+      } finally {
+        if (isResponse(message)) {
+          session.inflight.delete(message.id);
+          session.lastSeen = Date.now();
+          settleIfIdle();
+        }
+      }
+    };
+    return session;
+  };
+
+  const handleMcp = async (request: Request, agent: string | undefined): Promise<Response> => {
+    const id = request.headers.get("mcp-session-id");
+    if (id !== null) {
+      const session = sessions.get(id);
+      // Another agent's session id is as unknown as a made-up one.
+      if (!session || session.agent !== agent) return sessionNotFound();
+      session.lastSeen = Date.now();
+      return await session.transport.handleRequest(request);
+    }
+    if (request.method !== "POST") {
+      return new Refusal(400, "Bad Request: Mcp-Session-Id header is required").response();
+    }
+    if (draining) {
+      return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
+        .response();
+    }
+    const limit = options.maxSessions ?? MAX_SESSIONS;
+    if (sessions.size >= limit) {
+      return new Refusal(
+        503,
+        `Service Unavailable: ${limit} sessions are open, the most this gateway keeps; retry later`,
+        { "retry-after": "5" },
+      ).response();
+    }
+    const session = await newSession(agent);
+    const response = await session.transport.handleRequest(request);
+    // Not an initialize request (or a refused one): no session was made.
+    if (!session.id) await session.gateway.close();
+    return response;
+  };
+
+  const route = async (request: Request): Promise<Response> => {
+    checkHeaderSize(request, maxHeaderBytes);
+    checkHostAndOrigin(request, allowed);
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (path === "/healthz") return json({ status: draining ? "stopping" : "ok" }, draining ? 503 : 200);
+    if (path === "/readyz") return readiness(core.hub, draining);
+    const mcp = /^\/mcp(?:\/([^/]+))?\/?$/.exec(path);
+    if (mcp) {
+      const agent = await guard.agentOf(
+        request,
+        mcp[1] === undefined ? undefined : decodeURIComponent(mcp[1]),
+      );
+      return await handleMcp(request, agent);
+    }
+    if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {
+      const agent = await guard.agentOf(request, undefined);
+      await core.flush();
+      const hub = agent === undefined ? core.hub : core.view(agent);
+      return livePage(core.db, hub, agent, options.refreshSeconds ?? 10);
+    }
+    return new Refusal(404, "Not found: MCP is served at /mcp").response();
+  };
+
+  const server = Deno.serve({
+    hostname: options.address.hostname,
+    port: options.address.port,
+    onListen: () => {},
+    onError: (error) => {
+      log(`http: ${(error as Error).message}`);
+      return new Refusal(500, "Internal Server Error").response();
+    },
+  }, async (request) => {
+    try {
+      return await route(request);
+    } catch (error) {
+      if (error instanceof Refusal) return error.response();
+      throw error;
+    }
+  });
+  const addr = server.addr as Deno.NetAddr;
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  const origin = `http://${host}:${addr.port}`;
+
+  const idleMs = config.sessionIdleMs;
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const session of sessions.values()) {
+      const busy = session.inflight.size > 0 || session.gateway.detached.running > 0;
+      if (!busy && now - session.lastSeen >= idleMs) void endSession(session, `idle for ${idleMs}ms`);
+    }
+  }, Math.min(60_000, Math.max(250, Math.floor(idleMs / 4))));
+
+  void core.hub.start();
+
+  let stopping: Promise<void> | undefined;
+  const done = Promise.withResolvers<void>();
+  const stop = () => {
+    stopping ??= (async () => {
+      draining = true;
+      clearInterval(sweep);
+      const bound = options.drainMs ?? DRAIN_MS;
+      const idle = new Promise<void>((resolve) => drained = resolve);
+      settleIfIdle();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const waited = await Promise.race([
+        idle.then(() => true),
+        new Promise<boolean>((resolve) => timer = setTimeout(() => resolve(false), bound)),
+      ]);
+      clearTimeout(timer);
+      const open = [...sessions.values()];
+      const pending = open.reduce((n, s) => n + s.inflight.size, 0);
+      if (!waited) {
+        log(`stopping: ${pending} request(s) still running after ${bound}ms; ending them`);
+        // A definite answer rather than a stream that just ends: the client knows to stop waiting.
+        await Promise.allSettled(open.flatMap((s) =>
+          [...s.inflight].map((id) =>
+            s.transport.send({
+              jsonrpc: "2.0",
+              id,
+              error: {
+                code: -32603,
+                message:
+                  `The gateway is stopping: this request was still running after the ${bound}ms drain ` +
+                  "bound and was cancelled; its outcome is unknown and it was not retried.",
+              },
+            })
+          )
+        ));
+      }
+      await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
+      await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
+      clearTimeout(timer);
+      await core.close();
+      done.resolve();
+    })();
+    return stopping;
+  };
+  return {
+    origin,
+    core,
+    sessions: () => [...sessions.values()],
+    session: (id) => sessions.get(id),
+    done: done.promise,
+    stop,
+  };
+}
+
+function json(value: unknown, status = 200): Response {
+  return new Response(JSON.stringify(value) + "\n", {
+    status,
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
+/** `/readyz`: 200 once no enabled server is still connecting; counts only (no names, no errors). */
+function readiness(hub: Hub, draining: boolean): Response {
+  const servers = hub.servers().filter((s) => s.enabled);
+  const count = (state: string) => servers.filter((s) => s.state === state).length;
+  const connecting = count("connecting");
+  const connected = count("connected");
+  const ready = !draining && connecting === 0;
+  return json({
+    ready,
+    servers: servers.length,
+    connected,
+    connecting,
+    not_connected: servers.length - connected - connecting,
+  }, ready ? 200 : 503);
+}

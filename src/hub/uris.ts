@@ -1,0 +1,69 @@
+/**
+ * Namespaced resource URIs: `mcphub://SERVER/` + the server's own URI, percent-encoded
+ * (encodeURIComponent). The server and the original URI are in the URI itself, so a read,
+ * a subscription or a completion routes without a lookup table that could go stale.
+ *
+ * @module
+ */
+import type { CallToolResult } from "./sdk.ts";
+
+/** The scheme of namespaced URIs. */
+export const URI_PREFIX = "mcphub://";
+
+/** `mcphub://SERVER/` + the original URI, percent-encoded. */
+export function namespaceUri(server: string, uri: string): string {
+  return `${URI_PREFIX}${server}/${encodeURIComponent(uri)}`;
+}
+
+/**
+ * A URI template (RFC 6570) namespaced the same way: the literal parts are percent-encoded, the
+ * `{expressions}` stay, so the host expands it and the result reads back as the original expanded.
+ */
+export function namespaceTemplate(server: string, template: string): string {
+  const parts = template.split(/(\{[^{}]*\})/);
+  return `${URI_PREFIX}${server}/${
+    parts.map((part, i) => (i % 2 === 1 ? part : encodeURIComponent(part))).join("")
+  }`;
+}
+
+/** The server and original URI of a namespaced URI (or template); undefined when it is not one. */
+export function splitUri(uri: string): { server: string; uri: string } | undefined {
+  if (!uri.startsWith(URI_PREFIX)) return undefined;
+  const rest = uri.slice(URI_PREFIX.length);
+  const slash = rest.indexOf("/");
+  if (slash <= 0) return undefined;
+  try {
+    return { server: rest.slice(0, slash), uri: decodeTemplate(rest.slice(slash + 1)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Decodes percent-encoding outside `{expressions}` (a template) and everywhere in a plain URI. */
+function decodeTemplate(text: string): string {
+  return text.split(/(\{[^{}]*\})/).map((part, i) => (i % 2 === 1 ? part : decodeURIComponent(part)))
+    .join("");
+}
+
+/**
+ * A tool result with its `resource_link` and embedded `resource` blocks pointing through the
+ * gateway; the same object when there are none.
+ */
+export function namespaceResultUris(server: string, result: CallToolResult): CallToolResult {
+  const content = result.content;
+  if (!Array.isArray(content) || !content.some((b) => b.type === "resource_link" || b.type === "resource")) {
+    return result;
+  }
+  return {
+    ...result,
+    content: content.map((block) => {
+      if (block.type === "resource_link" && typeof block.uri === "string") {
+        return { ...block, uri: namespaceUri(server, block.uri) };
+      }
+      if (block.type === "resource" && block.resource && typeof block.resource.uri === "string") {
+        return { ...block, resource: { ...block.resource, uri: namespaceUri(server, block.resource.uri) } };
+      }
+      return block;
+    }),
+  };
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { SessionEvents } from "../../src/http/mod.ts";
+import type { JSONRPCMessage } from "../../src/hub/mod.ts";
+
+const note = (n: number): JSONRPCMessage => ({
+  jsonrpc: "2.0",
+  method: "notifications/message",
+  params: { n },
+});
+
+async function replay(events: SessionEvents, after: string): Promise<[string, JSONRPCMessage][]> {
+  const sent: [string, JSONRPCMessage][] = [];
+  await events.replayEventsAfter(after, {
+    send: (id, message) => Promise.resolve(void sent.push([id, message])),
+  });
+  return sent;
+}
+
+Deno.test("SessionEvents replays one stream's events after the given id, in order", async () => {
+  const events = new SessionEvents();
+  const a1 = await events.storeEvent("a", note(1));
+  const b1 = await events.storeEvent("b", note(2));
+  const a2 = await events.storeEvent("a", note(3));
+  const a3 = await events.storeEvent("a", note(4));
+  assert.deepEqual(await replay(events, a1), [[a2, note(3)], [a3, note(4)]]);
+  assert.deepEqual(await replay(events, b1), []);
+  assert.equal(await events.getStreamIdForEventId(a2), "a");
+  assert.equal(await events.getStreamIdForEventId("nonsense"), undefined);
+  await assert.rejects(replay(events, "nonsense"), /Unknown Last-Event-ID/);
+});
+
+Deno.test("SessionEvents drops the oldest events beyond its count and byte bounds", async () => {
+  const byCount = new SessionEvents({ maxEvents: 3 });
+  const ids = [];
+  for (let i = 0; i < 5; i++) ids.push(await byCount.storeEvent("s", note(i)));
+  assert.equal(byCount.size, 3);
+  assert.deepEqual(await replay(byCount, ids[0]), [[ids[2], note(2)], [ids[3], note(3)], [ids[4], note(4)]]);
+
+  const one = JSON.stringify(note(0)).length;
+  const byBytes = new SessionEvents({ maxBytes: one * 2 });
+  for (let i = 0; i < 4; i++) await byBytes.storeEvent("s", note(i));
+  assert.equal(byBytes.size, 2);
+  // One event over the byte bound on its own is still kept (the newest is never dropped).
+  const tiny = new SessionEvents({ maxBytes: 1 });
+  await tiny.storeEvent("s", note(1));
+  assert.equal(tiny.size, 1);
+});
