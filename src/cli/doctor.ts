@@ -60,6 +60,10 @@ export interface ServerCheck {
   error?: string;
   fix?: string;
   stderr_tail?: string;
+  /** Tools not mounted because their definition exceeds the limits (a warning: the server works). */
+  rejected?: { name: string; reason: string }[];
+  /** Tools whose metadata carries known prompt-injection markers (a warning: review them). */
+  flagged?: { tool: string; markers: string[] }[];
 }
 
 interface ConfigCheck {
@@ -383,8 +387,11 @@ async function checkServers(
       const check: ServerCheck = { name: server.name, state: status!.state, kind, target: status!.target };
       if (status!.state === "disabled") return check;
       check.connect_ms = elapsed;
-      if (status!.connected) check.tools = status!.tools;
-      else {
+      if (status!.connected) {
+        check.tools = status!.tools;
+        if (status!.rejected?.length) check.rejected = status!.rejected;
+        if (status!.flagged?.length) check.flagged = status!.flagged;
+      } else {
         check.state = "failed";
         check.error = status!.error ?? "not connected";
         const error = check.error;
@@ -409,7 +416,8 @@ Checks everything mcp serve depends on and says what to fix:
   store        path, mode, size, PRAGMA integrity_check, how long results and records are kept
   servers      each enabled server: connects (bounded by connect_timeout), initialize time,
                tool count; for a failure the stderr tail and the fix (command not found,
-               missing variable, 401 from a remote, timeout, exited, unreachable)
+               missing variable, 401 from a remote, timeout, exited, unreachable); warnings
+               for tools not mounted (definition limits) and for injection markers
   permissions  the Deno flags a binary locked to this config needs (mcphub permissions)
   hosts        which MCP host configs start mcphub
 Exit status 0 when nothing is broken, 1 otherwise (warnings do not fail). --json for CI.
@@ -523,6 +531,15 @@ export const doctorCommand: Command = {
       for (const s of servers) {
         if (s.state === "connected") {
           out.push(`  ok      ${s.name}  ${s.connect_ms} ms, ${s.tools} tools  (${s.kind}: ${s.target})`);
+          for (const r of s.rejected ?? []) {
+            out.push(`          warning: tool "${r.name}" ${r.reason}`);
+          }
+          for (const f of s.flagged ?? []) {
+            out.push(
+              `          warning: tool "${f.tool}" carries injection markers (${f.markers.join(", ")}): ` +
+                `review it with mcphub describe ${s.name}__${f.tool}`,
+            );
+          }
         } else if (s.state === "disabled") out.push(`  off     ${s.name}  disabled`);
         else {
           out.push(`  FAILED  ${s.name}  ${s.problem}: ${s.error}  (${s.kind}: ${s.target})`);
