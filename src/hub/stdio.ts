@@ -117,6 +117,60 @@ export interface StdioServerParams {
   killGraceMs?: number;
 }
 
+/**
+ * Writes newline-delimited messages to a pipe, one write per tick: messages sent in the same tick (a
+ * burst of progress notifications, eight results at once) go out as one buffer, in order. Each
+ * returned promise settles when the write holding that message has.
+ */
+export class CoalescingWriter {
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #encoder = new TextEncoder();
+  #queue: Uint8Array[] = [];
+  #queued = 0;
+  #batch?: Promise<void>;
+  #writes: Promise<void> = Promise.resolve();
+
+  constructor(writer: WritableStreamDefaultWriter<Uint8Array>) {
+    this.#writer = writer;
+  }
+
+  /** Queues one message (serialized here, so a later mutation of it does not change what is sent). */
+  write(message: unknown): Promise<void> {
+    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    this.#queue.push(bytes);
+    this.#queued += bytes.length;
+    if (!this.#batch) {
+      const batch = this.#writes.then(() => {
+        const parts = this.#queue;
+        const size = this.#queued;
+        this.#queue = [];
+        this.#queued = 0;
+        this.#batch = undefined;
+        if (parts.length === 1) return this.#writer.write(parts[0]!);
+        const joined = new Uint8Array(size);
+        let at = 0;
+        for (const part of parts) joined.set(part, at), at += part.length;
+        return this.#writer.write(joined);
+      });
+      this.#batch = batch;
+      // The next batch waits for this one, whether it failed or not.
+      this.#writes = batch.catch(() => {});
+    }
+    return this.#batch;
+  }
+
+  /** Resolves once everything queued so far has been written (or failed). */
+  drained(): Promise<void> {
+    return this.#writes;
+  }
+
+  /** Closes the pipe once what is queued has been written. */
+  async close(): Promise<void> {
+    await this.#writes;
+    await this.#writer.close();
+  }
+}
+
 /** The client side of a stdio connection: spawns the server in its own process group. */
 export class StdioClientTransport implements Transport {
   onclose?: () => void;
@@ -124,8 +178,7 @@ export class StdioClientTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   #params: StdioServerParams;
   #child?: Deno.ChildProcess;
-  #writer?: WritableStreamDefaultWriter<Uint8Array>;
-  #encoder = new TextEncoder();
+  #writer?: CoalescingWriter;
   #closed = false;
   #exited?: Promise<Deno.CommandStatus>;
 
@@ -157,7 +210,7 @@ export class StdioClientTransport implements Transport {
       detached: Deno.build.os !== "windows",
     }).spawn();
     this.#child = child;
-    this.#writer = child.stdin.getWriter();
+    this.#writer = new CoalescingWriter(child.stdin.getWriter());
     this.#exited = child.status;
     const pumped = this.#pump(child.stdout);
     this.#drainStderr(child.stderr);
@@ -214,7 +267,7 @@ export class StdioClientTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
-    await this.#writer.write(this.#encoder.encode(JSON.stringify(message) + "\n"));
+    await this.#writer.write(message);
   }
 
   #closing?: Promise<void>;
@@ -300,14 +353,12 @@ export class StdioServerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   #input: ReadableStream<Uint8Array>;
-  #output: WritableStreamDefaultWriter<Uint8Array>;
-  #encoder = new TextEncoder();
+  #output: CoalescingWriter;
   #closed = false;
-  #writes: Promise<void> = Promise.resolve();
 
   constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
     this.#input = input;
-    this.#output = output.getWriter();
+    this.#output = new CoalescingWriter(output.getWriter());
   }
 
   start(): Promise<void> {
@@ -360,9 +411,7 @@ export class StdioServerTransport implements Transport {
   }
 
   #write(message: unknown): Promise<void> {
-    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    this.#writes = this.#writes.then(() => this.#output.write(bytes));
-    return this.#writes;
+    return this.#output.write(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -373,7 +422,7 @@ export class StdioServerTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#writes.catch(() => {});
+    await this.#output.drained();
     this.onclose?.();
   }
 
