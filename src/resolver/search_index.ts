@@ -34,6 +34,12 @@ export const FIELDS = [
   "tags",
 ] as const;
 
+/** Fields whose text is the server's, the same for each of its tools. */
+const SERVER_LEVEL: ReadonlySet<Field> = new Set(["serverHints", "serverName", "serverDescription", "tags"]);
+
+/** The term counts of an empty field (shared; never written). */
+const NO_TERMS: Map<string, number> = new Map();
+
 /** One ranked field. */
 export type Field = typeof FIELDS[number];
 
@@ -298,6 +304,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const fieldCount = FIELDS.length;
   // Per document, per field: term -> tf.
   const docFields: Map<string, number>[][] = [];
+  const shared = new Map<string, Map<string, number>>();
   const nameTerms: string[][] = [];
   const phrases: string[][] = [];
   for (let d = 0; d < n; d++) {
@@ -306,7 +313,17 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     const texts = fieldTexts(tool);
     const fields: Map<string, number>[] = [];
     for (let f = 0; f < fieldCount; f++) {
-      fields.push(termCounts(texts[FIELDS[f]!]));
+      const field = FIELDS[f]!;
+      const text = texts[field];
+      // Fewer allocations, so shorter garbage-collection pauses while 100k tools are indexed: no map for
+      // an empty field, one per distinct server-level text (shared by the server's tools; read only).
+      if (!text) fields.push(NO_TERMS);
+      else if (SERVER_LEVEL.has(field)) {
+        const key = `${f}\u0000${text}`;
+        let counts = shared.get(key);
+        if (!counts) shared.set(key, counts = termCounts(text));
+        fields.push(counts);
+      } else fields.push(termCounts(text));
     }
     docFields.push(fields);
     nameTerms.push(unique(tokenize(splitName(tool.short))));
