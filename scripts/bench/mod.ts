@@ -2,7 +2,7 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `http`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `livemcpbench` (a file name such as
+ * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `livemcpbench` (a file name such as
  * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
@@ -16,6 +16,7 @@ import * as heldout from "./heldout.ts";
 import * as hostile from "./hostile_bench.ts";
 import * as http from "./http_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
+import * as peer from "./peer_bench.ts";
 import * as resolver from "./resolver_bench.ts";
 import * as soak from "./soak_bench.ts";
 import * as spool from "./spool_bench.ts";
@@ -33,6 +34,7 @@ export interface Benchmark {
 export const BENCHMARKS: readonly Benchmark[] = [
   { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
   { name: "http", file: "http_bench.ts", run: () => http.main() },
+  { name: "peer", file: "peer_bench.ts", run: () => peer.main() },
   { name: "first_list", file: "first_list_bench.ts", run: () => firstList.main([]) },
   { name: "spool", file: "spool_bench.ts", run: () => spool.main() },
   { name: "spool_e2e", file: "spool_e2e_bench.ts", run: () => spoolE2e.main() },

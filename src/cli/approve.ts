@@ -1,7 +1,8 @@
 /**
  * `mcphub approve server__tool | server | --all` and `mcphub tools changes`: review and accept tool
  * definitions that the gateway holds because they changed since they were approved (the rug-pull
- * defence, see `trust:`). A running gateway mounts an approved tool within about two seconds.
+ * defence, see `trust:`). A running gateway usually mounts an approved tool within about two seconds;
+ * the next start always does.
  *
  * @module
  */
@@ -19,7 +20,8 @@ of every held tool: it becomes the pinned definition. A tool is held when its
 definition (name, title, description, input or output schema, annotations)
 changed since it was first seen or last approved (trust: changes, the
 default), or when it is new on a server with trust: pin. Review first with
-\`mcphub tools changes\`. A running gateway mounts the tool within 2 s.
+\`mcphub tools changes\`. A running gateway usually mounts the tool within
+2 s; if it stays held there, restart the gateway.
 `;
 
 const CHANGES_HELP = `Usage: mcphub tools changes [SERVER] [--json]

@@ -549,16 +549,19 @@ export class Hub {
     return verdict;
   }
 
-  /** While tools are held, looks for approvals (`mcphub approve` in another process) every 2 s. */
+  /**
+   * Looks for approvals (`mcphub approve` in another process) every 2 s: one timer for the hub's life
+   * once a verdict was taken, re-reading only the servers that have held tools (a no-op otherwise).
+   */
   #watchApprovals(): void {
-    const anyHeld = [...this.#verdicts.values()].some((v) => v.verdict.held.length > 0);
-    if (!anyHeld || this.#closed) {
-      clearInterval(this.#pinTimer);
-      this.#pinTimer = undefined;
-      return;
-    }
-    if (this.#pinTimer !== undefined) return;
-    this.#pinTimer = setInterval(() => this.recheckPins(), 2000);
+    if (this.#pinTimer !== undefined || this.#closed) return;
+    this.#pinTimer = setInterval(() => {
+      try {
+        this.recheckPins();
+      } catch (error) {
+        this.#options.log(`warning: checking tool approvals failed: ${messageOf(error)}`);
+      }
+    }, 2000);
     Deno.unrefTimer(this.#pinTimer);
   }
 
