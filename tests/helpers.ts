@@ -147,6 +147,26 @@ export async function connectDirect(
   return client;
 }
 
+/**
+ * Runs `deno run -A main.ts ARGS` (the CLI as a user runs it from source) to its end. `env` is added to
+ * the test's environment.
+ */
+export async function runMcphub(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = await new Deno.Command(DENO, {
+    args: ["run", "-A", `${ROOT}main.ts`, ...args],
+    cwd: options.cwd ?? ROOT,
+    env: options.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const dec = new TextDecoder();
+  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
 /** Writes `mcphub.yaml` into `dir` and returns its path. */
 export async function writeConfig(dir: string, yaml: string, name = "mcphub.yaml"): Promise<string> {
   const path = `${dir}/${name}`;

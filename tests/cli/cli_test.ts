@@ -1,19 +1,8 @@
 import assert from "node:assert/strict";
-import { DENO, ROOT, tempDir } from "../helpers.ts";
+import { ROOT, runMcphub, tempDir } from "../helpers.ts";
 import { VERSION } from "../../src/cli/mod.ts";
 
-async function mcphub(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}) {
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    cwd: options.cwd ?? ROOT,
-    env: options.env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
+const mcphub = runMcphub;
 
 Deno.test("mcphub --version prints the version of deno.json and the target", async () => {
   const deno = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`));

@@ -1,17 +1,6 @@
 import assert from "node:assert/strict";
-import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { DENO, FIXTURE, q, runMcphub, tempDir, writeConfig } from "../helpers.ts";
 import { cliWords } from "../../src/cli/cli_words.ts";
-
-async function mcphub(args: string[]) {
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
-}
 
 Deno.test("mcphub search and describe answer what the meta-tools answer", async () => {
   await using dir = await tempDir();
@@ -19,25 +8,25 @@ Deno.test("mcphub search and describe answer what the meta-tools answer", async 
     dir.path,
     `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
   );
-  const s = await mcphub(["--config", config, "search", "echo some text"]);
+  const s = await runMcphub(["--config", config, "search", "echo some text"]);
   assert.equal(s.code, 0, s.stderr);
   assert.match(s.stdout, /^TOOL\s+SCORE\s+DESCRIPTION\nfx__echo\s+\d+\.\d\d\s+Echoes text\./);
-  const j = await mcphub(["--config", config, "--json", "search", "echo some text"]);
+  const j = await runMcphub(["--config", config, "--json", "search", "echo some text"]);
   const json = JSON.parse(j.stdout);
   assert.equal(json.matches[0].namespaced, "fx__echo");
   assert.equal(json.contract_version, "1");
-  const d = await mcphub(["--config", config, "describe", "fx__big"]);
+  const d = await runMcphub(["--config", config, "describe", "fx__big"]);
   assert.equal(d.code, 0, d.stderr);
   const described = JSON.parse(d.stdout);
   assert.equal(described.namespaced, "fx__big");
   assert.deepEqual(described.input_schema.required, ["bytes"]);
-  const u = await mcphub(["--config", config, "describe", "fx__bigg"]);
+  const u = await runMcphub(["--config", config, "describe", "fx__bigg"]);
   assert.equal(u.code, 1);
   assert.equal(
     u.stderr,
     'error: Unknown tool "fx__bigg". Did you mean "fx__big"? Run `mcphub search "fx bigg"` to find tools.\n',
   );
-  const none = await mcphub(["--config", config, "describe"]);
+  const none = await runMcphub(["--config", config, "describe"]);
   assert.equal(none.code, 2);
 });
 
@@ -65,16 +54,16 @@ Deno.test("CLI errors name CLI commands: describe of a failed server, search pas
     `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n` +
       `  bad:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --crash-at-start]\n`,
   );
-  const d = await mcphub(["--config", config, "describe", "bad__echo"]);
+  const d = await runMcphub(["--config", config, "describe", "bad__echo"]);
   assert.equal(d.code, 1);
   assert.match(
     d.stderr,
     /^error: server "bad" is failed: .*; `mcphub list` shows every server's state\n$/,
   );
   assert.doesNotMatch(d.stderr, /describe_tool|list_servers|search_tools/);
-  const z = await mcphub(["--config", config, "describe", "zz_top"]);
+  const z = await runMcphub(["--config", config, "describe", "zz_top"]);
   assert.equal(z.stderr, 'error: Unknown tool "zz_top". Run `mcphub search "zz top"` to find tools.\n');
-  const s = await mcphub(["--config", config, "search", "echo"]);
+  const s = await runMcphub(["--config", config, "search", "echo"]);
   assert.equal(s.code, 0);
   assert.equal(s.stderr, "mcphub: not searched: bad (failed); `mcphub list` shows why\n");
   assert.match(s.stdout, /^TOOL\s+SCORE/);

@@ -5,7 +5,7 @@
  * bytes of the store file. Run as users run it: `mcp serve` under its derived permissions, then the CLI.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, DENO, FIXTURE, q, ROOT, runMcphub, tempDir, writeConfig } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu";
@@ -21,15 +21,8 @@ function pieces(text: string): string[] {
 }
 
 async function mcphub(args: string[], env: Record<string, string>) {
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, ...args],
-    env: { ...Deno.env.toObject(), ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, text: dec.decode(out.stdout) + dec.decode(out.stderr) };
+  const out = await runMcphub(args, { env: { ...Deno.env.toObject(), ...env } });
+  return { code: out.code, text: out.stdout + out.stderr };
 }
 
 Deno.test("a secret printed by a server and carried in a call's error reaches no log, list, stats or store byte", async () => {
