@@ -7,7 +7,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { buildReceipt, type Spool } from "../spool/mod.ts";
+import { buildReceipt, type ResultStore } from "../spool/mod.ts";
 import type { CallToolResult } from "./sdk.ts";
 
 /** What finalizing needs besides the result. */
@@ -16,7 +16,7 @@ export interface FinalizeOptions {
   budget: number;
   verbatim: boolean;
   /** Opened lazily on the first oversized result; undefined when no store can be had. */
-  spool?: () => Spool | undefined;
+  spool?: () => ResultStore | undefined;
   /** Called with a warning when spooling fails (the caller logs it once). */
   warn?: (message: string) => void;
   server: string;
@@ -36,12 +36,12 @@ export interface Finalized {
 }
 
 /** Measures a result against the budget and spools it when over. */
-export function finalizeResult(result: CallToolResult, options: FinalizeOptions): Finalized {
+export async function finalizeResult(result: CallToolResult, options: FinalizeOptions): Promise<Finalized> {
   const serialized = JSON.stringify(result);
   const originalBytes = Buffer.byteLength(serialized, "utf8");
   const pass: Finalized = { result, originalBytes, returnedBytes: originalBytes, spooled: false };
   if (options.verbatim || options.budget === 0 || originalBytes <= options.budget) return pass;
-  let spool: Spool | undefined;
+  let spool: ResultStore | undefined;
   try {
     spool = options.spool?.();
   } catch (error) {
@@ -52,7 +52,7 @@ export function finalizeResult(result: CallToolResult, options: FinalizeOptions)
   }
   if (!spool) return pass;
   try {
-    const stored = spool.put(serialized, {
+    const stored = await spool.put(serialized, {
       server: options.server,
       tool: options.tool,
       namespaced: options.namespaced,

@@ -768,7 +768,7 @@ export class Hub {
     }
     // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
     if (d.config.namespace !== false) result = namespaceResultUris(entry.server, result);
-    const finalized = finalizeResult(result, {
+    const finalized = await finalizeResult(result, {
       ...this.#options.finalize,
       budget: this.config.responseBudget,
       verbatim: this.config.verbatim,

@@ -402,7 +402,7 @@ export class Passthrough {
         }
         : result;
       // Over response_budget: stored whole, answered with the receipt as the one content (get_result pages it).
-      const finalized = this.#hub.finalizeOther(read, {
+      const finalized = await this.#hub.finalizeOther(read, {
         server: name,
         tool: READ_TOOL,
         namespaced: req.params.uri,

@@ -79,7 +79,8 @@ export interface PinVerdict {
   held: HeldTool[];
 }
 
-interface Row {
+/** A `tool_pins` row as the check reads it. @internal */
+export interface PinRow {
   tool: string;
   hash: string | null;
   definition: string | null;
@@ -88,7 +89,8 @@ interface Row {
   changed_at: number | null;
 }
 
-function parse(text: string | null): ToolDefinition | undefined {
+/** A stored definition's JSON, or undefined. @internal */
+export function parse(text: string | null): ToolDefinition | undefined {
   if (text === null) return undefined;
   try {
     return JSON.parse(text) as ToolDefinition;
@@ -103,8 +105,106 @@ export function changedFields(before: ToolDefinition | undefined, after: ToolDef
   return PINNED_FIELDS.filter((f) => canonicalJson(before[f] ?? null) !== canonicalJson(after[f] ?? null));
 }
 
+/** One write a check makes: a first sighting, or a new (or cleared) pending definition. @internal */
+export type PinWrite =
+  & { tool: string; pendingHash: string | null; pendingDefinition: string | null; changedAt: number | null }
+  & ({ kind: "insert"; hash: string | null; definition: string | null; at: number } | { kind: "pend" });
+
+/**
+ * The pure part of a check: the verdict for `tools` against a server's stored rows, and the writes that
+ * record it. Both stores (SQLite here, PostgreSQL in `pg_store.ts`) apply the writes their own way. @internal
+ */
+export function decidePins(
+  rows: ReadonlyMap<string, PinRow>,
+  server: string,
+  trust: Exclude<Trust, "off">,
+  tools: readonly ToolDefinition[],
+  now: number,
+): { verdict: PinVerdict; writes: PinWrite[] } {
+  const mounted: ToolDefinition[] = [];
+  const held: HeldTool[] = [];
+  const writes: PinWrite[] = [];
+  for (const def of tools) {
+    const hash = definitionHash(def);
+    const row = rows.get(def.name);
+    if (!row) {
+      if (trust === "changes") {
+        writes.push({
+          kind: "insert",
+          tool: def.name,
+          hash,
+          definition: JSON.stringify(def),
+          pendingHash: null,
+          pendingDefinition: null,
+          changedAt: null,
+          at: now,
+        });
+        mounted.push(def);
+      } else {
+        writes.push({
+          kind: "insert",
+          tool: def.name,
+          hash: null,
+          definition: null,
+          pendingHash: hash,
+          pendingDefinition: JSON.stringify(def),
+          changedAt: now,
+          at: now,
+        });
+        held.push({
+          server,
+          tool: def.name,
+          status: "new",
+          fields: changedFields(undefined, def),
+          since: now,
+        });
+      }
+      continue;
+    }
+    if (row.hash === hash) {
+      if (row.pending_hash !== null) {
+        writes.push({
+          kind: "pend",
+          tool: def.name,
+          pendingHash: null,
+          pendingDefinition: null,
+          changedAt: null,
+        });
+      }
+      mounted.push(def);
+      continue;
+    }
+    let since = row.changed_at ?? now;
+    if (row.pending_hash !== hash) {
+      writes.push({
+        kind: "pend",
+        tool: def.name,
+        pendingHash: hash,
+        pendingDefinition: JSON.stringify(def),
+        changedAt: now,
+      });
+      since = now;
+    }
+    held.push({
+      server,
+      tool: def.name,
+      status: row.hash === null ? "new" : "changed",
+      fields: changedFields(parse(row.definition), def),
+      since,
+    });
+  }
+  return { verdict: { mounted, held }, writes };
+}
+
+/** What the hub needs of a pin store: the check (synchronous), and a refresh for a shared store. */
+export interface PinStore {
+  check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict;
+  /** Re-reads what other processes wrote (approvals); shared stores only. */
+  refresh?(): Promise<void>;
+}
+
 /** The pinned tool definitions of every server, in the store. */
-export class ToolPins {
+export class ToolPins implements PinStore {
   readonly #db: DatabaseSync;
   readonly #clock: () => number;
 
@@ -113,10 +213,10 @@ export class ToolPins {
     this.#clock = clock;
   }
 
-  #rows(server: string): Map<string, Row> {
+  #rows(server: string): Map<string, PinRow> {
     const rows = this.#db.prepare(
       "SELECT tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins WHERE server = ?",
-    ).all(server) as unknown as Row[];
+    ).all(server) as unknown as PinRow[];
     return new Map(rows.map((r) => [r.tool, r]));
   }
 
@@ -126,10 +226,8 @@ export class ToolPins {
    */
   check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
     if (trust === "off") return { mounted: [...tools], held: [] };
-    const rows = this.#rows(server);
-    const now = this.#clock();
-    const mounted: ToolDefinition[] = [];
-    const held: HeldTool[] = [];
+    const { verdict, writes } = decidePins(this.#rows(server), server, trust, tools, this.#clock());
+    if (writes.length === 0) return verdict;
     const insert = this.#db.prepare(
       `INSERT INTO tool_pins (server, tool, hash, definition, pending_hash, pending_definition, changed_at, first_seen)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -139,50 +237,28 @@ export class ToolPins {
     );
     this.#db.exec("BEGIN IMMEDIATE");
     try {
-      for (const def of tools) {
-        const hash = definitionHash(def);
-        const row = rows.get(def.name);
-        if (!row) {
-          if (trust === "changes") {
-            insert.run(server, def.name, hash, JSON.stringify(def), null, null, null, now);
-            mounted.push(def);
-          } else {
-            insert.run(server, def.name, null, null, hash, JSON.stringify(def), now, now);
-            held.push({
-              server,
-              tool: def.name,
-              status: "new",
-              fields: changedFields(undefined, def),
-              since: now,
-            });
-          }
-          continue;
+      for (const w of writes) {
+        if (w.kind === "insert") {
+          insert.run(
+            server,
+            w.tool,
+            w.hash,
+            w.definition,
+            w.pendingHash,
+            w.pendingDefinition,
+            w.changedAt,
+            w.at,
+          );
+        } else {
+          pend.run(w.pendingHash, w.pendingDefinition, w.changedAt, server, w.tool);
         }
-        if (row.hash === hash) {
-          if (row.pending_hash !== null) pend.run(null, null, null, server, def.name);
-          mounted.push(def);
-          continue;
-        }
-        let since = row.changed_at ?? now;
-        if (row.pending_hash !== hash) {
-          pend.run(hash, JSON.stringify(def), now, server, def.name);
-          since = now;
-        }
-        const before = parse(row.definition);
-        held.push({
-          server,
-          tool: def.name,
-          status: row.hash === null ? "new" : "changed",
-          fields: changedFields(before, def),
-          since,
-        });
       }
       this.#db.exec("COMMIT");
     } catch (error) {
       this.#db.exec("ROLLBACK");
       throw error;
     }
-    return { mounted, held };
+    return verdict;
   }
 
   /**
@@ -210,31 +286,39 @@ export class ToolPins {
     const rows = this.#db.prepare(
       `SELECT server, tool, definition, pending_definition, hash, changed_at FROM tool_pins
        WHERE pending_hash IS NOT NULL${server === undefined ? "" : " AND server = ?"} ORDER BY server, tool`,
-    ).all(...(server === undefined ? [] : [server])) as {
-      server: string;
-      tool: string;
-      definition: string | null;
-      pending_definition: string;
-      hash: string | null;
-      changed_at: number | null;
-    }[];
-    const out: ToolChange[] = [];
-    for (const r of rows) {
-      const after = parse(r.pending_definition);
-      if (!after) continue;
-      const before = parse(r.definition);
-      out.push({
-        server: r.server,
-        tool: r.tool,
-        status: r.hash === null ? "new" : "changed",
-        fields: changedFields(before, after),
-        since: r.changed_at ?? 0,
-        before,
-        after,
-      });
-    }
-    return out;
+    ).all(...(server === undefined ? [] : [server])) as unknown as ChangeRow[];
+    return changesOf(rows);
   }
+}
+
+/** A held row as `changes` reads it. @internal */
+export interface ChangeRow {
+  server: string;
+  tool: string;
+  definition: string | null;
+  pending_definition: string;
+  hash: string | null;
+  changed_at: number | null;
+}
+
+/** Held rows as {@linkcode ToolChange}s (rows whose held definition cannot be read are left out). @internal */
+export function changesOf(rows: readonly ChangeRow[]): ToolChange[] {
+  const out: ToolChange[] = [];
+  for (const r of rows) {
+    const after = parse(r.pending_definition);
+    if (!after) continue;
+    const before = parse(r.definition);
+    out.push({
+      server: r.server,
+      tool: r.tool,
+      status: r.hash === null ? "new" : "changed",
+      fields: changedFields(before, after),
+      since: r.changed_at ?? 0,
+      before,
+      after,
+    });
+  }
+  return out;
 }
 
 /** The command that approves one held tool. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../store/mod.ts";
+import type { SqlReader } from "../store/mod.ts";
 import type { CallVia } from "./recorder.ts";
 
 /** Which calls a report covers; every field narrows it. */
@@ -130,9 +130,15 @@ export function where(q: StatsQuery): { sql: string; params: SqlValue[] } {
   return { sql: clauses.length ? `WHERE ${clauses.join(" AND ")}` : "", params };
 }
 
-/** A SQLite number (or bigint) as a number; anything else is 0. @internal */
+/**
+ * A database number as a number: SQLite gives numbers (or bigints), PostgreSQL's SUM gives numeric
+ * strings; anything else is 0. @internal
+ */
 export function num(value: unknown): number {
-  return typeof value === "number" ? value : typeof value === "bigint" ? Number(value) : 0;
+  if (typeof value === "number") return value;
+  if (typeof value === "bigint") return Number(value);
+  if (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  return 0;
 }
 
 function avg(totalMs: unknown, calls: unknown): number {
@@ -140,13 +146,14 @@ function avg(totalMs: unknown, calls: unknown): number {
   return n > 0 ? Math.round(num(totalMs) / n) : 0;
 }
 
-function totalsOf(db: DatabaseSync, q: StatsQuery): StatsTotals {
+async function totalsOf(db: SqlReader, q: StatsQuery): Promise<StatsTotals> {
   const { sql, params } = where(q);
-  const row = db.prepare(
-    `SELECT COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(${CONTEXT_TOKENS}) AS est_tokens,
+  const row = (await db.all(
+    `SELECT COUNT(*) AS calls, SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END) AS errors, SUM(${CONTEXT_TOKENS}) AS est_tokens,
        SUM(duration_ms) AS total_ms, SUM(spooled) AS spooled_results, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql}`,
-  ).get(...params) ?? {};
+    params,
+  ))[0] ?? {};
   return {
     calls: num(row.calls),
     errors: num(row.errors),
@@ -157,13 +164,14 @@ function totalsOf(db: DatabaseSync, q: StatsQuery): StatsTotals {
   };
 }
 
-function serversOf(db: DatabaseSync, q: StatsQuery): ServerStats[] {
+async function serversOf(db: SqlReader, q: StatsQuery): Promise<ServerStats[]> {
   const { sql, params } = where(q);
-  return db.prepare(
-    `SELECT server, COUNT(*) AS calls, SUM(ok = 0) AS errors, SUM(duration_ms) AS total_ms,
+  return (await db.all(
+    `SELECT server, COUNT(*) AS calls, SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END) AS errors, SUM(duration_ms) AS total_ms,
        SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql} GROUP BY server ORDER BY calls DESC, server ASC`,
-  ).all(...params).map((row) => ({
+    params,
+  )).map((row) => ({
     server: String(row.server),
     calls: num(row.calls),
     errors: num(row.errors),
@@ -173,14 +181,15 @@ function serversOf(db: DatabaseSync, q: StatsQuery): ServerStats[] {
   }));
 }
 
-function toolsOf(db: DatabaseSync, q: StatsQuery): ToolStats[] {
+async function toolsOf(db: SqlReader, q: StatsQuery): Promise<ToolStats[]> {
   const { sql, params } = where(q);
-  return db.prepare(
-    `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(ok = 0) AS errors,
+  return (await db.all(
+    `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END) AS errors,
        SUM(duration_ms) AS total_ms, SUM(${CONTEXT_TOKENS}) AS est_tokens, SUM(${KEPT_OUT_SQL}) AS kept_out
      FROM calls ${sql} GROUP BY namespaced, server, tool
      ORDER BY calls DESC, namespaced ASC, server ASC, tool ASC`,
-  ).all(...params).map((row) => ({
+    params,
+  )).map((row) => ({
     namespaced: String(row.namespaced),
     server: String(row.server),
     tool: String(row.tool),
@@ -192,12 +201,13 @@ function toolsOf(db: DatabaseSync, q: StatsQuery): ToolStats[] {
   }));
 }
 
-function recentOf(db: DatabaseSync, q: StatsQuery, limit: number): RecentCall[] {
+async function recentOf(db: SqlReader, q: StatsQuery, limit: number): Promise<RecentCall[]> {
   const { sql, params } = where(q);
-  return db.prepare(
+  return (await db.all(
     `SELECT ts, namespaced, server, tool, ok, duration_ms, ${CONTEXT_TOKENS} AS est_tokens, via, agent
      FROM calls ${sql} ORDER BY ts DESC, id DESC LIMIT ?`,
-  ).all(...params, limit).map((row) => {
+    [...params, limit],
+  )).map((row) => {
     const call: RecentCall = {
       ts: num(row.ts),
       namespaced: String(row.namespaced),
@@ -217,20 +227,23 @@ function recentOf(db: DatabaseSync, q: StatsQuery, limit: number): RecentCall[] 
  * The full `mcphub stats` report for the calls matching `q`.
  * Servers and tools sort by calls (most first), then by name; `avg_ms` is rounded.
  */
-export function queryStats(db: DatabaseSync, q: StatsQuery = {}): StatsReport {
+export async function queryStats(db: SqlReader, q: StatsQuery = {}): Promise<StatsReport> {
   const recent = Math.max(0, Math.floor(q.recent ?? 0));
   return {
-    totals: totalsOf(db, q),
-    servers: serversOf(db, q),
-    tools: toolsOf(db, q),
-    recent: recent > 0 ? recentOf(db, q, recent) : [],
+    totals: await totalsOf(db, q),
+    servers: await serversOf(db, q),
+    tools: await toolsOf(db, q),
+    recent: recent > 0 ? await recentOf(db, q, recent) : [],
   };
 }
 
 /** The `stats` meta-tool result: all time, only `agent`'s calls when given. */
-export function statsMetaTool(db: DatabaseSync, options: { agent?: string } = {}): StatsMetaToolResult {
+export async function statsMetaTool(
+  db: SqlReader,
+  options: { agent?: string } = {},
+): Promise<StatsMetaToolResult> {
   const q: StatsQuery = options.agent === undefined ? {} : { agent: options.agent };
-  const t = totalsOf(db, q);
+  const t = await totalsOf(db, q);
   return {
     totals: {
       calls: t.calls,
@@ -240,7 +253,7 @@ export function statsMetaTool(db: DatabaseSync, options: { agent?: string } = {}
       spooled_results: t.spooled_results,
       tokens_kept_out: t.tokens_kept_out,
     },
-    servers: serversOf(db, q).map((s) => ({
+    servers: (await serversOf(db, q)).map((s) => ({
       server: s.server,
       calls: s.calls,
       errors: s.errors,
@@ -259,14 +272,15 @@ export interface TopToolsOptions {
 }
 
 /** The most-called tools (for `mcphub pin --top N`): calls desc, then name. */
-export function topTools(db: DatabaseSync, options: TopToolsOptions): TopTool[] {
+export async function topTools(db: SqlReader, options: TopToolsOptions): Promise<TopTool[]> {
   const limit = Math.max(0, Math.floor(options.limit));
   if (limit === 0) return [];
   const { sql, params } = where({ since: options.since });
-  return db.prepare(
+  return (await db.all(
     `SELECT namespaced, server, tool, COUNT(*) AS calls FROM calls ${sql}
      GROUP BY namespaced, server, tool ORDER BY calls DESC, namespaced ASC, server ASC, tool ASC LIMIT ?`,
-  ).all(...params, limit).map((row) => ({
+    [...params, limit],
+  )).map((row) => ({
     namespaced: String(row.namespaced),
     server: String(row.server),
     tool: String(row.tool),

@@ -79,7 +79,8 @@ export interface RecorderOptions {
 /** The longest error text stored, in UTF-8 bytes. */
 export const MAX_ERROR_BYTES = 512;
 
-type Row = [
+/** One call record as the `calls` columns of {@linkcode INSERT_COLUMNS}, in that order. */
+export type RecordRow = [
   ts: number,
   server: string,
   tool: string,
@@ -95,6 +96,32 @@ type Row = [
   spooled: number,
   returnedBytes: number,
 ];
+
+/** The `calls` columns a {@linkcode RecordRow} fills, in order. */
+export const INSERT_COLUMNS = [
+  "ts",
+  "server",
+  "tool",
+  "namespaced",
+  "duration_ms",
+  "ok",
+  "error",
+  "args_bytes",
+  "result_bytes",
+  "est_tokens",
+  "agent",
+  "via",
+  "spooled",
+  "returned_bytes",
+] as const;
+
+/**
+ * Where the {@linkcode Recorder} writes a batch: another store than the local SQLite file (the shared
+ * PostgreSQL one). A rejected write keeps the batch queued for a retry.
+ */
+export interface RecordSink {
+  write(rows: readonly RecordRow[]): Promise<void>;
+}
 
 const INSERT_SQL = `INSERT INTO calls (ts, server, tool, namespaced, duration_ms, ok, error, args_bytes,
   result_bytes, est_tokens, agent, via, spooled, returned_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
@@ -112,7 +139,7 @@ export function capUtf8(text: string, maxBytes: number): string {
   return text.slice(0, read);
 }
 
-function toRow(rec: CallRecord): Row {
+function toRow(rec: CallRecord): RecordRow {
   const argsBytes = count(rec.argsBytes);
   const resultBytes = count(rec.resultBytes);
   return [
@@ -146,7 +173,9 @@ export class Recorder {
   #enabled: boolean;
   #maxQueue: number;
   #retryMs: number;
-  #queue: Row[] = [];
+  #queue: RecordRow[] = [];
+  #sink: RecordSink | undefined;
+  #writing: Promise<void> | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #failing = false;
   #dropWarned = false;
@@ -155,11 +184,13 @@ export class Recorder {
   #insert?: ReturnType<DatabaseSync["prepare"]>;
 
   /**
-   * @param db the open store; `undefined` makes the recorder a no-op
+   * @param db the open store (a local database, or a sink for another store); `undefined` makes the
+   *   recorder a no-op
    * @param options warnings, on/off, queue bound
    */
-  constructor(db: DatabaseSync | undefined, options: RecorderOptions = {}) {
-    this.#db = db;
+  constructor(db: DatabaseSync | RecordSink | undefined, options: RecorderOptions = {}) {
+    if (db && typeof (db as RecordSink).write === "function") this.#sink = db as RecordSink;
+    else this.#db = db as DatabaseSync | undefined;
     this.#warn = options.warn ?? (() => {});
     this.#enabled = (options.enabled ?? true) && db !== undefined;
     this.#maxQueue = Math.max(1, Math.floor(options.maxQueue ?? 10_000));
@@ -193,10 +224,14 @@ export class Recorder {
   }
 
   /** Writes everything queued now (shutdown, tests). Resolves even if the store fails. */
-  flush(): Promise<void> {
+  async flush(): Promise<void> {
     this.#clearTimer();
-    this.#drain();
-    return Promise.resolve();
+    if (!this.#sink) return this.#drain();
+    // A batch in flight first, then whatever queued meanwhile.
+    await this.#writing;
+    this.#clearTimer();
+    this.#drainSink();
+    await this.#writing;
   }
 
   /** Flushes, then stops recording; later {@linkcode Recorder.record} calls are ignored. */
@@ -229,11 +264,40 @@ export class Recorder {
     const wait = this.#failing ? Math.max(delay, this.#retryMs) : delay;
     const timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#drain();
+      if (this.#sink) this.#drainSink();
+      else this.#drain();
     }, wait);
     // A retry must not keep the process alive; close() makes the last attempt.
     if (this.#failing) Deno.unrefTimer(timer);
     this.#timer = timer;
+  }
+
+  #drainSink(): void {
+    const sink = this.#sink;
+    if (!sink || this.#writing || this.#queue.length === 0) return;
+    const batch = this.#queue;
+    this.#queue = [];
+    this.#writing = (async () => {
+      try {
+        await sink.write(batch);
+        this.#failing = false;
+        this.#dropWarned = false;
+      } catch (error) {
+        // Back to the front of the queue, within the bound (the oldest go first).
+        this.#queue = [...batch, ...this.#queue].slice(-this.#maxQueue);
+        if (!this.#failing) {
+          this.#failing = true;
+          this.#say(
+            `Cannot record calls in the store: ${
+              (error as Error)?.message ?? error
+            }; calls still work and recording retries in the background`,
+          );
+        }
+      } finally {
+        this.#writing = undefined;
+      }
+      if (this.#queue.length > 0) this.#schedule(this.#failing ? this.#retryMs : this.#batchMs);
+    })();
   }
 
   #drain(): void {

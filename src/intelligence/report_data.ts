@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { DatabaseSync } from "../store/mod.ts";
+import type { SqlReader } from "../store/mod.ts";
 import { KEPT_OUT_SQL, num, queryStats, type RecentCall, type StatsTotals, where } from "./query.ts";
 
 const DAY_MS = 86_400_000;
@@ -106,16 +106,21 @@ const keyOf = (row: Record<string, unknown>): ToolKey =>
   JSON.stringify([String(row.namespaced), String(row.server), String(row.tool)]);
 
 // Nearest rank: the ceil(p * n)-th smallest duration, in integer arithmetic.
-function percentiles(db: DatabaseSync, q: ReportQuery, extra?: string): Map<ToolKey, [number, number]> {
+async function percentiles(
+  db: SqlReader,
+  q: ReportQuery,
+  extra?: string,
+): Promise<Map<ToolKey, [number, number]>> {
   const { sql, params } = filters(q, extra);
-  const rows = db.prepare(
+  const rows = await db.all(
     `SELECT namespaced, server, tool, duration_ms, rn, n FROM (
        SELECT namespaced, server, tool, duration_ms,
          ROW_NUMBER() OVER (PARTITION BY namespaced, server, tool ORDER BY duration_ms) AS rn,
          COUNT(*) OVER (PARTITION BY namespaced, server, tool) AS n
-       FROM calls ${sql})
+       FROM calls ${sql}) AS ranked
      WHERE rn = (n + 1) / 2 OR rn = (95 * n + 99) / 100`,
-  ).all(...params);
+    params,
+  );
   const out = new Map<ToolKey, [number, number]>();
   for (const row of rows) {
     const key = keyOf(row);
@@ -129,25 +134,33 @@ function percentiles(db: DatabaseSync, q: ReportQuery, extra?: string): Map<Tool
   return out;
 }
 
-function serverExtras(db: DatabaseSync, q: ReportQuery): Map<string, { kept: number; spooled: number }> {
+async function serverExtras(
+  db: SqlReader,
+  q: ReportQuery,
+): Promise<Map<string, { kept: number; spooled: number }>> {
   const { sql, params } = filters(q);
   const out = new Map<string, { kept: number; spooled: number }>();
   for (
-    const row of db.prepare(
+    const row of (await db.all(
       `SELECT server, SUM(${KEPT_OUT_SQL}) AS kept, SUM(spooled) AS spooled FROM calls ${sql} GROUP BY server`,
-    ).all(...params)
+      params,
+    ))
   ) out.set(String(row.server), { kept: num(row.kept), spooled: num(row.spooled) });
   return out;
 }
 
-function detachedOf(db: DatabaseSync, q: ReportQuery): Map<ToolKey, { calls: number; errors: number }> {
+async function detachedOf(
+  db: SqlReader,
+  q: ReportQuery,
+): Promise<Map<ToolKey, { calls: number; errors: number }>> {
   const { sql, params } = filters(q, "via = 'detach'");
   const out = new Map<ToolKey, { calls: number; errors: number }>();
   for (
-    const row of db.prepare(
-      `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(ok = 0) AS errors FROM calls ${sql}
+    const row of (await db.all(
+      `SELECT namespaced, server, tool, COUNT(*) AS calls, SUM(CASE WHEN ok = 0 THEN 1 ELSE 0 END) AS errors FROM calls ${sql}
        GROUP BY namespaced, server, tool`,
-    ).all(...params)
+      params,
+    ))
   ) out.set(keyOf(row), { calls: num(row.calls), errors: num(row.errors) });
   return out;
 }
@@ -172,13 +185,13 @@ function nextBucket(start: number, unit: ReportData["unit"]): number {
   return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
 }
 
-function bucketsOf(
-  db: DatabaseSync,
+async function bucketsOf(
+  db: SqlReader,
   q: ReportQuery,
   servers: ReportServer[],
   from: number,
   to: number,
-): { unit: ReportData["unit"]; buckets: ReportBucket[] } {
+): Promise<{ unit: ReportData["unit"]; buckets: ReportBucket[] }> {
   const days = Math.floor((utcDay(to) - utcDay(from)) / DAY_MS) + 1;
   const unit = days <= MAX_DAYS ? "day" : days <= MAX_WEEKS * 7 ? "week" : "month";
   const buckets: ReportBucket[] = [];
@@ -191,9 +204,10 @@ function bucketsOf(
   const column = new Map(servers.map((s, i) => [s.server, i]));
   const { sql, params } = filters(q);
   for (
-    const row of db.prepare(
+    const row of (await db.all(
       `SELECT ts / ${DAY_MS} AS day, server, COUNT(*) AS calls FROM calls ${sql} GROUP BY day, server`,
-    ).all(...params)
+      params,
+    ))
   ) {
     const bucket = index.get(bucketStart(num(row.day) * DAY_MS, unit));
     const i = column.get(String(row.server));
@@ -203,11 +217,11 @@ function bucketsOf(
 }
 
 /** Reads everything the HTML report shows for the calls matching `q`. */
-export function queryReportData(db: DatabaseSync, q: ReportQuery): ReportData {
-  const stats = queryStats(db, { since: q.since, server: q.server, agent: q.agent, recent: q.recent });
+export async function queryReportData(db: SqlReader, q: ReportQuery): Promise<ReportData> {
+  const stats = await queryStats(db, { since: q.since, server: q.server, agent: q.agent, recent: q.recent });
   const { sql, params } = filters(q);
-  const span = db.prepare(`SELECT MIN(ts) AS first, MAX(ts) AS last FROM calls ${sql}`).get(...params) ?? {};
-  const extras = serverExtras(db, q);
+  const span = (await db.all(`SELECT MIN(ts) AS first, MAX(ts) AS last FROM calls ${sql}`, params))[0] ?? {};
+  const extras = await serverExtras(db, q);
   const servers: ReportServer[] = stats.servers.map((s) => {
     const extra = extras.get(s.server) ?? { kept: 0, spooled: 0 };
     return {
@@ -217,9 +231,9 @@ export function queryReportData(db: DatabaseSync, q: ReportQuery): ReportData {
       spooled_results: extra.spooled,
     };
   });
-  const pct = percentiles(db, q);
-  const detachedPct = percentiles(db, q, "via = 'detach'");
-  const detached = detachedOf(db, q);
+  const pct = await percentiles(db, q);
+  const detachedPct = await percentiles(db, q, "via = 'detach'");
+  const detached = await detachedOf(db, q);
   const tools: ReportTool[] = stats.tools.map((t) => {
     const key = JSON.stringify([t.namespaced, t.server, t.tool]);
     const [p50, p95] = pct.get(key) ?? [0, 0];
@@ -259,7 +273,7 @@ export function queryReportData(db: DatabaseSync, q: ReportQuery): ReportData {
     data.last = num(span.last);
     const from = q.since ?? data.first;
     const to = Math.max(q.now, data.last);
-    Object.assign(data, bucketsOf(db, q, servers, from, to));
+    Object.assign(data, await bucketsOf(db, q, servers, from, to));
   }
   return data;
 }

@@ -7,7 +7,7 @@
  */
 import { codePointFloor, isContinuationByte, utf8Length } from "./_utf8.ts";
 import { MIN_BUDGET_BYTES } from "./receipt.ts";
-import { isCallId, type Spool, type StoredMeta } from "./spool.ts";
+import { isCallId, type ResultStore, type StoredMeta } from "./spool.ts";
 
 /** The largest page, and the page size when the budget is unlimited (0). */
 export const MAX_PAGE_BYTES = 8192;
@@ -179,11 +179,11 @@ const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
  * @throws {RangeError} when `cursor` is negative, fractional, or (utf8) inside a character (InvalidParams)
  * @throws {OutOfScopeError} when `canRead` refuses the stored result's tool
  */
-export function getResultResponse(
-  spool: Spool,
+export async function getResultResponse(
+  spool: ResultStore,
   args: GetResultArgs,
   options: GetResultOptions,
-): Record<string, unknown> {
+): Promise<Record<string, unknown>> {
   const { budget } = options;
   const encoding = parseEncoding(args.encoding);
   const cursor = parseCursor(args.cursor);
@@ -192,12 +192,12 @@ export function getResultResponse(
     throw new TypeError("callId is required: pass the 32-hex callId from a stored-result receipt");
   }
   const pageBytes = pageBytesFor(budget);
-  const meta = isCallId(callId) ? spool.meta(callId) : undefined;
+  const meta = isCallId(callId) ? await spool.meta(callId) : undefined;
   if (!meta) return unavailable(callId, budget);
   if (options.canRead && !options.canRead(meta)) {
     throw new OutOfScopeError(meta.callId, meta.server, meta.tool);
   }
-  const page = spool.readPage(meta.callId, cursor, pageBytes);
+  const page = await spool.readPage(meta.callId, cursor, pageBytes);
   if (page === "unavailable") return unavailable(callId, budget);
   if (page === "cursor_out_of_range") return cursorOutOfRange(meta, cursor, budget);
 

@@ -19,6 +19,7 @@ export {
   isCallId,
   PRUNE_INTERVAL_MS,
   type PutMeta,
+  type ResultStore,
   RETENTION_MS,
   Spool,
   spoolMigrations,
@@ -27,6 +28,7 @@ export {
   SpoolWriteError,
   type StoredMeta,
 } from "./spool.ts";
+export { pgSpoolMigrations, PgSpool } from "./pg_spool.ts";
 export {
   buildReceipt,
   MIN_BUDGET_BYTES,

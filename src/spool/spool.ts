@@ -97,7 +97,8 @@ export class SpoolWriteError extends Error {
   override name = "SpoolWriteError";
 }
 
-interface ResultRow {
+/** A `spool_results` row. @internal */
+export interface ResultRow {
   call_id: string;
   server: string;
   tool: string;
@@ -116,14 +117,8 @@ export function isCallId(value: unknown): value is string {
   return typeof value === "string" && CALL_ID_PATTERN.test(value);
 }
 
-function newCallId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  let hex = "";
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
-  return hex;
-}
-
-function toMeta(row: ResultRow): StoredMeta {
+/** A `spool_results` row as {@linkcode StoredMeta}. @internal */
+export function toMeta(row: ResultRow): StoredMeta {
   const meta: StoredMeta = {
     callId: row.call_id,
     server: row.server,
@@ -138,11 +133,69 @@ function toMeta(row: ResultRow): StoredMeta {
 }
 
 /**
+ * Where oversized results are stored and paged: the local {@linkcode Spool} (SQLite, synchronous) or the
+ * shared PostgreSQL one (`PgSpool`). Callers await every answer.
+ */
+export interface ResultStore {
+  /** @throws {SpoolWriteError} when the write fails (the caller passes the result through whole) */
+  put(payload: string, meta: PutMeta): StoredMeta | Promise<StoredMeta>;
+  meta(callId: string): StoredMeta | undefined | Promise<StoredMeta | undefined>;
+  readPage(
+    callId: string,
+    cursor: number,
+    pageBytes: number,
+  ): SpoolPage | "unavailable" | "cursor_out_of_range" | Promise<SpoolPage | "unavailable" | "cursor_out_of_range">;
+  /** Housekeeping at most hourly; may throw (callers log and go on). */
+  maybePrune(): void | Promise<void>;
+}
+
+/** Checks the arguments of a page read. @internal */
+export function checkPageArgs(cursor: number, pageBytes: number): void {
+  if (!Number.isSafeInteger(cursor) || cursor < 0) {
+    throw new RangeError(`Cannot read the page: cursor must be a non-negative integer, got ${cursor}`);
+  }
+  if (!Number.isSafeInteger(pageBytes) || pageBytes < 1) {
+    throw new RangeError(`Cannot read the page: pageBytes must be a positive integer, got ${pageBytes}`);
+  }
+}
+
+/**
+ * Copies the bytes of `[cursor, end)` out of the chunks that overlap it (each `size` bytes but the last);
+ * `undefined` when a chunk is missing (a concurrent prune). @internal
+ */
+export function assemblePage(
+  chunks: readonly { seq: number; data: Uint8Array }[],
+  cursor: number,
+  end: number,
+  size: number,
+): Uint8Array | undefined {
+  const bytes = new Uint8Array(end - cursor);
+  let copied = 0;
+  for (const chunk of chunks) {
+    const chunkStart = chunk.seq * size;
+    const from = Math.max(cursor, chunkStart) - chunkStart;
+    const to = Math.min(end, chunkStart + chunk.data.length) - chunkStart;
+    if (chunkStart + from - cursor !== copied || to <= from) break;
+    bytes.set(chunk.data.subarray(from, to), copied);
+    copied += to - from;
+  }
+  return copied === bytes.length ? bytes : undefined;
+}
+
+/** A new callId: 128 random bits as 32 lowercase hex digits. @internal */
+export function newCallId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  let hex = "";
+  for (const byte of bytes) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/**
  * The chunked result store over a database opened with {@linkcode spoolMigrations}
  * (see `openStore`). Several processes may share the file: writes take the
  * write lock up front (`BEGIN IMMEDIATE`) and wait out the busy timeout.
  */
-export class Spool {
+export class Spool implements ResultStore {
   readonly #db: DatabaseSync;
   readonly #clock: () => number;
   readonly #chunkBytes: number;
@@ -254,35 +307,22 @@ export class Spool {
     cursor: number,
     pageBytes: number,
   ): SpoolPage | "unavailable" | "cursor_out_of_range" {
-    if (!Number.isSafeInteger(cursor) || cursor < 0) {
-      throw new RangeError(`Cannot read the page: cursor must be a non-negative integer, got ${cursor}`);
-    }
-    if (!Number.isSafeInteger(pageBytes) || pageBytes < 1) {
-      throw new RangeError(`Cannot read the page: pageBytes must be a positive integer, got ${pageBytes}`);
-    }
+    checkPageArgs(cursor, pageBytes);
     const row = this.#row(callId);
     if (!row) return "unavailable";
     const totalBytes = row.total_bytes;
     if (cursor > totalBytes || (cursor === totalBytes && totalBytes > 0)) return "cursor_out_of_range";
     const end = Math.min(totalBytes, cursor + pageBytes);
-    const bytes = new Uint8Array(end - cursor);
-    if (bytes.length === 0) return { bytes, totalBytes };
+    if (end === cursor) return { bytes: new Uint8Array(0), totalBytes };
     const size = row.chunk_bytes;
-    const first = Math.floor(cursor / size);
-    const last = Math.floor((end - 1) / size);
-    let copied = 0;
     // all(), not iterate(): a page spans at most a few chunks, and no statement is left mid-scan.
-    const chunks = this.#selectChunks.all(callId, first, last) as { seq: number; data: Uint8Array }[];
-    for (const chunk of chunks) {
-      const chunkStart = chunk.seq * size;
-      const from = Math.max(cursor, chunkStart) - chunkStart;
-      const to = Math.min(end, chunkStart + chunk.data.length) - chunkStart;
-      if (chunkStart + from - cursor !== copied || to <= from) break;
-      bytes.set(chunk.data.subarray(from, to), copied);
-      copied += to - from;
-    }
+    const chunks = this.#selectChunks.all(callId, Math.floor(cursor / size), Math.floor((end - 1) / size)) as {
+      seq: number;
+      data: Uint8Array;
+    }[];
+    const bytes = assemblePage(chunks, cursor, end, size);
     // A concurrent prune in another process can remove the chunks between the two reads.
-    return copied === bytes.length ? { bytes, totalBytes } : "unavailable";
+    return bytes ? { bytes, totalBytes } : "unavailable";
   }
 
   /** Deletes every expired result now; returns how many results were removed. */

@@ -179,3 +179,14 @@ export function defaultStorePath(env: { get(key: string): string | undefined }):
 }
 
 export type { DatabaseSync };
+
+export { isPostgresUrl, redactDbUrl, type SqlReader, sqliteReader, type SqlValue } from "./sql.ts";
+export {
+  isConnectionError,
+  type PgMigration,
+  type PgSql,
+  PgStore,
+  PgStoreError,
+  type PgStoreOptions,
+  type PgTx,
+} from "./postgres.ts";

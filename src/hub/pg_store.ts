@@ -1,0 +1,279 @@
+/**
+ * Tool pins and the tool-list cache on the shared PostgreSQL store. The hub asks both synchronously (a
+ * tools/list must not wait on the network), so each keeps a snapshot in memory, loaded before the servers
+ * start ({@linkcode PgToolPins.load}) and refreshed while tools are held, and writes through in the
+ * background. A definition approved once is approved for every replica: each replica re-reads the pins
+ * of its held tools every 2 s.
+ *
+ * @module
+ */
+import type { PgMigration, PgStore } from "../store/mod.ts";
+import type { ToolDefinition } from "../catalog/mod.ts";
+import {
+  type ChangeRow,
+  changesOf,
+  decidePins,
+  type PinRow,
+  type PinStore,
+  type PinVerdict,
+  type ToolChange,
+  type Trust,
+} from "./pinning.ts";
+import type { ToolListCache } from "./tool_cache.ts";
+
+/** The PostgreSQL schema of pins and the tool cache (the SQLite one's columns, 64-bit times). */
+export const pgHubMigrations: PgMigration[] = [{
+  id: "tool_cache/1",
+  sql: `
+    CREATE TABLE tool_cache (
+      server TEXT PRIMARY KEY,
+      fingerprint TEXT NOT NULL,
+      tools TEXT NOT NULL,
+      updated_at BIGINT NOT NULL,
+      instructions TEXT
+    )`,
+}, {
+  id: "tool_pins/1",
+  sql: `
+    CREATE TABLE tool_pins (
+      server TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      hash TEXT,
+      definition TEXT,
+      pending_hash TEXT,
+      pending_definition TEXT,
+      changed_at BIGINT,
+      first_seen BIGINT NOT NULL,
+      approved_at BIGINT,
+      PRIMARY KEY (server, tool)
+    )`,
+}];
+
+/** Runs background writes one after another; a failure is reported once per run of failures. */
+class WriteQueue {
+  #tail: Promise<void> = Promise.resolve();
+  #failing = false;
+  constructor(readonly warn: (message: string) => void) {}
+
+  push(write: () => Promise<unknown>): void {
+    this.#tail = this.#tail.then(write).then(
+      () => {
+        this.#failing = false;
+      },
+      (error) => {
+        if (!this.#failing) this.warn((error as Error)?.message ?? String(error));
+        this.#failing = true;
+      },
+    );
+  }
+
+  /** Resolves when every queued write has been tried. */
+  settled(): Promise<void> {
+    return this.#tail;
+  }
+}
+
+/** {@linkcode PinStore} on PostgreSQL: a snapshot checked synchronously, written through. */
+export class PgToolPins implements PinStore {
+  readonly #store: PgStore;
+  readonly #clock: () => number;
+  readonly #writes: WriteQueue;
+  #rows = new Map<string, Map<string, PinRow>>();
+  #loaded = false;
+
+  constructor(store: PgStore, options: { clock?: () => number; warn?: (message: string) => void } = {}) {
+    this.#store = store;
+    this.#clock = options.clock ?? Date.now;
+    this.#writes = new WriteQueue((m) => options.warn?.(`saving tool pins failed: ${m}`));
+  }
+
+  /** Reads every pin (before the servers start; again on {@linkcode PgToolPins.refresh}). */
+  async load(): Promise<void> {
+    const rows = await this.#store.run((sql) =>
+      sql`SELECT server, tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins`
+    );
+    const next = new Map<string, Map<string, PinRow>>();
+    for (const r of rows) {
+      const server = String(r.server);
+      let map = next.get(server);
+      if (!map) next.set(server, map = new Map());
+      map.set(String(r.tool), {
+        tool: String(r.tool),
+        hash: r.hash as string | null,
+        definition: r.definition as string | null,
+        pending_hash: r.pending_hash as string | null,
+        pending_definition: r.pending_definition as string | null,
+        changed_at: r.changed_at as number | null,
+      });
+    }
+    // Writes still queued are this replica's newer knowledge: they win over what was read.
+    await this.#writes.settled();
+    this.#rows = next;
+    this.#loaded = true;
+  }
+
+  /** Re-reads the pins, so approvals made anywhere (another replica, `mcphub approve`) are seen. */
+  refresh(): Promise<void> {
+    return this.load();
+  }
+
+  check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
+    if (trust === "off") return { mounted: [...tools], held: [] };
+    if (!this.#loaded) {
+      throw new Error(`the tool pins could not be read from ${this.#store.location}`);
+    }
+    let rows = this.#rows.get(server);
+    if (!rows) this.#rows.set(server, rows = new Map());
+    const { verdict, writes } = decidePins(rows, server, trust, tools, this.#clock());
+    for (const w of writes) {
+      const current = rows.get(w.tool);
+      if (w.kind === "insert") {
+        rows.set(w.tool, {
+          tool: w.tool,
+          hash: w.hash,
+          definition: w.definition,
+          pending_hash: w.pendingHash,
+          pending_definition: w.pendingDefinition,
+          changed_at: w.changedAt,
+        });
+        // First sighting anywhere wins: another replica may have recorded this tool meanwhile.
+        this.#writes.push(() =>
+          this.#store.run((sql) =>
+            sql`INSERT INTO tool_pins (server, tool, hash, definition, pending_hash, pending_definition, changed_at,
+                  first_seen)
+                VALUES (${server}, ${w.tool}, ${w.hash}, ${w.definition}, ${w.pendingHash}, ${w.pendingDefinition},
+                  ${w.changedAt}, ${w.at})
+                ON CONFLICT (server, tool) DO NOTHING`
+          )
+        );
+      } else if (current) {
+        rows.set(w.tool, {
+          ...current,
+          pending_hash: w.pendingHash,
+          pending_definition: w.pendingDefinition,
+          changed_at: w.changedAt,
+        });
+        this.#writes.push(() =>
+          this.#store.run((sql) =>
+            sql`UPDATE tool_pins SET pending_hash = ${w.pendingHash}, pending_definition = ${w.pendingDefinition},
+                  changed_at = ${w.changedAt}
+                WHERE server = ${server} AND tool = ${w.tool}`
+          )
+        );
+      }
+    }
+    return verdict;
+  }
+
+  /** Accepts held definitions (one tool, one server, or all): see `ToolPins.approve`. */
+  async approve(server?: string, tool?: string): Promise<{ server: string; tool: string }[]> {
+    const now = this.#clock();
+    const rows = await this.#store.run((sql) =>
+      sql`UPDATE tool_pins SET hash = pending_hash, definition = pending_definition, pending_hash = NULL,
+            pending_definition = NULL, changed_at = NULL, approved_at = ${now}
+          WHERE pending_hash IS NOT NULL
+            ${server === undefined ? sql`` : sql`AND server = ${server}`}
+            ${tool === undefined ? sql`` : sql`AND tool = ${tool}`}
+          RETURNING server, tool`
+    );
+    return rows.map((r) => ({ server: String(r.server), tool: String(r.tool) }))
+      .sort((a, b) => a.server < b.server ? -1 : a.server > b.server ? 1 : a.tool < b.tool ? -1 : 1);
+  }
+
+  /** Every held definition with the approved one it differs from. */
+  async changes(server?: string): Promise<ToolChange[]> {
+    const rows = await this.#store.run((sql) =>
+      sql`SELECT server, tool, definition, pending_definition, hash, changed_at FROM tool_pins
+          WHERE pending_hash IS NOT NULL ${server === undefined ? sql`` : sql`AND server = ${server}`}
+          ORDER BY server, tool`
+    );
+    return changesOf(rows as unknown as ChangeRow[]);
+  }
+
+  /** Resolves when the background writes so far were tried (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.#writes.settled();
+  }
+}
+
+interface CacheRow {
+  fingerprint: string;
+  tools: string;
+  instructions: string | null;
+}
+
+/** {@linkcode ToolListCache} on PostgreSQL: a snapshot loaded at start, written through. */
+export class PgToolCache implements ToolListCache {
+  readonly #store: PgStore;
+  readonly #clock: () => number;
+  readonly #writes: WriteQueue;
+  #rows = new Map<string, CacheRow>();
+
+  constructor(store: PgStore, options: { clock?: () => number; warn?: (message: string) => void } = {}) {
+    this.#store = store;
+    this.#clock = options.clock ?? Date.now;
+    this.#writes = new WriteQueue((m) => options.warn?.(`saving the tool-list cache failed: ${m}`));
+  }
+
+  /** Reads every cached list (before the servers start). */
+  async load(): Promise<void> {
+    const rows = await this.#store.run((sql) => sql`SELECT server, fingerprint, tools, instructions FROM tool_cache`);
+    for (const r of rows) {
+      this.#rows.set(String(r.server), {
+        fingerprint: String(r.fingerprint),
+        tools: String(r.tools),
+        instructions: r.instructions as string | null,
+      });
+    }
+  }
+
+  loadTools(server: string, fingerprint: string): ToolDefinition[] | undefined {
+    const row = this.#rows.get(server);
+    if (!row || row.fingerprint !== fingerprint) return undefined;
+    try {
+      const tools = JSON.parse(row.tools);
+      return Array.isArray(tools) ? tools as ToolDefinition[] : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  save(server: string, fingerprint: string, tools: readonly ToolDefinition[]): void {
+    const text = JSON.stringify(tools);
+    const row = this.#rows.get(server);
+    if (row && row.fingerprint === fingerprint && row.tools === text) return;
+    const instructions = row?.fingerprint === fingerprint ? row.instructions : null;
+    this.#rows.set(server, { fingerprint, tools: text, instructions });
+    const now = this.#clock();
+    this.#writes.push(() =>
+      this.#store.run((sql) =>
+        sql`INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES (${server}, ${fingerprint},
+              ${text}, ${now})
+            ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,
+              updated_at = excluded.updated_at`
+      )
+    );
+  }
+
+  loadInstructions(server: string, fingerprint: string): string | undefined {
+    const row = this.#rows.get(server);
+    return row && row.fingerprint === fingerprint && row.instructions !== null ? row.instructions : undefined;
+  }
+
+  saveInstructions(server: string, fingerprint: string, instructions: string | undefined): void {
+    const row = this.#rows.get(server);
+    if (!row || row.fingerprint !== fingerprint) return;
+    row.instructions = instructions ?? null;
+    this.#writes.push(() =>
+      this.#store.run((sql) =>
+        sql`UPDATE tool_cache SET instructions = ${instructions ?? null}
+            WHERE server = ${server} AND fingerprint = ${fingerprint}`
+      )
+    );
+  }
+
+  /** Resolves when the background writes so far were tried. */
+  flush(): Promise<void> {
+    return this.#writes.settled();
+  }
+}
