@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
 import { loadConfig } from "../src/config/mod.ts";
+import { defaultStorePath, isPostgresUrl } from "../src/store/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../src/cli/permissions.ts";
 
 /** Repository root, with a trailing slash. */
@@ -79,8 +80,11 @@ export async function gatewayFlags(
   const env = { ...Deno.env.toObject(), ...options.env };
   const lookup = { get: (key: string) => env[key] };
   const config = await loadConfig(configPath, { env: lookup, cwd: Deno.cwd(), agent: options.agent });
+  // A shared PostgreSQL store: its address joins --allow-net; OAuth tokens stay in the local default file.
+  const shared = isPostgresUrl(db);
   return derivePermissions(config, {
-    storePath: db,
+    storePath: shared ? defaultStorePath(lookup) : db,
+    storeUrl: shared ? db : undefined,
     agent: options.agent,
     listen: options.listen,
     cwd: Deno.cwd(),

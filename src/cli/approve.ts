@@ -8,10 +8,11 @@
  */
 import { parseArgs } from "node:util";
 import { type Command, parseCommandArgs, UsageError } from "./command.ts";
-import { storePath } from "./host.ts";
-import { openStore } from "../store/mod.ts";
+import { storeLocationOf } from "./host.ts";
+import { isPostgresUrl, openStore } from "../store/mod.ts";
+import { openPgStore } from "./store_access.ts";
 import { canonicalJson } from "../resolver/mod.ts";
-import { type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
+import { PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
 
 const APPROVE_HELP = `Usage: mcphub approve SERVER__TOOL | SERVER | --all
 
@@ -31,10 +32,28 @@ changed, when, and a line diff of each changed field. Approve with
 \`mcphub approve SERVER__TOOL\`.
 `;
 
-function withPins<T>(path: string, use: (pins: ToolPins) => T): T {
-  const db = openStore(path, { migrations: toolPinMigrations });
+/** What both stores' pins offer these commands (SQLite answers at once, PostgreSQL later). */
+interface PinReview {
+  approve(server?: string, tool?: string): Promise<{ server: string; tool: string }[]>;
+  changes(server?: string): Promise<ToolChange[]>;
+}
+
+async function withPins<T>(location: string, use: (pins: PinReview) => Promise<T>): Promise<T> {
+  if (isPostgresUrl(location)) {
+    const store = openPgStore(location);
+    try {
+      return await use(new PgToolPins(store));
+    } finally {
+      await store.close();
+    }
+  }
+  const db = openStore(location, { migrations: toolPinMigrations });
   try {
-    return use(new ToolPins(db));
+    const pins = new ToolPins(db);
+    return await use({
+      approve: (server, tool) => Promise.resolve(pins.approve(server, tool)),
+      changes: (server) => Promise.resolve(pins.changes(server)),
+    });
   } finally {
     db.close();
   }
@@ -45,7 +64,7 @@ export const approveCommand: Command = {
   name: "approve",
   summary: "Accept held (changed or new) tool definitions",
   help: APPROVE_HELP,
-  run(ctx) {
+  async run(ctx) {
     const { values, positionals } = parseCommandArgs(
       "approve",
       () =>
@@ -63,12 +82,12 @@ export const approveCommand: Command = {
     const at = target?.indexOf("__") ?? -1;
     const server = target === undefined ? undefined : at < 0 ? target : target.slice(0, at);
     const tool = target !== undefined && at >= 0 ? target.slice(at + 2) : undefined;
-    const approved = withPins(storePath(ctx), (pins) => {
-      let done = pins.approve(server, tool);
+    const approved = await withPins(await storeLocationOf(ctx), async (pins) => {
+      let done = await pins.approve(server, tool);
       // A public name may lack the server's self-prefix (github__create_issue for github_create_issue).
       if (done.length === 0 && server !== undefined && tool !== undefined) {
         for (const sep of ["_", "-", "__"]) {
-          done = done.length ? done : pins.approve(server, `${server}${sep}${tool}`);
+          done = done.length ? done : await pins.approve(server, `${server}${sep}${tool}`);
         }
       }
       return done;
@@ -79,10 +98,10 @@ export const approveCommand: Command = {
           target ? ` for "${target}"` : ""
         }: no held tool definitions (see \`mcphub tools changes\`)\n`,
       );
-      return Promise.resolve(1);
+      return 1;
     }
     for (const a of approved) ctx.out(`approved ${a.server}__${a.tool}\n`);
-    return Promise.resolve(0);
+    return 0;
   },
 };
 
@@ -130,7 +149,7 @@ export const toolsChangesCommand: Command = {
   name: "tools changes",
   summary: "Show held tool definitions and what changed",
   help: CHANGES_HELP,
-  run(ctx) {
+  async run(ctx) {
     const { values, positionals } = parseCommandArgs(
       "tools changes",
       () =>
@@ -142,7 +161,7 @@ export const toolsChangesCommand: Command = {
         }),
     );
     if (positionals.length > 1) throw new UsageError("name at most one server", "tools changes");
-    const changes = withPins(storePath(ctx), (pins) => pins.changes(positionals[0]));
+    const changes = await withPins(await storeLocationOf(ctx), (pins) => pins.changes(positionals[0]));
     if (values.json || ctx.global.json) {
       ctx.out(
         JSON.stringify(
@@ -151,13 +170,13 @@ export const toolsChangesCommand: Command = {
           2,
         ) + "\n",
       );
-      return Promise.resolve(0);
+      return 0;
     }
     if (changes.length === 0) {
       ctx.out("No held tool definitions.\n");
-      return Promise.resolve(0);
+      return 0;
     }
     ctx.out(changes.flatMap(describeChange).join("\n") + "\n");
-    return Promise.resolve(0);
+    return 0;
   },
 };

@@ -21,9 +21,10 @@ import {
   type ServerConfig,
   userConfigDir,
 } from "../config/mod.ts";
-import { DEFAULT_RESTART_POLICY, Hub } from "../hub/mod.ts";
+import { DEFAULT_RESTART_POLICY, Hub, pgStoreMigrations } from "../hub/mod.ts";
+import { isPostgresUrl, PgStore, redactDbUrl } from "../store/mod.ts";
 import { RETENTION_MS } from "../spool/mod.ts";
-import { storePath } from "./host.ts";
+import { storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { derivePermissions, whichCommand } from "./permissions.ts";
 import { hostEnvironment } from "./import.ts";
@@ -75,6 +76,8 @@ interface ConfigCheck {
 
 interface StoreCheck {
   path: string;
+  /** A shared PostgreSQL store (path is its URL without the password). */
+  postgres?: boolean;
   exists: boolean;
   mode?: string;
   bytes?: number;
@@ -185,11 +188,62 @@ async function checkConfig(
   return { check, config, missing };
 }
 
-function checkStore(ctx: CommandContext, config: Config): StoreCheck {
-  const path = resolve(ctx.cwd, storePath(ctx));
+/** A shared PostgreSQL store: reachable, which migrations ran, how much it holds; nothing is changed. */
+async function checkPgStore(url: string, retention: string): Promise<StoreCheck> {
+  const check: StoreCheck = { path: redactDbUrl(url), postgres: true, exists: false, retention, warnings: [] };
+  const params = (() => {
+    try {
+      return new URL(url.replace(/^postgres(ql)?:/i, "http:"));
+    } catch {
+      return undefined;
+    }
+  })();
+  const host = params ? decodeURIComponent(params.hostname) : "";
+  const local = host === "" || host === "localhost" || host.startsWith("127.") || host === "[::1]" ||
+    host.startsWith("/");
+  if (params && !local && !params.searchParams.has("sslmode")) {
+    check.warnings.push(
+      `no sslmode in the URL: the connection to ${host} may be unencrypted; add ?sslmode=require (or verify-full)`,
+    );
+  }
+  const store = new PgStore(url, { max: 1, connectTimeoutS: 5, breakerMs: 0 });
+  try {
+    const rows = await store.all(
+      `SELECT (SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'schema_migrations') AS has`,
+    );
+    check.exists = true;
+    if (Number(rows[0]?.has ?? 0) === 0) {
+      check.integrity = "no mcphub tables yet";
+      check.warnings.push("not set up yet: mcp serve creates the tables on first start (or mcphub store migrate)");
+      return check;
+    }
+    const applied = await store.all("SELECT id FROM schema_migrations ORDER BY id");
+    const ids = new Set(applied.map((r) => String(r.id)));
+    const pending = pgStoreMigrations.filter((m) => !ids.has(m.id)).map((m) => m.id);
+    check.integrity = pending.length ? `migrations pending: ${pending.join(", ")}` : "schema up to date";
+    if (pending.length) check.warnings.push(`pending migrations (${pending.join(", ")}): mcp serve applies them`);
+    const size = await store.all(
+      "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c " +
+        "WHERE c.relname IN ('spool_chunks', 'spool_results', 'calls', 'tool_cache', 'tool_pins')",
+    );
+    check.bytes = Number(size[0]?.bytes ?? 0);
+  } catch (error) {
+    check.error = `cannot reach it: ${
+      (error as Error).message
+    }; check the URL, that the server runs and that it accepts this user (pg_hba.conf)`;
+  } finally {
+    await store.close();
+  }
+  return check;
+}
+
+async function checkStore(ctx: CommandContext, config: Config): Promise<StoreCheck> {
+  const location = storeLocation(ctx, config);
   const retention = `stored results are kept ${RETENTION_MS / 3_600_000} h; call records ${
     config.record ? "are kept until you delete the store (record: true)" : "are not recorded (record: false)"
   }`;
+  if (isPostgresUrl(location)) return await checkPgStore(location, retention);
+  const path = resolve(ctx.cwd, location);
   const check: StoreCheck = { path, exists: exists(path), retention, warnings: [] };
   if (!check.exists) {
     check.warnings.push("not created yet: mcp serve creates it on first start");
@@ -461,14 +515,15 @@ export const doctorCommand: Command = {
         "doctor",
       );
     }
-    const store = checkStore(ctx, loaded);
+    const store = await checkStore(ctx, loaded);
     const servers = config.error ? [] : await checkServers(ctx, loaded, missing, values.server);
     const env = ctx.env.toObject();
     let permissions: { flags: string[]; notes: string[] } | { error: string } | null = null;
     if (loaded.path !== undefined) {
       try {
         const { flags, notes } = derivePermissions(loaded, {
-          storePath: store.path,
+          storePath: resolve(ctx.cwd, storePath(ctx, loaded)),
+          storeUrl: isPostgresUrl(storeLocation(ctx, loaded)) ? storeLocation(ctx, loaded) : undefined,
           cwd: ctx.cwd,
           which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
         });
@@ -514,7 +569,9 @@ export const doctorCommand: Command = {
     for (const warning of config.warnings) out.push(`  warning: ${warning}`);
     out.push(
       `store        ${mark(Boolean(store.error))}  ${store.path}${
-        store.exists
+        store.exists && store.postgres
+          ? ` (PostgreSQL, ${size(store.bytes ?? 0)}, ${store.integrity})`
+          : store.exists
           ? ` (mode ${store.mode ?? "?"}, ${size(store.bytes ?? 0)}, integrity ${
             store.integrity ?? "not checked"
           })`

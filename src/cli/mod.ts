@@ -18,6 +18,7 @@ import { hostsCommand } from "./hosts.ts";
 import { doctorCommand } from "./doctor.ts";
 import { VERSION } from "./version.ts";
 import { approveCommand, toolsChangesCommand } from "./approve.ts";
+import { storeMigrateCommand } from "./store_migrate.ts";
 import { suggest } from "./suggest.ts";
 import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
@@ -45,6 +46,7 @@ export const COMMANDS: readonly Command[] = [
   doctorCommand,
   approveCommand,
   toolsChangesCommand,
+  storeMigrateCommand,
   authLoginCommand,
   authStatusCommand,
   authLogoutCommand,
@@ -118,7 +120,8 @@ ${COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join("\n")}
 
 Global options:
   --config PATH   Config file (env MCPHUB_CONFIG; default ./mcphub.yaml, then ~/.config/mcphub/)
-  --db PATH       Store file (env MCPHUB_DB; default ~/.local/share/mcphub/mcphub.db)
+  --db PATH|URL   Store: a file, or postgres://… shared by replicas (env MCPHUB_DB; config store:;
+                  default ~/.local/share/mcphub/mcphub.db)
   --json          Machine-readable output where a command prints a table
   --version, -V   Print the version
   --help, -h      Print this help

@@ -21,8 +21,8 @@ import { parseArgs } from "node:util";
 import { dirname, join, posix, resolve, win32 } from "node:path";
 import { type Config, type ListenAddress, parseListen, type ServerConfig } from "../config/mod.ts";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
-import { loadContextConfig, storePath } from "./host.ts";
-import { openStore } from "../store/mod.ts";
+import { loadContextConfig, storeLocation, storePath } from "./host.ts";
+import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** Resolves a bare command name to a path, as Deno does; undefined when not found. */
@@ -42,6 +42,8 @@ export interface PermissionOptions {
   listen?: string;
   /** @default the `deno` OS name of this process, for path separators */
   os?: typeof Deno.build.os;
+  /** A shared PostgreSQL store (`postgres://…`): its host and port join `--allow-net`. */
+  storeUrl?: string;
   /** URLs a remote server's OAuth needs besides its own (authorization server, token endpoint), from the store. */
   authUrls?: (server: ServerConfig) => string[];
 }
@@ -94,6 +96,12 @@ function netEntry(url: string): string {
   const parsed = new URL(url);
   const port = parsed.port || (parsed.protocol === "https:" ? "443" : "80");
   return `${parsed.hostname}:${port}`;
+}
+
+/** `host:port` of a PostgreSQL URL (default port 5432; a socket directory host is no network address). */
+function pgEntry(url: string): string {
+  const parsed = new URL(url.replace(/^postgres(ql)?:/i, "http:"));
+  return `${decodeURIComponent(parsed.hostname) || "localhost"}:${parsed.port || "5432"}`;
 }
 
 function listenEntry(listen: string): string {
@@ -187,6 +195,7 @@ export function derivePermissions(config: Config, options: PermissionOptions): P
     }
   }
   if (options.listen !== undefined) net.push(checkListItem("address", listenEntry(options.listen)));
+  if (options.storeUrl !== undefined) net.push(checkListItem("address", pgEntry(options.storeUrl)));
 
   const dirs: string[] = [];
   if (config.path !== undefined) {
@@ -316,12 +325,14 @@ export const permissionsCommand: Command = {
           "derived from one config file)",
       );
     }
-    const store = resolve(ctx.cwd, storePath(ctx));
+    const store = resolve(ctx.cwd, storePath(ctx, config));
+    const location = storeLocation(ctx, config);
     const env = ctx.env.toObject();
     let permissions: Permissions;
     try {
       permissions = derivePermissions(config, {
         storePath: store,
+        storeUrl: isPostgresUrl(location) ? location : undefined,
         authUrls: await storedAuthUrls(store),
         agent: values.agent,
         listen: values.listen ?? config.listen,

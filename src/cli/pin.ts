@@ -7,7 +7,8 @@
 import { parseArgs } from "node:util";
 import { type Document, isScalar, isSeq, type Node, YAMLSeq } from "yaml";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
-import { storePath } from "./host.ts";
+import { storeLocationOf } from "./host.ts";
+import { withStoreReader } from "./store_access.ts";
 import {
   type ConfigTarget,
   editDocument,
@@ -19,7 +20,7 @@ import {
   stringItems,
   targetConfig,
 } from "./config_commands.ts";
-import { openStore } from "../store/mod.ts";
+import { redactDbUrl } from "../store/mod.ts";
 import { intelligenceMigrations, parseSince, SINCE_FORMS, topTools } from "../intelligence/mod.ts";
 
 const PIN_HELP = `Usage: mcphub pin [server | server__tool | server__* …] [--top N [--since D]]
@@ -91,32 +92,17 @@ function pinnable(pin: string): boolean {
   return !/[\s*]/.test(pin);
 }
 
-function exists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
 /** Every recorded tool, most-called first; undefined (and no database created) when there is no store. */
-function recordedTools(
+async function recordedTools(
   ctx: CommandContext,
   since: number | undefined,
-): { server: string; pin: string }[] | undefined {
-  const path = storePath(ctx);
-  if (!exists(path)) return undefined;
-  const db = openStore(path, { migrations: intelligenceMigrations });
-  try {
-    // All of them: tools of servers no longer configured are skipped, and N must still be reached.
-    return topTools(db, { limit: Number.MAX_SAFE_INTEGER, since }).map((top) => ({
+): Promise<{ server: string; pin: string }[] | undefined> {
+  // All of them: tools of servers no longer configured are skipped, and N must still be reached.
+  return await withStoreReader(await storeLocationOf(ctx), intelligenceMigrations, async (db) =>
+    (await topTools(db, { limit: Number.MAX_SAFE_INTEGER, since })).map((top) => ({
       server: top.server,
       pin: recordedPin(top),
-    }));
-  } finally {
-    db.close();
-  }
+    })));
 }
 
 function parseTop(text: string): number {
@@ -181,7 +167,7 @@ async function runPin(ctx: CommandContext, now: () => number): Promise<number> {
     return await listPins(ctx, target, Boolean(values.json || ctx.global.json));
   }
 
-  const recorded = top === undefined ? [] : recordedTools(ctx, since);
+  const recorded = top === undefined ? [] : await recordedTools(ctx, since);
   const added: string[] = [];
   const already: string[] = [];
   const gone = new Set<string>();
@@ -218,7 +204,7 @@ async function runPin(ctx: CommandContext, now: () => number): Promise<number> {
   });
 
   if (top !== undefined && recorded === undefined) {
-    ctx.err(`note: no calls are recorded yet (no store at ${storePath(ctx)}); run the gateway first\n`);
+    ctx.err(`note: no calls are recorded yet (no store at ${redactDbUrl(await storeLocationOf(ctx))}); run the gateway first\n`);
   } else if (top !== undefined && ranked < top) {
     ctx.err(`note: only ${ranked} recorded tool${ranked === 1 ? "" : "s"} of configured servers to pin\n`);
   }

@@ -5,7 +5,7 @@
  */
 import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
-import { loadContextConfig, stderrLogger, storePath } from "./host.ts";
+import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
@@ -170,7 +170,8 @@ export const serveCommand: Command = {
       env: ctx.env.toObject(),
       version: VERSION,
       log,
-      storePath: storePath(ctx),
+      storePath: storeLocation(ctx, config),
+      authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
@@ -222,7 +223,8 @@ async function serveHttp(
       tokenEnv: ctx.env,
       version: VERSION,
       log,
-      storePath: storePath(ctx),
+      storePath: storeLocation(ctx, config),
+      authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       address,
     });

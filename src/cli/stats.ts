@@ -7,7 +7,9 @@
 import { parseArgs } from "node:util";
 import { resolve } from "node:path";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
-import { defaultStorePath, openStore } from "../store/mod.ts";
+import { redactDbUrl } from "../store/mod.ts";
+import { storeLocationOf } from "./host.ts";
+import { withStoreReader } from "./store_access.ts";
 import {
   describeWindow,
   formatStatsJson,
@@ -98,20 +100,7 @@ function parseFlags(args: string[]) {
   );
 }
 
-function storePath(ctx: CommandContext): string {
-  return ctx.global.db || ctx.env.get("MCPHUB_DB") || defaultStorePath(ctx.env);
-}
-
-function fileExists(path: string): boolean {
-  try {
-    return Deno.statSync(path).isFile;
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return false;
-    throw error;
-  }
-}
-
-function runStats(ctx: CommandContext, now: () => number): number {
+async function runStats(ctx: CommandContext, now: () => number): Promise<number> {
   const flags = parseFlags(ctx.args);
   if (flags.help) {
     ctx.out(`${HELP}\n`);
@@ -140,13 +129,13 @@ function runStats(ctx: CommandContext, now: () => number): number {
     }
   }
   const recent = flags.recent === undefined ? 0 : parseRecent(flags.recent);
-  const path = storePath(ctx);
+  const path = await storeLocationOf(ctx);
   const format: StatsFormatOptions = {
     since: flags.since?.trim(),
     server: flags.server,
     agent: flags.agent,
     tools: Boolean(flags.tools),
-    dbPath: path,
+    dbPath: redactDbUrl(path),
   };
   if (flags.html !== undefined) {
     return writeHtml(ctx, resolve(ctx.cwd, flags.html), path, format, {
@@ -157,21 +146,14 @@ function runStats(ctx: CommandContext, now: () => number): number {
       recent,
     });
   }
-  let report = EMPTY_REPORT;
   // Reading stats must not create a database as a side effect.
-  if (fileExists(path)) {
-    const db = openStore(path, { migrations: intelligenceMigrations });
-    try {
-      report = queryStats(db, {
-        since: sinceMs === undefined ? undefined : now() - sinceMs,
-        server: flags.server,
-        agent: flags.agent,
-        recent,
-      });
-    } finally {
-      db.close();
-    }
-  }
+  const report = await withStoreReader(path, intelligenceMigrations, (db) =>
+    queryStats(db, {
+      since: sinceMs === undefined ? undefined : now() - sinceMs,
+      server: flags.server,
+      agent: flags.agent,
+      recent,
+    })) ?? EMPTY_REPORT;
   const text = json
     ? formatStatsJson(report, format)
     : flags.markdown
@@ -181,22 +163,15 @@ function runStats(ctx: CommandContext, now: () => number): number {
   return 0;
 }
 
-function writeHtml(
+async function writeHtml(
   ctx: CommandContext,
   file: string,
   path: string,
   format: StatsFormatOptions,
   q: ReportQuery,
-): number {
-  let data = emptyData(q);
-  if (fileExists(path)) {
-    const db = openStore(path, { migrations: intelligenceMigrations });
-    try {
-      data = queryReportData(db, q);
-    } finally {
-      db.close();
-    }
-  }
+): Promise<number> {
+  const data = await withStoreReader(path, intelligenceMigrations, (db) => queryReportData(db, q)) ??
+    emptyData(q);
   try {
     Deno.writeTextFileSync(file, renderStatsHtml(data, format));
   } catch (error) {
@@ -231,7 +206,7 @@ export function createStatsCommand(options: StatsCommandOptions = {}): Command {
     summary: "Show recorded calls, errors and estimated token cost per server and tool",
     help: HELP,
     // The executor turns a synchronous throw (a UsageError) into a rejection.
-    run: (ctx) => new Promise((resolve) => resolve(runStats(ctx, now))),
+    run: (ctx) => runStats(ctx, now),
   };
 }
 

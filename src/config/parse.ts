@@ -14,6 +14,7 @@ import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readResponseBudget, readTimeout } from "./settings.ts";
 import { readAllowedHosts, readListen } from "./listen.ts";
+import { readStore } from "./store.ts";
 
 /** Where and how a config is loaded. */
 export interface LoadOptions {
@@ -53,6 +54,7 @@ const TOP_KEYS = [
   "servers",
   "agents",
   "inherit_env",
+  "store",
 ] as const;
 
 /** The embedded default: no servers, expose all, every setting at its default, no path. */
@@ -185,6 +187,8 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   if (inherit) config.inheritEnv = readInheritEnv(reader, inherit);
   const listen = keys.get("listen");
   if (listen) config.listen = readListen(reader, listen);
+  const store = keys.get("store");
+  if (store) config.store = readStore(reader, store, expand ? options.env : undefined);
   const hosts = keys.get("allowed_hosts");
   if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
   const idle = keys.get("session_idle");

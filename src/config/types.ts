@@ -106,6 +106,11 @@ export interface Config {
   record: boolean;
   /** Which of the gateway's variables stdio servers inherit beyond the essentials. @default [] */
   inheritEnv?: "all" | string[];
+  /**
+   * The store: a SQLite file path or a `postgres://` URL (expanded); `--db` and `$MCPHUB_DB` win.
+   * undefined = the default file.
+   */
+  store?: string;
   /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
   listen?: string;
   /** Host names besides loopback names that HTTP requests may carry in Host and Origin. @default [] */

@@ -223,7 +223,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       const agent = await guard.agentOf(request, undefined);
       await core.flush();
       const hub = agent === undefined ? core.hub : core.view(agent);
-      return livePage(core.db, hub, agent, options.refreshSeconds ?? 10);
+      return livePage(core.reader, hub, agent, options.refreshSeconds ?? 10);
     }
     return new Refusal(404, "Not found: MCP is served at /mcp").response();
   };

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type DatabaseSync, openStore } from "../store/mod.ts";
+import { type DatabaseSync, openStore, type SqlReader, sqliteReader } from "../store/mod.ts";
 import { intelligenceMigrations, queryReportData, renderStatsHtml } from "../intelligence/mod.ts";
 import type { Hub } from "../hub/mod.ts";
 
@@ -14,16 +14,18 @@ const WEEK_MS = 7 * 24 * 3600 * 1000;
 let empty: DatabaseSync | undefined;
 
 /** The page as a response (`no-store`: it is live). */
-export function livePage(
-  db: DatabaseSync | undefined,
+export async function livePage(
+  db: SqlReader | undefined,
   hub: Hub,
   agent: string | undefined,
   refreshSeconds: number,
-): Response {
+): Promise<Response> {
   const now = Date.now();
   // Without a store the page still shows the servers, over an empty in-memory report.
-  const source = db ?? (empty ??= openStore(":memory:", { migrations: intelligenceMigrations }));
-  const data = queryReportData(source, { now, since: now - WEEK_MS, agent, recent: 20 });
+  const query = { now, since: now - WEEK_MS, agent, recent: 20 };
+  const blank = () => sqliteReader(empty ??= openStore(":memory:", { migrations: intelligenceMigrations }));
+  // A shared store that is down still gets the page: the servers now, over an empty report.
+  const data = await queryReportData(db ?? blank(), query).catch(() => queryReportData(blank(), query));
   const html = renderStatsHtml(data, {
     since: "7d",
     agent,

@@ -28,7 +28,7 @@ import { buildIndexAsync, catalogRevisionAsync, type ResolverIndex } from "../re
 import { agentServers } from "../config/mod.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
-import { heldMessage, type HeldTool, type PinVerdict, type ToolPins } from "./pinning.ts";
+import { heldMessage, type HeldTool, type PinStore, type PinVerdict } from "./pinning.ts";
 import { type InjectionMarker, toolMarkers } from "./injection.ts";
 import type { RejectedTool } from "./limits.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
@@ -59,7 +59,9 @@ export interface HubOptions {
   /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
   loginCommand?: (server: string) => string;
   /** Pinned tool definitions (the rug-pull defence); undefined = no pinning. */
-  pins?: ToolPins;
+  pins?: PinStore;
+  /** Settles when the store's snapshots (a shared store's pins and cache) are loaded: servers start after. */
+  storeReady?: Promise<void>;
   /**
    * A scoped view: share this hub's downstream connections (the servers in scope) instead of opening
    * any; it follows the base's reloads, and `start` and `close` leave the connections to `base`.
@@ -386,6 +388,15 @@ export class Hub {
       this.#started.resolve();
       return Promise.resolve();
     }
+    const ready = this.#options.storeReady;
+    if (ready) {
+      // A shared store's pins and cache are read first (bounded by its connect timeout; failure = fail open).
+      return ready.catch(() => {}).then(() => this.#closed ? undefined : this.#connectAll());
+    }
+    return this.#connectAll();
+  }
+
+  #connectAll(): Promise<void> {
     // Each downstream reports its own state changes (onStateChange), so nothing to announce here.
     const attempts = [...this.#downstreams.values()].map((d) => d.connect());
     this.#running = true;
@@ -555,11 +566,21 @@ export class Hub {
    */
   #watchApprovals(): void {
     if (this.#pinTimer !== undefined || this.#closed) return;
-    this.#pinTimer = setInterval(() => {
+    let busy = false;
+    this.#pinTimer = setInterval(async () => {
+      if (busy) return;
+      busy = true;
       try {
-        this.recheckPins();
+        // A shared store is re-read first (approvals made on another replica), only while tools are held.
+        const pins = this.#options.pins;
+        if (pins?.refresh && [...this.#verdicts.values()].some((m) => m.verdict.held.length > 0)) {
+          await pins.refresh();
+        }
+        if (!this.#closed) this.recheckPins();
       } catch (error) {
         this.#options.log(`warning: checking tool approvals failed: ${messageOf(error)}`);
+      } finally {
+        busy = false;
       }
     }, 2000);
     Deno.unrefTimer(this.#pinTimer);

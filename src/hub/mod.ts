@@ -23,6 +23,7 @@ export {
   type GatewayCore,
   type GatewayCoreOptions,
   openGatewayCore,
+  pgStoreMigrations,
   type RunningGateway,
   startGateway,
   type StartGatewayOptions,
@@ -50,11 +51,13 @@ export {
   approveCommand as approveCommandText,
   definitionHash,
   type HeldTool,
+  type PinStore,
   type ToolChange,
   toolPinMigrations,
   ToolPins,
   type Trust,
 } from "./pinning.ts";
+export { pgHubMigrations, PgToolCache, PgToolPins } from "./pg_store.ts";
 export { type InjectionMarker, injectionMarkers, toolMarkers } from "./injection.ts";
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, MAX_TOOL_NAME_CHARS } from "./limits.ts";
 export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";

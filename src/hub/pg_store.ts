@@ -216,7 +216,7 @@ export class PgToolCache implements ToolListCache {
   }
 
   /** Reads every cached list (before the servers start). */
-  async load(): Promise<void> {
+  async preload(): Promise<void> {
     const rows = await this.#store.run((sql) => sql`SELECT server, fingerprint, tools, instructions FROM tool_cache`);
     for (const r of rows) {
       this.#rows.set(String(r.server), {
@@ -227,7 +227,7 @@ export class PgToolCache implements ToolListCache {
     }
   }
 
-  loadTools(server: string, fingerprint: string): ToolDefinition[] | undefined {
+  load(server: string, fingerprint: string): ToolDefinition[] | undefined {
     const row = this.#rows.get(server);
     if (!row || row.fingerprint !== fingerprint) return undefined;
     try {

@@ -5,22 +5,41 @@
  * @module
  */
 import type { Config } from "../config/mod.ts";
-import { type DatabaseSync, openStore } from "../store/mod.ts";
+import {
+  type DatabaseSync,
+  isPostgresUrl,
+  type Migration,
+  openStore,
+  type PgMigration,
+  PgStore,
+  type SqlReader,
+  sqliteReader,
+} from "../store/mod.ts";
 import {
   getResultResponse,
   OutOfScopeError,
+  PgSpool,
+  pgSpoolMigrations,
+  type ResultStore,
   Spool,
   spoolMigrations,
   unavailableResponse,
 } from "../spool/mod.ts";
-import { intelligenceMigrations, Recorder, statsMetaTool } from "../intelligence/mod.ts";
+import {
+  intelligenceMigrations,
+  pgIntelligenceMigrations,
+  pgRecordSink,
+  Recorder,
+  statsMetaTool,
+} from "../intelligence/mod.ts";
 import { type CallEvent, Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "./meta_tools.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { SessionRelay } from "./passthrough.ts";
-import { StoreToolCache, toolCacheMigrations } from "./tool_cache.ts";
-import { toolPinMigrations, ToolPins } from "./pinning.ts";
+import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
+import { type PinStore, toolPinMigrations, ToolPins } from "./pinning.ts";
+import { pgHubMigrations, PgToolCache, PgToolPins } from "./pg_store.ts";
 import { authMigrations, AuthStore } from "../auth/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
@@ -30,8 +49,16 @@ export interface StartGatewayOptions {
   env: Record<string, string>;
   version: string;
   log: (line: string) => void;
-  /** The SQLite store; undefined = no store (nothing spooled or recorded). */
+  /**
+   * The store: a SQLite file path, or a `postgres://` URL shared by replicas; undefined = no store (nothing
+   * spooled or recorded).
+   */
   storePath?: string;
+  /**
+   * The local file for OAuth tokens when `storePath` is a PostgreSQL URL (tokens stay on the machine).
+   * @default no token store then
+   */
+  authStorePath?: string;
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
   /** The command that logs a server in, for `needs_auth`. @default `mcphub auth login NAME` */
@@ -55,18 +82,22 @@ export interface RunningGateway {
   stop(): void;
 }
 
-function openGatewayStore(path: string | undefined, log: (line: string) => void): DatabaseSync | undefined {
+const FILE_MIGRATIONS = [
+  ...spoolMigrations,
+  ...intelligenceMigrations,
+  ...toolCacheMigrations,
+  ...authMigrations,
+  ...toolPinMigrations,
+];
+
+function openGatewayStore(
+  path: string | undefined,
+  log: (line: string) => void,
+  migrations: readonly Migration[] = FILE_MIGRATIONS,
+): DatabaseSync | undefined {
   if (!path) return undefined;
   try {
-    return openStore(path, {
-      migrations: [
-        ...spoolMigrations,
-        ...intelligenceMigrations,
-        ...toolCacheMigrations,
-        ...authMigrations,
-        ...toolPinMigrations,
-      ],
-    });
+    return openStore(path, { migrations: [...migrations] });
   } catch (error) {
     log(
       `warning: ${
@@ -96,8 +127,10 @@ export type GatewayCoreOptions =
 export interface GatewayCore {
   /** The hub that owns the downstream connections (scoped to `options.agent` when given). */
   hub: Hub;
-  /** The store, when there is one. */
+  /** The local store, when the store is a file. */
   db?: DatabaseSync;
+  /** Read queries on the store (file or PostgreSQL), when there is one. */
+  reader?: SqlReader;
   /** The hub as `agent` sees it: a view over `hub`'s connections (one per agent, reused); undefined = `hub`. */
   view(agent?: string): Hub;
   /**
@@ -111,18 +144,93 @@ export interface GatewayCore {
   close(): Promise<void>;
 }
 
+/** The store's parts as the gateway uses them, whichever database holds them. */
+interface GatewayStore {
+  /** The local SQLite database, when the store is a file. */
+  db?: DatabaseSync;
+  /** Read queries (stats, the live page). */
+  reader?: SqlReader;
+  spool?: ResultStore;
+  recorder: Recorder;
+  toolCache?: ToolListCache;
+  pins?: PinStore;
+  authStore?: AuthStore;
+  /** Settles once a shared store's snapshots are loaded (or could not be). */
+  ready?: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Every migration of the shared PostgreSQL store, in order. */
+export const pgStoreMigrations: readonly PgMigration[] = [
+  ...pgSpoolMigrations,
+  ...pgIntelligenceMigrations,
+  ...pgHubMigrations,
+  {
+    // `mcphub store migrate`: the last call record copied from each local file, so a re-run copies only newer ones.
+    id: "store_imports/1",
+    sql: "CREATE TABLE store_imports (source TEXT PRIMARY KEY, last_call_id BIGINT NOT NULL, imported_at BIGINT NOT NULL)",
+  },
+];
+
+/** The shared PostgreSQL store: every part on the pool, OAuth tokens in the local file. */
+function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
+  const { log, config } = options;
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  const warn = (m: string) => log(`warning: ${m}`);
+  const local = options.authStorePath ? openGatewayStore(options.authStorePath, log, authMigrations) : undefined;
+  const toolCache = new PgToolCache(store, { warn });
+  const pins = new PgToolPins(store, { warn });
+  const ready = Promise.all([toolCache.preload(), pins.load()]).then(() => {
+    log(`store: ${store.location}`);
+  }, (error) => {
+    warn(
+      `${(error as Error).message}; serving without the shared store for now: oversized results pass ` +
+        "through whole, tool pins are not checked, and it is retried in the background",
+    );
+  });
+  return {
+    reader: store,
+    spool: new PgSpool(store),
+    recorder: new Recorder(pgRecordSink(store), { warn, enabled: config.record }),
+    toolCache,
+    pins,
+    authStore: local ? new AuthStore(local) : undefined,
+    ready,
+    async close() {
+      await Promise.allSettled([toolCache.flush(), pins.flush()]);
+      await store.close();
+      local?.close();
+    },
+  };
+}
+
+function openStoreParts(options: GatewayCoreOptions): GatewayStore {
+  if (isPostgresUrl(options.storePath)) return openPgStore(options.storePath, options);
+  const { log, config } = options;
+  const db = openGatewayStore(options.storePath, log);
+  return {
+    db,
+    reader: db ? sqliteReader(db) : undefined,
+    spool: db ? new Spool(db) : undefined,
+    recorder: new Recorder(db, { warn: (m) => log(`warning: ${m}`), enabled: config.record }),
+    toolCache: db ? new StoreToolCache(db) : undefined,
+    pins: db ? new ToolPins(db) : undefined,
+    authStore: db ? new AuthStore(db) : undefined,
+    close: () => Promise.resolve(db?.close()),
+  };
+}
+
 /** Opens the store and the hub (not yet started: call `hub.start()`). */
 export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   const { config, log } = options;
-  const db = openGatewayStore(options.storePath, log);
-  const spool = db ? new Spool(db) : undefined;
+  const parts = openStoreParts(options);
+  const { db, reader, spool, recorder } = parts;
   let warned = false;
   const warnOnce = (message: string) => {
     if (warned) return;
     warned = true;
     log(`warning: ${message}`);
   };
-  const recorder = new Recorder(db, { warn: (m) => log(`warning: ${m}`), enabled: config.record });
   const hubOptions = {
     config,
     env: options.env,
@@ -130,9 +238,10 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     log,
     finalize: { spool: () => spool, warn: warnOnce },
     onCall: (event: CallEvent) => recorder.record(event),
-    toolCache: db ? new StoreToolCache(db) : undefined,
-    pins: db ? new ToolPins(db) : undefined,
-    authStore: db ? new AuthStore(db) : undefined,
+    toolCache: parts.toolCache,
+    pins: parts.pins,
+    storeReady: parts.ready,
+    authStore: parts.authStore,
     loginCommand: options.loginCommand,
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
@@ -141,7 +250,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   const relay = new SessionRelay(hub, { shared: options.shared ?? false, log });
 
   const handlers = (hub: Hub): Partial<Record<MetaToolName, MetaHandler>> => ({
-    get_result: (args) => {
+    get_result: async (args) => {
       if (!spool) {
         return {
           status: "unavailable",
@@ -150,13 +259,13 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         };
       }
       try {
-        spool.maybePrune();
+        await spool.maybePrune();
       } catch (error) {
         log(`warning: pruning expired results failed: ${(error as Error).message}`);
       }
       try {
         // The stored result's server/tool is re-checked against this gateway's current scope.
-        return getResultResponse(
+        return await getResultResponse(
           spool,
           { callId: args.callId, cursor: args.cursor, encoding: args.encoding },
           {
@@ -177,19 +286,25 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     },
     stats: async () => {
       await recorder.flush();
-      if (!db) {
-        return {
-          totals: { calls: 0, est_tokens: 0, total_ms: 0, errors: 0, spooled_results: 0, tokens_kept_out: 0 },
-          servers: [],
-        };
+      const empty = {
+        totals: { calls: 0, est_tokens: 0, total_ms: 0, errors: 0, spooled_results: 0, tokens_kept_out: 0 },
+        servers: [],
+      };
+      if (!reader) return empty;
+      try {
+        return { ...await statsMetaTool(reader, { agent: hub.agent }) };
+      } catch (error) {
+        // A shared store that is down: the gateway keeps serving; the agent is told why the figures are missing.
+        log(`warning: reading stats failed: ${(error as Error).message}`);
+        return { ...empty, unavailable: "The store cannot be read right now; try again shortly." };
       }
-      return { ...statsMetaTool(db, { agent: hub.agent }) };
     },
   });
 
   return {
     hub,
     db,
+    reader,
     view(agent) {
       if (agent === undefined || agent === options.agent) return hub;
       let view = views.get(agent);
@@ -207,7 +322,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       await Promise.allSettled([...views.values()].map((view) => view.close()));
       await hub.close();
       await recorder.close().catch(() => {});
-      db?.close();
+      await parts.close();
     },
   };
 }

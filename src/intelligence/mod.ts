@@ -10,9 +10,13 @@ export {
   capUtf8,
   intelligenceMigrations,
   MAX_ERROR_BYTES,
+  INSERT_COLUMNS,
   Recorder,
   type RecorderOptions,
+  type RecordRow,
+  type RecordSink,
 } from "./recorder.ts";
+export { pgIntelligenceMigrations, pgRecordSink } from "./pg.ts";
 export {
   parseSince,
   queryStats,
