@@ -190,7 +190,13 @@ async function checkConfig(
 
 /** A shared PostgreSQL store: reachable, which migrations ran, how much it holds; nothing is changed. */
 async function checkPgStore(url: string, retention: string): Promise<StoreCheck> {
-  const check: StoreCheck = { path: redactDbUrl(url), postgres: true, exists: false, retention, warnings: [] };
+  const check: StoreCheck = {
+    path: redactDbUrl(url),
+    postgres: true,
+    exists: false,
+    retention,
+    warnings: [],
+  };
   const params = (() => {
     try {
       return new URL(url.replace(/^postgres(ql)?:/i, "http:"));
@@ -214,14 +220,18 @@ async function checkPgStore(url: string, retention: string): Promise<StoreCheck>
     check.exists = true;
     if (Number(rows[0]?.has ?? 0) === 0) {
       check.integrity = "no mcphub tables yet";
-      check.warnings.push("not set up yet: mcp serve creates the tables on first start (or mcphub store migrate)");
+      check.warnings.push(
+        "not set up yet: mcp serve creates the tables on first start (or mcphub store migrate)",
+      );
       return check;
     }
     const applied = await store.all("SELECT id FROM schema_migrations ORDER BY id");
     const ids = new Set(applied.map((r) => String(r.id)));
     const pending = pgStoreMigrations.filter((m) => !ids.has(m.id)).map((m) => m.id);
     check.integrity = pending.length ? `migrations pending: ${pending.join(", ")}` : "schema up to date";
-    if (pending.length) check.warnings.push(`pending migrations (${pending.join(", ")}): mcp serve applies them`);
+    if (pending.length) {
+      check.warnings.push(`pending migrations (${pending.join(", ")}): mcp serve applies them`);
+    }
     const size = await store.all(
       "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0) AS bytes FROM pg_class c " +
         "WHERE c.relname IN ('spool_chunks', 'spool_results', 'calls', 'tool_cache', 'tool_pins')",

@@ -44,7 +44,11 @@ export function storeLocation(ctx: CommandContext, config?: Config): string {
 export async function storeLocationOf(ctx: CommandContext): Promise<string> {
   if (ctx.global.db ?? ctx.env.get("MCPHUB_DB")) return storeLocation(ctx);
   try {
-    const config = await loadConfig(ctx.global.config, { env: ctx.env, cwd: ctx.cwd, serverErrors: "fail-server" });
+    const config = await loadConfig(ctx.global.config, {
+      env: ctx.env,
+      cwd: ctx.cwd,
+      serverErrors: "fail-server",
+    });
     return storeLocation(ctx, config);
   } catch {
     return storeLocation(ctx);

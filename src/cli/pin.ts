@@ -98,11 +98,15 @@ async function recordedTools(
   since: number | undefined,
 ): Promise<{ server: string; pin: string }[] | undefined> {
   // All of them: tools of servers no longer configured are skipped, and N must still be reached.
-  return await withStoreReader(await storeLocationOf(ctx), intelligenceMigrations, async (db) =>
-    (await topTools(db, { limit: Number.MAX_SAFE_INTEGER, since })).map((top) => ({
-      server: top.server,
-      pin: recordedPin(top),
-    })));
+  return await withStoreReader(
+    await storeLocationOf(ctx),
+    intelligenceMigrations,
+    async (db) =>
+      (await topTools(db, { limit: Number.MAX_SAFE_INTEGER, since })).map((top) => ({
+        server: top.server,
+        pin: recordedPin(top),
+      })),
+  );
 }
 
 function parseTop(text: string): number {
@@ -204,7 +208,11 @@ async function runPin(ctx: CommandContext, now: () => number): Promise<number> {
   });
 
   if (top !== undefined && recorded === undefined) {
-    ctx.err(`note: no calls are recorded yet (no store at ${redactDbUrl(await storeLocationOf(ctx))}); run the gateway first\n`);
+    ctx.err(
+      `note: no calls are recorded yet (no store at ${
+        redactDbUrl(await storeLocationOf(ctx))
+      }); run the gateway first\n`,
+    );
   } else if (top !== undefined && ranked < top) {
     ctx.err(`note: only ${ranked} recorded tool${ranked === 1 ? "" : "s"} of configured servers to pin\n`);
   }

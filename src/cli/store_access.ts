@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { isPostgresUrl, type Migration, openStore, PgStore, type SqlReader, sqliteReader } from "../store/mod.ts";
+import {
+  isPostgresUrl,
+  type Migration,
+  openStore,
+  PgStore,
+  sqliteReader,
+  type SqlReader,
+} from "../store/mod.ts";
 import { pgStoreMigrations } from "../hub/mod.ts";
 
 /** True when `path` is an existing regular file. */

@@ -98,7 +98,9 @@ async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandC
       const marker = await store.all("SELECT last_call_id FROM store_imports WHERE source = ?", [source]);
       let last = Number(marker[0]?.last_call_id ?? 0);
       const page = db.prepare(
-        `SELECT id, ${INSERT_COLUMNS.join(", ")} FROM calls WHERE id > ? ORDER BY id LIMIT ${CALLS_PER_INSERT}`,
+        `SELECT id, ${
+          INSERT_COLUMNS.join(", ")
+        } FROM calls WHERE id > ? ORDER BY id LIMIT ${CALLS_PER_INSERT}`,
       );
       for (;;) {
         const rows = page.all(last) as Record<string, unknown>[];
@@ -122,10 +124,14 @@ async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandC
       if (copied.calls && (ctx.stderrIsTerminal ?? Deno.stderr.isTerminal())) ctx.err("\n");
     }
     if (have.has("tool_cache")) {
-      const columns = (db.prepare("PRAGMA table_info(tool_cache)").all() as { name: string }[]).map((c) => c.name);
+      const columns = (db.prepare("PRAGMA table_info(tool_cache)").all() as { name: string }[]).map((c) =>
+        c.name
+      );
       const instructions = columns.includes("instructions") ? "instructions" : "NULL AS instructions";
       for (
-        const r of db.prepare(`SELECT server, fingerprint, tools, updated_at, ${instructions} FROM tool_cache`)
+        const r of db.prepare(
+          `SELECT server, fingerprint, tools, updated_at, ${instructions} FROM tool_cache`,
+        )
           .all() as Record<string, string | number | null>[]
       ) {
         const done = await store.all(

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type DatabaseSync, openStore, type SqlReader, sqliteReader } from "../store/mod.ts";
+import { type DatabaseSync, openStore, sqliteReader, type SqlReader } from "../store/mod.ts";
 import { intelligenceMigrations, queryReportData, renderStatsHtml } from "../intelligence/mod.ts";
 import type { Hub } from "../hub/mod.ts";
 

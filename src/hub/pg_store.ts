@@ -217,7 +217,9 @@ export class PgToolCache implements ToolListCache {
 
   /** Reads every cached list (before the servers start). */
   async preload(): Promise<void> {
-    const rows = await this.#store.run((sql) => sql`SELECT server, fingerprint, tools, instructions FROM tool_cache`);
+    const rows = await this.#store.run((sql) =>
+      sql`SELECT server, fingerprint, tools, instructions FROM tool_cache`
+    );
     for (const r of rows) {
       this.#rows.set(String(r.server), {
         fingerprint: String(r.fingerprint),

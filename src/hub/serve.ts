@@ -12,8 +12,8 @@ import {
   openStore,
   type PgMigration,
   PgStore,
-  type SqlReader,
   sqliteReader,
+  type SqlReader,
 } from "../store/mod.ts";
 import {
   getResultResponse,
@@ -168,7 +168,8 @@ export const pgStoreMigrations: readonly PgMigration[] = [
   {
     // `mcphub store migrate`: the last call record copied from each local file, so a re-run copies only newer ones.
     id: "store_imports/1",
-    sql: "CREATE TABLE store_imports (source TEXT PRIMARY KEY, last_call_id BIGINT NOT NULL, imported_at BIGINT NOT NULL)",
+    sql:
+      "CREATE TABLE store_imports (source TEXT PRIMARY KEY, last_call_id BIGINT NOT NULL, imported_at BIGINT NOT NULL)",
   },
 ];
 
@@ -177,7 +178,9 @@ function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
   const { log, config } = options;
   const store = new PgStore(url, { migrations: pgStoreMigrations });
   const warn = (m: string) => log(`warning: ${m}`);
-  const local = options.authStorePath ? openGatewayStore(options.authStorePath, log, authMigrations) : undefined;
+  const local = options.authStorePath
+    ? openGatewayStore(options.authStorePath, log, authMigrations)
+    : undefined;
   const toolCache = new PgToolCache(store, { warn });
   const pins = new PgToolPins(store, { warn });
   const ready = Promise.all([toolCache.preload(), pins.load()]).then(() => {

@@ -28,7 +28,7 @@ export {
   SpoolWriteError,
   type StoredMeta,
 } from "./spool.ts";
-export { pgSpoolMigrations, PgSpool } from "./pg_spool.ts";
+export { PgSpool, pgSpoolMigrations } from "./pg_spool.ts";
 export {
   buildReceipt,
   MIN_BUDGET_BYTES,

@@ -9,8 +9,8 @@ import type { PgMigration, PgStore } from "../store/mod.ts";
 import { utf8Chunks } from "./_utf8.ts";
 import {
   assemblePage,
-  CHUNK_BYTES,
   checkPageArgs,
+  CHUNK_BYTES,
   isCallId,
   newCallId,
   PRUNE_INTERVAL_MS,

@@ -144,7 +144,11 @@ export interface ResultStore {
     callId: string,
     cursor: number,
     pageBytes: number,
-  ): SpoolPage | "unavailable" | "cursor_out_of_range" | Promise<SpoolPage | "unavailable" | "cursor_out_of_range">;
+  ):
+    | SpoolPage
+    | "unavailable"
+    | "cursor_out_of_range"
+    | Promise<SpoolPage | "unavailable" | "cursor_out_of_range">;
   /** Housekeeping at most hourly; may throw (callers log and go on). */
   maybePrune(): void | Promise<void>;
 }
@@ -316,7 +320,11 @@ export class Spool implements ResultStore {
     if (end === cursor) return { bytes: new Uint8Array(0), totalBytes };
     const size = row.chunk_bytes;
     // all(), not iterate(): a page spans at most a few chunks, and no statement is left mid-scan.
-    const chunks = this.#selectChunks.all(callId, Math.floor(cursor / size), Math.floor((end - 1) / size)) as {
+    const chunks = this.#selectChunks.all(
+      callId,
+      Math.floor(cursor / size),
+      Math.floor((end - 1) / size),
+    ) as {
       seq: number;
       data: Uint8Array;
     }[];

@@ -180,7 +180,7 @@ export function defaultStorePath(env: { get(key: string): string | undefined }):
 
 export type { DatabaseSync };
 
-export { isPostgresUrl, redactDbUrl, type SqlReader, sqliteReader, type SqlValue } from "./sql.ts";
+export { isPostgresUrl, redactDbUrl, sqliteReader, type SqlReader, type SqlValue } from "./sql.ts";
 export {
   isConnectionError,
   type PgMigration,

@@ -22,7 +22,9 @@ Deno.test("PgStore: four replicas starting at once apply each migration exactly 
   const stores = Array.from({ length: 4 }, () => new PgStore(url, { migrations: pgStoreMigrations }));
   try {
     await Promise.all(stores.map((s) => s.ready()));
-    const rows = await stores[0]!.all("SELECT id, COUNT(*) AS n FROM schema_migrations GROUP BY id ORDER BY id");
+    const rows = await stores[0]!.all(
+      "SELECT id, COUNT(*) AS n FROM schema_migrations GROUP BY id ORDER BY id",
+    );
     assert.deepEqual(
       rows.map((r) => [r.id, Number(r.n)]),
       pgStoreMigrations.map((m) => [m.id, 1]).sort((a, b) => String(a[0]) < String(b[0]) ? -1 : 1),
@@ -44,7 +46,9 @@ Deno.test("PgSpool: a result put by one replica is paged byte for byte by anothe
     const parts: Uint8Array[] = [];
     let cursor = 0;
     for (;;) {
-      const response = await getResultResponse(other, { callId: stored.callId, cursor }, { budget: 32 * 1024 });
+      const response = await getResultResponse(other, { callId: stored.callId, cursor }, {
+        budget: 32 * 1024,
+      });
       parts.push(Uint8Array.fromBase64(response.data as string));
       if (response.done) break;
       cursor = response.nextCursor as number;
@@ -180,7 +184,11 @@ Deno.test("PgStore fails fast while the database is down and recovers by itself 
   const spool = new PgSpool(store);
   const recorder = new Recorder(pgRecordSink(store), { batchMs: 5, retryMs: 100 });
   const warnings: string[] = [];
-  const warned = new Recorder(pgRecordSink(store), { batchMs: 5, retryMs: 100, warn: (m) => warnings.push(m) });
+  const warned = new Recorder(pgRecordSink(store), {
+    batchMs: 5,
+    retryMs: 100,
+    warn: (m) => warnings.push(m),
+  });
   try {
     const stored = await spool.put("z".repeat(10_000), { server: "s", tool: "t", namespaced: "s__t" });
     await cluster.stop();
