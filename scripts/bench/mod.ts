@@ -2,7 +2,7 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `livemcpbench` (a file name such as
+ * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `livemcpbench`, `heldout`, `pg_store` (a file name such as
  * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
@@ -17,6 +17,7 @@ import * as hostile from "./hostile_bench.ts";
 import * as http from "./http_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as peer from "./peer_bench.ts";
+import * as pgStore from "./pg_store_bench.ts";
 import * as resolver from "./resolver_bench.ts";
 import * as soak from "./soak_bench.ts";
 import * as spool from "./spool_bench.ts";
@@ -44,6 +45,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "hostile", file: "hostile_bench.ts", run: () => hostile.main([]) },
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
   { name: "heldout", file: "heldout.ts", run: () => heldout.main([]) },
+  { name: "pg_store", file: "pg_store_bench.ts", run: () => pgStore.main([]) },
 ];
 
 /** The benchmarks `names` select (all when empty); throws a `RangeError` on an unknown name. */

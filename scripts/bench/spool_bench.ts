@@ -162,12 +162,12 @@ export async function main(): Promise<SpoolBenchReport> {
 
     // Page a whole 10 MB result through get_result, as an agent would at the default budget.
     const stored10 = spool.put(payload(10 * MB), meta);
-    const pageAll = (encoding: "base64" | "utf8") => {
+    const pageAll = async (encoding: "base64" | "utf8") => {
       let cursor = 0;
       let pages = 0;
       const begin = performance.now();
       for (;;) {
-        const response = getResultResponse(spool, { callId: stored10.callId, cursor, encoding }, {
+        const response = await getResultResponse(spool, { callId: stored10.callId, cursor, encoding }, {
           budget: 32 * 1024,
         });
         pages++;
@@ -176,9 +176,9 @@ export async function main(): Promise<SpoolBenchReport> {
       }
       return { mbps: stored10.totalBytes / MB / ((performance.now() - begin) / 1000), pages };
     };
-    pageAll("base64"); // warm up
-    const base64 = pageAll("base64");
-    const utf8 = pageAll("utf8");
+    await pageAll("base64"); // warm up
+    const base64 = await pageAll("base64");
+    const utf8 = await pageAll("utf8");
 
     const report: SpoolBenchReport = {
       pageReadMs,

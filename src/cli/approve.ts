@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Command, parseCommandArgs, UsageError } from "./command.ts";
+import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { storeLocationOf } from "./host.ts";
 import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { openPgStore } from "./store_access.ts";
@@ -38,9 +38,13 @@ interface PinReview {
   changes(server?: string): Promise<ToolChange[]>;
 }
 
-async function withPins<T>(location: string, use: (pins: PinReview) => Promise<T>): Promise<T> {
+async function withPins<T>(
+  location: string,
+  env: CommandContext["env"],
+  use: (pins: PinReview) => Promise<T>,
+): Promise<T> {
   if (isPostgresUrl(location)) {
-    const store = openPgStore(location);
+    const store = openPgStore(location, env);
     try {
       return await use(new PgToolPins(store));
     } finally {
@@ -82,7 +86,7 @@ export const approveCommand: Command = {
     const at = target?.indexOf("__") ?? -1;
     const server = target === undefined ? undefined : at < 0 ? target : target.slice(0, at);
     const tool = target !== undefined && at >= 0 ? target.slice(at + 2) : undefined;
-    const approved = await withPins(await storeLocationOf(ctx), async (pins) => {
+    const approved = await withPins(await storeLocationOf(ctx), ctx.env, async (pins) => {
       let done = await pins.approve(server, tool);
       // A public name may lack the server's self-prefix (github__create_issue for github_create_issue).
       if (done.length === 0 && server !== undefined && tool !== undefined) {
@@ -161,7 +165,11 @@ export const toolsChangesCommand: Command = {
         }),
     );
     if (positionals.length > 1) throw new UsageError("name at most one server", "tools changes");
-    const changes = await withPins(await storeLocationOf(ctx), (pins) => pins.changes(positionals[0]));
+    const changes = await withPins(
+      await storeLocationOf(ctx),
+      ctx.env,
+      (pins) => pins.changes(positionals[0]),
+    );
     if (values.json || ctx.global.json) {
       ctx.out(
         JSON.stringify(

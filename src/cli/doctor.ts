@@ -22,7 +22,7 @@ import {
   userConfigDir,
 } from "../config/mod.ts";
 import { DEFAULT_RESTART_POLICY, Hub, pgStoreMigrations } from "../hub/mod.ts";
-import { isPostgresUrl, PgStore, redactDbUrl } from "../store/mod.ts";
+import { isPostgresUrl, pgpassPassword, PgStore, redactDbUrl } from "../store/mod.ts";
 import { RETENTION_MS } from "../spool/mod.ts";
 import { storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
@@ -189,7 +189,11 @@ async function checkConfig(
 }
 
 /** A shared PostgreSQL store: reachable, which migrations ran, how much it holds; nothing is changed. */
-async function checkPgStore(url: string, retention: string): Promise<StoreCheck> {
+async function checkPgStore(
+  url: string,
+  retention: string,
+  env: CommandContext["env"],
+): Promise<StoreCheck> {
   const check: StoreCheck = {
     path: redactDbUrl(url),
     postgres: true,
@@ -212,7 +216,12 @@ async function checkPgStore(url: string, retention: string): Promise<StoreCheck>
       `no sslmode in the URL: the connection to ${host} may be unencrypted; add ?sslmode=require (or verify-full)`,
     );
   }
-  const store = new PgStore(url, { max: 1, connectTimeoutS: 5, breakerMs: 0 });
+  const store = new PgStore(url, {
+    max: 1,
+    connectTimeoutS: 5,
+    breakerMs: 0,
+    password: pgpassPassword(url, env),
+  });
   try {
     const rows = await store.all(
       `SELECT (SELECT COUNT(*) FROM information_schema.tables WHERE table_name = 'schema_migrations') AS has`,
@@ -252,7 +261,7 @@ async function checkStore(ctx: CommandContext, config: Config): Promise<StoreChe
   const retention = `stored results are kept ${RETENTION_MS / 3_600_000} h; call records ${
     config.record ? "are kept until you delete the store (record: true)" : "are not recorded (record: false)"
   }`;
-  if (isPostgresUrl(location)) return await checkPgStore(location, retention);
+  if (isPostgresUrl(location)) return await checkPgStore(location, retention, ctx.env);
   const path = resolve(ctx.cwd, location);
   const check: StoreCheck = { path, exists: exists(path), retention, warnings: [] };
   if (!check.exists) {

@@ -100,7 +100,7 @@ async function recordedTools(
   // All of them: tools of servers no longer configured are skipped, and N must still be reached.
   return await withStoreReader(
     await storeLocationOf(ctx),
-    intelligenceMigrations,
+    { migrations: intelligenceMigrations, env: ctx.env },
     async (db) =>
       (await topTools(db, { limit: Number.MAX_SAFE_INTEGER, since })).map((top) => ({
         server: top.server,

@@ -147,13 +147,14 @@ async function runStats(ctx: CommandContext, now: () => number): Promise<number>
     });
   }
   // Reading stats must not create a database as a side effect.
-  const report = await withStoreReader(path, intelligenceMigrations, (db) =>
-    queryStats(db, {
-      since: sinceMs === undefined ? undefined : now() - sinceMs,
-      server: flags.server,
-      agent: flags.agent,
-      recent,
-    })) ?? EMPTY_REPORT;
+  const report =
+    await withStoreReader(path, { migrations: intelligenceMigrations, env: ctx.env }, (db) =>
+      queryStats(db, {
+        since: sinceMs === undefined ? undefined : now() - sinceMs,
+        server: flags.server,
+        agent: flags.agent,
+        recent,
+      })) ?? EMPTY_REPORT;
   const text = json
     ? formatStatsJson(report, format)
     : flags.markdown
@@ -170,7 +171,11 @@ async function writeHtml(
   format: StatsFormatOptions,
   q: ReportQuery,
 ): Promise<number> {
-  const data = await withStoreReader(path, intelligenceMigrations, (db) => queryReportData(db, q)) ??
+  const data = await withStoreReader(
+    path,
+    { migrations: intelligenceMigrations, env: ctx.env },
+    (db) => queryReportData(db, q),
+  ) ??
     emptyData(q);
   try {
     Deno.writeTextFileSync(file, renderStatsHtml(data, format));

@@ -8,6 +8,7 @@ import {
   isPostgresUrl,
   type Migration,
   openStore,
+  pgpassPassword,
   PgStore,
   sqliteReader,
   type SqlReader,
@@ -25,8 +26,8 @@ export function fileExists(path: string): boolean {
 }
 
 /** The shared store at `url`, with every migration the gateway applies (idempotent; one replica at a time). */
-export function openPgStore(url: string): PgStore {
-  return new PgStore(url, { migrations: pgStoreMigrations, max: 2 });
+export function openPgStore(url: string, env: { get(key: string): string | undefined }): PgStore {
+  return new PgStore(url, { migrations: pgStoreMigrations, max: 2, password: pgpassPassword(url, env) });
 }
 
 /**
@@ -35,11 +36,12 @@ export function openPgStore(url: string): PgStore {
  */
 export async function withStoreReader<T>(
   location: string,
-  migrations: readonly Migration[],
+  options: { migrations: readonly Migration[]; env: { get(key: string): string | undefined } },
   use: (reader: SqlReader) => Promise<T>,
 ): Promise<T | undefined> {
+  const { migrations } = options;
   if (isPostgresUrl(location)) {
-    const store = openPgStore(location);
+    const store = openPgStore(location, options.env);
     try {
       return await use(store);
     } finally {

@@ -48,7 +48,7 @@ interface Copied {
 
 async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandContext): Promise<Copied> {
   const have = tables(db);
-  const store = openPgStore(url);
+  const store = openPgStore(url, ctx.env);
   const copied: Copied = { results: 0, resultBytes: 0, calls: 0, cache: 0, pins: 0 };
   try {
     await store.ready();

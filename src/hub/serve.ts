@@ -11,6 +11,7 @@ import {
   type Migration,
   openStore,
   type PgMigration,
+  pgpassPassword,
   PgStore,
   sqliteReader,
   type SqlReader,
@@ -176,7 +177,8 @@ export const pgStoreMigrations: readonly PgMigration[] = [
 /** The shared PostgreSQL store: every part on the pool, OAuth tokens in the local file. */
 function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
   const { log, config } = options;
-  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  const env = { get: (key: string) => options.env[key] };
+  const store = new PgStore(url, { migrations: pgStoreMigrations, password: pgpassPassword(url, env) });
   const warn = (m: string) => log(`warning: ${m}`);
   const local = options.authStorePath
     ? openGatewayStore(options.authStorePath, log, authMigrations)

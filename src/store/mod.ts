@@ -184,6 +184,7 @@ export { isPostgresUrl, redactDbUrl, sqliteReader, type SqlReader, type SqlValue
 export {
   isConnectionError,
   type PgMigration,
+  pgpassPassword,
   type PgSql,
   PgStore,
   PgStoreError,

@@ -41,6 +41,54 @@ function passwordsOf(location: string): string[] {
   return out;
 }
 
+function unescapePgpass(field: string): string {
+  return field.replace(/\\(.)/g, "$1");
+}
+
+/**
+ * The password libpq would take from a password file (`$PGPASSFILE`, else `~/.pgpass`) for the URL's host,
+ * port, database and user — `*` matches anything, `\:` is a literal colon — when neither the URL nor
+ * `$PGPASSWORD` gives one (postgres.js does not read the file itself). The file is skipped, as libpq does,
+ * when others may read it.
+ */
+export function pgpassPassword(
+  url: string,
+  env: { get(key: string): string | undefined },
+): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.replace(/^postgres(ql)?:/i, "http:"));
+  } catch {
+    return undefined;
+  }
+  if (parsed.password || parsed.searchParams.get("password") || env.get("PGPASSWORD")) return undefined;
+  const home = env.get("HOME");
+  const file = env.get("PGPASSFILE") ?? (home ? `${home}/.pgpass` : undefined);
+  if (!file) return undefined;
+  let text: string;
+  try {
+    const info = Deno.statSync(file);
+    if (!info.isFile || (info.mode !== null && (info.mode & 0o077) !== 0)) return undefined;
+    text = Deno.readTextFileSync(file);
+  } catch {
+    return undefined;
+  }
+  const host = decodeURIComponent(parsed.hostname) || env.get("PGHOST") || "localhost";
+  const port = parsed.port || env.get("PGPORT") || "5432";
+  const user = decodeURIComponent(parsed.username) || env.get("PGUSER") || env.get("USER") || "";
+  const database = decodeURIComponent(parsed.pathname.slice(1)) || env.get("PGDATABASE") || user;
+  for (const line of text.split(/\r?\n/)) {
+    if (line.startsWith("#") || line.trim() === "") continue;
+    const fields = line.split(/(?<!\\):/).map(unescapePgpass);
+    if (fields.length < 5) continue;
+    const [h, p, d, u] = fields;
+    const password = fields.slice(4).join(":");
+    const match = (pattern: string | undefined, value: string) => pattern === "*" || pattern === value;
+    if (match(h, host) && match(p, port) && match(d, database) && match(u, user)) return password;
+  }
+  return undefined;
+}
+
 /** A failure of the PostgreSQL store; its message never contains the password. */
 export class PgStoreError extends Error {
   override name = "PgStoreError";
@@ -56,6 +104,8 @@ export interface PgStoreOptions {
   connectTimeoutS?: number;
   /** How long the store answers "unavailable" at once after a connection failure. @default 2000 */
   breakerMs?: number;
+  /** A password from elsewhere than the URL (e.g. {@linkcode pgpassPassword}); never printed. */
+  password?: string;
 }
 
 // One advisory-lock key for mcphub's migrations ("mcphub" in ASCII, as a bigint).
@@ -108,6 +158,7 @@ export class PgStore implements SqlReader {
   constructor(url: string, options: PgStoreOptions = {}) {
     this.location = redactDbUrl(url);
     this.#secrets = passwordsOf(url);
+    if (options.password) this.#secrets.push(options.password);
     this.#migrations = options.migrations ?? [];
     this.#breakerMs = options.breakerMs ?? 2000;
     const pool = {
@@ -125,6 +176,7 @@ export class PgStore implements SqlReader {
         },
       },
       connection: { application_name: "mcphub" },
+      ...(options.password ? { password: options.password } : {}),
     };
     // The driver loads on first use: a gateway on a local file never pays for it.
     this.#sql = import("postgres").then((m) => m.default(url, pool) as unknown as PgSql);

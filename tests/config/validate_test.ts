@@ -247,7 +247,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, servers, agents, inherit_env",
+      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, servers, agents, inherit_env, store",
   );
 });
 
@@ -707,4 +707,28 @@ Deno.test("parseConfig() rejects an unknown --agent, listing the defined ones", 
     parse(TWO_SERVERS + lines("agents:", "  reviewer: {}"), { agent: "reviewer" }).agents.length,
     1,
   );
+});
+
+Deno.test("store: takes a file path or a postgres:// URL with ${VAR} expanded, and refuses a literal password", () => {
+  assert.equal(parse("store: /var/lib/mcphub/mcphub.db\n").store, "/var/lib/mcphub/mcphub.db");
+  assert.equal(
+    parse("store: postgres://mcphub:${PGPASS}@db/mcphub?sslmode=require\n", {
+      env: { get: (k) => k === "PGPASS" ? "s3cret" : undefined },
+    }).store,
+    "postgres://mcphub:s3cret@db/mcphub?sslmode=require",
+  );
+  assertProblem(
+    "store: postgres://mcphub:hunter2@db/mcphub\n",
+    "mcphub.yaml:1:8: store: the URL holds a literal password; write it as ${VAR} (e.g. " +
+      "postgres://mcphub:${PGPASSWORD}@db/mcphub) or leave it out and set PGPASSWORD",
+  );
+  assertProblem(
+    "store: postgres://m:${NOPE}@db/x\n",
+    "mcphub.yaml:1:8: store: environment variable NOPE is not set",
+  );
+  assertProblem(
+    "store: 5\n",
+    "mcphub.yaml:1:8: store: expected a store file path or a postgres:// URL, got a number",
+  );
+  assert.equal(parse("{}\n").store, undefined);
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { intelligenceMigrations, queryStats } from "../../src/intelligence/mod.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { openStore, sqliteReader } from "../../src/store/mod.ts";
 
 const WORKER = fileURLToPath(new URL("./record_worker.ts", import.meta.url));
 const PROCESSES = 4;
@@ -27,7 +27,7 @@ Deno.test("Four processes recording 500 calls each to one store file at once lea
     }
     const db = openStore(path, { migrations: intelligenceMigrations });
     try {
-      const report = queryStats(db, {});
+      const report = await queryStats(sqliteReader(db), {});
       assert.equal(report.totals.calls, PROCESSES * PER_PROCESS);
       assert.equal(report.totals.errors, PROCESSES * PER_PROCESS / 10);
       assert.equal(report.totals.est_tokens, PROCESSES * PER_PROCESS * 20);

@@ -9,6 +9,7 @@ import {
   type StatsReport,
   statsSummaryLine,
 } from "../../src/intelligence/mod.ts";
+import { sqliteReader } from "../../src/store/mod.ts";
 import { NOW, sampleStore } from "./sample_calls.ts";
 
 const WEEK = 7 * 86_400_000;
@@ -16,7 +17,7 @@ const WEEK = 7 * 86_400_000;
 async function sampleReport(q: Parameters<typeof queryStats>[1] = {}): Promise<StatsReport> {
   const db = await sampleStore();
   try {
-    return queryStats(db, q);
+    return await queryStats(sqliteReader(db), q);
   } finally {
     db.close();
   }

@@ -11,7 +11,7 @@ import {
   Recorder,
   renderStatsHtml,
 } from "../../src/intelligence/mod.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { openStore, sqliteReader } from "../../src/store/mod.ts";
 import { NOW, sampleHtml, sampleStore } from "./sample_calls.ts";
 
 const GOLDEN = fileURLToPath(new URL("./testdata/", import.meta.url));
@@ -35,10 +35,12 @@ Deno.test("renderStatsHtml() with live servers matches the golden live page", as
   await golden("stats_live.html.golden", await sampleHtml({ since: 7 * DAY, live: true }));
 });
 
-Deno.test("renderStatsHtml() of an empty store is the header and the no-data sentence", () => {
+Deno.test("renderStatsHtml() of an empty store is the header and the no-data sentence", async () => {
   const db = openStore(":memory:", { migrations: intelligenceMigrations });
   try {
-    const html = renderStatsHtml(queryReportData(db, { now: NOW }), { dbPath: "/tmp/none.db" });
+    const html = renderStatsHtml(await queryReportData(sqliteReader(db), { now: NOW }), {
+      dbPath: "/tmp/none.db",
+    });
     assert.match(
       html,
       /<p id="no-data">No calls recorded yet \(all time\)\. Run `mcphub mcp serve` .* in \/tmp\/none\.db\.<\/p>/,
@@ -53,7 +55,7 @@ Deno.test("renderStatsHtml() of an empty store is the header and the no-data sen
 Deno.test("queryReportData() buckets calls per UTC day per server and computes nearest-rank p50/p95", async () => {
   const db = await sampleStore();
   try {
-    const data = queryReportData(db, { now: NOW, since: NOW - 7 * DAY });
+    const data = await queryReportData(sqliteReader(db), { now: NOW, since: NOW - 7 * DAY });
     assert.equal(data.unit, "day");
     // 7 days back from 06:00 starts on the 23rd: 8 UTC days, the 23rd to the 30th.
     assert.deepEqual(data.buckets.map((b) => new Date(b.start).toISOString().slice(0, 10)), [
@@ -117,7 +119,7 @@ Deno.test("queryReportData() p50/p95 follow nearest rank over 20 calls, and deta
       });
     }
     await recorder.close();
-    const [tool] = queryReportData(db, { now: NOW }).tools;
+    const [tool] = (await queryReportData(sqliteReader(db), { now: NOW })).tools;
     // ceil(0.5 * 20) = 10th smallest, ceil(0.95 * 20) = 19th smallest.
     assert.deepEqual(
       [tool.p50_ms, tool.p95_ms, tool.errors, tool.error_rate, tool.detached, tool.detached_errors],
@@ -146,12 +148,12 @@ Deno.test("queryReportData() draws weeks past 62 days and months past 104 weeks"
       });
     }
     await recorder.close();
-    const weeks = queryReportData(db, { now: NOW });
+    const weeks = await queryReportData(sqliteReader(db), { now: NOW });
     assert.equal(weeks.unit, "week");
     // Weeks start on Monday: 2026-11-30 is a Monday.
     assert.equal(weeks.buckets.at(-1)!.start, NOW - 6 * 3_600_000);
     assert.equal(weeks.buckets.reduce((sum, b) => sum + b.calls[0], 0), 2);
-    const months = queryReportData(db, { now: NOW, since: NOW - 800 * DAY });
+    const months = await queryReportData(sqliteReader(db), { now: NOW, since: NOW - 800 * DAY });
     assert.equal(months.unit, "month");
     assert.equal(new Date(months.buckets[0].start).toISOString(), "2024-09-01T00:00:00.000Z");
     assert.equal(bucketStart(Date.UTC(2026, 1, 14, 12), "month"), Date.UTC(2026, 1, 1));
@@ -197,7 +199,7 @@ Deno.test("renderStatsHtml() escapes every name and never shows error texts", as
     };
     recorder.record(hostile);
     await recorder.close();
-    const html = renderStatsHtml(queryReportData(db, { now: NOW, recent: 5 }), {
+    const html = renderStatsHtml(await queryReportData(sqliteReader(db), { now: NOW, recent: 5 }), {
       tools: true,
       server: "</title><script>",
       dbPath: "/tmp/<x>.db",

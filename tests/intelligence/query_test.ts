@@ -7,14 +7,14 @@ import {
   statsMetaTool,
   topTools,
 } from "../../src/intelligence/mod.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { openStore, sqliteReader } from "../../src/store/mod.ts";
 import { NOW, SAMPLE_CALLS, sampleStore } from "./sample_calls.ts";
 
 const DAY = 86_400_000;
 
 Deno.test("queryStats() sums all time and sorts servers and tools by calls, then name", async () => {
   const db = await sampleStore();
-  const report = queryStats(db, { recent: 3 });
+  const report = await queryStats(sqliteReader(db), { recent: 3 });
   assert.deepEqual(report.totals, {
     calls: 6,
     errors: 2,
@@ -111,7 +111,7 @@ Deno.test("queryStats() sums all time and sorts servers and tools by calls, then
 Deno.test("est_tokens counts what reached the agent: a spooled result counts as its receipt, the rest as kept out", async () => {
   // The spooled fs__read_file call: 20 B of arguments, 100,000 B stored, a 600 B receipt returned.
   const db = await sampleStore();
-  const report = queryStats(db, { server: "fs", since: NOW - DAY, recent: 1 });
+  const report = await queryStats(sqliteReader(db), { server: "fs", since: NOW - DAY, recent: 1 });
   assert.equal(report.totals.est_tokens, Math.floor((20 + 600) / 4));
   assert.equal(report.totals.tokens_kept_out, Math.floor((100_000 - 600) / 4));
   assert.equal(report.recent[0]!.est_tokens, 155);
@@ -120,41 +120,44 @@ Deno.test("est_tokens counts what reached the agent: a spooled result counts as 
   assert.equal(row?.est_tokens, 155);
   // A record written before est_tokens meant this (all bytes counted) is read the same way.
   db.prepare("UPDATE calls SET est_tokens = 25005 WHERE spooled = 1").run();
-  assert.equal(queryStats(db, { server: "fs", since: NOW - DAY }).totals.est_tokens, 155);
+  assert.equal(
+    (await queryStats(sqliteReader(db), { server: "fs", since: NOW - DAY })).totals.est_tokens,
+    155,
+  );
   db.close();
 });
 
 Deno.test("queryStats() filters by since, now, server and agent", async (t) => {
   const db = await sampleStore();
-  await t.step("since 7d", () => {
-    const report = queryStats(db, { since: NOW - 7 * DAY });
+  await t.step("since 7d", async () => {
+    const report = await queryStats(sqliteReader(db), { since: NOW - 7 * DAY });
     assert.equal(report.totals.calls, 4);
     assert.deepEqual(report.servers.map((s) => [s.server, s.calls]), [["github", 3], ["fs", 1]]);
     assert.deepEqual(report.recent, []);
   });
-  await t.step("since is inclusive and now is an upper bound", () => {
-    assert.equal(queryStats(db, { since: NOW - DAY * 3 }).totals.calls, 4);
-    assert.equal(queryStats(db, { now: NOW - DAY }).totals.calls, 3);
+  await t.step("since is inclusive and now is an upper bound", async () => {
+    assert.equal((await queryStats(sqliteReader(db), { since: NOW - DAY * 3 })).totals.calls, 4);
+    assert.equal((await queryStats(sqliteReader(db), { now: NOW - DAY })).totals.calls, 3);
   });
-  await t.step("server", () => {
-    const report = queryStats(db, { server: "github" });
+  await t.step("server", async () => {
+    const report = await queryStats(sqliteReader(db), { server: "github" });
     assert.equal(report.totals.calls, 3);
     assert.equal(report.totals.errors, 1);
     assert.deepEqual(report.tools.map((x) => x.namespaced), ["github__search_code", "github__create_issue"]);
   });
-  await t.step("agent", () => {
-    const report = queryStats(db, { agent: "ci", recent: 10 });
+  await t.step("agent", async () => {
+    const report = await queryStats(sqliteReader(db), { agent: "ci", recent: 10 });
     assert.equal(report.totals.calls, 2);
     assert.deepEqual(report.servers.map((s) => s.server), ["github", "slack"]);
     assert.deepEqual(report.recent.map((r) => r.namespaced), ["github__create_issue", "slack__post"]);
   });
-  await t.step("a call without an agent omits the key in recent", () => {
-    const report = queryStats(db, { server: "fs", recent: 5 });
+  await t.step("a call without an agent omits the key in recent", async () => {
+    const report = await queryStats(sqliteReader(db), { server: "fs", recent: 5 });
     assert.equal(report.recent.length, 2);
     assert.equal("agent" in report.recent[1], false);
   });
-  await t.step("nothing matches", () => {
-    const report = queryStats(db, { server: "nope", recent: 5 });
+  await t.step("nothing matches", async () => {
+    const report = await queryStats(sqliteReader(db), { server: "nope", recent: 5 });
     assert.deepEqual(report, {
       totals: { calls: 0, errors: 0, est_tokens: 0, total_ms: 0, spooled_results: 0, tokens_kept_out: 0 },
       servers: [],
@@ -167,7 +170,7 @@ Deno.test("queryStats() filters by since, now, server and agent", async (t) => {
 
 Deno.test("statsMetaTool() returns all-time totals and servers, filtered to the agent", async () => {
   const db = await sampleStore();
-  const all = statsMetaTool(db, {});
+  const all = await statsMetaTool(sqliteReader(db), {});
   assert.deepEqual(Object.keys(all), ["totals", "servers"]);
   assert.deepEqual(Object.keys(all.totals), [
     "calls",
@@ -179,7 +182,7 @@ Deno.test("statsMetaTool() returns all-time totals and servers, filtered to the 
   ]);
   assert.deepEqual(Object.keys(all.servers[0]), ["server", "calls", "errors", "est_tokens", "avg_ms"]);
   assert.equal(all.totals.calls, SAMPLE_CALLS.length);
-  assert.deepEqual(statsMetaTool(db, { agent: "claude" }), {
+  assert.deepEqual(await statsMetaTool(sqliteReader(db), { agent: "claude" }), {
     totals: {
       calls: 3,
       est_tokens: 530,
@@ -198,23 +201,28 @@ Deno.test("statsMetaTool() returns all-time totals and servers, filtered to the 
 
 Deno.test("topTools() lists the most-called tools within the window", async () => {
   const db = await sampleStore();
-  assert.deepEqual(topTools(db, { limit: 2 }), [
+  assert.deepEqual(await topTools(sqliteReader(db), { limit: 2 }), [
     { namespaced: "fs__read_file", server: "fs", tool: "read_file", calls: 2 },
     { namespaced: "github__search_code", server: "github", tool: "search_code", calls: 2 },
   ]);
-  assert.deepEqual(topTools(db, { limit: 10, since: NOW - 7 * DAY }).map((x) => [x.namespaced, x.calls]), [
-    ["github__search_code", 2],
-    ["fs__read_file", 1],
-    ["github__create_issue", 1],
-  ]);
-  assert.deepEqual(topTools(db, { limit: 0 }), []);
+  assert.deepEqual(
+    (await topTools(sqliteReader(db), { limit: 10, since: NOW - 7 * DAY })).map((
+      x,
+    ) => [x.namespaced, x.calls]),
+    [
+      ["github__search_code", 2],
+      ["fs__read_file", 1],
+      ["github__create_issue", 1],
+    ],
+  );
+  assert.deepEqual(await topTools(sqliteReader(db), { limit: 0 }), []);
   db.close();
 });
 
 Deno.test("queryStats() on an empty store returns zeros", async () => {
   const db = openStore(":memory:", { migrations: intelligenceMigrations });
   await new Recorder(db).close();
-  assert.deepEqual(queryStats(db, { recent: 5 }).totals, {
+  assert.deepEqual((await queryStats(sqliteReader(db), { recent: 5 })).totals, {
     calls: 0,
     errors: 0,
     est_tokens: 0,

@@ -10,7 +10,7 @@ import {
   Recorder,
   renderStatsHtml,
 } from "../../src/intelligence/mod.ts";
-import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
+import { type DatabaseSync, openStore, sqliteReader } from "../../src/store/mod.ts";
 
 /** The fixed clock: 2026-11-30 06:00:00 UTC. */
 export const NOW = Date.UTC(2026, 10, 30, 6, 0, 0);
@@ -116,7 +116,7 @@ export async function sampleHtml(
 ): Promise<string> {
   const db = await sampleStore();
   try {
-    const data = queryReportData(db, {
+    const data = await queryReportData(sqliteReader(db), {
       now: NOW,
       since: options.since === undefined ? undefined : NOW - options.since,
       recent: options.recent,

@@ -15,11 +15,15 @@ export async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
 }
 
 /** Pages a stored result to the end; returns its bytes. */
-export function readAll(spool: Spool, callId: string, encoding: "base64" | "utf8"): Uint8Array<ArrayBuffer> {
+export async function readAll(
+  spool: Spool,
+  callId: string,
+  encoding: "base64" | "utf8",
+): Promise<Uint8Array<ArrayBuffer>> {
   const parts: Uint8Array[] = [];
   let cursor = 0;
   for (;;) {
-    const response = getResultResponse(spool, { callId, cursor, encoding }, { budget: 32 * 1024 });
+    const response = await getResultResponse(spool, { callId, cursor, encoding }, { budget: 32 * 1024 });
     if (response.status !== "ok") throw new Error(`${callId} at ${cursor}: ${JSON.stringify(response)}`);
     parts.push(
       encoding === "utf8"
@@ -54,14 +58,14 @@ async function main(): Promise<void> {
       const bytes = new TextEncoder().encode(text);
       const meta = spool.put(text, { server: label, tool: "t", namespaced: `${label}__t` });
       if (meta.totalBytes !== bytes.length) throw new Error(`size mismatch for ${meta.callId}`);
-      const back = readAll(spool, meta.callId, i % 2 === 0 ? "base64" : "utf8");
+      const back = await readAll(spool, meta.callId, i % 2 === 0 ? "base64" : "utf8");
       const digest = await sha256(bytes);
       if (await sha256(back) !== digest) throw new Error(`content mismatch for ${meta.callId}`);
       stored.push({ callId: meta.callId, sha256: digest, totalBytes: meta.totalBytes });
       // Read whatever the other process has committed so far.
       const others = db.prepare("SELECT call_id FROM spool_results WHERE server <> ?").all(label);
       for (const row of others.slice(-2)) {
-        readAll(spool, row.call_id as string, "base64");
+        await readAll(spool, row.call_id as string, "base64");
         othersRead++;
       }
       spool.prune();

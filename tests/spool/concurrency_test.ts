@@ -45,7 +45,7 @@ Deno.test("Spool shares one store file between two processes writing and reading
       const rows = db.prepare("SELECT count(*) AS n FROM spool_results").get() as { n: number };
       assert.equal(rows.n, 24, "nothing lost, nothing extra");
       for (const { callId, sha256: digest, totalBytes } of all) {
-        const bytes = readAll(spool, callId, "base64");
+        const bytes = await readAll(spool, callId, "base64");
         assert.equal(bytes.length, totalBytes);
         assert.equal(await sha256(bytes), digest);
       }

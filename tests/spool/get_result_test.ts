@@ -14,17 +14,17 @@ const META = { server: "vecgrep", tool: "search", namespaced: "vecgrep__search" 
 const BUDGETS = [512, 513, 600, 700, 1000, 2048, 4096, 32768, 65536, 1 << 20];
 
 /** Pages a stored result from cursor 0 to done, checking every page's shape and size. */
-function readAll(
+async function readAll(
   spool: Spool,
   callId: string,
   budget: number,
   encoding?: "base64" | "utf8",
-): { bytes: Uint8Array; texts: string[]; pages: number } {
+): Promise<{ bytes: Uint8Array; texts: string[]; pages: number }> {
   const parts: Uint8Array[] = [];
   const texts: string[] = [];
   let cursor = 0;
   for (let pages = 1;; pages++) {
-    const response = getResultResponse(spool, { callId, cursor, encoding }, { budget });
+    const response = await getResultResponse(spool, { callId, cursor, encoding }, { budget });
     assert.equal(response.status, "ok");
     assert.equal(response.cursor, cursor);
     if (budget > 0) assert.ok(wrappedBytes(response) <= budget, `page at ${cursor}: over ${budget}`);
@@ -52,8 +52,8 @@ Deno.test("getResultResponse() pages a stored result exactly, in the documented 
   const expected = encoder.encode(text);
   const { callId } = spool.put(text, META);
 
-  await t.step("the first page, base64 by default", () => {
-    const response = getResultResponse(spool, { callId }, { budget: 32 * 1024 });
+  await t.step("the first page, base64 by default", async () => {
+    const response = await getResultResponse(spool, { callId }, { budget: 32 * 1024 });
     assert.deepEqual(Object.keys(response), [
       "status",
       "callId",
@@ -73,34 +73,36 @@ Deno.test("getResultResponse() pages a stored result exactly, in the documented 
   });
 
   for (const budget of [0, ...BUDGETS]) {
-    await t.step(`budget ${budget}: base64 and utf8 pages reassemble the result`, () => {
-      const base64 = readAll(spool, callId, budget);
+    await t.step(`budget ${budget}: base64 and utf8 pages reassemble the result`, async () => {
+      const base64 = await readAll(spool, callId, budget);
       assert.deepEqual(base64.bytes, expected);
       assert.equal(base64.pages, Math.ceil(expected.length / pageBytesFor(budget)));
-      const utf8 = readAll(spool, callId, budget, "utf8");
+      const utf8 = await readAll(spool, callId, budget, "utf8");
       assert.equal(utf8.texts.join(""), text);
       assert.deepEqual(utf8.bytes, expected);
     });
   }
 
-  await t.step("a utf8 page of multibyte text stops at most 3 bytes short of a full page", () => {
+  await t.step("a utf8 page of multibyte text stops at most 3 bytes short of a full page", async () => {
     const cjk = spool.put("中".repeat(10_000), META);
-    const response = getResultResponse(spool, { callId: cjk.callId, encoding: "utf8" }, { budget: 0 });
+    const response = await getResultResponse(spool, { callId: cjk.callId, encoding: "utf8" }, { budget: 0 });
     assert.equal(response.nextCursor, 8190);
     assert.equal(response.text, "中".repeat(2730));
   });
 
-  await t.step("a utf8 page of escape-heavy text shrinks to stay within the base64 page's size", () => {
+  await t.step("a utf8 page of escape-heavy text shrinks to stay within the base64 page's size", async () => {
     const quotes = spool.put('"'.repeat(100_000), META);
-    const response = getResultResponse(spool, { callId: quotes.callId, encoding: "utf8" }, { budget: 0 });
-    const base64 = getResultResponse(spool, { callId: quotes.callId }, { budget: 0 });
+    const response = await getResultResponse(spool, { callId: quotes.callId, encoding: "utf8" }, {
+      budget: 0,
+    });
+    const base64 = await getResultResponse(spool, { callId: quotes.callId }, { budget: 0 });
     assert.ok((response.nextCursor as number) > 0);
     assert.ok(wrappedBytes(response) <= wrappedBytes(base64));
   });
 
-  await t.step("an empty stored result is one done page", () => {
+  await t.step("an empty stored result is one done page", async () => {
     const empty = spool.put("", META);
-    assert.deepEqual(getResultResponse(spool, { callId: empty.callId, cursor: 0 }, { budget: 512 }), {
+    assert.deepEqual(await getResultResponse(spool, { callId: empty.callId, cursor: 0 }, { budget: 512 }), {
       status: "ok",
       callId: empty.callId,
       mediaType: "application/json",
@@ -128,39 +130,39 @@ Deno.test("getResultResponse() answers unavailable for unknown, malformed and ex
     ["very long", "z".repeat(10_000), `${"z".repeat(64)}…`],
   ];
   for (const [label, given, echoed] of cases) {
-    await t.step(label, () => {
+    await t.step(label, async () => {
       for (const budget of [0, 512, 32768]) {
-        const response = getResultResponse(spool, { callId: given }, { budget, canRead: () => false });
+        const response = await getResultResponse(spool, { callId: given }, { budget, canRead: () => false });
         assert.equal(response.status, "unavailable");
         assert.equal(response.reason, reason);
         if (budget !== 512) assert.equal(response.callId, echoed);
         if (budget > 0) assert.ok(wrappedBytes(response) <= budget, `${wrappedBytes(response)} > ${budget}`);
       }
-      const full = getResultResponse(spool, { callId: given }, { budget: 32768 });
+      const full = await getResultResponse(spool, { callId: given }, { budget: 32768 });
       assert.match(full.hint as string, /24 hours/);
     });
   }
-  await t.step("expired by the clock, before any prune", () => {
+  await t.step("expired by the clock, before any prune", async () => {
     now += RETENTION_MS;
-    assert.deepEqual(getResultResponse(spool, { callId, cursor: 0 }, { budget: 32768 }), {
+    assert.deepEqual(await getResultResponse(spool, { callId, cursor: 0 }, { budget: 32768 }), {
       status: "unavailable",
       reason,
       callId,
       hint: "Results are kept 24 hours; rerun the original tool call for a new callId.",
     });
   });
-  await t.step("a typical unavailable answer keeps its hint at 512 bytes", () => {
-    const response = getResultResponse(spool, { callId }, { budget: 512 });
+  await t.step("a typical unavailable answer keeps its hint at 512 bytes", async () => {
+    const response = await getResultResponse(spool, { callId }, { budget: 512 });
     assert.ok("hint" in response);
   });
 });
 
-Deno.test("getResultResponse() answers cursor_out_of_range with the size and the valid range", () => {
+Deno.test("getResultResponse() answers cursor_out_of_range with the size and the valid range", async () => {
   using store = tempStore();
   const spool = store.spool();
   const { callId } = spool.put("0123456789", META);
   for (const cursor of [10, 11, 1_000_000]) {
-    const response = getResultResponse(spool, { callId, cursor }, { budget: 32768 });
+    const response = await getResultResponse(spool, { callId, cursor }, { budget: 32768 });
     assert.deepEqual(response, {
       status: "cursor_out_of_range",
       reason: `Cursor ${cursor} is past the end of the 10-byte stored result; valid cursors are 0 to 9.`,
@@ -169,12 +171,12 @@ Deno.test("getResultResponse() answers cursor_out_of_range with the size and the
       totalBytes: 10,
       hint: "A page with done: true was the last; use cursor 0 to read it again.",
     });
-    const small = getResultResponse(spool, { callId, cursor }, { budget: 512 });
+    const small = await getResultResponse(spool, { callId, cursor }, { budget: 512 });
     assert.ok(wrappedBytes(small) <= 512);
     assert.equal(small.status, "cursor_out_of_range");
     assert.equal(small.totalBytes, 10);
   }
-  const last = getResultResponse(spool, { callId, cursor: 9 }, { budget: 512 });
+  const last = await getResultResponse(spool, { callId, cursor: 9 }, { budget: 512 });
   assert.equal(last.done, true);
   assert.equal(atob(last.data as string), "9");
 });
@@ -188,49 +190,49 @@ Deno.test("getResultResponse() rejects bad arguments with errors that say what i
       budget: 4096,
     });
 
-  await t.step("cursors", () => {
+  await t.step("cursors", async () => {
     for (const cursor of [-1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60]) {
-      assert.throws(() => call({ cursor }), (error: unknown) => {
+      await assert.rejects(() => call({ cursor }), (error: unknown) => {
         return error instanceof RangeError && /cursor must be a non-negative integer/.test(error.message);
       });
     }
     for (const cursor of ["x", "0", true, [0], {}]) {
-      assert.throws(() => call({ cursor }), (error: unknown) => {
+      await assert.rejects(() => call({ cursor }), (error: unknown) => {
         return error instanceof TypeError && /cursor must be a non-negative integer/.test(error.message);
       });
     }
-    assert.equal(call({ cursor: null }).cursor, 0);
+    assert.equal((await call({ cursor: null })).cursor, 0);
   });
-  await t.step("encodings", () => {
+  await t.step("encodings", async () => {
     for (const encoding of ["hex", "UTF8", "utf-8", 1]) {
-      assert.throws(() => call({ encoding }), (error: unknown) => {
+      await assert.rejects(() => call({ encoding }), (error: unknown) => {
         return error instanceof TypeError && /"base64".*"utf8"/.test(error.message);
       });
     }
-    assert.ok("data" in call({ encoding: "base64" }));
-    assert.ok("text" in call({ encoding: "utf8" }));
+    assert.ok("data" in await call({ encoding: "base64" }));
+    assert.ok("text" in await call({ encoding: "utf8" }));
   });
-  await t.step("a utf8 cursor inside a character", () => {
-    assert.throws(() => call({ cursor: 1, encoding: "utf8" }), (error: unknown) => {
+  await t.step("a utf8 cursor inside a character", async () => {
+    await assert.rejects(() => call({ cursor: 1, encoding: "utf8" }), (error: unknown) => {
       return error instanceof RangeError && /inside a UTF-8 character/.test(error.message);
     });
     // base64 pages may start anywhere.
-    assert.equal(call({ cursor: 1 }).status, "ok");
+    assert.equal((await call({ cursor: 1 })).status, "ok");
   });
-  await t.step("a missing callId", () => {
+  await t.step("a missing callId", async () => {
     for (const missing of [undefined, null]) {
-      assert.throws(
+      await assert.rejects(
         () => getResultResponse(spool, { callId: missing }, { budget: 4096 }),
         (error: unknown) => error instanceof TypeError && /callId is required/.test(error.message),
       );
     }
   });
-  await t.step("a budget below 512", () => {
-    assert.throws(() => getResultResponse(spool, { callId }, { budget: 100 }), RangeError);
+  await t.step("a budget below 512", async () => {
+    await assert.rejects(() => getResultResponse(spool, { callId }, { budget: 100 }), RangeError);
   });
 });
 
-Deno.test("getResultResponse() throws OutOfScopeError when canRead refuses the stored tool", () => {
+Deno.test("getResultResponse() throws OutOfScopeError when canRead refuses the stored tool", async () => {
   using store = tempStore();
   const spool = store.spool();
   const stored = spool.put("secret", { ...META, agent: "claude" });
@@ -239,7 +241,7 @@ Deno.test("getResultResponse() throws OutOfScopeError when canRead refuses the s
     seen.push(meta);
     return meta.server !== "vecgrep";
   };
-  assert.throws(
+  await assert.rejects(
     () => getResultResponse(spool, { callId: stored.callId, cursor: 0 }, { budget: 4096, canRead }),
     (error: unknown) => {
       assert.ok(error instanceof OutOfScopeError);
@@ -252,15 +254,18 @@ Deno.test("getResultResponse() throws OutOfScopeError when canRead refuses the s
   );
   assert.deepEqual(seen, [stored]);
   // Scope is checked before the cursor, so an out-of-scope agent learns nothing about the size either.
-  assert.throws(
+  await assert.rejects(
     () => getResultResponse(spool, { callId: stored.callId, cursor: 10 ** 9 }, { budget: 4096, canRead }),
     OutOfScopeError,
   );
-  const allowed = getResultResponse(spool, { callId: stored.callId }, { budget: 4096, canRead: () => true });
+  const allowed = await getResultResponse(spool, { callId: stored.callId }, {
+    budget: 4096,
+    canRead: () => true,
+  });
   assert.equal(atob(allowed.data as string), "secret");
 });
 
-Deno.test("getResultResponse() fits small budgets even at terabyte cursors", () => {
+Deno.test("getResultResponse() fits small budgets even at terabyte cursors", async () => {
   const totalBytes = 10 ** 12;
   const fill = [0x22, 0x41, 0xe4, 0xb8, 0xad];
   const fake = {
@@ -282,12 +287,12 @@ Deno.test("getResultResponse() fits small budgets even at terabyte cursors", () 
   for (const budget of BUDGETS) {
     for (const encoding of ["base64", "utf8"]) {
       const cursor = totalBytes - 10 * 5 * 8192;
-      const response = getResultResponse(fake, { callId, cursor, encoding }, { budget });
+      const response = await getResultResponse(fake, { callId, cursor, encoding }, { budget });
       assert.equal(response.status, "ok");
       assert.ok(wrappedBytes(response) <= budget, `${encoding} at ${budget}: ${wrappedBytes(response)}`);
       assert.ok((response.nextCursor as number) > cursor);
     }
-    const past = getResultResponse(fake, { callId, cursor: totalBytes + 1 }, { budget });
+    const past = await getResultResponse(fake, { callId, cursor: totalBytes + 1 }, { budget });
     assert.equal(past.status, "cursor_out_of_range");
     assert.ok(wrappedBytes(past) <= budget);
   }

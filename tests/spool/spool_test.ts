@@ -44,7 +44,7 @@ Deno.test("utf8Chunks() yields exact fixed-size chunks of the UTF-8 bytes at any
   }
 });
 
-Deno.test("Spool.put() round-trips a multi-MB unicode result through every page, losslessly", () => {
+Deno.test("Spool.put() round-trips a multi-MB unicode result through every page, losslessly", async () => {
   using store = tempStore();
   const spool = store.spool();
   const text = mixedText(2_000_000, seeded(42));
@@ -77,7 +77,7 @@ Deno.test("Spool.put() round-trips a multi-MB unicode result through every page,
   let cursor = 0;
   let done = false;
   while (!done) {
-    const response = getResultResponse(spool, { callId: stored.callId, cursor, encoding: "utf8" }, {
+    const response = await getResultResponse(spool, { callId: stored.callId, cursor, encoding: "utf8" }, {
       budget: 32 * 1024,
     });
     assert.equal(response.status, "ok");
@@ -99,7 +99,7 @@ Deno.test("Spool.put() round-trips a multi-MB unicode result through every page,
   cursor = 0;
   done = false;
   while (!done) {
-    const response = getResultResponse(spool, { callId: stored.callId, cursor }, { budget: 0 });
+    const response = await getResultResponse(spool, { callId: stored.callId, cursor }, { budget: 0 });
     decoded.push(Uint8Array.fromBase64(response.data as string));
     cursor = response.nextCursor as number;
     done = response.done as boolean;
