@@ -22,7 +22,7 @@ const PAGE = 8192;
 export interface PgStoreBenchReport {
   pageReadMs: Record<"sqlite" | "postgres", { start: number; middle: number; end: number }>;
   putMs: Record<"sqlite" | "postgres", number>;
-  recording: { onCallsPerS: number; offCallsPerS: number; ratio: number };
+  recording: { onCallsPerS: number; offCallsPerS: number; ratio: number; sqliteRatio: number };
 }
 
 function median(samples: number[]): number {
@@ -106,10 +106,18 @@ export async function main(args: string[] = []): Promise<PgStoreBenchReport> {
     const on = await writeConfig(dir, yaml(true), "on.yaml");
     const off = await writeConfig(dir, yaml(false), "off.yaml");
     const url = await cluster.database();
-    const rates = { on: [] as number[], off: [] as number[] };
+    const rates = {
+      on: [] as number[],
+      off: [] as number[],
+      fileOn: [] as number[],
+      fileOff: [] as number[],
+    };
+    const file = `${dir}/calls.db`;
     for (let r = 0; r < rounds; r++) {
       rates.off.push(await callsPerSecond(off, url, 1000));
       rates.on.push(await callsPerSecond(on, url, 1000));
+      rates.fileOff.push(await callsPerSecond(off, file, 1000));
+      rates.fileOn.push(await callsPerSecond(on, file, 1000));
     }
     const report: PgStoreBenchReport = {
       pageReadMs,
@@ -118,6 +126,7 @@ export async function main(args: string[] = []): Promise<PgStoreBenchReport> {
         onCallsPerS: median(rates.on),
         offCallsPerS: median(rates.off),
         ratio: median(rates.on) / median(rates.off),
+        sqliteRatio: median(rates.fileOn) / median(rates.fileOff),
       },
     };
     const ms = (x: number) => `${x.toFixed(2)} ms`;
@@ -138,7 +147,9 @@ export async function main(args: string[] = []): Promise<PgStoreBenchReport> {
     console.log(
       `  recording on PostgreSQL: record on ${report.recording.onCallsPerS.toFixed(0)} calls/s, off ${
         report.recording.offCallsPerS.toFixed(0)
-      } calls/s (on ÷ off ${report.recording.ratio.toFixed(2)}×)`,
+      } calls/s (on ÷ off ${report.recording.ratio.toFixed(2)}×; the same on SQLite ${
+        report.recording.sqliteRatio.toFixed(2)
+      }×)`,
     );
     return report;
   } finally {
