@@ -33,6 +33,7 @@ export {
   type ParsedQuery,
   parseQuery,
   type QueryTerm,
+  QUOTED_WEIGHT,
   splitClauses,
 } from "./query.ts";
 export {

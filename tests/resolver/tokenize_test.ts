@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   MAX_QUERY_TERMS,
   parseQuery,
+  QUOTED_WEIGHT,
   splitClauses,
   splitWords,
   stem,
@@ -108,6 +109,18 @@ Deno.test("parseQuery() marks quoted text, numbers and capitalized names as argu
   const q = parseQuery("get the weather in Paris for 'Blue Note' on 2025");
   const flags = Object.fromEntries(q.words.map((w, i) => [w, q.argumentLike[i]]));
   assert.deepEqual(flags, { get: false, weather: false, paris: true, blue: true, note: true, 2025: true });
+});
+
+Deno.test("parseQuery() down-weights quoted prose but not a quoted identifier or a capitalized name", () => {
+  const weight = (q: ReturnType<typeof parseQuery>, word: string) =>
+    q.terms.find((t) => !t.expansion && t.origins[0] === q.words.indexOf(word))!.weight;
+  const q = parseQuery('find the painting "Corridor in the Asylum" in the Louvre');
+  assert.equal(weight(q, "painting"), 1);
+  assert.equal(weight(q, "corridor"), QUOTED_WEIGHT);
+  assert.equal(weight(q, "asylum"), QUOTED_WEIGHT);
+  assert.equal(weight(q, "louvre"), 1, "a capitalized name may be the service asked for");
+  const pasted = parseQuery('call "get_file_info" on it');
+  assert.equal(weight(pasted, "file"), 1, "a pasted tool name keeps its weight");
 });
 
 Deno.test("splitClauses() splits steps and keeps short fragments with a neighbour", () => {
