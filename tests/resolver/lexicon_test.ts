@@ -3,7 +3,7 @@ import { buildCatalog } from "../../src/catalog/mod.ts";
 import { cognates, isForeignStopWord, relatedTerms, stemmerFingerprint } from "../../src/resolver/lexicon.ts";
 import { STEMMER_FINGERPRINT } from "../../src/resolver/lexicon_data.ts";
 import { diversify, tieBreaker } from "../../src/resolver/rank.ts";
-import { buildIndex, parseQuery, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { buildIndex, parseQuery, rankQuery, stem, synonymsOf } from "../../src/resolver/mod.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 const related = (word: string) => relatedTerms(stem(word)).map((r) => r.term);
@@ -21,6 +21,17 @@ Deno.test("WordNet relations: known synonyms and near-synonyms", () => {
   assert.ok(related("search").includes(stem("seek")));
   assert.ok(relatedTerms(stem("sum")).find((r) => r.term === stem("add"))!.synonym);
   assert.deepEqual(related("qwertyuiop"), []);
+});
+
+Deno.test("curated terms: diff is a difference, and a relative date implies the current date", () => {
+  const of = (word: string) => synonymsOf(stem(word)).map((s) => s.term);
+  assert.ok(of("different").includes(stem("diff")));
+  assert.ok(of("differences").includes(stem("diff")));
+  assert.ok(of("diff").includes(stem("difference")));
+  for (const w of ["today", "tomorrow", "yesterday"]) {
+    assert.ok(of(w).includes(stem("date")) && of(w).includes(stem("current")), w);
+  }
+  assert.ok(!of("date").includes(stem("tomorrow")), "the intent is one way");
 });
 
 Deno.test("foreign stop words drop function words but keep English content words", () => {
