@@ -41,7 +41,7 @@ export function relatedTerms(term: string): readonly Relation[] {
         key!,
         rest.map((
           t,
-        ) => (t.endsWith("s") ? { term: t.slice(0, -1), synonym: true } : { term: t, synonym: false })),
+        ) => (t.endsWith("*") ? { term: t.slice(0, -1), synonym: true } : { term: t, synonym: false })),
       );
     }
   }

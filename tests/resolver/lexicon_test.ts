@@ -23,6 +23,12 @@ Deno.test("WordNet relations: known synonyms and near-synonyms", () => {
   assert.deepEqual(related("qwertyuiop"), []);
 });
 
+Deno.test("lexicon: a near-synonym whose stem ends in s is read whole, not as a synonym", () => {
+  const address = relatedTerms(stem("handle")).find((r) => r.term === stem("address"));
+  assert.deepEqual(address, { term: stem("address"), synonym: false });
+  assert.ok(!relatedTerms(stem("handle")).some((r) => r.term === "addres"));
+});
+
 Deno.test("curated terms: diff is a difference, and a relative date implies the current date", () => {
   const of = (word: string) => synonymsOf(stem(word)).map((s) => s.term);
   assert.ok(of("different").includes(stem("diff")));
