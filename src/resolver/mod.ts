@@ -30,6 +30,7 @@ export { EQUIVALENT_WEIGHT, type Synonym, SYNONYM_WEIGHT, synonymsOf } from "./s
 export {
   MAX_CLAUSES,
   MAX_QUERY_TERMS,
+  MODIFIER_WEIGHT,
   type ParsedQuery,
   parseQuery,
   type QueryTerm,

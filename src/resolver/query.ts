@@ -86,6 +86,18 @@ export const QUOTED_WEIGHT = 0.5;
  */
 export const UNIT_WEIGHT = 0.5;
 
+/**
+ * The second half of a hyphenated adjective ("LLM-related", "cloud-based", "AI-powered") says how the
+ * first half applies, not what to do: it weighs {@link MODIFIER_WEIGHT}.
+ */
+const MODIFIER_SUFFIXES: ReadonlySet<string> = new Set(
+  "related based powered driven friendly specific like style oriented centric free aware ready level wide"
+    .split(" "),
+);
+
+/** Multiplier on the weight of a hyphenated adjective's second half (see {@link MODIFIER_SUFFIXES}). */
+export const MODIFIER_WEIGHT = 0.25;
+
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
 
@@ -206,17 +218,18 @@ export function parseQuery(text: string): ParsedQuery {
   let afterNumber = false;
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
-    for (const part of word.parts) {
+    for (const [j, part] of word.parts.entries()) {
       if (STOP_WORDS.has(part) || isForeignStopWord(part) || (part.length === 1 && /[a-z]/.test(part))) {
         continue;
       }
       const s = stem(part);
       if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
       const isNumber = /^\d+$/.test(part);
+      const modifier = j > 0 && j === word.parts.length - 1 && MODIFIER_SUFFIXES.has(part);
       const at = addWord(
         part,
         (isNumber ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1) *
-          (afterNumber && !isNumber ? UNIT_WEIGHT : 1),
+          (afterNumber && !isNumber ? UNIT_WEIGHT : 1) * (modifier ? MODIFIER_WEIGHT : 1),
       );
       afterNumber = isNumber;
       if (at !== undefined) origins.push(at);

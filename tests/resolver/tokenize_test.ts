@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import {
   MAX_QUERY_TERMS,
+  MODIFIER_WEIGHT,
   parseQuery,
   QUOTED_WEIGHT,
   splitClauses,
@@ -121,6 +122,16 @@ Deno.test("parseQuery() down-weights quoted prose but not a quoted identifier or
   assert.equal(weight(q, "louvre"), 1, "a capitalized name may be the service asked for");
   const pasted = parseQuery('call "get_file_info" on it');
   assert.equal(weight(pasted, "file"), 1, "a pasted tool name keeps its weight");
+});
+
+Deno.test("parseQuery() down-weights the second half of a hyphenated adjective", () => {
+  const q = parseQuery("find today's top LLM-related news and list related topics");
+  const typed = (word: string) =>
+    q.terms.find((t) => !t.expansion && q.words[t.origins[0]!] === word)!.weight;
+  assert.equal(typed("llm"), 1);
+  assert.ok(typed("related") >= 1, "the word typed on its own keeps its weight");
+  const alone = parseQuery("find LLM-related news");
+  assert.equal(alone.terms.find((t) => alone.words[t.origins[0]!] === "related")!.weight, MODIFIER_WEIGHT);
 });
 
 Deno.test("splitClauses() splits steps and keeps short fragments with a neighbour", () => {
