@@ -59,7 +59,20 @@ Deno.test("cognates map Romance suffixes and infinitives to English forms", () =
   assert.ok(cognates("planificar").includes("plan"));
   assert.ok(cognates("archivos").includes("file"));
   assert.ok(cognates("memoria").includes("memory"));
+  assert.ok(cognates("direcoes").includes("directions"), "pt -ções without the c of -ctions");
+  assert.ok(cognates("informacao").includes("information"));
   assert.deepEqual(cognates("ab"), []);
+});
+
+Deno.test("a word the Romance dictionary translates is never a foreign stop word", () => {
+  assert.equal(isForeignStopWord("hora"), false);
+  assert.deepEqual(parseQuery("qué hora es en Tokio").words, ["hora", "tokio"]);
+});
+
+Deno.test("a cognate the catalog lacks reaches it through a curated equivalent (cartella -> folder -> directory)", () => {
+  const index = catalogOf("filesystem");
+  const top = rankQuery(index, "elenca la cartella").hits[0]?.tool.tool ?? "";
+  assert.match(top, /directory/);
 });
 
 Deno.test("a Spanish request reaches English tool text through cognates and stop words", () => {
