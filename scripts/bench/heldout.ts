@@ -6,6 +6,12 @@
  * `data/heldout_translated.jsonl` (32 of them translated to Spanish, Portuguese, French and Italian).
  * The queries were written before looking at the resolver's ranking of them.
  *
+ * A second set, written the same way for issue #17 after the first had informed tuning:
+ * `data/heldout2_catalog.json` (the nine servers above plus eleven more as their public sources list
+ * them: slack, puppeteer, sqlite, redis, gitlab, postgres, sentry, everart, aws-kb-retrieval, gdrive,
+ * sequential-thinking; 138 tools), `data/heldout2_queries.jsonl` (59 English queries, 5 off-topic,
+ * aimed at the eleven new servers) and `data/heldout2_translated.jsonl` (24 es/pt/fr/it queries).
+ *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
  * ```
@@ -27,17 +33,28 @@ export interface HeldoutReport {
   tools: number;
   english: EvalSummary;
   translated: EvalSummary;
+  /** The second set (issue #17). */
+  second: { tools: number; english: EvalSummary; translated: EvalSummary };
 }
 
 /** Scores the resolver on the held-out sets. */
 export async function run(): Promise<HeldoutReport> {
-  const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("heldout_catalog.json", DATA))));
-  const ranker = resolverRanker(tools, { top: 10 });
   const load = async (name: string) => parseQueries(await Deno.readTextFile(new URL(name, DATA)));
+  const catalog = async (name: string) =>
+    catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(name, DATA))));
+  const tools = await catalog("heldout_catalog.json");
+  const ranker = resolverRanker(tools, { top: 10 });
+  const tools2 = await catalog("heldout2_catalog.json");
+  const ranker2 = resolverRanker(tools2, { top: 10 });
   return {
     tools: tools.length,
     english: evaluate(tools, await load("heldout_queries.jsonl"), ranker).summary,
     translated: evaluate(tools, await load("heldout_translated.jsonl"), ranker).summary,
+    second: {
+      tools: tools2.length,
+      english: evaluate(tools2, await load("heldout2_queries.jsonl"), ranker2).summary,
+      translated: evaluate(tools2, await load("heldout2_translated.jsonl"), ranker2).summary,
+    },
   };
 }
 
@@ -56,6 +73,10 @@ export function format(r: HeldoutReport): string {
     row(`English (${r.english.answerable})`, r.english),
     row(`es/pt/fr/it (${r.translated.answerable})`, r.translated),
     `off-topic (${r.english.unanswerable}): no_match accuracy ${r.english.no_match_accuracy}`,
+    `held-out 2: ${r.second.tools} tools on 20 real servers`,
+    row(`English (${r.second.english.answerable})`, r.second.english),
+    row(`es/pt/fr/it (${r.second.translated.answerable})`, r.second.translated),
+    `off-topic (${r.second.english.unanswerable}): no_match accuracy ${r.second.english.no_match_accuracy}`,
   ].join("\n");
 }
 

@@ -41,7 +41,7 @@ export function relatedTerms(term: string): readonly Relation[] {
         key!,
         rest.map((
           t,
-        ) => (t.endsWith("s") ? { term: t.slice(0, -1), synonym: true } : { term: t, synonym: false })),
+        ) => (t.endsWith("*") ? { term: t.slice(0, -1), synonym: true } : { term: t, synonym: false })),
       );
     }
   }
@@ -50,10 +50,13 @@ export function relatedTerms(term: string): readonly Relation[] {
 
 let foreignStops: Set<string> | undefined;
 
-/** True for a stop word of another language that is not also an English content word (folded input). */
+/**
+ * True for a stop word of another language that is not also an English content word (folded input). A
+ * word the Romance dictionary below translates is a content word (`hora`: time), whatever a stop list says.
+ */
 export function isForeignStopWord(word: string): boolean {
   foreignStops ??= new Set(FOREIGN_STOP_WORDS.split(" "));
-  return foreignStops.has(word);
+  return foreignStops.has(word) && !Object.hasOwn(ROMANCE, word);
 }
 
 /**
@@ -132,6 +135,14 @@ const ROMANCE: Readonly<Record<string, string>> = {
   subir: "upload",
   fusionar: "merge",
   mesclar: "merge",
+  nuevo: "new",
+  nueva: "new",
+  novo: "new",
+  nova: "new",
+  nouveau: "new",
+  nouvelle: "new",
+  nuovo: "new",
+  nuova: "new",
   // things
   archivo: "file",
   arquivo: "file",
@@ -154,6 +165,16 @@ const ROMANCE: Readonly<Record<string, string>> = {
   rama: "branch",
   ramo: "branch",
   branche: "branch",
+  arbol: "tree",
+  arvore: "tree",
+  arbre: "tree",
+  albero: "tree",
+  arborescence: "tree",
+  repertoire: "directory",
+  linea: "line",
+  linha: "line",
+  ligne: "line",
+  riga: "line",
   enlace: "link",
   lien: "link",
   collegamento: "link",
@@ -237,6 +258,11 @@ const SUFFIXES: readonly [string, string][] = [
   ["izacao", "ization"],
   ["izzazione", "ization"],
   ["isation", "ization"],
+  // Portuguese and Spanish drop the c of -ction (direção, dirección -> direction): tried before -tion.
+  ["ecoes", "ections"],
+  ["ecao", "ection"],
+  ["acoes", "actions"],
+  ["acao", "action"],
   ["ciones", "tion"],
   ["cion", "tion"],
   ["coes", "tion"],

@@ -30,9 +30,11 @@ export { EQUIVALENT_WEIGHT, type Synonym, SYNONYM_WEIGHT, synonymsOf } from "./s
 export {
   MAX_CLAUSES,
   MAX_QUERY_TERMS,
+  MODIFIER_WEIGHT,
   type ParsedQuery,
   parseQuery,
   type QueryTerm,
+  QUOTED_WEIGHT,
   splitClauses,
 } from "./query.ts";
 export {

@@ -73,27 +73,60 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
 export const ARGUMENT_WEIGHT = 0.75;
 
 /**
+ * Multiplier on the weight of a word inside quotes ("find the painting \"Corridor in the Asylum\""): a
+ * title or pasted value, rarely the capability. Capitalized names are not down-weighted: measured, that
+ * cost R@5 on LiveMCPBench and on the held-out set, since they are as often a product or service the
+ * request is about ("on Slack", "in GitLab").
+ */
+export const QUOTED_WEIGHT = 0.5;
+
+/**
  * Multiplier on the content word right after a number: a unit or counted thing of an argument
  * ("3 days", "2 adults"), weak evidence of which tool. Tuned on the LiveMCPBench dev half.
  */
 export const UNIT_WEIGHT = 0.5;
 
+/**
+ * The second half of a hyphenated adjective ("LLM-related", "cloud-based", "AI-powered") says how the
+ * first half applies, not what to do: it weighs {@link MODIFIER_WEIGHT}.
+ */
+const MODIFIER_SUFFIXES: ReadonlySet<string> = new Set(
+  "related based powered driven friendly specific like style oriented centric free aware ready level wide"
+    .split(" "),
+);
+
+/** Multiplier on the weight of a hyphenated adjective's second half (see {@link MODIFIER_SUFFIXES}). */
+export const MODIFIER_WEIGHT = 0.25;
+
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
 
+const QUOTED =
+  /["“”«»「」]([^"“”«»「」]{1,120})["“”«»「」]|(?<![\p{L}\p{N}])'([^']{1,120})'(?![\p{L}\p{N}])/gu;
+
+/** A quoted identifier (`"get_file_info"`, `'read-file'`, `"getFileInfo"`): likely a pasted tool name. */
+const IDENTIFIER = /^\s*(?:[\p{L}\p{N}]+(?:[_\-.:/][\p{L}\p{N}]+)+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*)\s*$/u;
+
+/**
+ * The words inside quotes (double, typographic, guillemets, corner brackets, or single quotes); with
+ * `prose`, only quoted text that is not a lone identifier.
+ */
+function quotedWords(text: string, prose = false): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(QUOTED)) {
+    const inside = m[1] ?? m[2] ?? "";
+    if (prose && IDENTIFIER.test(inside)) continue;
+    for (const w of splitWords(inside)) for (const p of w.parts) out.add(p);
+  }
+  return out;
+}
+
 /** Words that name things rather than capabilities: quoted text and capitalized words inside a sentence. */
 function argumentWords(text: string): Set<string> {
-  const out = new Set<string>();
+  const out = quotedWords(text);
   const addAll = (t: string) => {
     for (const w of splitWords(t)) for (const p of w.parts) out.add(p);
   };
-  for (
-    const m of text.matchAll(
-      /["“”«»「」]([^"“”«»「」]{1,120})["“”«»「」]|(?<![\p{L}\p{N}])'([^']{1,120})'(?![\p{L}\p{N}])/gu,
-    )
-  ) {
-    addAll(m[1] ?? m[2] ?? "");
-  }
   // A capitalized word not at the start of a sentence ("flights to Tokyo"), including CamelCase brands.
   for (const m of text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) addAll(m[0]);
   return out;
@@ -185,17 +218,18 @@ export function parseQuery(text: string): ParsedQuery {
   let afterNumber = false;
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
-    for (const part of word.parts) {
+    for (const [j, part] of word.parts.entries()) {
       if (STOP_WORDS.has(part) || isForeignStopWord(part) || (part.length === 1 && /[a-z]/.test(part))) {
         continue;
       }
       const s = stem(part);
       if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
       const isNumber = /^\d+$/.test(part);
+      const modifier = j > 0 && j === word.parts.length - 1 && MODIFIER_SUFFIXES.has(part);
       const at = addWord(
         part,
         (isNumber ? NUMBER_WEIGHT : GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1) *
-          (afterNumber && !isNumber ? UNIT_WEIGHT : 1),
+          (afterNumber && !isNumber ? UNIT_WEIGHT : 1) * (modifier ? MODIFIER_WEIGHT : 1),
       );
       afterNumber = isNumber;
       if (at !== undefined) origins.push(at);
@@ -209,6 +243,12 @@ export function parseQuery(text: string): ParsedQuery {
     for (const w of span.words) if (!STOP_WORDS.has(w.word)) addWord(w.word, w.weight);
     implied.push(...span.extras);
   }
+  const names = argumentWords(rest);
+  // Quoted prose is an argument (a title, a name, a value), not the capability asked for.
+  const quoted = quotedWords(rest, true);
+  words.forEach((w, i) => {
+    if (quoted.has(w) && !/^\d/.test(w)) weights[i]! *= QUOTED_WEIGHT;
+  });
   const terms: QueryTerm[] = stems.map((term, i) => ({
     term,
     // Repeating a word in the query counts, with diminishing returns.
@@ -243,7 +283,6 @@ export function parseQuery(text: string): ParsedQuery {
   }
   for (const x of implied) addExtra(x.term, x.weight, []);
   terms.push(...extra.values());
-  const names = argumentWords(rest);
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
   return { words, stems, argumentLike, terms, sequence };
 }

@@ -8,6 +8,7 @@
 import type { CatalogTool } from "../catalog/mod.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { synonymsOf } from "./synonyms.ts";
 import { stem } from "./tokenize.ts";
 import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
@@ -100,11 +101,17 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
   query.stems.forEach((s, i) => {
     if (df(s) > 0) return;
     for (const candidate of cognates(query.words[i]!)) {
-      const term = stem(candidate);
-      if (have.has(term) || df(term) === 0) continue;
+      // The English word itself, else a curated equivalent the catalog uses (`cartella` -> folder -> directory).
+      let term = stem(candidate), weight = COGNATE_WEIGHT;
+      if (df(term) === 0) {
+        const equivalent = synonymsOf(term).find((syn) => !syn.general && df(syn.term) > 0);
+        if (!equivalent) continue;
+        [term, weight] = [equivalent.term, COGNATE_WEIGHT * equivalent.weight];
+      }
+      if (have.has(term)) continue;
       have.add(term);
       const typed = query.terms[i]!.weight;
-      terms.push({ term, weight: COGNATE_WEIGHT * typed, origins: [i], expansion: true });
+      terms.push({ term, weight: weight * typed, origins: [i], expansion: true });
       break;
     }
   });

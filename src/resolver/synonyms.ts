@@ -61,6 +61,10 @@ export const DOMAIN_TERMS: readonly [string, string][] = [
   ["npm pypi package", "package registries"],
   ["calculate calculator calc", "calc: abbreviation"],
   ["summarize summarise summary tldr", "tl;dr: summary"],
+  [
+    "difference different diff",
+    "diff: short for the differences between two texts; the stemmer keeps different apart",
+  ],
 ];
 
 /**
@@ -73,6 +77,8 @@ export const INTENTS: readonly [string, string][] = [
   ["enumerate browse", "list"],
   // Words for web content mean a web fetch/browse tool.
   ["download webpage website internet online http https", "web"],
+  // A date relative to now needs today's date first: an agent does not know it.
+  ["today tomorrow yesterday tonight", "current date time"],
 ];
 
 /** A related term and its weight. */

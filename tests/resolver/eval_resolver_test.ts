@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { fixtureServers } from "./_fixture.ts";
+import { catalogFromJson, parseQueries } from "../../scripts/eval_resolver.ts";
 
 const script = new URL("../../scripts/eval_resolver.ts", import.meta.url).pathname;
 
@@ -65,4 +66,23 @@ Deno.test("eval_resolver.ts exits 2 with usage on bad arguments", async () => {
     .output();
   assert.equal(out.code, 2);
   assert.match(new TextDecoder().decode(out.stderr), /Usage:/);
+});
+
+Deno.test("held-out sets: every gold entry names a tool of its catalog", async (t) => {
+  const data = new URL("../../scripts/bench/data/", import.meta.url);
+  const sets = [
+    ["heldout_catalog.json", "heldout_queries.jsonl", "heldout_translated.jsonl"],
+    ["heldout2_catalog.json", "heldout2_queries.jsonl", "heldout2_translated.jsonl"],
+  ];
+  for (const [catalog, ...files] of sets) {
+    await t.step(catalog!, async () => {
+      const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(catalog!, data))));
+      const names = new Set(tools.flatMap((tool) => [tool.namespaced, tool.tool]));
+      for (const file of files) {
+        const queries = parseQueries(await Deno.readTextFile(new URL(file, data)));
+        assert.ok(queries.length >= 20, file);
+        for (const q of queries) for (const g of q.gold) assert.ok(names.has(g), `${file} ${q.id}: ${g}`);
+      }
+    });
+  }
 });

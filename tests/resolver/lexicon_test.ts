@@ -3,7 +3,7 @@ import { buildCatalog } from "../../src/catalog/mod.ts";
 import { cognates, isForeignStopWord, relatedTerms, stemmerFingerprint } from "../../src/resolver/lexicon.ts";
 import { STEMMER_FINGERPRINT } from "../../src/resolver/lexicon_data.ts";
 import { diversify, tieBreaker } from "../../src/resolver/rank.ts";
-import { buildIndex, parseQuery, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { buildIndex, parseQuery, rankQuery, stem, synonymsOf } from "../../src/resolver/mod.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 const related = (word: string) => relatedTerms(stem(word)).map((r) => r.term);
@@ -21,6 +21,23 @@ Deno.test("WordNet relations: known synonyms and near-synonyms", () => {
   assert.ok(related("search").includes(stem("seek")));
   assert.ok(relatedTerms(stem("sum")).find((r) => r.term === stem("add"))!.synonym);
   assert.deepEqual(related("qwertyuiop"), []);
+});
+
+Deno.test("lexicon: a near-synonym whose stem ends in s is read whole, not as a synonym", () => {
+  const address = relatedTerms(stem("handle")).find((r) => r.term === stem("address"));
+  assert.deepEqual(address, { term: stem("address"), synonym: false });
+  assert.ok(!relatedTerms(stem("handle")).some((r) => r.term === "addres"));
+});
+
+Deno.test("curated terms: diff is a difference, and a relative date implies the current date", () => {
+  const of = (word: string) => synonymsOf(stem(word)).map((s) => s.term);
+  assert.ok(of("different").includes(stem("diff")));
+  assert.ok(of("differences").includes(stem("diff")));
+  assert.ok(of("diff").includes(stem("difference")));
+  for (const w of ["today", "tomorrow", "yesterday"]) {
+    assert.ok(of(w).includes(stem("date")) && of(w).includes(stem("current")), w);
+  }
+  assert.ok(!of("date").includes(stem("tomorrow")), "the intent is one way");
 });
 
 Deno.test("foreign stop words drop function words but keep English content words", () => {
@@ -42,7 +59,20 @@ Deno.test("cognates map Romance suffixes and infinitives to English forms", () =
   assert.ok(cognates("planificar").includes("plan"));
   assert.ok(cognates("archivos").includes("file"));
   assert.ok(cognates("memoria").includes("memory"));
+  assert.ok(cognates("direcoes").includes("directions"), "pt -ções without the c of -ctions");
+  assert.ok(cognates("informacao").includes("information"));
   assert.deepEqual(cognates("ab"), []);
+});
+
+Deno.test("a word the Romance dictionary translates is never a foreign stop word", () => {
+  assert.equal(isForeignStopWord("hora"), false);
+  assert.deepEqual(parseQuery("qué hora es en Tokio").words, ["hora", "tokio"]);
+});
+
+Deno.test("a cognate the catalog lacks reaches it through a curated equivalent (cartella -> folder -> directory)", () => {
+  const index = catalogOf("filesystem");
+  const top = rankQuery(index, "elenca la cartella").hits[0]?.tool.tool ?? "";
+  assert.match(top, /directory/);
 });
 
 Deno.test("a Spanish request reaches English tool text through cognates and stop words", () => {

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import {
   MAX_QUERY_TERMS,
+  MODIFIER_WEIGHT,
   parseQuery,
+  QUOTED_WEIGHT,
   splitClauses,
   splitWords,
   stem,
@@ -108,6 +110,28 @@ Deno.test("parseQuery() marks quoted text, numbers and capitalized names as argu
   const q = parseQuery("get the weather in Paris for 'Blue Note' on 2025");
   const flags = Object.fromEntries(q.words.map((w, i) => [w, q.argumentLike[i]]));
   assert.deepEqual(flags, { get: false, weather: false, paris: true, blue: true, note: true, 2025: true });
+});
+
+Deno.test("parseQuery() down-weights quoted prose but not a quoted identifier or a capitalized name", () => {
+  const weight = (q: ReturnType<typeof parseQuery>, word: string) =>
+    q.terms.find((t) => !t.expansion && t.origins[0] === q.words.indexOf(word))!.weight;
+  const q = parseQuery('find the painting "Corridor in the Asylum" in the Louvre');
+  assert.equal(weight(q, "painting"), 1);
+  assert.equal(weight(q, "corridor"), QUOTED_WEIGHT);
+  assert.equal(weight(q, "asylum"), QUOTED_WEIGHT);
+  assert.equal(weight(q, "louvre"), 1, "a capitalized name may be the service asked for");
+  const pasted = parseQuery('call "get_file_info" on it');
+  assert.equal(weight(pasted, "file"), 1, "a pasted tool name keeps its weight");
+});
+
+Deno.test("parseQuery() down-weights the second half of a hyphenated adjective", () => {
+  const q = parseQuery("find today's top LLM-related news and list related topics");
+  const typed = (word: string) =>
+    q.terms.find((t) => !t.expansion && q.words[t.origins[0]!] === word)!.weight;
+  assert.equal(typed("llm"), 1);
+  assert.ok(typed("related") >= 1, "the word typed on its own keeps its weight");
+  const alone = parseQuery("find LLM-related news");
+  assert.equal(alone.terms.find((t) => alone.words[t.origins[0]!] === "related")!.weight, MODIFIER_WEIGHT);
 });
 
 Deno.test("splitClauses() splits steps and keeps short fragments with a neighbour", () => {
