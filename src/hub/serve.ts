@@ -21,6 +21,7 @@ import {
   OutOfScopeError,
   PgSpool,
   pgSpoolMigrations,
+  PRUNE_INTERVAL_MS,
   type ResultStore,
   Spool,
   spoolMigrations,
@@ -193,15 +194,22 @@ function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
         "through whole, tool pins are not checked, and it is retried in the background",
     );
   });
+  const spool = new PgSpool(store);
+  // Retention runs hourly on every replica whether or not anyone pages a result (the delete is idempotent).
+  const pruner = setInterval(() => {
+    spool.maybePrune().catch((error) => warn(`pruning expired results failed: ${(error as Error).message}`));
+  }, PRUNE_INTERVAL_MS);
+  Deno.unrefTimer(pruner);
   return {
     reader: store,
-    spool: new PgSpool(store),
+    spool,
     recorder: new Recorder(pgRecordSink(store), { warn, enabled: config.record }),
     toolCache,
     pins,
     authStore: local ? new AuthStore(local) : undefined,
     ready,
     async close() {
+      clearInterval(pruner);
       await Promise.allSettled([toolCache.flush(), pins.flush()]);
       await store.close();
       local?.close();
