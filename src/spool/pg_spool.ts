@@ -117,6 +117,72 @@ export class PgSpool implements ResultStore {
     return stored;
   }
 
+  /**
+   * Stores the concatenation of `parts` (UTF-8 bytes as they arrived, never joined into one buffer) under a
+   * new callId, in one transaction; the network writes between batches let other calls run.
+   *
+   * @throws {SpoolWriteError} when the write fails
+   */
+  async putBytes(parts: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta> {
+    const now = this.#clock();
+    const callId = newCallId();
+    const size = this.#chunkBytes;
+    let totalBytes = 0;
+    try {
+      await this.#store.begin(async (tx) => {
+        let seq = 0;
+        let batch: { call_id: string; seq: number; data: Uint8Array }[] = [];
+        let buffer = new Uint8Array(size);
+        let filled = 0;
+        const flush = async () => {
+          await tx`INSERT INTO spool_chunks ${tx(batch, "call_id", "seq", "data")}`;
+          batch = [];
+        };
+        for (const part of parts) {
+          let at = 0;
+          while (at < part.length) {
+            const n = Math.min(size - filled, part.length - at);
+            buffer.set(part.subarray(at, at + n), filled);
+            filled += n;
+            at += n;
+            if (filled === size) {
+              batch.push({ call_id: callId, seq: seq++, data: buffer });
+              totalBytes += size;
+              buffer = new Uint8Array(size);
+              filled = 0;
+              if (batch.length === ROWS_PER_INSERT) await flush();
+            }
+          }
+        }
+        if (filled) {
+          batch.push({ call_id: callId, seq: seq++, data: buffer.subarray(0, filled) });
+          totalBytes += filled;
+        }
+        if (batch.length) await flush();
+        await tx`INSERT INTO spool_results
+          (call_id, server, tool, namespaced, agent, total_bytes, chunk_bytes, created_at, expires_at)
+          VALUES (${callId}, ${meta.server}, ${meta.tool}, ${meta.namespaced}, ${meta.agent ?? null},
+            ${totalBytes}, ${size}, ${now}, ${now + RETENTION_MS})`;
+      });
+    } catch (error) {
+      throw new SpoolWriteError(
+        `Cannot store the ${meta.namespaced} result in the spool: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    const stored: StoredMeta = {
+      callId,
+      server: meta.server,
+      tool: meta.tool,
+      namespaced: meta.namespaced,
+      totalBytes,
+      createdAt: now,
+      expiresAt: now + RETENTION_MS,
+    };
+    if (meta.agent !== undefined) stored.agent = meta.agent;
+    return stored;
+  }
+
   /** The stored result's metadata; `undefined` when unknown, malformed or expired. */
   async meta(callId: string): Promise<StoredMeta | undefined> {
     const row = await this.#row(callId);

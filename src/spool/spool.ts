@@ -139,6 +139,13 @@ export function toMeta(row: ResultRow): StoredMeta {
 export interface ResultStore {
   /** @throws {SpoolWriteError} when the write fails (the caller passes the result through whole) */
   put(payload: string, meta: PutMeta): StoredMeta | Promise<StoredMeta>;
+  /**
+   * Stores the concatenation of `parts` (UTF-8 bytes as they arrived) without joining them; yields to the
+   * event loop while it writes. Optional: a store without it takes the text through `put`.
+   *
+   * @throws {SpoolWriteError} when the write fails
+   */
+  putBytes?(parts: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta>;
   meta(callId: string): StoredMeta | undefined | Promise<StoredMeta | undefined>;
   readPage(
     callId: string,

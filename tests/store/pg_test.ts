@@ -235,3 +235,21 @@ Deno.test("PgStore fails fast while the database is down and recovers by itself 
     await cluster.stop();
   }
 });
+
+Deno.test("PgSpool.putBytes(): parts stored as they came read back as the same bytes", async () => {
+  await using store = await freshStore();
+  const spool = new PgSpool(store);
+  const text = JSON.stringify({ content: [{ type: "text", text: "ü✓ part ".repeat(30_000) }] });
+  const bytes = new TextEncoder().encode(text);
+  // Uneven parts that cut through chunk edges and multi-byte characters.
+  const parts: Uint8Array[] = [];
+  for (let at = 0, n = 1; at < bytes.length; at += n, n = (n * 7 + 3) % 20_000 + 1) {
+    parts.push(bytes.subarray(at, Math.min(bytes.length, at + n)));
+  }
+  const stored = await spool.putBytes(parts, { server: "s", tool: "t", namespaced: "s__t", agent: "a" });
+  assert.equal(stored.totalBytes, bytes.length);
+  assert.equal(stored.agent, "a");
+  const page = await spool.readPage(stored.callId, 0, bytes.length);
+  assert.ok(typeof page === "object");
+  assert.deepEqual(page.bytes, bytes);
+});
