@@ -98,6 +98,9 @@ const MODIFIER_SUFFIXES: ReadonlySet<string> = new Set(
 /** Multiplier on the weight of a hyphenated adjective's second half (see {@link MODIFIER_SUFFIXES}). */
 export const MODIFIER_WEIGHT = 0.25;
 
+/** A word of two to five capitals standing alone: an acronym. */
+const ACRONYM = /(?<![\p{L}\p{N}])\p{Lu}{2,5}(?![\p{L}\p{N}])/gu;
+
 /** Weight of a number typed in the query (`2008`, `300km` stays a word). */
 const NUMBER_WEIGHT = 0.3;
 
@@ -138,6 +141,51 @@ function contentWords(text: string): number {
   return n;
 }
 
+/**
+ * First words of a clause that begins a new request: a question word, a modal, a request verb or a
+ * subject ("and what's nearby", "and can you…", "and my son doesn't…").
+ */
+const CLAUSE_OPENERS: ReadonlySet<string> = new Set(
+  "what how when where who which why whether can could would will should please tell give let i we you my our"
+    .split(" "),
+);
+
+/** Words that follow a verb, not a noun: its object's determiner or a pronoun ("and commit them"). */
+const OBJECT_OPENERS: ReadonlySet<string> = new Set(
+  "the a an it them this these that those its their my our your his her each all some every me us him".split(
+    " ",
+  ),
+);
+
+/**
+ * A piece after a bare "and" that reads as a new step: it opens like a clause, starts with a generic
+ * request verb, or its second word opens the first word's object ("and merge the approved one").
+ */
+function startsStep(piece: string): boolean {
+  const words = piece.trim().toLowerCase().split(/\s+/, 2);
+  if (words.length < 2) return false;
+  const first = words[0]!.replace(/['’].*/, "");
+  return CLAUSE_OPENERS.has(first) || GENERIC_VERBS.has(stem(first)) || OBJECT_OPENERS.has(words[1]!);
+}
+
+/**
+ * Pieces of a split that kept its separators (piece, separator, piece, …), with a bare "and" between
+ * nouns mended: "show the columns and types of the users table" is one step, "stage the files and
+ * commit them" two. Only a bare "and" is read this way; "and then", commas and full stops always split.
+ */
+function joinCoordinatedNouns(parts: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < parts.length; i += 2) {
+    const piece = parts[i]!;
+    const separator = parts[i - 1];
+    const mend = separator !== undefined && /^\s+and\s+$/i.test(separator) && out.length > 0 &&
+      parts[i - 2]!.trim() !== "" && !startsStep(piece);
+    if (mend) out[out.length - 1] += ` and ${piece}`;
+    else out.push(piece);
+  }
+  return out;
+}
+
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
 
@@ -153,9 +201,8 @@ const CLAUSE_BREAK =
  * are never split (their dots are not followed by a space).
  */
 export function splitClauses(text: string): string[] {
-  const pieces = bounded(text).split(new RegExp(CLAUSE_BREAK, "gi")).map((p) => p.trim()).filter((p) =>
-    p.length > 0
-  );
+  const pieces = joinCoordinatedNouns(bounded(text).split(new RegExp(`(${CLAUSE_BREAK.source})`, "gi")))
+    .map((p) => p.trim()).filter((p) => p.length > 0);
   const clauses: string[] = [];
   let pending = "";
   let pendingWords = 0;
@@ -216,10 +263,15 @@ export function parseQuery(text: string): ParsedQuery {
   const { rest, spans } = extractLocators(text);
   const sequence: string[] = [];
   let afterNumber = false;
+  // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
+  const acronyms = new Set((rest.match(ACRONYM) ?? []).map((a) => a.toLowerCase()));
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
-      if (STOP_WORDS.has(part) || isForeignStopWord(part) || (part.length === 1 && /[a-z]/.test(part))) {
+      if (
+        STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part)) ||
+        (part.length === 1 && /[a-z]/.test(part))
+      ) {
         continue;
       }
       const s = stem(part);

@@ -140,8 +140,41 @@ Deno.test("splitClauses() splits steps and keeps short fragments with a neighbou
     "save a summary to /tmp/a.md",
   ]);
   assert.deepEqual(splitClauses("read a text file"), ["read a text file"]);
-  // "differences" alone is too short to be a step, so it stays with "compare similarities".
+  // "differences" is a second object, not a step, so it stays with "compare similarities".
   assert.deepEqual(splitClauses("compare similarities and differences"), [
-    "compare similarities differences",
+    "compare similarities and differences",
   ]);
+});
+
+Deno.test("splitClauses() splits on a bare and only where a new step starts", () => {
+  assert.deepEqual(splitClauses("show the columns and types of the users table"), [
+    "show the columns and types of the users table",
+  ]);
+  assert.deepEqual(splitClauses("stage these files and commit them with a message"), [
+    "stage these files",
+    "commit them with a message",
+  ]);
+  assert.deepEqual(splitClauses("geocode the office address and get directions from the airport"), [
+    "geocode the office address",
+    "get directions from the airport",
+  ]);
+  assert.deepEqual(splitClauses("show me where to park and what's interesting nearby"), [
+    "show me where to park",
+    "what's interesting nearby",
+  ]);
+  // After a comma the "and" is no joint: the comma already split.
+  assert.deepEqual(splitClauses("find the office, and the third is at the hospital"), [
+    "find the office",
+    "the third is at the hospital",
+  ]);
+  // "and then" always splits.
+  assert.deepEqual(splitClauses("read the report and then the summary table"), [
+    "read the report",
+    "the summary table",
+  ]);
+});
+
+Deno.test("parseQuery() keeps an acronym another language lists as a stop word", () => {
+  assert.ok(parseQuery("find EV charging stations").stems.includes("ev"));
+  assert.ok(!parseQuery("find ev charging stations").stems.includes("ev"));
 });
