@@ -206,6 +206,8 @@ export class Gateway {
       this.#begin();
       // The first answer is complete: cached tool lists at once, else wait for start-up (startup_wait).
       await hub.settled();
+      // Built in slices, so a large catalog does not hold the event loop (then read from it at once).
+      await hub.catalogAsync();
       const tools = this.advertisedTools();
       this.#listed = signature(tools);
       return { tools };
@@ -425,6 +427,7 @@ export class Gateway {
 
   async #listServers(): Promise<Record<string, unknown>> {
     const hub = this.#hub;
+    await hub.catalogAsync();
     const servers = hub.servers().map((s) => {
       const out: Record<string, unknown> = {
         name: s.name,
