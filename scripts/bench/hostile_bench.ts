@@ -29,8 +29,8 @@ import { describeEntry } from "../../src/hub/discovery.ts";
 import { syntheticCatalog } from "./resolver_bench.ts";
 
 /** One way of building and querying the catalog. */
-export type Way = "sync" | "process" | "worker";
-const WAYS: readonly Way[] = ["sync", "process", "worker"];
+export type Way = "idle" | "sync" | "process" | "worker";
+const WAYS: readonly Way[] = ["idle", "sync", "process", "worker"];
 
 /** What one way measured. */
 export interface WayReport {
@@ -45,6 +45,8 @@ export interface WayReport {
   peakRssMb: number;
   /** Longest hold in each step: catalog, index, query. */
   steps: Record<string, number>;
+  /** Holds over 50 ms: `step@start+ms`. */
+  gaps: string[];
 }
 
 function servers(tools: number): CatalogServer[] {
@@ -85,16 +87,19 @@ function peakRssMb(): number {
 
 /** Runs one way in this process; `servers` come first so generating them is not counted. */
 async function runWay(way: Way, tools: number): Promise<WayReport> {
+  if (way === "idle") return await idle();
   const input = servers(tools);
   let phase: "build" | "query" = "build";
   let step = "catalog";
   const held = { build: 0, query: 0 };
   const steps: Record<string, number> = {};
+  const gaps: string[] = [];
   let last = performance.now();
   const ticker = setInterval(() => {
     const now = performance.now();
     held[phase] = Math.max(held[phase], now - last);
     steps[step] = Math.max(steps[step] ?? 0, now - last);
+    if (now - last > 50) gaps.push(`${step}@${last.toFixed(0)}+${(now - last).toFixed(0)}`);
     last = now;
   }, 1);
   // Settle the ticker before timing.
@@ -162,6 +167,33 @@ async function runWay(way: Way, tools: number): Promise<WayReport> {
     queryMs,
     peakRssMb: peakRssMb(),
     steps,
+    gaps: gaps.slice(0, 40),
+  };
+}
+
+/** The machine's noise floor: the longest gap of the same ticker in a process doing nothing for 10 s. */
+async function idle(): Promise<WayReport> {
+  let last = performance.now();
+  let max = 0;
+  const gaps: string[] = [];
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    max = Math.max(max, now - last);
+    if (now - last > 50) gaps.push(`idle@${last.toFixed(0)}+${(now - last).toFixed(0)}`);
+    last = now;
+  }, 1);
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  clearInterval(ticker);
+  return {
+    way: "idle",
+    tools: 0,
+    searchableMs: 0,
+    buildHoldMs: max,
+    queryHoldMs: 0,
+    queryMs: 0,
+    peakRssMb: peakRssMb(),
+    steps: { idle: max },
+    gaps,
   };
 }
 
@@ -196,7 +228,16 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
   for (const way of ways) {
     const r = await inChild(way, tools);
     reports.push(r);
+    if (way === "idle") {
+      console.log(
+        `noise floor (a process doing nothing for 10 s): event loop held at most ${
+          r.buildHoldMs.toFixed(0)
+        } ms`,
+      );
+      continue;
+    }
     const label = {
+      idle: "",
       sync: "catalog + index in one piece (baseline)",
       process: "index in slices, in process (before)  ",
       worker: "catalog in slices, index in a worker   ",
@@ -204,14 +245,14 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
     console.log(
       `${label}: searchable in ${r.searchableMs.toFixed(0)} ms; event loop held at most ${
         r.buildHoldMs.toFixed(0)
-      } ms building, ${r.queryHoldMs.toFixed(0)} ms querying (${r.queryMs.toFixed(1)} ms a query); peak RSS ${
-        r.peakRssMb.toFixed(0)
-      } MB`,
+      } ms building (catalog ${r.steps.catalog!.toFixed(0)}, index ${r.steps.index?.toFixed(0) ?? "-"}), ${
+        r.queryHoldMs.toFixed(0)
+      } ms querying (${r.queryMs.toFixed(1)} ms a query); peak RSS ${r.peakRssMb.toFixed(0)} MB`,
     );
   }
   const base = reports.find((r) => r.way === "sync");
   if (base) {
-    for (const r of reports.filter((r) => r !== base)) {
+    for (const r of reports.filter((r) => r !== base && r.way !== "idle")) {
       console.log(
         `  ${r.way}: ${
           (Math.max(r.buildHoldMs, r.queryHoldMs) / base.buildHoldMs).toFixed(4)

@@ -554,11 +554,17 @@ export class Hub {
   discovery(): Promise<Discovery> {
     if (!this.#discovery) {
       const abort = new AbortController();
-      const built = this.#catalogAsync().then(({ tools }) =>
-        this.#index(tools, abort.signal, () => {
-          if (this.#discovery === built) this.#dropDiscovery();
-        })
-      );
+      const built: Promise<Discovery> = this.#catalogAsync()
+        .then(({ tools }) =>
+          this.#index(tools, abort.signal, () => {
+            if (this.#discovery === built) this.#dropDiscovery();
+          })
+        )
+        .catch((error) => {
+          // Replaced by a newer catalog mid-build: answer from that one.
+          if (abort.signal.aborted && !this.#closed) return this.discovery();
+          throw error;
+        });
       this.#discovery = built;
       this.#discoveryAbort = abort;
       // A catalog change during the build makes a new one; a failed build is not kept.

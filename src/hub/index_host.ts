@@ -23,8 +23,15 @@ import type { WorkerReply, WorkerRequest } from "./index_worker.ts";
 /** Catalogs of at least this many tools are indexed in a worker; smaller ones in process. */
 export const INDEX_WORKER_MIN_TOOLS = 5000;
 
-/** Tools per message to the worker: about 10 ms of structured cloning each on the reference machine. */
-export const INDEX_WORKER_BATCH = 1000;
+/**
+ * Longest, in ms, the event loop is held cloning one batch of tools for the worker: the batch size
+ * adapts to it, up to {@link INDEX_BATCH_MAX} tools (1,000 tools took 30–80 ms to clone on a loaded
+ * 2-core machine).
+ */
+export const INDEX_BATCH_MS = 10;
+
+/** Most tools in one batch for the worker. */
+export const INDEX_BATCH_MAX = 256;
 
 /** Longest a query to the worker may take before it is answered with an error. */
 export const INDEX_QUERY_TIMEOUT_MS = 30_000;
@@ -91,8 +98,8 @@ export async function localDiscovery(
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
- * The index built and queried in a Web Worker. The tools are sent in batches of
- * {@link INDEX_WORKER_BATCH} with a macrotask yield between them. Rejects (and terminates the worker)
+ * The index built and queried in a Web Worker. The tools are sent in batches that each take about
+ * {@link INDEX_BATCH_MS} to clone, with a macrotask yield between them. Rejects (and terminates the worker)
  * when the worker cannot start, fails or times out building; the caller falls back to
  * {@link localDiscovery}.
  */
@@ -152,8 +159,16 @@ export async function workerDiscovery(
   );
   let revision: string;
   try {
-    for (let at = 0; at < tools.length && gone === undefined; at += INDEX_WORKER_BATCH) {
-      post({ type: "tools", tools: tools.slice(at, at + INDEX_WORKER_BATCH) as CatalogTool[] });
+    let size = 32;
+    for (let at = 0; at < tools.length && gone === undefined;) {
+      const batch = tools.slice(at, at + size) as CatalogTool[];
+      const t0 = performance.now();
+      post({ type: "tools", tools: batch });
+      const took = performance.now() - t0;
+      at += batch.length;
+      // Sized so that one batch clones in about INDEX_BATCH_MS (hostile descriptions make tools uneven).
+      const scale = Math.min(2, INDEX_BATCH_MS / Math.max(took, 0.1));
+      size = Math.max(8, Math.min(INDEX_BATCH_MAX, Math.round(size * scale)));
       await macrotask();
     }
     post({ type: "build" });
