@@ -250,6 +250,8 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
       } ms querying (${r.queryMs.toFixed(1)} ms a query); peak RSS ${r.peakRssMb.toFixed(0)} MB`,
     );
   }
+  const worker = reports.find((r) => r.way === "worker");
+  if (worker?.gaps.length) console.log(`  worker: holds over 50 ms (step@ms+held): ${worker.gaps.join(" ")}`);
   const base = reports.find((r) => r.way === "sync");
   if (base) {
     for (const r of reports.filter((r) => r !== base && r.way !== "idle")) {
