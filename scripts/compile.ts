@@ -85,6 +85,9 @@ export function hostTarget(): Target | undefined {
   return (TARGETS as readonly string[]).includes(Deno.build.target) ? Deno.build.target as Target : undefined;
 }
 
+/** Modules started as Web Workers, embedded with `--include` (a static import graph does not reach them). */
+export const WORKER_MODULES = ["src/hub/index_worker.ts"] as const;
+
 /** The `deno compile` invocations for `options`. Pure. */
 export function planBuilds(options: CompileOptions): BuildPlan[] {
   const outputDir = options.outputDir ?? join(ROOT, "dist");
@@ -103,6 +106,8 @@ export function planBuilds(options: CompileOptions): BuildPlan[] {
         target,
         "--output",
         output,
+        // Started with new Worker(), which deno compile does not follow: the large-catalog index worker.
+        ...WORKER_MODULES.flatMap((module) => ["--include", join(ROOT, module)]),
         join(ROOT, "main.ts"),
         ...baked,
       ],

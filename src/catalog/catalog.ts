@@ -7,6 +7,7 @@
  */
 import { type NameReference, planNames, splitReference } from "./naming.ts";
 import { nearest } from "../config/suggest.ts";
+import { drain, sortSteps, STEP } from "./_steps.ts";
 
 /** A downstream tool definition as MCP `tools/list` returns it (the fields we read). */
 export interface ToolDefinition {
@@ -63,13 +64,24 @@ export interface CatalogTool {
 
 /** Builds catalog entries for servers, sorted by public name. */
 export function buildCatalog(servers: readonly CatalogServer[]): CatalogTool[] {
+  return drain(catalogSteps(servers));
+}
+
+/**
+ * {@link buildCatalog} step by step: it yields between servers and every few hundred tools, so the
+ * hub can build a catalog of 100,000 tools in slices without holding the event loop.
+ */
+export function* catalogSteps(servers: readonly CatalogServer[]): Generator<void, CatalogTool[]> {
   const out: CatalogTool[] = [];
+  let work = 0;
   for (const server of servers) {
     const byName = new Map(server.tools.map((t) => [t.name, t]));
     const plans = server.namespace === false
       ? [...byName.keys()].sort().map((name) => ({ downstream: name, short: name, namespaced: name }))
       : planNames(server.name, [...byName.keys()]);
+    work += plans.length;
     for (const plan of plans) {
+      if (++work % STEP === 0) yield;
       const def = byName.get(plan.downstream)!;
       const props = def.inputSchema?.properties;
       out.push({
@@ -90,8 +102,12 @@ export function buildCatalog(servers: readonly CatalogServer[]): CatalogTool[] {
         definition: def,
       });
     }
+    yield;
   }
-  return out.sort((a, b) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0));
+  return yield* sortSteps(
+    out,
+    (a, b) => (a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0),
+  );
 }
 
 /** Name lookup over catalog entries: public names, stutter forms, fragments and downstream names. */
@@ -100,14 +116,31 @@ export class CatalogIndex {
   #byServer = new Map<string, Map<string, CatalogTool>>();
 
   constructor(tools: readonly CatalogTool[]) {
-    for (const t of tools) {
+    drain(this.#fill(tools));
+  }
+
+  /** The index of `tools`, built step by step (see {@link catalogSteps}). */
+  static *build(tools: readonly CatalogTool[]): Generator<void, CatalogIndex> {
+    const index = new CatalogIndex([]);
+    yield* index.#fill(tools);
+    return index;
+  }
+
+  *#fill(tools: readonly CatalogTool[]): Generator<void, void> {
+    for (let i = 0; i < tools.length; i++) {
+      if (i % STEP === STEP - 1) yield;
+      const t = tools[i]!;
       this.#byPublic.set(t.namespaced, t);
       let names = this.#byServer.get(t.server);
       if (!names) this.#byServer.set(t.server, names = new Map());
       // Public short names win over downstream names of other tools.
       if (!names.has(t.tool)) names.set(t.tool, t);
     }
-    for (const t of tools) this.#byServer.get(t.server)!.set(t.short, t);
+    for (let i = 0; i < tools.length; i++) {
+      if (i % STEP === STEP - 1) yield;
+      const t = tools[i]!;
+      this.#byServer.get(t.server)!.set(t.short, t);
+    }
   }
 
   /** The tool a caller means, or undefined. */

@@ -8,6 +8,7 @@ export {
   buildCatalog,
   CatalogIndex,
   type CatalogServer,
+  catalogSteps,
   type CatalogTool,
   editDistance,
   type ToolDefinition,

@@ -5,9 +5,10 @@
  *
  * @module
  */
-import { resolveResponse, searchResponse } from "../resolver/mod.ts";
+import type { QueryArguments, ResponseContext } from "../resolver/mod.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import type { Hub } from "./hub.ts";
+import { type Discovery, IndexGoneError } from "./index_host.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
 import { invalidParams } from "./errors.ts";
 import { toolMarkers } from "./injection.ts";
@@ -16,9 +17,36 @@ function invalid(message: string): never {
   invalidParams(message);
 }
 
-function guard<T>(tool: string, run: () => T): T {
+/**
+ * Runs one query against the current index. An index replaced (or a worker lost) mid-query is asked
+ * again once, of the catalog now; the resolver's argument errors are InvalidParams.
+ */
+async function query(
+  hub: Hub,
+  tool: "search_tools" | "resolve_tool",
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const queryArgs: QueryArguments = {
+    query: args.query as string,
+    max_hits: args.max_hits as number | undefined,
+  };
+  const run = async (discovery: Discovery) => {
+    const context: ResponseContext = {
+      contractVersion: CONTRACT_VERSION,
+      catalogRevision: discovery.revision,
+    };
+    const answer = tool === "search_tools"
+      ? await discovery.search(queryArgs, context)
+      : await discovery.resolve(queryArgs, context);
+    return { ...answer } as Record<string, unknown>;
+  };
   try {
-    return run();
+    try {
+      return await run(await hub.discovery());
+    } catch (error) {
+      if (!(error instanceof IndexGoneError)) throw error;
+      return await run(await hub.discovery());
+    }
   } catch (error) {
     if (error instanceof RangeError || error instanceof TypeError) invalid(`${tool}: ${error.message}`);
     throw error;
@@ -59,39 +87,13 @@ function withConnecting(hub: Hub, answer: Record<string, unknown>): Record<strin
 /** `search_tools {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
 export async function searchTools(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   await hub.settled();
-  const { index, revision } = await hub.discovery();
-  return withConnecting(
-    hub,
-    guard("search_tools", () => ({
-      ...searchResponse(
-        index,
-        { query: args.query as string, max_hits: args.max_hits as number | undefined },
-        {
-          contractVersion: CONTRACT_VERSION,
-          catalogRevision: revision,
-        },
-      ),
-    })),
-  );
+  return withConnecting(hub, await query(hub, "search_tools", args));
 }
 
 /** `resolve_tool {query, max_hits?}`. Waits for start-up (bounded by startup_wait). */
 export async function resolveTool(hub: Hub, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   await hub.settled();
-  const { index, revision } = await hub.discovery();
-  return withConnecting(
-    hub,
-    guard("resolve_tool", () => ({
-      ...resolveResponse(
-        index,
-        { query: args.query as string, max_hits: args.max_hits as number | undefined },
-        {
-          contractVersion: CONTRACT_VERSION,
-          catalogRevision: revision,
-        },
-      ),
-    })),
-  );
+  return withConnecting(hub, await query(hub, "resolve_tool", args));
 }
 
 /** What describe_tool answers for one tool. */

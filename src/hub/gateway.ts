@@ -174,6 +174,9 @@ export class Gateway {
   #initialized = false;
   /** What the client last saw of tools/list (or was told changed). */
   #listed?: string;
+  /** A tool-list comparison is waiting for the catalog; another is due after it (see #notifyIfChanged). */
+  #comparing = false;
+  #compareAgain = false;
   /** Detached calls of this process. */
   readonly detached: DetachedCalls;
   /** Resources, prompts, completion, logging and server-to-client requests. */
@@ -206,6 +209,8 @@ export class Gateway {
       this.#begin();
       // The first answer is complete: cached tool lists at once, else wait for start-up (startup_wait).
       await hub.settled();
+      // Built in slices, so a large catalog does not hold the event loop (then read from it at once).
+      await hub.catalogAsync();
       const tools = this.advertisedTools();
       this.#listed = signature(tools);
       return { tools };
@@ -241,10 +246,26 @@ export class Gateway {
   #notifyIfChanged(): void {
     // A client that has not listed yet will see the current list when it does.
     if (!this.#connected || !this.#initialized || this.#listed === undefined) return;
-    const now = signature(this.advertisedTools());
-    if (now === this.#listed) return;
-    this.#listed = now;
-    this.server.sendToolListChanged().catch(() => {});
+    // One comparison at a time, after the catalog is built in slices (a burst of changes is one more).
+    if (this.#comparing) {
+      this.#compareAgain = true;
+      return;
+    }
+    this.#comparing = true;
+    this.#hub.catalogAsync().then(() => {
+      if (!this.#connected || this.#listed === undefined) return;
+      const now = signature(this.advertisedTools());
+      if (now === this.#listed) return;
+      this.#listed = now;
+      this.server.sendToolListChanged().catch(() => {});
+    }).catch((error) => this.#options.log(`warning: comparing the tool list failed: ${error}`))
+      .finally(() => {
+        this.#comparing = false;
+        if (this.#compareAgain) {
+          this.#compareAgain = false;
+          this.#notifyIfChanged();
+        }
+      });
   }
 
   #instructions(): string {
@@ -425,6 +446,7 @@ export class Gateway {
 
   async #listServers(): Promise<Record<string, unknown>> {
     const hub = this.#hub;
+    await hub.catalogAsync();
     const servers = hub.servers().map((s) => {
       const out: Record<string, unknown> = {
         name: s.name,

@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
-import { buildCatalog, CatalogIndex, type CatalogServer, type CatalogTool } from "../catalog/mod.ts";
+import { CatalogIndex, type CatalogServer, catalogSteps, type CatalogTool } from "../catalog/mod.ts";
 import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
 import { type Client, McpError } from "./sdk.ts";
@@ -24,7 +24,8 @@ import {
 import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
-import { buildIndexAsync, catalogRevisionAsync, type ResolverIndex } from "../resolver/mod.ts";
+import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
+import { Stepper } from "./slices.ts";
 import { agentServers } from "../config/mod.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
@@ -67,6 +68,12 @@ export interface HubOptions {
    * any; it follows the base's reloads, and `start` and `close` leave the connections to `base`.
    */
   base?: Hub;
+  /**
+   * Catalogs of at least this many tools are indexed in a Web Worker (see `index_host.ts`), so the
+   * index's garbage collection never pauses the gateway; `Infinity` = always in process.
+   * @default {@link INDEX_WORKER_MIN_TOOLS}
+   */
+  indexWorkerMinTools?: number;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -149,7 +156,13 @@ export class Hub {
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
   #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
-  #discovery?: Promise<{ index: ResolverIndex; revision: string }>;
+  /** The catalog being built in slices (see #catalogAsync). */
+  #catalogSteps?: Stepper<{ tools: CatalogTool[]; index: CatalogIndex }>;
+  #discovery?: Promise<Discovery>;
+  /** Ends the current discovery index: stops its worker's build, or frees the built index. */
+  #discoveryAbort?: AbortController;
+  /** The index worker failed once: later catalogs are indexed in process. */
+  #workerFailed = false;
   /** Pin verdicts per server, for the tool list they were computed from. */
   #verdicts = new Map<string, { tools: readonly ToolDefinition[]; verdict: PinVerdict }>();
   #pinTimer?: ReturnType<typeof setInterval>;
@@ -439,7 +452,8 @@ export class Hub {
 
   #changed(): void {
     this.#catalog = undefined;
-    this.#discovery = undefined;
+    this.#catalogSteps = undefined;
+    this.#dropDiscovery();
     if (this.#closed) return;
     for (const listener of this.#listeners) listener();
   }
@@ -452,30 +466,58 @@ export class Hub {
     return this.#downstreams.get(name);
   }
 
+  /** The catalog now: finishes a sliced build in progress at once (holding the event loop for the rest). */
   #build(): { tools: CatalogTool[]; index: CatalogIndex } {
     if (!this.#catalog) {
-      const servers: CatalogServer[] = [];
-      for (const d of this.#downstreams.values()) {
-        // Connected servers' live tools, and the cached tools of a server in its first attempt.
-        if (d.tools.length === 0) continue;
-        const mounted = this.#verdict(d).mounted;
-        servers.push({
-          name: d.name,
-          description: d.config.description,
-          tags: d.config.tags,
-          useWhen: d.config.useWhen,
-          toolUseWhen: d.config.toolUseWhen,
-          namespace: d.config.namespace,
-          tools: mounted,
-        });
-      }
-      const allow = this.#toolAllow;
-      const tools = this.#withoutCollisions(buildCatalog(servers)).filter((t) =>
-        !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`)
-      );
-      this.#catalog = { tools, index: new CatalogIndex(tools) };
+      this.#catalogSteps ??= new Stepper(this.#catalogBuild());
+      this.#catalog = this.#catalogSteps.finish();
+      this.#catalogSteps = undefined;
     }
     return this.#catalog;
+  }
+
+  /** The catalog, built in slices that yield to the event loop (100,000 tools take about 0.4 s). */
+  async #catalogAsync(): Promise<{ tools: CatalogTool[]; index: CatalogIndex }> {
+    if (this.#catalog) return this.#catalog;
+    const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild());
+    const built = await steps.finishAsync();
+    // Kept unless the catalog changed meanwhile (then the caller answers from the one it asked about).
+    if (this.#catalogSteps === steps) {
+      this.#catalog = built;
+      this.#catalogSteps = undefined;
+    }
+    return built;
+  }
+
+  *#catalogBuild(): Generator<void, { tools: CatalogTool[]; index: CatalogIndex }> {
+    const servers: CatalogServer[] = [];
+    for (const d of this.#downstreams.values()) {
+      // Connected servers' live tools, and the cached tools of a server in its first attempt.
+      if (d.tools.length === 0) continue;
+      const mounted = this.#verdict(d).mounted;
+      servers.push({
+        name: d.name,
+        description: d.config.description,
+        tags: d.config.tags,
+        useWhen: d.config.useWhen,
+        toolUseWhen: d.config.toolUseWhen,
+        namespace: d.config.namespace,
+        tools: mounted,
+      });
+      yield;
+    }
+    const allow = this.#toolAllow;
+    let tools = this.#withoutCollisions(yield* catalogSteps(servers));
+    if (allow) {
+      tools = tools.filter((t) => !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`));
+      yield;
+    }
+    return { tools, index: yield* CatalogIndex.build(tools) };
+  }
+
+  /** The catalog, built in slices; then the sync accessors answer from it without building. */
+  catalogAsync(): Promise<readonly CatalogTool[]> {
+    return this.#catalogAsync().then((c) => c.tools);
   }
 
   /**
@@ -516,21 +558,64 @@ export class Hub {
   }
 
   /**
-   * The resolver index and content-addressed revision of the current catalog; built once per catalog,
-   * in slices that yield to the event loop, and shared by every caller that asks while it is built.
+   * The search index and content-addressed revision of the current catalog; built once per catalog
+   * (the catalog in slices; a small catalog's index in slices in process, a large one's in a worker)
+   * and shared by every caller that asks while it is built.
    */
-  discovery(): Promise<{ index: ResolverIndex; revision: string }> {
+  discovery(): Promise<Discovery> {
     if (!this.#discovery) {
-      const tools = this.#build().tools;
-      const built = Promise.all([buildIndexAsync(tools), catalogRevisionAsync(tools)])
-        .then(([index, revision]) => ({ index, revision }));
+      const abort = new AbortController();
+      const built: Promise<Discovery> = this.#catalogAsync()
+        .then(({ tools }) =>
+          this.#index(tools, abort.signal, () => {
+            if (this.#discovery === built) this.#dropDiscovery();
+          })
+        )
+        .catch((error) => {
+          // Replaced by a newer catalog mid-build: answer from that one.
+          if (abort.signal.aborted && !this.#closed) return this.discovery();
+          throw error;
+        });
       this.#discovery = built;
+      this.#discoveryAbort = abort;
       // A catalog change during the build makes a new one; a failed build is not kept.
       built.catch(() => {
         if (this.#discovery === built) this.#discovery = undefined;
       });
     }
     return this.#discovery;
+  }
+
+  /** Forgets the current discovery index and frees it (its worker is terminated, even mid-build). */
+  #dropDiscovery(): void {
+    this.#discovery = undefined;
+    this.#discoveryAbort?.abort();
+    this.#discoveryAbort = undefined;
+  }
+
+  async #index(
+    tools: readonly CatalogTool[],
+    signal: AbortSignal,
+    onFailure: () => void,
+  ): Promise<Discovery> {
+    const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
+    if (tools.length >= threshold && !this.#workerFailed && !this.#closed) {
+      try {
+        return await workerDiscovery(tools, {
+          signal,
+          onFailure: (message) => {
+            this.#workerFailed = true;
+            this.#options.log(`warning: ${message}; the next search indexes in process`);
+            onFailure();
+          },
+        });
+      } catch (error) {
+        if (signal.aborted) throw error;
+        this.#workerFailed = true;
+        this.#options.log(`warning: ${messageOf(error)}; indexing ${tools.length} tools in process`);
+      }
+    }
+    return await localDiscovery(tools, { signal });
   }
 
   /** The pin verdict for a server's current tools (recomputed when its list changes). */
@@ -630,10 +715,10 @@ export class Hub {
    * connecting waits for it (bounded by connect_timeout).
    */
   async find(ref: NameReference): Promise<CatalogTool | undefined> {
-    const found = this.#build().index.find(ref);
+    const found = (await this.#catalogAsync()).index.find(ref);
     if (found) return found;
     await this.settled();
-    const settled = this.#build().index.find(ref);
+    const settled = (await this.#catalogAsync()).index.find(ref);
     if (settled) return settled;
     const serverName = ref.server ??
       (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
@@ -641,7 +726,7 @@ export class Hub {
     // A server waiting for a login reconnects at once when one was stored meanwhile.
     if (d && (d.state === "connecting" || d.pickUpLogin())) {
       await d.ready;
-      return this.#build().index.find(ref);
+      return (await this.#catalogAsync()).index.find(ref);
     }
     return undefined;
   }
@@ -649,7 +734,7 @@ export class Hub {
   /** Tools in scope whose downstream or short name is exactly `name` (a bare name), across servers. */
   async bare(name: string): Promise<CatalogTool[]> {
     await this.settled();
-    return this.#build().tools.filter((t) => t.tool === name || t.short === name);
+    return (await this.#catalogAsync()).tools.filter((t) => t.tool === name || t.short === name);
   }
 
   /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
@@ -865,6 +950,7 @@ export class Hub {
   /** Closes every session and stops every child process, concurrently. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#dropDiscovery();
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;
     this.#detach?.();

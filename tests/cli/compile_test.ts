@@ -177,6 +177,8 @@ Deno.test("planBuilds(): every target with the release permissions, never -A, --
       plan.target,
       "--output",
       plan.output,
+      "--include",
+      `${ROOT}src/hub/index_worker.ts`,
       `${ROOT}main.ts`,
     ]);
   }
@@ -203,6 +205,8 @@ Deno.test("planBuilds(): a locked build takes the derived flags and bakes in --c
     "x86_64-unknown-linux-gnu",
     "--output",
     "/out/mcphub-x86_64-unknown-linux-gnu",
+    "--include",
+    `${ROOT}src/hub/index_worker.ts`,
     `${ROOT}main.ts`,
     "--config",
     "/c/mcphub.yaml",
@@ -287,6 +291,8 @@ Deno.test({
     assert.equal(releasePermissions.allow_sys, null);
     assert.equal(releasePermissions.prompt, false);
     assert.deepEqual(embedded(releaseBytes, "argv"), []);
+    // The index worker (started with new Worker(), not imported) is embedded too.
+    assert.ok(Buffer.from(releaseBytes).includes("function workerHandler"), "index_worker.ts is embedded");
 
     const config = await serverConfig(dir.path);
     const store = `${dir.path}/data/mcphub.db`;
