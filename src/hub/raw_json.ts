@@ -20,20 +20,34 @@ const encoder = new TextEncoder();
 
 /** One message's bytes as the pipe delivered them (views, never copied), `length` bytes in all. */
 export class RawBytes {
-  readonly parts: readonly Uint8Array[];
-  readonly length: number;
+  readonly #parts: Uint8Array[] = [];
+  #length = 0;
   /** Start offset of each part. */
-  readonly #offsets: number[];
+  readonly #offsets: number[] = [];
 
-  constructor(parts: readonly Uint8Array[]) {
-    this.parts = parts;
-    this.#offsets = [];
-    let at = 0;
-    for (const part of parts) {
-      this.#offsets.push(at);
-      at += part.length;
-    }
-    this.length = at;
+  constructor(parts: readonly Uint8Array[] = []) {
+    for (const part of parts) this.append(part);
+  }
+
+  /** What a scan made of the whole (set by the LineSplitter that scanned it as it arrived): null = no container. */
+  scanned?: Scanned | null;
+
+  /** The parts, in order. */
+  get parts(): readonly Uint8Array[] {
+    return this.#parts;
+  }
+
+  /** Bytes in all. */
+  get length(): number {
+    return this.#length;
+  }
+
+  /** Adds a part at the end (a view: the caller must not reuse its buffer). */
+  append(part: Uint8Array): void {
+    if (part.length === 0) return;
+    this.#parts.push(part);
+    this.#offsets.push(this.#length);
+    this.#length += part.length;
   }
 
   /** The index of the part holding byte `at` (the last part for `at === length`). */
@@ -58,10 +72,10 @@ export class RawBytes {
   slice(start: number, end: number): Uint8Array[] {
     const out: Uint8Array[] = [];
     if (end <= start) return out;
-    for (let i = this.partAt(start); i < this.parts.length; i++) {
+    for (let i = this.partAt(start); i < this.#parts.length; i++) {
       const base = this.#offsets[i]!;
       if (base >= end) break;
-      const part = this.parts[i]!;
+      const part = this.#parts[i]!;
       const from = Math.max(start - base, 0);
       const to = Math.min(end - base, part.length);
       if (to > from) out.push(from === 0 && to === part.length ? part : part.subarray(from, to));
@@ -89,7 +103,7 @@ export class RawBytes {
   /** The byte at `at`. */
   at(at: number): number {
     const i = this.partAt(at);
-    return this.parts[i]![at - this.#offsets[i]!]!;
+    return this.#parts[i]![at - this.#offsets[i]!]!;
   }
 
   /** True when `needle` occurs in `[start, end)`. */
@@ -173,10 +187,8 @@ interface Frame {
 
 /**
  * The direct members of the object or array starting at the first non-space byte at or after `start`,
- * and, along `path` (keys; `"*"` for every element of an array), the members of the containers below
- * them, all in one pass. Reads every byte once, skipping string contents with native searches; checks
- * structure only as far as it needs to (brackets balance, keys are strings, members are separated):
- * `undefined` when the bytes are not a container.
+ * and, along `path` (keys; `"*"` for the first {@linkcode STAR_LIMIT} elements of an array), the members
+ * of the containers below them, all in one pass. `undefined` when the bytes are not a container.
  */
 export function scan(
   raw: RawBytes,
@@ -184,138 +196,198 @@ export function scan(
   end = raw.length,
   path: readonly string[] = [],
 ): Scanned | undefined {
-  let depth = 0;
+  return new Scanner(raw, path, start, end).advance() ?? undefined;
+}
+
+/** How many elements of an array a `"*"` in a scan's path descends into. */
+export const STAR_LIMIT = 64;
+
+/**
+ * A resumable {@linkcode scan}: reads the bytes appended to `raw` since its last call, so a line can be
+ * scanned as its chunks arrive (no pass over a 100 MB message once it is complete). Reads every byte
+ * once, skipping string contents with native searches; checks structure only as far as it needs to
+ * (brackets balance, keys are strings, members are separated).
+ */
+export class Scanner {
+  readonly #raw: RawBytes;
+  readonly #path: readonly string[];
+  readonly #end: number;
+  #at: number;
+  #depth = 0;
   /** Frames of the containers being collected: the root and those along the path. */
-  const stack: Frame[] = [];
-  /** The frame of the container at `depth`, when it is collected. */
-  let frame: Frame | undefined;
-  let lastSolid = -1;
-  let inString = false;
-  let escapes = 0;
-  const parts = raw.parts;
-  const push = (f: Frame) => {
-    f.members.push({ key: f.key, start: f.valueStart, end: lastSolid + 1, children: f.children });
-    f.valueStart = -1;
-    f.key = undefined;
-    f.children = undefined;
-    f.mode = f.kind === "object" ? "key" : "value";
-  };
-  for (let pi = raw.partAt(start); pi < parts.length; pi++) {
-    const part = parts[pi]!;
-    const base = raw.offsetOf(pi);
-    if (base >= end) break;
-    const limit = Math.min(part.length, end - base);
-    let j = Math.max(0, start - base);
-    while (j < limit) {
-      if (inString) {
-        const q = part.indexOf(QUOTE, j);
-        if (q === -1 || q >= limit) {
-          // The string goes on in the next part: carry the run of backslashes that ends this one.
-          let k = limit - 1;
-          while (k >= j && part[k] === BACKSLASH) k--;
-          escapes = k < j ? escapes + (limit - j) : limit - 1 - k;
-          j = limit;
-          break;
-        }
-        let k = q - 1;
-        while (k >= j && part[k] === BACKSLASH) k--;
-        const run = k < j ? escapes + (q - j) : q - 1 - k;
-        escapes = 0;
-        j = q + 1;
-        if (run % 2 === 1) continue;
-        inString = false;
-        lastSolid = base + q;
-        if (frame && frame.mode === "key" && frame.keyStart >= 0) {
-          frame.key = JSON.parse(raw.text(frame.keyStart, base + q + 1)) as string;
-          frame.keyStart = -1;
-          frame.mode = "colon";
-        }
-        continue;
-      }
-      const b = part[j]!;
-      const at = base + j;
-      j++;
-      if (isSpace(b)) continue;
-      if (b === QUOTE) {
-        inString = true;
-        escapes = 0;
-        if (frame) {
-          if (frame.mode === "key") frame.keyStart = at;
-          else if (frame.mode !== "value") return undefined;
-          else if (frame.valueStart < 0) frame.valueStart = at;
-        } else if (depth === 0) return undefined;
-        lastSolid = at;
-        continue;
-      }
-      if (b === OPEN_BRACE || b === OPEN_BRACKET) {
-        const kind = b === OPEN_BRACE ? "object" : "array";
-        let below: readonly string[] | undefined;
-        if (depth === 0) below = path;
-        else if (frame) {
-          if (frame.mode !== "value") return undefined;
-          if (frame.valueStart < 0) frame.valueStart = at;
-          const want = frame.path?.[0];
-          if (want !== undefined && (want === "*" ? frame.kind === "array" : frame.key === want)) {
-            below = frame.path!.slice(1);
-          }
-        }
-        depth++;
-        if (depth === 1 || below !== undefined) {
-          frame = {
-            kind,
-            mode: kind === "object" ? "key" : "value",
-            members: [],
-            keyStart: -1,
-            valueStart: -1,
-          };
-          if (depth === 1 || below!.length) frame.path = below;
-          stack.push(frame);
-        } else frame = undefined;
-        lastSolid = at;
-        continue;
-      }
-      if (depth === 0) return undefined;
-      if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
-        if (frame && stack.length === depth) {
-          if ((b === CLOSE_BRACE) !== (frame.kind === "object")) return undefined;
-          if (frame.valueStart >= 0) push(frame);
-          else if (
-            frame.mode === "colon" ||
-            (frame.mode === "value" && (frame.kind === "object" || frame.members.length))
-          ) {
-            return undefined;
-          }
-          const done: Scanned = { kind: frame.kind, members: frame.members, end: at + 1 };
-          stack.pop();
-          depth--;
-          if (depth === 0) return done;
-          frame = stack[stack.length - 1];
-          frame!.children = done;
-        } else {
-          depth--;
-          if (stack.length === depth) frame = stack[stack.length - 1];
-        }
-        lastSolid = at;
-        continue;
-      }
-      if (frame) {
-        if (b === COMMA) {
-          if (frame.valueStart < 0) return undefined;
-          push(frame);
-          continue;
-        }
-        if (b === COLON) {
-          if (frame.mode !== "colon") return undefined;
-          frame.mode = "value";
-          continue;
-        }
-        if (frame.mode !== "value") return undefined;
-        if (frame.valueStart < 0) frame.valueStart = at;
-      }
-      lastSolid = at;
-    }
+  readonly #stack: Frame[] = [];
+  /** The frame of the container at the current depth, when it is collected. */
+  #frame: Frame | undefined;
+  #lastSolid = -1;
+  #inString = false;
+  #escapes = 0;
+  /** The outcome once known: the container, or null when the bytes are not one. */
+  #result: Scanned | null | undefined;
+
+  constructor(raw: RawBytes, path: readonly string[] = [], start = 0, end = Number.POSITIVE_INFINITY) {
+    this.#raw = raw;
+    this.#path = path;
+    this.#at = start;
+    this.#end = end;
   }
-  return undefined;
+
+  /** Reads what has arrived: the container once it closed, null if the bytes are not one, else undefined. */
+  advance(): Scanned | null | undefined {
+    if (this.#result !== undefined) return this.#result;
+    const raw = this.#raw;
+    const end = Math.min(this.#end, raw.length);
+    if (this.#at >= end) return undefined;
+    let depth = this.#depth;
+    const stack = this.#stack;
+    let frame = this.#frame;
+    let lastSolid = this.#lastSolid;
+    let inString = this.#inString;
+    let escapes = this.#escapes;
+    const parts = raw.parts;
+    const push = (f: Frame) => {
+      f.members.push({ key: f.key, start: f.valueStart, end: lastSolid + 1, children: f.children });
+      f.valueStart = -1;
+      f.key = undefined;
+      f.children = undefined;
+      f.mode = f.kind === "object" ? "key" : "value";
+    };
+    const outcome = (() => {
+      for (let pi = raw.partAt(this.#at); pi < parts.length; pi++) {
+        const part = parts[pi]!;
+        const base = raw.offsetOf(pi);
+        if (base >= end) break;
+        const limit = Math.min(part.length, end - base);
+        let j = Math.max(0, this.#at - base);
+        while (j < limit) {
+          if (inString) {
+            const q = part.indexOf(QUOTE, j);
+            if (q === -1 || q >= limit) {
+              // The string goes on in the next part: carry the run of backslashes that ends this one.
+              let k = limit - 1;
+              while (k >= j && part[k] === BACKSLASH) k--;
+              escapes = k < j ? escapes + (limit - j) : limit - 1 - k;
+              j = limit;
+              break;
+            }
+            let k = q - 1;
+            while (k >= j && part[k] === BACKSLASH) k--;
+            const run = k < j ? escapes + (q - j) : q - 1 - k;
+            escapes = 0;
+            j = q + 1;
+            if (run % 2 === 1) continue;
+            inString = false;
+            lastSolid = base + q;
+            if (frame && frame.mode === "key" && frame.keyStart >= 0) {
+              frame.key = JSON.parse(raw.text(frame.keyStart, base + q + 1)) as string;
+              frame.keyStart = -1;
+              frame.mode = "colon";
+            }
+            continue;
+          }
+          const b = part[j]!;
+          const at = base + j;
+          j++;
+          if (isSpace(b)) continue;
+          if (b === QUOTE) {
+            inString = true;
+            escapes = 0;
+            if (frame) {
+              if (frame.mode === "key") frame.keyStart = at;
+              else if (frame.mode !== "value") return null;
+              else if (frame.valueStart < 0) frame.valueStart = at;
+            } else if (depth === 0) return null;
+            lastSolid = at;
+            continue;
+          }
+          if (b === OPEN_BRACE || b === OPEN_BRACKET) {
+            const kind = b === OPEN_BRACE ? "object" : "array";
+            let below: readonly string[] | undefined;
+            if (depth === 0) below = this.#path;
+            else if (frame) {
+              if (frame.mode !== "value") return null;
+              if (frame.valueStart < 0) frame.valueStart = at;
+              const want = frame.path?.[0];
+              if (
+                want !== undefined &&
+                (want === "*"
+                  ? frame.kind === "array" && frame.members.length < STAR_LIMIT
+                  : frame.key === want)
+              ) {
+                below = frame.path!.slice(1);
+              }
+            }
+            depth++;
+            if (depth === 1 || below !== undefined) {
+              frame = {
+                kind,
+                mode: kind === "object" ? "key" : "value",
+                members: [],
+                keyStart: -1,
+                valueStart: -1,
+              };
+              if (depth === 1 || below!.length) frame.path = below;
+              stack.push(frame);
+            } else frame = undefined;
+            lastSolid = at;
+            continue;
+          }
+          if (depth === 0) return null;
+          if (b === CLOSE_BRACE || b === CLOSE_BRACKET) {
+            if (frame && stack.length === depth) {
+              if ((b === CLOSE_BRACE) !== (frame.kind === "object")) return null;
+              if (frame.valueStart >= 0) push(frame);
+              else if (
+                frame.mode === "colon" ||
+                (frame.mode === "value" && (frame.kind === "object" || frame.members.length))
+              ) {
+                return null;
+              }
+              const done: Scanned = { kind: frame.kind, members: frame.members, end: at + 1 };
+              stack.pop();
+              depth--;
+              if (depth === 0) return done;
+              frame = stack[stack.length - 1];
+              frame!.children = done;
+            } else {
+              depth--;
+              if (stack.length === depth) frame = stack[stack.length - 1];
+            }
+            lastSolid = at;
+            continue;
+          }
+          if (frame) {
+            if (b === COMMA) {
+              if (frame.valueStart < 0) return null;
+              push(frame);
+              continue;
+            }
+            if (b === COLON) {
+              if (frame.mode !== "colon") return null;
+              frame.mode = "value";
+              continue;
+            }
+            if (frame.mode !== "value") return null;
+            if (frame.valueStart < 0) frame.valueStart = at;
+          }
+          lastSolid = at;
+        }
+      }
+      return undefined;
+    })();
+    if (outcome !== undefined) {
+      this.#result = outcome;
+      return outcome;
+    }
+    this.#at = end;
+    this.#depth = depth;
+    this.#frame = frame;
+    this.#lastSolid = lastSolid;
+    this.#inString = inString;
+    this.#escapes = escapes;
+    // The whole range was read and the container is still open: not one (when the range is complete).
+    if (end === this.#end) this.#result = null;
+    return this.#result ?? undefined;
+  }
 }
 
 /**
@@ -374,7 +446,18 @@ export class RawResult {
   /** True when the content may hold a resource link or an embedded resource (whose URIs are rewritten). */
   mayHaveResources(): boolean {
     const content = member(this.members, "content");
-    return content !== undefined && this.raw.includes(RESOURCE, content.start, content.end);
+    if (!content) return false;
+    const blocks = content.children?.members;
+    // Scanned down to the blocks (the usual case): their types say it, no search of the bytes.
+    if (blocks && blocks.every((b) => b.children || this.raw.at(b.start) !== OPEN_BRACE)) {
+      return blocks.some((b) => {
+        const type = b.children && member(b.children.members, "type");
+        if (!type || type.end - type.start > 64) return false;
+        const value = this.raw.json(type.start, type.end);
+        return value === "resource_link" || value === "resource";
+      });
+    }
+    return this.raw.includes(RESOURCE, content.start, content.end);
   }
 
   /**
@@ -386,8 +469,9 @@ export class RawResult {
     const out: { content: PreviewBlock[]; isError?: boolean } = { content: [] };
     if (member(this.members, "isError")) out.isError = this.isError;
     const content = member(this.members, "content");
-    // Each block's members too, in the same pass.
-    const elements = content ? scan(this.raw, content.start, content.end, ["*"]) : undefined;
+    // Scanned with the answer as it arrived, else now (each block's members too, in the same pass).
+    const elements = content?.children ??
+      (content ? scan(this.raw, content.start, content.end, ["*"]) : undefined);
     let units = 0;
     for (const element of elements?.members ?? []) {
       if (units > maxUnits) break;
@@ -409,7 +493,7 @@ export class RawResult {
 
   /** A large block's type and at least `units` units of its text (all of it when shorter). */
   #longBlock(element: Member, units: number): PreviewBlock {
-    const inner = element.children;
+    const inner = element.children ?? scan(this.raw, element.start, element.end);
     const type = inner && member(inner.members, "type");
     const text = inner && member(inner.members, "text");
     const block: PreviewBlock = {

@@ -10,7 +10,7 @@
  */
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
-import { type Member, member, RawBytes, RawResult, scan, utf8 } from "./raw_json.ts";
+import { type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
 
 const NEWLINE = 0x0a;
 
@@ -29,11 +29,18 @@ export class OversizedMessage extends RangeError {
 
 /** Splits a byte stream into lines without copying more than once per line. */
 export class LineSplitter {
-  #parts: Uint8Array[] = [];
+  #line = new RawBytes();
+  #scanner?: Scanner;
   #size = 0;
   /** In an oversized line: its bytes are dropped until the next newline. */
   #skipping = false;
   constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
+
+  /**
+   * When set, each line begun from now on is scanned (see raw_json.ts) as its chunks arrive, along this
+   * path; the outcome is the line's `scanned`. So a 100 MB answer is read once, in step with the pipe.
+   */
+  scanPath?: readonly string[];
 
   /**
    * Feeds bytes; returns the complete lines they finish (without the newline), in order, with an
@@ -61,19 +68,25 @@ export class LineSplitter {
     if (part.length === 0 || this.#skipping) return;
     this.#size += part.length;
     if (this.#size > this.maxLineBytes) {
-      this.#parts = [];
+      this.#line = new RawBytes();
+      this.#scanner = undefined;
       this.#size = 0;
       this.#skipping = true;
       lines.push(new OversizedMessage(this.maxLineBytes));
       return;
     }
+    if (this.#line.length === 0 && this.scanPath) this.#scanner = new Scanner(this.#line, this.scanPath);
     // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
-    this.#parts.push(part);
+    this.#line.append(part);
+    this.#scanner?.advance();
   }
 
   #take(): RawBytes {
-    const line = new RawBytes(this.#parts);
-    this.#parts = [];
+    const line = this.#line;
+    // Still open at the line's end: not a container.
+    if (this.#scanner) line.scanned = this.#scanner.advance() ?? null;
+    this.#line = new RawBytes();
+    this.#scanner = undefined;
     this.#size = 0;
     return line;
   }
@@ -136,8 +149,8 @@ const JOIN_LIMIT = 1024 * 1024;
 
 const CLOSE_LINE = utf8("}\n");
 
-/** A response's result is read one level down, in the same pass (isError, content). */
-const RESULT_PATH = ["result"];
+/** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
+const RESULT_PATH = ["result", "content", "*"];
 
 /** How to start a stdio server. */
 export interface StdioServerParams {
@@ -279,6 +292,7 @@ export class StdioClientTransport implements Transport {
     const splitter = new LineSplitter();
     try {
       for await (const chunk of stream) {
+        splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : undefined;
         for (const raw of splitter.pushRaw(chunk)) {
           if (raw instanceof OversizedMessage) {
             this.onerror?.(new ProtocolViolation(raw.message, ""));
@@ -376,7 +390,7 @@ export class StdioClientTransport implements Transport {
 
   /** Takes a line that answers a call of the fast path, or reports its progress; false for any other. */
   #routeRaw(raw: RawBytes): boolean {
-    const top = scan(raw, 0, raw.length, RESULT_PATH);
+    const top = raw.scanned === undefined ? scan(raw, 0, raw.length, RESULT_PATH) : raw.scanned;
     if (!top || top.kind !== "object") return false;
     const id = member(top.members, "id");
     if (id) {
