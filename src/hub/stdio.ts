@@ -10,7 +10,7 @@
  */
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
-import { type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
+import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
 
 const NEWLINE = 0x0a;
 
@@ -144,6 +144,9 @@ interface RawCall {
   onProgress?: (progress: Progress) => void;
 }
 
+/** The largest batch written synchronously when a synchronous write is given (a pipe buffers 64 KiB). */
+export const SYNC_WRITE_BYTES = 16 * 1024;
+
 /** Above this, a batch of bytes is written part by part rather than joined into one more copy. */
 const JOIN_LIMIT = 1024 * 1024;
 
@@ -178,8 +181,15 @@ export class CoalescingWriter {
   #batch?: Promise<void>;
   #writes: Promise<void> = Promise.resolve();
 
-  constructor(writer: WritableStreamDefaultWriter<Uint8Array>) {
+  #writeSync?: (bytes: Uint8Array) => number;
+
+  /**
+   * @param writeSync a synchronous write to the same pipe, for batches of at most
+   * {@linkcode SYNC_WRITE_BYTES} (they fit a pipe's buffer, so it returns at once while the reader reads)
+   */
+  constructor(writer: WritableStreamDefaultWriter<Uint8Array>, writeSync?: (bytes: Uint8Array) => number) {
     this.#writer = writer;
+    this.#writeSync = writeSync;
   }
 
   /** Queues one message (serialized here, so a later mutation of it does not change what is sent). */
@@ -200,6 +210,11 @@ export class CoalescingWriter {
         this.#queue = [];
         this.#queued = 0;
         this.#batch = undefined;
+        if (this.#writeSync && size <= SYNC_WRITE_BYTES) {
+          const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+          for (let at = 0; at < bytes.length;) at += this.#writeSync(bytes.subarray(at));
+          return;
+        }
         if (parts.length === 1) return this.#writer.write(parts[0]!);
         if (size > JOIN_LIMIT) {
           // A big relayed result: no second copy of it, one write per part as it arrived.
@@ -533,9 +548,14 @@ export class StdioServerTransport implements Transport {
   #output: CoalescingWriter;
   #closed = false;
 
-  constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
+  /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
+  constructor(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+    options: { writeSync?: (bytes: Uint8Array) => number } = {},
+  ) {
     this.#input = input;
-    this.#output = new CoalescingWriter(output.getWriter());
+    this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
   }
 
   start(): Promise<void> {
