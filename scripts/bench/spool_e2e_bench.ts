@@ -4,6 +4,9 @@
  *
  * - With `response_budget: "32KB"`: the time to the receipt and the gateway's peak memory.
  * - With `verbatim: true`: the time to the full result and the gateway's peak memory.
+ * - Peak memory as a multiple of the payload (the goal: at most 2x, spooled or passed through).
+ * - The delay of a concurrent call: `echo` calls to a second server, one after the other, while the
+ *   100 MB result is read and spooled; the slowest against the median of the same calls at rest.
  * - Paging: the first 1,280 pages of 8 KiB (10 MiB) of the stored result through `get_result`, base64 and
  *   utf8, in MB/s.
  *
@@ -43,6 +46,8 @@ export interface CaseFigures {
   before: ProcessSample;
   /** The gateway right after the big call. */
   after: ProcessSample;
+  /** `echo` calls to another server: median at rest, slowest while the big call ran (when measured). */
+  echo: { restMs: number; maxMs: number; calls: number };
 }
 
 /** What one run measured. */
@@ -62,7 +67,7 @@ interface ToolResult {
  * A gateway process and a minimal MCP client over its pipes: requests by id, one line per message, each
  * line copied once however large.
  */
-class RawGateway implements AsyncDisposable {
+export class RawGateway implements AsyncDisposable {
   #child: Deno.ChildProcess;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #pending = new Map<number, { resolve(line: string): void; reject(error: Error): void }>();
@@ -223,8 +228,29 @@ function fixtureConfig(extra: string): string {
   fx:
     command: ${q(DENO)}
     args: [run, -A, ${q(FIXTURE)}]
+  other:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(FIXTURE)}]
 record: false
 `;
+}
+
+/** Latencies of `echo` calls to the second server, one after the other until `stop` resolves. */
+async function echoLatencies(gw: RawGateway, stop: Promise<unknown>): Promise<number[]> {
+  let stopped = false;
+  stop.finally(() => stopped = true).catch(() => {});
+  const out: number[] = [];
+  while (!stopped) {
+    const t0 = performance.now();
+    await gw.callTool("other__echo", { text: "ping" });
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 /** Starts a gateway on `config`, warms it up with one result over the budget, and times the big call. */
@@ -233,6 +259,7 @@ async function bigCall(
   name: string,
   extra: string,
   then?: (gw: RawGateway, answer: ToolResult) => Promise<void>,
+  concurrent = false,
 ): Promise<CaseFigures & { answer: ToolResult }> {
   const config = await writeConfig(dir, fixtureConfig(extra), `${name}.yaml`);
   await using gw = await RawGateway.start(config, `${dir}/${name}.db`);
@@ -240,13 +267,21 @@ async function bigCall(
   await waitConnected(() => listServers(gw));
   // Opens the spool (lazily opened on the first oversized result) and warms the result path.
   await gw.callTool("fx__big", { bytes: 64 * 1024 });
+  const rest: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t = performance.now();
+    await gw.callTool("other__echo", { text: "ping" });
+    rest.push(performance.now() - t);
+  }
   const before = sampleProcess(pid);
   const t0 = performance.now();
-  const line = await gw.requestLine(
+  const big = gw.requestLine(
     "tools/call",
     { name: "fx__big", arguments: { bytes: RESULT_BYTES } },
     CALL_TIMEOUT_MS,
   );
+  const during = concurrent ? await echoLatencies(gw, big) : [];
+  const line = await big;
   const message = JSON.parse(line) as { result?: ToolResult; error?: unknown };
   const ms = performance.now() - t0;
   const after = sampleProcess(pid);
@@ -257,7 +292,8 @@ async function bigCall(
   }
   const answerBytes = new TextEncoder().encode(JSON.stringify(message.result)).length;
   await then?.(gw, message.result);
-  return { ms, answerBytes, before, after, answer: message.result };
+  const echo = { restMs: median(rest), maxMs: Math.max(0, ...during), calls: during.length };
+  return { ms, answerBytes, before, after, answer: message.result, echo };
 }
 
 /** Reads `pages` pages of a stored result from cursor 0; returns the bytes read and the ms taken. */
@@ -300,7 +336,7 @@ export async function main(): Promise<SpoolE2eBenchReport> {
         base64MBps: b64.bytes / MB / (b64.ms / 1000),
         utf8MBps: utf8.bytes / MB / (utf8.ms / 1000),
       };
-    });
+    }, true);
     const originalBytes = (spooled.answer.structuredContent as { originalBytes: number }).originalBytes;
     const verbatim = await bigCall(dir.path, "verbatim", "verbatim: true\n");
     const text = verbatim.answer.content?.[0]?.text ?? "";
@@ -320,6 +356,19 @@ export async function main(): Promise<SpoolE2eBenchReport> {
     console.log(
       `gateway memory: spooled ${peak(spooled)}, verbatim ${peak(verbatim)}; ` +
         `peak spooled/verbatim ${(spooled.after.hwmBytes / verbatim.after.hwmBytes).toFixed(2)}`,
+    );
+    const times = (f: CaseFigures) => (f.after.hwmBytes / RESULT_BYTES).toFixed(2);
+    console.log(
+      `gateway peak as a multiple of the 100 MB payload: spooled ${times(spooled)}x, verbatim ${
+        times(verbatim)
+      }x (goal <= 2x)`,
+    );
+    console.log(
+      `a concurrent echo to another server while the 100 MB result is read and spooled: slowest ${
+        spooled.echo.maxMs.toFixed(0)
+      } ms of ${spooled.echo.calls} calls vs a median of ${
+        spooled.echo.restMs.toFixed(1)
+      } ms at rest: delay ${(spooled.echo.maxMs - spooled.echo.restMs).toFixed(0)} ms (goal <= ~50 ms)`,
     );
     console.log(
       `gateway RSS right after the call: spooled ${mb(spooled.after.rssBytes)}, verbatim ${

@@ -175,6 +175,7 @@ export const serveCommand: Command = {
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       input: Deno.stdin.readable,
       output: Deno.stdout.writable,
+      outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.
       connectAtStart: human,
     });

@@ -16,7 +16,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
-import { ProtocolViolation, StdioClientTransport } from "./stdio.ts";
+import { InvalidResultError, ProtocolViolation, StdioClientTransport } from "./stdio.ts";
+import type { RawResult } from "./raw_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools } from "./limits.ts";
 
@@ -102,6 +103,11 @@ export interface DownstreamCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (progress: Progress) => void;
+  /**
+   * Relay the result as bytes (a {@linkcode RawResult}) where the connection allows it: a stdio server,
+   * a tool without an `outputSchema` (whose check stays with the SDK). @default false
+   */
+  raw?: boolean;
 }
 
 /** The call failed in a way that leaves its outcome unknown (the connection broke). */
@@ -641,14 +647,18 @@ export class Downstream {
     name: string,
     args: Record<string, unknown>,
     options: DownstreamCallOptions,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | RawResult> {
     if (this.#state === "needs_auth" && this.pickUpLogin()) await this.#ready;
     if (this.#state === "connecting") await this.#ready;
     const client = this.#client;
     if (this.#state !== "connected" || !client) {
       throw new ServerUnavailableError(this.unavailableReason(), this.#state);
     }
+    const transport = this.#transport;
     try {
+      if (options.raw && transport instanceof StdioClientTransport && !this.#hasOutputSchema(name)) {
+        return await transport.callRaw(name, args, options);
+      }
       return await client.callTool({ name, arguments: args }, CallToolResultSchema, {
         signal: options.signal,
         timeout: options.timeoutMs,
@@ -671,6 +681,15 @@ export class Downstream {
           this.#state,
         );
       }
+      if (error instanceof InvalidResultError) {
+        // The SDK would reject it by its schema: this server's failure, reported as such.
+        throw new InvalidResultError(
+          `server "${this.name}" sent an invalid tools/call result: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+      }
       if (this.#client !== client && !(options.signal?.aborted)) {
         throw new OutcomeUnknownError(error instanceof Error ? error.message : String(error), {
           cause: error,
@@ -678,6 +697,10 @@ export class Downstream {
       }
       throw error;
     }
+  }
+
+  #hasOutputSchema(name: string): boolean {
+    return this.#tools.some((t) => t.name === name && t.outputSchema !== undefined);
   }
 
   #teardown(): void {

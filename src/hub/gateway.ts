@@ -30,6 +30,8 @@ import {
   type SessionRelay,
 } from "./passthrough.ts";
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
+import { StdioServerTransport } from "./stdio.ts";
+import { RawResult } from "./raw_json.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -157,6 +159,17 @@ export function admitReceipt(schema: Record<string, unknown>): Record<string, un
   if ($defs !== undefined) root.$defs = $defs;
   if (definitions !== undefined) root.definitions = definitions;
   return root;
+}
+
+/** A failed request's JSON-RPC error, as the SDK's server builds it. */
+function errorFields(error: unknown): { code: number; message: string; data?: unknown } {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const fields: { code: number; message: string; data?: unknown } = {
+    code: typeof e.code === "number" && Number.isSafeInteger(e.code) ? e.code : -32603,
+    message: typeof e.message === "string" ? e.message : "Internal error",
+  };
+  if (e.data !== undefined) fields.data = e.data;
+  return fields;
 }
 
 function utf8Length(text: string): number {
@@ -345,7 +358,9 @@ export class Gateway {
     return [...this.metaTools(), ...this.mountedTools().map(mountedDefinition)];
   }
 
-  async #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+  #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;
+  #onCall(request: CallToolRequest, extra: Extra, raw: true): Promise<CallToolResult | RawResult>;
+  async #onCall(request: CallToolRequest, extra: Extra, raw?: true): Promise<CallToolResult | RawResult> {
     this.#begin();
     const name = checkToolName(request.params.name as unknown, 'tools/call: "name"');
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
@@ -380,6 +395,7 @@ export class Gateway {
         via: "mount",
         signal: extra.signal,
         onProgress: progress.onProgress,
+        raw: raw ?? false,
       });
     } finally {
       release();
@@ -549,13 +565,77 @@ export class Gateway {
 
   /** Serves on a transport. */
   async connect(transport: Transport): Promise<void> {
+    if (transport instanceof StdioServerTransport) {
+      transport.intercept = (message) => this.#fastPath(message as Record<string, unknown>, transport);
+    }
     await this.server.connect(transport);
     this.#connected = true;
+  }
+
+  /** Calls of the fast path still running, by request id: what a host's `notifications/cancelled` aborts. */
+  #fastCalls = new Map<string | number, AbortController>();
+
+  /**
+   * The fast path over stdio: a `tools/call` of a mounted tool (and its cancellation) handled here
+   * instead of by the SDK's server, so that its result can be relayed as the bytes the downstream sent
+   * (see raw_json.ts). The call itself takes the same path as the SDK's (`#onCall`: scope, records,
+   * timeouts, budget). False leaves the message to the SDK: anything else, or one that is not exactly
+   * a well-formed request (the SDK then answers it as it always has).
+   */
+  #fastPath(message: Record<string, unknown>, transport: StdioServerTransport): boolean {
+    if (message.jsonrpc !== "2.0") return false;
+    const params = message.params as Record<string, unknown> | undefined;
+    if (typeof params !== "object" || params === null || Array.isArray(params)) return false;
+    if (message.method === "notifications/cancelled" && !("id" in message)) {
+      const id = params.requestId as string | number;
+      const controller = this.#fastCalls.get(id);
+      if (!controller) return false;
+      controller.abort(params.reason);
+      return true;
+    }
+    const id = message.id;
+    if (message.method !== "tools/call" || (typeof id !== "string" && typeof id !== "number")) return false;
+    if (this.server.getClientCapabilities() === undefined || this.#fastCalls.has(id)) return false;
+    const { name, arguments: args, _meta: meta } = params;
+    if (typeof name !== "string" || metaToolName(name)) return false;
+    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+      return false;
+    }
+    if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
+      return false;
+    }
+    const token = (meta as Record<string, unknown> | undefined)?.progressToken;
+    if (token !== undefined && typeof token !== "string" && typeof token !== "number") return false;
+    const controller = new AbortController();
+    this.#fastCalls.set(id, controller);
+    const extra = {
+      signal: controller.signal,
+      requestId: id,
+      _meta: meta,
+      sendNotification: (notification) => this.server.notification(notification),
+      sendRequest: (request, schema, options) => this.server.request(request, schema, options),
+    } as Extra;
+    const request = { method: "tools/call", params } as CallToolRequest;
+    this.#onCall(request, extra, true).then(
+      (result) => {
+        if (controller.signal.aborted) return;
+        return result instanceof RawResult
+          ? transport.sendResult(id, result.parts())
+          : transport.send({ jsonrpc: "2.0", id, result });
+      },
+      (error) => {
+        // As the SDK's server answers a failed request (and, cancelled, does not answer).
+        if (controller.signal.aborted) return;
+        return transport.send({ jsonrpc: "2.0", id, error: errorFields(error) });
+      },
+    ).catch(() => {}).finally(() => this.#fastCalls.delete(id));
+    return true;
   }
 
   /** Stops serving (the hub is closed by its owner). */
   async close(): Promise<void> {
     this.detached.cancelAll();
+    for (const controller of this.#fastCalls.values()) controller.abort();
     this.#unsubscribe();
     this.passthrough.close();
     this.#connected = false;

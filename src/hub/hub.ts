@@ -23,7 +23,8 @@ import {
 } from "./downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
-import { type FinalizeOptions, finalizeResult } from "./finalize.ts";
+import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./finalize.ts";
+import { RawResult } from "./raw_json.ts";
 import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
 import { Stepper } from "./slices.ts";
 import { agentServers } from "../config/mod.ts";
@@ -83,6 +84,11 @@ export interface HubCallOptions {
   /** Caller's `timeout_ms`; can only shorten `call_timeout`. */
   timeoutMs?: number;
   onProgress?: (progress: Progress) => void;
+  /**
+   * The caller can relay a result as bytes: the answer may be a {@linkcode RawResult} (the fast path),
+   * measured, spooled and recorded exactly as a parsed one. @default false
+   */
+  raw?: boolean;
 }
 
 /** A server as `list_servers` and `mcphub list` show it. */
@@ -814,11 +820,15 @@ export class Hub {
    * (spool an oversized result), record. Downstream `isError` results pass
    * through unchanged; a JSON-RPC error from the server is rethrown as is.
    */
+  call(entry: CatalogTool, args: Record<string, unknown>, options: HubCallOptions & { raw: true }): Promise<
+    CallToolResult | RawResult
+  >;
+  call(entry: CatalogTool, args: Record<string, unknown>, options: HubCallOptions): Promise<CallToolResult>;
   async call(
     entry: CatalogTool,
     args: Record<string, unknown>,
     options: HubCallOptions,
-  ): Promise<CallToolResult> {
+  ): Promise<CallToolResult | RawResult> {
     const d = this.#downstreams.get(entry.server);
     if (!d) throw new Error(`server "${entry.server}" is not configured`);
     const limit = this.config.callTimeoutMs;
@@ -840,13 +850,14 @@ export class Hub {
         );
       }
     }
-    let result: CallToolResult;
+    let result: CallToolResult | RawResult;
     let transportError: string | undefined;
     try {
       result = await d.callTool(entry.tool, args, {
         signal: options.signal,
         timeoutMs,
         onProgress: options.onProgress,
+        raw: options.raw,
       });
     } catch (error) {
       if (error instanceof ServerUnavailableError) {
@@ -873,8 +884,15 @@ export class Hub {
       }
     }
     // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
-    if (d.config.namespace !== false) result = namespaceResultUris(entry.server, result);
-    const finalized = await finalizeResult(result, {
+    if (d.config.namespace !== false) {
+      if (!(result instanceof RawResult)) result = namespaceResultUris(entry.server, result);
+      else if (result.mayHaveResources()) {
+        const parsed = result.parse() as unknown as CallToolResult;
+        const renamed = namespaceResultUris(entry.server, parsed);
+        if (renamed !== parsed) result = renamed;
+      }
+    }
+    const finalizeOptions: FinalizeOptions = {
       ...this.#options.finalize,
       budget: this.config.responseBudget,
       verbatim: this.config.verbatim,
@@ -882,14 +900,18 @@ export class Hub {
       tool: entry.tool,
       namespaced: entry.namespaced,
       agent: this.agent,
-    });
+    };
+    const finalized = result instanceof RawResult
+      ? await finalizeRawResult(result, finalizeOptions)
+      : await finalizeResult(result, finalizeOptions);
+    const isError = result.isError === true;
     this.#record(
       entry,
       options.via,
       started,
       t0,
-      !result.isError,
-      transportError ?? (result.isError ? firstText(result) : undefined),
+      !isError,
+      transportError ?? (isError ? firstText(result) : undefined),
       argsBytes,
       finalized.originalBytes,
       finalized.returnedBytes,
@@ -979,8 +1001,12 @@ export function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-function firstText(result: CallToolResult): string | undefined {
-  for (const block of result.content ?? []) {
+/** Units of a relayed error result's first text kept for its record. */
+const RAW_ERROR_TEXT_UNITS = 64 * 1024;
+
+function firstText(result: CallToolResult | RawResult): string | undefined {
+  const content = result instanceof RawResult ? result.preview(RAW_ERROR_TEXT_UNITS).content : result.content;
+  for (const block of content ?? []) {
     if (block.type === "text") return block.text;
   }
   return undefined;

@@ -8,8 +8,9 @@
  *
  * @module
  */
-import { JSONRPCMessageSchema } from "./sdk.ts";
-import type { JSONRPCMessage, Transport } from "./sdk.ts";
+import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
+import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
+import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
 
 const NEWLINE = 0x0a;
 
@@ -28,19 +29,30 @@ export class OversizedMessage extends RangeError {
 
 /** Splits a byte stream into lines without copying more than once per line. */
 export class LineSplitter {
-  #parts: Uint8Array[] = [];
+  #line = new RawBytes();
+  #scanner?: Scanner;
   #size = 0;
   /** In an oversized line: its bytes are dropped until the next newline. */
   #skipping = false;
-  #decoder = new TextDecoder();
   constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
+
+  /**
+   * When set, each line begun from now on is scanned (see raw_json.ts) as its chunks arrive, along this
+   * path; the outcome is the line's `scanned`. So a 100 MB answer is read once, in step with the pipe.
+   */
+  scanPath?: readonly string[];
 
   /**
    * Feeds bytes; returns the complete lines they finish (without the newline), in order, with an
    * {@linkcode OversizedMessage} in place of each line over the limit (whose bytes are not kept).
    */
   push(chunk: Uint8Array): (string | OversizedMessage)[] {
-    const lines: (string | OversizedMessage)[] = [];
+    return this.pushRaw(chunk).map((line) => line instanceof OversizedMessage ? line : decodeLine(line));
+  }
+
+  /** As {@linkcode push}, but each line as the bytes it arrived in (views of the chunks, never joined). */
+  pushRaw(chunk: Uint8Array): (RawBytes | OversizedMessage)[] {
+    const lines: (RawBytes | OversizedMessage)[] = [];
     let start = 0;
     for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
       this.#append(chunk.subarray(start, i), lines);
@@ -52,36 +64,40 @@ export class LineSplitter {
     return lines;
   }
 
-  #append(part: Uint8Array, lines: (string | OversizedMessage)[]): void {
+  #append(part: Uint8Array, lines: (RawBytes | OversizedMessage)[]): void {
     if (part.length === 0 || this.#skipping) return;
     this.#size += part.length;
     if (this.#size > this.maxLineBytes) {
-      this.#parts = [];
+      this.#line = new RawBytes();
+      this.#scanner = undefined;
       this.#size = 0;
       this.#skipping = true;
       lines.push(new OversizedMessage(this.maxLineBytes));
       return;
     }
+    if (this.#line.length === 0 && this.scanPath) this.#scanner = new Scanner(this.#line, this.scanPath);
     // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
-    this.#parts.push(part);
+    this.#line.append(part);
+    this.#scanner?.advance();
   }
 
-  #take(): string {
-    let bytes: Uint8Array;
-    if (this.#parts.length === 1) bytes = this.#parts[0]!;
-    else {
-      bytes = new Uint8Array(this.#size);
-      let at = 0;
-      for (const p of this.#parts) {
-        bytes.set(p, at);
-        at += p.length;
-      }
-    }
-    this.#parts = [];
+  #take(): RawBytes {
+    const line = this.#line;
+    // Still open at the line's end: not a container.
+    if (this.#scanner) line.scanned = this.#scanner.advance() ?? null;
+    this.#line = new RawBytes();
+    this.#scanner = undefined;
     this.#size = 0;
-    const line = this.#decoder.decode(bytes);
-    return line.endsWith("\r") ? line.slice(0, -1) : line;
+    return line;
   }
+}
+
+const lineDecoder = new TextDecoder();
+
+/** A raw line as text, without a trailing carriage return. */
+function decodeLine(raw: RawBytes): string {
+  const line = lineDecoder.decode(raw.bytes());
+  return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
 /** A line that is not a JSON-RPC message. */
@@ -93,16 +109,51 @@ export class ProtocolViolation extends Error {
 }
 
 function parseLine(line: string): JSONRPCMessage {
-  let value: unknown;
+  return validateMessage(parseJson(line), line);
+}
+
+function parseJson(line: string): unknown {
   try {
-    value = JSON.parse(line);
+    return JSON.parse(line);
   } catch (error) {
     throw new ProtocolViolation("Not JSON", line, { cause: error });
   }
+}
+
+function validateMessage(value: unknown, line: string): JSONRPCMessage {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (!parsed.success) throw new ProtocolViolation("Not a JSON-RPC 2.0 message", line);
   return parsed.data;
 }
+
+/** A `tools/call` result that is not one (checked on the fast path, where the SDK's schema is skipped). */
+export class InvalidResultError extends TypeError {
+  override name = "InvalidResultError";
+}
+
+/** What {@linkcode StdioClientTransport.callRaw} needs besides the tool. */
+export interface RawCallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (progress: Progress) => void;
+}
+
+interface RawCall {
+  resolve(result: RawResult): void;
+  reject(error: unknown): void;
+  onProgress?: (progress: Progress) => void;
+}
+
+/** The largest batch written synchronously when a synchronous write is given (a pipe buffers 64 KiB). */
+export const SYNC_WRITE_BYTES = 16 * 1024;
+
+/** Above this, a batch of bytes is written part by part rather than joined into one more copy. */
+const JOIN_LIMIT = 1024 * 1024;
+
+const CLOSE_LINE = utf8("}\n");
+
+/** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
+const RESULT_PATH = ["result", "content", "*"];
 
 /** How to start a stdio server. */
 export interface StdioServerParams {
@@ -130,23 +181,46 @@ export class CoalescingWriter {
   #batch?: Promise<void>;
   #writes: Promise<void> = Promise.resolve();
 
-  constructor(writer: WritableStreamDefaultWriter<Uint8Array>) {
+  #writeSync?: (bytes: Uint8Array) => number;
+
+  /**
+   * @param writeSync a synchronous write to the same pipe, for batches of at most
+   * {@linkcode SYNC_WRITE_BYTES} (they fit a pipe's buffer, so it returns at once while the reader reads)
+   */
+  constructor(writer: WritableStreamDefaultWriter<Uint8Array>, writeSync?: (bytes: Uint8Array) => number) {
     this.#writer = writer;
+    this.#writeSync = writeSync;
   }
 
   /** Queues one message (serialized here, so a later mutation of it does not change what is sent). */
   write(message: unknown): Promise<void> {
-    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
-    this.#queue.push(bytes);
-    this.#queued += bytes.length;
+    return this.writeBytes([this.#encoder.encode(JSON.stringify(message) + "\n")]);
+  }
+
+  /** Queues bytes already serialized, newline included (kept as views: the caller must not reuse them). */
+  writeBytes(bytes: readonly Uint8Array[]): Promise<void> {
+    for (const part of bytes) {
+      this.#queue.push(part);
+      this.#queued += part.length;
+    }
     if (!this.#batch) {
-      const batch = this.#writes.then(() => {
+      const batch = this.#writes.then(async () => {
         const parts = this.#queue;
         const size = this.#queued;
         this.#queue = [];
         this.#queued = 0;
         this.#batch = undefined;
+        if (this.#writeSync && size <= SYNC_WRITE_BYTES) {
+          const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+          for (let at = 0; at < bytes.length;) at += this.#writeSync(bytes.subarray(at));
+          return;
+        }
         if (parts.length === 1) return this.#writer.write(parts[0]!);
+        if (size > JOIN_LIMIT) {
+          // A big relayed result: no second copy of it, one write per part as it arrived.
+          for (const part of parts) await this.#writer.write(part);
+          return;
+        }
         const joined = new Uint8Array(size);
         let at = 0;
         for (const part of parts) joined.set(part, at), at += part.length;
@@ -233,11 +307,15 @@ export class StdioClientTransport implements Transport {
     const splitter = new LineSplitter();
     try {
       for await (const chunk of stream) {
-        for (const line of splitter.push(chunk)) {
-          if (line instanceof OversizedMessage) {
-            this.onerror?.(new ProtocolViolation(line.message, ""));
+        splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : undefined;
+        for (const raw of splitter.pushRaw(chunk)) {
+          if (raw instanceof OversizedMessage) {
+            this.onerror?.(new ProtocolViolation(raw.message, ""));
             continue;
           }
+          // Only while a call of the fast path is waiting does a line need a look before the SDK's parse.
+          if (this.#rawCalls.size && this.#routeRaw(raw)) continue;
+          const line = decodeLine(raw);
           if (line.trim() === "") continue;
           let message: JSONRPCMessage;
           try {
@@ -268,6 +346,86 @@ export class StdioClientTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
     await this.#writer.write(message);
+  }
+
+  #rawCalls = new Map<string, RawCall>();
+  #rawSeq = 0;
+
+  /**
+   * Calls a tool beside the SDK's client on the same pipe (ids of our own, `mcphub-N`, that the SDK never
+   * issues): its answer is kept as the bytes that came, checked only for what the gateway relies on (an
+   * object result, `content` an array, `isError` a boolean). Rejects as the SDK's request does: McpError
+   * RequestTimeout after `timeoutMs`, ConnectionClosed when the connection ends, the signal's reason on
+   * abort (both sending `notifications/cancelled`), McpError for an error answer, InvalidResultError for
+   * an invalid result.
+   */
+  callRaw(name: string, args: Record<string, unknown>, options: RawCallOptions): Promise<RawResult> {
+    const writer = this.#writer;
+    if (!writer || this.#closed) {
+      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+    }
+    const { signal, timeoutMs, onProgress } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = `mcphub-${++this.#rawSeq}`;
+    return new Promise<RawResult>((resolve, reject) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        this.#rawCalls.delete(id);
+      };
+      const cancel = (reason: unknown) => {
+        if (!this.#rawCalls.has(id)) return;
+        cleanup();
+        writer.write({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: id, reason: String(reason) },
+        }).catch(() => {});
+        reject(reason);
+      };
+      const onAbort = () => cancel(signal!.reason);
+      const timer = setTimeout(
+        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
+        timeoutMs,
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const call: RawCall = {
+        resolve: (result) => (cleanup(), resolve(result)),
+        reject: (error) => (cleanup(), reject(error)),
+        onProgress,
+      };
+      this.#rawCalls.set(id, call);
+      const params: Record<string, unknown> = { name, arguments: args };
+      if (onProgress) params._meta = { progressToken: id };
+      writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
+        if (this.#rawCalls.get(id) === call) call.reject(error);
+      });
+    });
+  }
+
+  /** Takes a line that answers a call of the fast path, or reports its progress; false for any other. */
+  #routeRaw(raw: RawBytes): boolean {
+    const top = raw.scanned === undefined ? scan(raw, 0, raw.length, RESULT_PATH) : raw.scanned;
+    if (!top || top.kind !== "object") return false;
+    const id = member(top.members, "id");
+    if (id) {
+      if (raw.at(id.start) !== 0x22 || id.end - id.start > 64) return false;
+      const call = this.#rawCalls.get(raw.json(id.start, id.end) as string);
+      if (!call) return false;
+      settleRaw(call, raw, top.members);
+      return true;
+    }
+    const method = member(top.members, "method");
+    const params = member(top.members, "params");
+    if (!method || !params || method.end - method.start > 64) return false;
+    if (raw.json(method.start, method.end) !== "notifications/progress") return false;
+    const value = raw.json(params.start, params.end) as Record<string, unknown> | null;
+    if (!value || typeof value !== "object" || typeof value.progressToken !== "string") return false;
+    const call = this.#rawCalls.get(value.progressToken);
+    if (!call) return false;
+    const { progressToken: _, ...progress } = value;
+    if (typeof progress.progress === "number") call.onProgress?.(progress as unknown as Progress);
+    return true;
   }
 
   #closing?: Promise<void>;
@@ -308,7 +466,41 @@ export class StdioClientTransport implements Transport {
     if (this.#finishedOnce) return;
     this.#finishedOnce = true;
     this.#closed = true;
+    for (const call of [...this.#rawCalls.values()]) {
+      call.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+    }
     this.onclose?.();
+  }
+}
+
+/** Settles a fast-path call with its answer: the result's bytes, or the error it carries. */
+function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): void {
+  const error = member(members, "error");
+  const result = member(members, "result");
+  try {
+    if (error) {
+      const e = raw.json(error.start, error.end) as
+        | { code?: unknown; message?: unknown; data?: unknown }
+        | null;
+      if (!e || typeof e !== "object" || typeof e.code !== "number" || typeof e.message !== "string") {
+        throw new InvalidResultError("the error answer has no numeric code and string message");
+      }
+      call.reject(new McpError(e.code, e.message, e.data));
+      return;
+    }
+    if (!result) throw new InvalidResultError("the answer has neither result nor error");
+    const inner = result.children;
+    if (!inner || inner.kind !== "object") throw new InvalidResultError("the result is not an object");
+    const content = member(inner.members, "content");
+    if (content && raw.at(content.start) !== 0x5b) throw new InvalidResultError('"content" is not an array');
+    const isError = member(inner.members, "isError");
+    const flag = isError ? raw.text(isError.start, isError.end) : "false";
+    if (flag !== "true" && flag !== "false") throw new InvalidResultError('"isError" is not a boolean');
+    call.resolve(new RawResult(raw, result, inner.members, flag === "true"));
+  } catch (cause) {
+    call.reject(
+      cause instanceof InvalidResultError ? cause : new InvalidResultError(String(cause), { cause }),
+    );
   }
 }
 
@@ -356,9 +548,14 @@ export class StdioServerTransport implements Transport {
   #output: CoalescingWriter;
   #closed = false;
 
-  constructor(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>) {
+  /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
+  constructor(
+    input: ReadableStream<Uint8Array>,
+    output: WritableStream<Uint8Array>,
+    options: { writeSync?: (bytes: Uint8Array) => number } = {},
+  ) {
     this.#input = input;
-    this.#output = new CoalescingWriter(output.getWriter());
+    this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
   }
 
   start(): Promise<void> {
@@ -382,7 +579,11 @@ export class StdioServerTransport implements Transport {
           if (line.trim() === "") continue;
           let message: JSONRPCMessage;
           try {
-            message = parseLine(line);
+            const value = parseJson(line);
+            if (this.intercept && typeof value === "object" && value !== null && this.intercept(value)) {
+              continue;
+            }
+            message = validateMessage(value, line);
           } catch (error) {
             const parseError = (error as Error).message === "Not JSON";
             this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line);
@@ -417,6 +618,19 @@ export class StdioServerTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
     return this.#write(message);
+  }
+
+  /**
+   * The fast path's hook: sees each parsed message from the host before the SDK's schema check and
+   * returns true to take it (it then never reaches `onmessage`).
+   */
+  intercept?: (message: object) => boolean;
+
+  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
+  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+    return this.#output.writeBytes([head, ...result, CLOSE_LINE]);
   }
 
   async close(): Promise<void> {

@@ -18,6 +18,7 @@ export {
   CHUNK_BYTES,
   isCallId,
   PRUNE_INTERVAL_MS,
+  PUT_SLICE_BYTES,
   type PutMeta,
   type ResultStore,
   RETENTION_MS,

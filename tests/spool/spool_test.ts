@@ -279,3 +279,63 @@ Deno.test("Spool.maybePrune() throws a failed prune once, then waits an hour bef
     readOnly.close();
   }
 });
+
+Deno.test("Spool.putBytes() stores the parts' bytes exactly, at any split, pageable like put()", async () => {
+  using store = tempStore();
+  const spool = store.spool({ chunkBytes: 7 });
+  const random = seeded(11);
+  const text = mixedText(500, random);
+  const bytes = encoder.encode(text);
+  for (const splits of [[], [1], [3, 9, 10, 30], [7, 14], [bytes.length - 1]]) {
+    const parts: Uint8Array[] = [];
+    let at = 0;
+    for (const s of [...splits, bytes.length]) parts.push(bytes.subarray(at, s)), at = s;
+    const stored = await spool.putBytes(parts, META);
+    assert.equal(stored.totalBytes, bytes.length);
+    assert.deepEqual(spool.meta(stored.callId)?.totalBytes, bytes.length);
+    const page = spool.readPage(stored.callId, 0, bytes.length);
+    assert.ok(typeof page === "object");
+    assert.deepEqual(page.bytes, bytes);
+    // The same rows as put() writes for the same text.
+    const again = spool.put(text, META);
+    assert.deepEqual(spool.readPage(again.callId, 5, 20), spool.readPage(stored.callId, 5, 20));
+  }
+});
+
+Deno.test("Spool.putBytes() lets the event loop run while it stores 100 MB", async () => {
+  using store = tempStore();
+  const spool = store.spool();
+  const part = new Uint8Array(64 * 1024).fill(0x61);
+  const parts = Array.from({ length: 1600 }, () => part);
+  let ticks = 0;
+  let done = false;
+  const tick = () => {
+    if (done) return;
+    ticks++;
+    setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
+  const stored = await spool.putBytes(parts, META);
+  done = true;
+  assert.equal(stored.totalBytes, 1600 * 64 * 1024);
+  // A synchronous write of the whole would let no timer fire before it ends.
+  assert.ok(ticks >= 10, `timers fired ${ticks} times during the write`);
+  const page = spool.readPage(stored.callId, stored.totalBytes - 10, 100);
+  assert.ok(typeof page === "object");
+  assert.equal(page.bytes.length, 10);
+});
+
+Deno.test("Spool.putBytes() on a failed write leaves no result and no chunks behind", async () => {
+  using store = tempStore();
+  const spool = store.spool({ chunkBytes: 1024 });
+  const part = new Uint8Array(512 * 1024).fill(0x62);
+  function* failing(): Generator<Uint8Array> {
+    for (let i = 0; i < 6; i++) yield part;
+    throw new Error("the source broke");
+  }
+  await assert.rejects(spool.putBytes(failing(), META), SpoolWriteError);
+  const rows = store.db.prepare("SELECT count(*) AS n FROM spool_chunks").get() as { n: number };
+  assert.equal(rows.n, 0);
+  const results = store.db.prepare("SELECT count(*) AS n FROM spool_results").get() as { n: number };
+  assert.equal(results.n, 0);
+});

@@ -1,0 +1,166 @@
+/**
+ * The fast path (a tools/call of a mounted tool relayed as bytes over stdio) is invisible: what the host
+ * receives is what the downstream sent, ids aside; a bad answer is still that server's failure; an
+ * oversized one is stored from its bytes, whole.
+ */
+import assert from "node:assert/strict";
+import { connectDirect, connectGateway, DENO, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
+import { RawBytes, scan } from "../../src/hub/raw_json.ts";
+
+const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+/** A copy of the fixture's WIRE_RESULT (tests/fixtures/hostile_server.ts): the bytes tool `wire` answers. */
+const WIRE_RESULT =
+  '{ "_meta" : {"n": 1.50, "e": 1e2}, "content":[ {"text":"caf\\u00e9 \\"q\\" \\ud83d\\ude00 é",' +
+  ' "type":"text"} ] , "isError" :false }';
+
+function wireConfig(extra = "", bytes = 1000): string {
+  return `servers:\n  wire:\n    command: ${DENO}\n    args: ${
+    JSON.stringify(["run", "-A", HOSTILE, "--mode", "wire", "--bytes", String(bytes)])
+  }\n${extra}`;
+}
+
+/** A host speaking raw JSON-RPC to `mcp serve`: what it reads is exactly what the gateway wrote. */
+async function rawHost(configPath: string, db: string) {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", `${ROOT}main.ts`, "--config", configPath, "--db", db, "mcp", "serve"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  /** The next line that answers `id`, as text. */
+  const answer = async (id: number): Promise<string> => {
+    for (;;) {
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (JSON.parse(line).id === id) return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the gateway closed before answering ${id}`);
+      buffer += value;
+    }
+  };
+  const close = async () => {
+    await writer.close().catch(() => {});
+    await reader.cancel().catch(() => {});
+    await child.status;
+  };
+  await send({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  });
+  await answer(0);
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { send, answer, close };
+}
+
+Deno.test("a mounted tool's result reaches the host as the bytes the downstream sent, ids aside", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(dir.path, wireConfig());
+  const host = await rawHost(path, `${dir.path}/store.db`);
+  try {
+    await host.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    await host.answer(1);
+    await host.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "wire__wire", arguments: {} },
+    });
+    const line = await host.answer(2);
+    const raw = new RawBytes([new TextEncoder().encode(line)]);
+    const result = scan(raw)!.members.find((m) => m.key === "result")!;
+    assert.equal(raw.text(result.start, result.end), WIRE_RESULT);
+    assert.deepEqual(JSON.parse(line), { jsonrpc: "2.0", id: 2, result: JSON.parse(WIRE_RESULT) });
+  } finally {
+    await host.close();
+  }
+});
+
+Deno.test("through the SDK client a relayed result equals a direct call's", async () => {
+  await using dir = await tempDir();
+  await using gw = await connectGateway(await writeConfig(dir.path, wireConfig()), { allowAll: true });
+  const direct = await connectDirect(DENO, ["run", "-A", HOSTILE, "--mode", "wire", "--bytes", "1000"]);
+  try {
+    for (const tool of ["wire", "ok", "big"]) {
+      const expected = await direct.callTool({ name: tool, arguments: {} });
+      assert.deepEqual(await gw.client.callTool({ name: `wire__${tool}`, arguments: {} }), expected);
+    }
+  } finally {
+    await direct.close();
+  }
+});
+
+Deno.test("an invalid result on the fast path fails that call as the server's, and the server stays usable", async () => {
+  await using dir = await tempDir();
+  await using gw = await connectGateway(await writeConfig(dir.path, wireConfig()), { allowAll: true });
+  const direct = await connectDirect(DENO, ["run", "-A", HOSTILE, "--mode", "wire"]);
+  try {
+    // A direct SDK client rejects it too (by its schema).
+    await assert.rejects(direct.callTool({ name: "invalid", arguments: {} }));
+    await assert.rejects(
+      gw.client.callTool({ name: "wire__invalid", arguments: {} }),
+      (error: Error) => {
+        assert.match(
+          error.message,
+          /server "wire" sent an invalid tools\/call result: "content" is not an array/,
+        );
+        return true;
+      },
+    );
+    assert.deepEqual(await gw.client.callTool({ name: "wire__ok", arguments: {} }), {
+      content: [{ type: "text", text: "ok" }],
+    });
+    const { servers } = structured<{ servers: { name: string; state: string }[] }>(
+      await gw.client.callTool({ name: "list_servers", arguments: {} }),
+    );
+    assert.equal(servers.find((s) => s.name === "wire")?.state, "connected");
+  } finally {
+    await direct.close();
+  }
+});
+
+Deno.test("an oversized result on the fast path is stored from its bytes and pages back whole", async () => {
+  await using dir = await tempDir();
+  const bytes = 3 * 1024 * 1024;
+  const config = await writeConfig(dir.path, wireConfig("response_budget: 4096\n", bytes));
+  await using gw = await connectGateway(config, { allowAll: true });
+  const direct = await connectDirect(DENO, [
+    "run",
+    "-A",
+    HOSTILE,
+    "--mode",
+    "wire",
+    "--bytes",
+    String(bytes),
+  ]);
+  try {
+    const expected = await direct.callTool({ name: "big", arguments: {} });
+    const receipt = await gw.client.callTool({ name: "wire__big", arguments: {} });
+    const stored = receipt.structuredContent as { status: string; callId: string; preview: string };
+    assert.equal(stored.status, "stored");
+    assert.ok(stored.preview.startsWith("0123456789abcdef0123"), stored.preview.slice(0, 40));
+    let text = "";
+    for (let cursor = 0, done = false; !done;) {
+      const page: { text: string; nextCursor: number; done: boolean } = structured(
+        await gw.client.callTool({
+          name: "get_result",
+          arguments: { callId: stored.callId, cursor, encoding: "utf8" },
+        }),
+      );
+      text += page.text;
+      cursor = page.nextCursor;
+      done = page.done;
+    }
+    assert.deepEqual(JSON.parse(text), expected);
+  } finally {
+    await direct.close();
+  }
+});
