@@ -22,6 +22,7 @@ import {
   type SpoolPage,
   SpoolWriteError,
   type StoredMeta,
+  storedMeta,
   toMeta,
 } from "./spool.ts";
 
@@ -104,17 +105,7 @@ export class PgSpool implements ResultStore {
         { cause: error },
       );
     }
-    const stored: StoredMeta = {
-      callId,
-      server: meta.server,
-      tool: meta.tool,
-      namespaced: meta.namespaced,
-      totalBytes,
-      createdAt: now,
-      expiresAt: now + RETENTION_MS,
-    };
-    if (meta.agent !== undefined) stored.agent = meta.agent;
-    return stored;
+    return storedMeta(callId, meta, totalBytes, now);
   }
 
   /**
@@ -170,17 +161,7 @@ export class PgSpool implements ResultStore {
         { cause: error },
       );
     }
-    const stored: StoredMeta = {
-      callId,
-      server: meta.server,
-      tool: meta.tool,
-      namespaced: meta.namespaced,
-      totalBytes,
-      createdAt: now,
-      expiresAt: now + RETENTION_MS,
-    };
-    if (meta.agent !== undefined) stored.agent = meta.agent;
-    return stored;
+    return storedMeta(callId, meta, totalBytes, now);
   }
 
   /** The stored result's metadata; `undefined` when unknown, malformed or expired. */

@@ -201,6 +201,21 @@ export function assemblePage(
   return copied === bytes.length ? bytes : undefined;
 }
 
+/** What a put answers: the new result's metadata (expiring after {@linkcode RETENTION_MS}). @internal */
+export function storedMeta(callId: string, meta: PutMeta, totalBytes: number, now: number): StoredMeta {
+  const stored: StoredMeta = {
+    callId,
+    server: meta.server,
+    tool: meta.tool,
+    namespaced: meta.namespaced,
+    totalBytes,
+    createdAt: now,
+    expiresAt: now + RETENTION_MS,
+  };
+  if (meta.agent !== undefined) stored.agent = meta.agent;
+  return stored;
+}
+
 /** A new callId: 128 random bits as 32 lowercase hex digits. @internal */
 export function newCallId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -297,17 +312,7 @@ export class Spool implements ResultStore {
       );
     }
     this.#lastPruneAt = now;
-    const stored: StoredMeta = {
-      callId,
-      server: meta.server,
-      tool: meta.tool,
-      namespaced: meta.namespaced,
-      totalBytes,
-      createdAt: now,
-      expiresAt: now + RETENTION_MS,
-    };
-    if (meta.agent !== undefined) stored.agent = meta.agent;
-    return stored;
+    return storedMeta(callId, meta, totalBytes, now);
   }
 
   /**
@@ -385,17 +390,7 @@ export class Spool implements ResultStore {
       );
     }
     this.#lastPruneAt = now;
-    const stored: StoredMeta = {
-      callId,
-      server: meta.server,
-      tool: meta.tool,
-      namespaced: meta.namespaced,
-      totalBytes,
-      createdAt: now,
-      expiresAt: now + RETENTION_MS,
-    };
-    if (meta.agent !== undefined) stored.agent = meta.agent;
-    return stored;
+    return storedMeta(callId, meta, totalBytes, now);
   }
 
   /** The stored result's metadata; `undefined` when the callId is unknown, malformed or expired. */
