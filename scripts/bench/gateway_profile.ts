@@ -10,7 +10,15 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { connectGateway, descendants, q, REAL, tempDir, writeConfig } from "../../tests/helpers.ts";
+import {
+  connectGateway,
+  descendants,
+  gatewayFlags,
+  q,
+  REAL,
+  tempDir,
+  writeConfig,
+} from "../../tests/helpers.ts";
 import { drive, echo } from "./gateway_bench.ts";
 import { gatewayPid, listServers, reap, waitConnected } from "./_gateway_process.ts";
 
@@ -63,6 +71,22 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** CPU ticks of each thread of `pid`, by thread name. */
+function threadTicks(pid: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const entry of Deno.readDirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/task/${entry.name}/stat`);
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(`${name} ${entry.name}`, Number(fields[11]) + Number(fields[12]));
+    } catch {
+      // the thread ended
+    }
+  }
+  return out;
+}
+
 function report(profile: Profile, calls: number): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -113,6 +137,8 @@ if (import.meta.main) {
       out: { type: "string" },
       port: { type: "string", default: "9339" },
       "no-profile": { type: "boolean", default: false },
+      /** The permissions the tests and the gateway bench give it, instead of -A. */
+      restricted: { type: "boolean", default: false },
     },
   });
   const profiling = !flags["no-profile"];
@@ -127,8 +153,11 @@ if (import.meta.main) {
       q(REAL.everything)
     }, stdio]\nrecord: ${flags.record}\n`,
   );
+  const inspect = profiling ? [`--inspect=127.0.0.1:${port}`] : [];
   const gw = await connectGateway(config, {
-    flags: ["-A", ...(profiling ? [`--inspect=127.0.0.1:${port}`] : [])],
+    flags: flags.restricted
+      ? [...inspect, ...await gatewayFlags(config, `${config}.db`)]
+      : ["-A", ...inspect],
   });
   try {
     await waitConnected(() => listServers(gw.client));
@@ -140,14 +169,22 @@ if (import.meta.main) {
     await cdp?.send("Profiler.setSamplingInterval", { interval: 50 });
     await cdp?.send("Profiler.start");
     const ticks0 = cpuTicks(pid);
+    const threads0 = threadTicks(pid);
     const ms = await drive(call, calls, inFlight);
     const ticks = cpuTicks(pid) - ticks0;
+    const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threads0.get(name) ?? 0)] as const)
+      .filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
     const stopped = await cdp?.send("Profiler.stop");
     cdp?.close();
     console.log(
       `${calls} calls, ${inFlight} in flight: ${(calls / (ms / 1000)).toFixed(0)} calls/s; gateway CPU ${
         (ticks * 10_000 / calls).toFixed(0)
       } µs per call (from /proc, 10 ms ticks)`,
+    );
+    console.log(
+      `by thread (µs per call): ${
+        threads.map(([name, t]) => `${name} ${(t * 10_000 / calls).toFixed(0)}`).join(", ")
+      }`,
     );
     try {
       console.log(`store WAL ${(Deno.statSync(`${config}.db-wal`).size / 1024).toFixed(0)} KiB`);

@@ -215,6 +215,64 @@ const CLOSE_LINE = utf8("}\n");
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
 
+/**
+ * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
+ * timer object and its scheduling) on a path that costs a few hundred; here adding and removing one is a
+ * set operation, and the timer is re-armed only for a deadline earlier than the one it waits for (calls
+ * that share a timeout end in the order they began, so that is the first call after an idle spell).
+ */
+export class Deadlines {
+  #entries = new Set<{ at: number; fire: () => void }>();
+  #timer?: ReturnType<typeof setTimeout>;
+  #armedAt = Infinity;
+
+  /** Calls `fire` after `ms` unless the returned entry is {@linkcode Deadlines.delete}d first. */
+  add(ms: number, fire: () => void): object {
+    const entry = { at: performance.now() + ms, fire };
+    this.#entries.add(entry);
+    if (entry.at < this.#armedAt) this.#arm(entry.at);
+    return entry;
+  }
+
+  /** Forgets an entry (its call ended). */
+  delete(entry: object): void {
+    this.#entries.delete(entry as { at: number; fire: () => void });
+  }
+
+  /** Stops the timer; entries left are forgotten. */
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    this.#entries.clear();
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#armedAt = at;
+    // setTimeout's limit is 2^31-1 ms; a later deadline is re-armed from here when that fires.
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.min(Math.max(0, at - performance.now()), 2 ** 31 - 1),
+    );
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    const now = performance.now();
+    const due = [...this.#entries].filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
+    for (const entry of due) {
+      // An earlier one's cancellation may have ended it meanwhile.
+      if (!this.#entries.delete(entry)) continue;
+      entry.fire();
+    }
+    let next = Infinity;
+    for (const entry of this.#entries) next = Math.min(next, entry.at);
+    if (next < Infinity && this.#timer === undefined) this.#arm(next);
+  }
+}
+
 /** How to start a stdio server. */
 export interface StdioServerParams {
   command: string;
@@ -437,6 +495,7 @@ export class StdioClientTransport implements Transport {
 
   #rawCalls = new Map<string, RawCall>();
   #rawSeq = 0;
+  #deadlines = new Deadlines();
 
   /**
    * Calls a tool beside the SDK's client on the same pipe (ids of our own, `mcphub-N`, that the SDK never
@@ -456,7 +515,7 @@ export class StdioClientTransport implements Transport {
     const id = `mcphub-${++this.#rawSeq}`;
     return new Promise<RawResult>((resolve, reject) => {
       const cleanup = () => {
-        clearTimeout(timer);
+        this.#deadlines.delete(deadline);
         signal?.removeEventListener("abort", onAbort);
         this.#rawCalls.delete(id);
       };
@@ -471,9 +530,9 @@ export class StdioClientTransport implements Transport {
         reject(reason);
       };
       const onAbort = () => cancel(signal!.reason);
-      const timer = setTimeout(
-        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
+      const deadline = this.#deadlines.add(
         timeoutMs,
+        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       const call: RawCall = {
@@ -556,6 +615,7 @@ export class StdioClientTransport implements Transport {
     for (const call of [...this.#rawCalls.values()]) {
       call.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
     }
+    this.#deadlines.clear();
     this.onclose?.();
   }
 }
