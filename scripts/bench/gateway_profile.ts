@@ -139,6 +139,8 @@ if (import.meta.main) {
       "no-profile": { type: "boolean", default: false },
       /** The permissions the tests and the gateway bench give it, instead of -A. */
       restricted: { type: "boolean", default: false },
+      /** The store in another directory than the config (whose directory the gateway watches). */
+      "db-apart": { type: "boolean", default: false },
     },
   });
   const profiling = !flags["no-profile"];
@@ -154,10 +156,14 @@ if (import.meta.main) {
     }, stdio]\nrecord: ${flags.record}\n`,
   );
   const inspect = profiling ? [`--inspect=127.0.0.1:${port}`] : [];
+  let db = `${config}.db`;
+  if (flags["db-apart"]) {
+    await Deno.mkdir(`${dir.path}/store`);
+    db = `${dir.path}/store/mcphub.db`;
+  }
   const gw = await connectGateway(config, {
-    flags: flags.restricted
-      ? [...inspect, ...await gatewayFlags(config, `${config}.db`)]
-      : ["-A", ...inspect],
+    db,
+    flags: flags.restricted ? [...inspect, ...await gatewayFlags(config, db)] : ["-A", ...inspect],
   });
   try {
     await waitConnected(() => listServers(gw.client));
@@ -168,10 +174,27 @@ if (import.meta.main) {
     await cdp?.send("Profiler.enable");
     await cdp?.send("Profiler.setSamplingInterval", { interval: 50 });
     await cdp?.send("Profiler.start");
+    // MCPHUB_STRACE=1: count the gateway's system calls over the calls (strace -c, printed on stderr).
+    const strace = Deno.env.get("MCPHUB_STRACE")
+      ? new Deno.Command("strace", {
+        args: [
+          ...(Deno.env.get("MCPHUB_STRACE") === "1" ? ["-c"] : Deno.env.get("MCPHUB_STRACE")!.split(" ")),
+          "-f",
+          "-p",
+          String(pid),
+        ],
+        stderr: "inherit",
+      }).spawn()
+      : undefined;
+    if (strace) await new Promise((r) => setTimeout(r, 500));
     const ticks0 = cpuTicks(pid);
     const threads0 = threadTicks(pid);
     const ms = await drive(call, calls, inFlight);
     const ticks = cpuTicks(pid) - ticks0;
+    if (strace) {
+      strace.kill("SIGINT");
+      await strace.status;
+    }
     const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threads0.get(name) ?? 0)] as const)
       .filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
     const stopped = await cdp?.send("Profiler.stop");
@@ -187,7 +210,7 @@ if (import.meta.main) {
       }`,
     );
     try {
-      console.log(`store WAL ${(Deno.statSync(`${config}.db-wal`).size / 1024).toFixed(0)} KiB`);
+      console.log(`store WAL ${(Deno.statSync(`${db}-wal`).size / 1024).toFixed(0)} KiB`);
     } catch {
       // no WAL (record: false and nothing stored)
     }
