@@ -204,7 +204,7 @@ export const SYNC_WRITE_BYTES = 16 * 1024;
  */
 export const SYNC_CREDIT_BYTES = 32 * 1024;
 
-/** A synchronous write that took longer than this waited for the reader: the writer stays asynchronous. */
+/** A synchronous write that took longer than this may have waited for the reader: no more until it reads. */
 const SYNC_STALL_MS = 10;
 
 /** Above this, a batch of bytes is written part by part rather than joined into one more copy. */
@@ -295,7 +295,8 @@ export interface StdioServerParams {
  * cheaper than Deno's asynchronous stdout write, but only while that cannot block the event loop on a
  * reader that stopped reading: at most {@linkcode SYNC_CREDIT_BYTES} between two calls of
  * {@linkcode CoalescingWriter.readerAlive} (the host sent something), never while an asynchronous write
- * is pending (order is kept), and never again once a synchronous write was seen waiting for the reader.
+ * is pending (order is kept), and none after one that took long (it may have waited for the reader)
+ * until the next sign of life.
  */
 export class CoalescingWriter {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -353,8 +354,9 @@ export class CoalescingWriter {
           const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
           const t0 = performance.now();
           for (let at = 0; at < bytes.length;) at += this.#writeSync(bytes.subarray(at));
-          // It waited for the reader (the pipe was full): this reader is slow, stay asynchronous.
-          if (performance.now() - t0 > SYNC_STALL_MS) this.#writeSync = undefined;
+          // It may have waited for the reader (a full pipe, or just a busy machine): asynchronous until the
+          // reader's next sign of life.
+          if (performance.now() - t0 > SYNC_STALL_MS) this.#credit = 0;
           return;
         }
         if (parts.length === 1) return this.#writer.write(parts[0]!);
