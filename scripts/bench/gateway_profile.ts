@@ -5,7 +5,10 @@
  * the gateway's CPU time per call (from /proc). Not part of `deno task bench` (a diagnostic).
  *
  * Usage: deno run -A scripts/bench/gateway_profile.ts [--calls N] [--in-flight N] [--record false]
- *   [--out profile.cpuprofile] [--no-profile]
+ *   [--out profile.cpuprofile] [--no-profile] [--restricted] [--db-apart]
+ * (`--restricted`: the permissions the tests give the gateway instead of -A; `--db-apart`: the store in
+ * another directory than the config; MCPHUB_STRACE=1 counts the gateway's system calls with strace -c,
+ * or MCPHUB_STRACE="strace options" runs strace with those.)
  *
  * @module
  */
