@@ -73,9 +73,13 @@ Deno.test("a host that stops reading stdout does not block the writer's event lo
     }
   };
   // Nobody reads stdout yet: 256 KiB cannot fit the pipe, yet the writer's timers keep firing.
-  await waitFor("loop alive");
-  assert.ok(!said.includes("drained"), said);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stuck = new Promise<"stuck">((resolve) => timer = setTimeout(() => resolve("stuck"), 20_000));
+  const outcome = await Promise.race([waitFor("loop alive"), stuck]);
+  clearTimeout(timer);
   const out = await new Response(child.stdout).text();
+  assert.notEqual(outcome, "stuck", "the writer's event loop was blocked by a full pipe for 20 s");
+  assert.ok(!said.includes("drained"), said);
   await waitFor("drained");
   await stderr.cancel();
   assert.equal((await child.status).code, 0);
