@@ -55,10 +55,9 @@ export interface ParsedQuery {
 
 /**
  * Request verbs that say little about which tool: "find the painting",
- * "get me the weather", "show me". They still count, at this weight (0.5 until 2026-12-02; 0.25–0.4
- * measured the same on every set, 0.35 is the middle).
+ * "get me the weather", "show me". They still count, at this weight.
  */
-const GENERIC_WEIGHT = 0.35;
+const GENERIC_WEIGHT = 0.5;
 const GENERIC_VERBS: ReadonlySet<string> = new Set(
   [
     "get find show make provide do use go take put see look try check",

@@ -108,8 +108,7 @@ export const DEFAULT_WEIGHTS: Readonly<Record<Field, number>> = {
   inputs: 0.5,
   inputDescriptions: 0.6,
   serverName: 1,
-  // 0.5 until 2026-12-02; 0.65–1.0 measured the same or better on every set, 0.8 the middle.
-  serverDescription: 0.8,
+  serverDescription: 0.5,
   tags: 1,
 };
 
