@@ -373,15 +373,22 @@ export function diversify(order: [number, number][], winners: readonly number[],
 /**
  * The items of comma-separated lists of three or more short items in a request ("a document with
  * headings, tables, body, footnotes and a picture"): each item is a thing wanted, usually a tool of its
- * own. Items are one or two words; a list is bounded by the query length.
+ * own. Items are one or two words; at most {@link MAX_LIST_ITEMS}.
  */
 export function listItems(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(LIST)) {
-    for (const item of m[0].split(/,\s*(?:and |or )?/)) if (item.trim()) out.push(item.trim());
+    for (const item of m[0].split(/,\s*(?:and |or )?/)) {
+      const trimmed = item.trim();
+      if (trimmed && !out.includes(trimmed)) out.push(trimmed);
+      if (out.length >= MAX_LIST_ITEMS) return out;
+    }
   }
   return out;
 }
+
+/** Most list items read from one request (each is ranked on its own). */
+export const MAX_LIST_ITEMS = 8;
 
 const LIST = /(?:[\p{L}\p{N}-]+(?: [\p{L}\p{N}-]+)?, ){2,}(?:and |or )?[\p{L}\p{N}-]+/gu;
 

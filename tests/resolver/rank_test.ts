@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
-import { listItems } from "../../src/resolver/rank.ts";
+import { listItems, MAX_LIST_ITEMS } from "../../src/resolver/rank.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 
 const tools = fixtureCatalog();
@@ -158,4 +158,10 @@ Deno.test("search() gives each item of an enumeration its own tool in the first 
     search(buildIndex(catalog, { clauseDiversity }), query, { maxHits: 3 }).map((h) => h.tool.short);
   assert.ok(top(3).includes("add_footnote"), top(3).join());
   assert.ok(!top(0).includes("add_footnote"), `without diversity: ${top(0).join()}`);
+});
+
+Deno.test("listItems() is bounded and reads each item once", () => {
+  assert.deepEqual(listItems("tables, ".repeat(500)), ["tables"]);
+  const many = Array.from({ length: 40 }, (_, i) => `item${i}`).join(", ");
+  assert.equal(listItems(many).length, MAX_LIST_ITEMS);
 });
