@@ -10,9 +10,8 @@ import {
   CallToolResultSchema,
   Client,
   ErrorCode,
+  loadHttpSdk,
   McpError,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, Progress, Transport } from "./sdk.ts";
@@ -484,9 +483,13 @@ export class Downstream {
   }
 
   async #dial(signal: AbortSignal): Promise<void> {
+    const auth = this.#options.auth;
+    const [{ SSEClientTransport, StreamableHTTPClientTransport }] = await Promise.all([
+      loadHttpSdk(),
+      auth?.ready(),
+    ]);
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
-    const auth = this.#options.auth;
     const authOptions = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
     const sseOptions = {
       requestInit,
