@@ -22,11 +22,16 @@ export const CHUNK_BYTES = 8 * 1024;
 
 /**
  * Bytes {@linkcode Spool.putBytes} writes per transaction before it yields to the event loop, so that a
- * big result being stored delays other calls by one slice (and the WAL checkpoint that a commit may run,
- * the larger share: measured 25 ms without, 60-100 ms with, on a loaded 2-core machine), not by the
- * whole write (over a second for 100 MB).
+ * big result being stored delays other calls by one slice, not by the whole write (over a second for
+ * 100 MB). A slice costs a few ms of inserts plus, when its commit crosses SQLite's WAL autocheckpoint
+ * (1,000 pages), a checkpoint with two fsyncs: 20-40 ms on the shared test machine, whatever the slice
+ * size, so smaller slices bound the delay. Measured (2026-12-02, a 100 MB result through the gateway): with
+ * 1 MiB slices each slice held the event loop 40-70 ms (every commit 24-48 ms), with 256 KiB at most 20-40
+ * ms, and the whole put took no longer. The commits keep the store's durability (WAL, `synchronous =
+ * NORMAL`): each survives a crash of the gateway (tests/spool/spool_test.ts), and a receipt is sent only
+ * after the last one, so an acknowledged result is never lost to a crash of the process.
  */
-export const PUT_SLICE_BYTES = 1024 * 1024;
+export const PUT_SLICE_BYTES = 256 * 1024;
 
 /** How often {@linkcode Spool.maybePrune} actually prunes. */
 export const PRUNE_INTERVAL_MS = 3600 * 1000;
