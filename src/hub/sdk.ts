@@ -8,6 +8,10 @@
  */
 export { Client } from "@modelcontextprotocol/sdk/client";
 export { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+// @ts-types="@modelcontextprotocol/sdk/validation"
+export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
 
 /** The SDK's HTTP transports (`sdk_http.ts`), loaded on first use: a gateway on stdio starts without them. */
 export function loadHttpSdk(): Promise<typeof import("./sdk_http.ts")> {
