@@ -97,6 +97,8 @@ export interface SpoolOptions {
   clock?: () => number;
   /** Bytes per stored chunk; each result records its own, so readers need not agree. @default CHUNK_BYTES */
   chunkBytes?: number;
+  /** Bytes {@linkcode Spool.putBytes} writes per transaction (benchmarks compare sizes). @default PUT_SLICE_BYTES */
+  sliceBytes?: number;
 }
 
 /** One page of stored bytes, as {@linkcode Spool.readPage} returns it. */
@@ -238,6 +240,7 @@ export class Spool implements ResultStore {
   readonly #db: DatabaseSync;
   readonly #clock: () => number;
   readonly #chunkBytes: number;
+  readonly #sliceBytes: number;
   readonly #selectMeta: StatementSync;
   readonly #selectChunks: StatementSync;
   readonly #insertResult: StatementSync;
@@ -253,6 +256,10 @@ export class Spool implements ResultStore {
     this.#chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes < 1) {
       throw new RangeError(`chunkBytes must be a positive integer, got ${options.chunkBytes}`);
+    }
+    this.#sliceBytes = options.sliceBytes ?? PUT_SLICE_BYTES;
+    if (!Number.isSafeInteger(this.#sliceBytes) || this.#sliceBytes < 1) {
+      throw new RangeError(`sliceBytes must be a positive integer, got ${options.sliceBytes}`);
     }
     this.#selectMeta = db.prepare(
       "SELECT call_id, server, tool, namespaced, agent, total_bytes, chunk_bytes, created_at, expires_at " +
@@ -322,7 +329,7 @@ export class Spool implements ResultStore {
 
   /**
    * Stores the concatenation of `parts` (UTF-8 bytes, as they arrived: never joined into one buffer)
-   * under a new callId, in transactions of {@linkcode PUT_SLICE_BYTES} with a yield to the event loop
+   * under a new callId, in transactions of {@linkcode PUT_SLICE_BYTES} (`sliceBytes`) with a yield to the event loop
    * between them. The result becomes visible (and prunable) only with the last one, which also prunes
    * expired results; on failure the chunks already written are deleted.
    *
@@ -359,7 +366,7 @@ export class Spool implements ResultStore {
             at += n;
             if (filled === size) insert(buffer), filled = 0;
           }
-          if (inSlice >= PUT_SLICE_BYTES) {
+          if (inSlice >= this.#sliceBytes) {
             db.exec("COMMIT");
             committed = true;
             inSlice = 0;

@@ -348,6 +348,20 @@ Deno.test("Spool.putBytes(): a stored result survives the writer's crash right a
   }
 });
 
+Deno.test("Spool.putBytes() commits per sliceBytes and stores the same bytes at any slice size", async () => {
+  using store = tempStore();
+  assert.throws(() => store.spool({ sliceBytes: 0 }), RangeError);
+  const part = pattern(0, 100_000);
+  for (const sliceBytes of [1, 8192, 50_000, 1 << 30]) {
+    const spool = store.spool({ chunkBytes: 4096, sliceBytes });
+    const stored = await spool.putBytes([part, part.subarray(1)], META);
+    assert.equal(stored.totalBytes, 199_999);
+    const page = spool.readPage(stored.callId, 99_990, 20);
+    assert.ok(typeof page === "object");
+    assert.deepEqual(page.bytes, new Uint8Array([...part.subarray(99_990), ...part.subarray(1, 11)]));
+  }
+});
+
 Deno.test("Spool.putBytes() on a failed write leaves no result and no chunks behind", async () => {
   using store = tempStore();
   const spool = store.spool({ chunkBytes: 1024 });
