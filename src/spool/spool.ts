@@ -23,15 +23,18 @@ export const CHUNK_BYTES = 8 * 1024;
 /**
  * Bytes {@linkcode Spool.putBytes} writes per transaction before it yields to the event loop, so that a
  * big result being stored delays other calls by one slice, not by the whole write (over a second for
- * 100 MB). A slice costs a few ms of inserts plus, when its commit crosses SQLite's WAL autocheckpoint
- * (1,000 pages), a checkpoint with two fsyncs: 20-40 ms on the shared test machine, whatever the slice
- * size, so smaller slices bound the delay. Measured (2026-12-02, a 100 MB result through the gateway): with
- * 1 MiB slices each slice held the event loop 40-70 ms (every commit 24-48 ms), with 256 KiB at most 20-40
- * ms, and the whole put took no longer. The commits keep the store's durability (WAL, `synchronous =
- * NORMAL`): each survives a crash of the gateway (tests/spool/spool_test.ts), and a receipt is sent only
- * after the last one, so an acknowledged result is never lost to a crash of the process.
+ * 100 MB). A slice holds the loop for its inserts plus, when its commit crosses SQLite's WAL
+ * autocheckpoint (1,000 pages), a checkpoint with two fsyncs. Measured (2026-12-02, `spool_bench`, 100 MB
+ * in 64 KiB parts): the longest hold is 22-31 ms at any slice size from 128 KiB to 1 MiB (the checkpoint),
+ * while the whole put takes 1.0 s with 1 MiB slices, 1.3 s with 512 KiB, 1.8 s with 256 KiB and 2.8 s with
+ * 128 KiB (more commits). In a gateway under CPU contention the inserts of a 1 MiB slice took another
+ * ~25 ms (holds of 40-70 ms); 512 KiB halves that at a modest cost. The commits keep the store's
+ * durability (WAL, `synchronous = NORMAL`): each survives a crash of the gateway
+ * (tests/spool/spool_test.ts), and a receipt is sent only after the last one, so an acknowledged result
+ * is never lost to a crash of the process (a power loss can take the commits since the last checkpoint,
+ * as for every table of the store).
  */
-export const PUT_SLICE_BYTES = 256 * 1024;
+export const PUT_SLICE_BYTES = 512 * 1024;
 
 /** How often {@linkcode Spool.maybePrune} actually prunes. */
 export const PRUNE_INTERVAL_MS = 3600 * 1000;
