@@ -11,7 +11,7 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { storeLocationOf } from "./host.ts";
 import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { openPgStore } from "./store_access.ts";
-import { canonicalJson } from "../resolver/mod.ts";
+import { canonicalJson } from "../catalog/mod.ts";
 import { PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
 
 const APPROVE_HELP = `Usage: mcphub approve SERVER__TOOL | SERVER | --all

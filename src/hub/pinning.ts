@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../resolver/mod.ts";
+import { canonicalJson } from "../catalog/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 
