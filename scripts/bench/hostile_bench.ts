@@ -159,6 +159,7 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
   await new Promise((resolve) => setTimeout(resolve, 20));
   held.build = 0;
   delete steps.settle;
+  steps.catalog = 0;
   step = "catalog";
   const context = (revision: string) => ({ contractVersion: "1", catalogRevision: revision });
   const t0 = performance.now();
