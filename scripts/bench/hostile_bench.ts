@@ -388,6 +388,17 @@ export function attribute(report: WayReport, events: GcEvent[]): string[] {
     }`,
   );
   if (workerAt !== undefined) lines.push(`index worker: ${pauses(worker, -Infinity, Infinity)}`);
+  const timed = report.holds.filter((h) => h.step !== "settle" && h.ranMs !== undefined);
+  if (timed.length) {
+    const most = (f: (h: Hold) => number) => Math.max(...timed.map(f)).toFixed(0);
+    lines.push(
+      `of the timed holds over 50 ms, this thread ran at most ${
+        most((h) => h.ranMs!)
+      } ms in one, ran or was blocked at most ${
+        most((h) => h.ms - h.waitedMs!)
+      } ms (the rest of each it waited for a CPU)`,
+    );
+  }
   return lines;
 }
 

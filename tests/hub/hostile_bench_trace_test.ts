@@ -54,4 +54,9 @@ Deno.test("attribute() names the main pause, a marking window and the worker's p
     /^main isolate from the build on: 1 Scavenge \(during sweeping\) \(longest 40 ms\), 1 Incremental Mark-Compact \(reduce\) \(longest 70 ms\)$/,
   );
   assert.equal(lines[5], "index worker: 1 Scavenge (longest 80 ms)");
+  assert.equal(
+    lines[6],
+    "of the timed holds over 50 ms, this thread ran at most 40 ms in one, ran or was blocked at most 42 ms " +
+      "(the rest of each it waited for a CPU)",
+  );
 });
