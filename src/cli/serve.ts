@@ -108,6 +108,7 @@ function hotReload(
       loadConfig(path, { env: ctx.env, cwd: ctx.cwd, agent: options.agent, serverErrors: "fail-server" }),
     log: options.log,
     watch: options.watch,
+    keepOut: [storePath(ctx, config)],
   });
   const onHangup = () => {
     if (reloader) reloader.reload("SIGHUP");
