@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { runCli } from "./src/cli/mod.ts";
+// The CLI's light entry: `mcp serve` loads only what it needs (`src/cli/mod.ts` loads every command).
+import { runCli } from "./src/cli/run.ts";
 
 if (import.meta.main) {
   const encoder = new TextEncoder();

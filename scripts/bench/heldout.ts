@@ -12,6 +12,10 @@
  * sequential-thinking; 138 tools), `data/heldout2_queries.jsonl` (59 English queries, 5 off-topic,
  * aimed at the eleven new servers) and `data/heldout2_translated.jsonl` (24 es/pt/fr/it queries).
  *
+ * A third query set over the second set's catalog, written for issue #17 after the first two had informed
+ * tuning and before the resolver ranked any of it: `data/heldout3_queries.jsonl` (50 English queries
+ * over all 20 servers, 5 of them off-topic) and `data/heldout3_translated.jsonl` (16 es/pt/fr/it).
+ *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
  * ```
@@ -35,6 +39,8 @@ export interface HeldoutReport {
   translated: EvalSummary;
   /** The second set (issue #17). */
   second: { tools: number; english: EvalSummary; translated: EvalSummary };
+  /** The third query set, over the second set's catalog (issue #17). */
+  third: { english: EvalSummary; translated: EvalSummary };
 }
 
 /** Scores the resolver on the held-out sets. */
@@ -54,6 +60,10 @@ export async function run(): Promise<HeldoutReport> {
       tools: tools2.length,
       english: evaluate(tools2, await load("heldout2_queries.jsonl"), ranker2).summary,
       translated: evaluate(tools2, await load("heldout2_translated.jsonl"), ranker2).summary,
+    },
+    third: {
+      english: evaluate(tools2, await load("heldout3_queries.jsonl"), ranker2).summary,
+      translated: evaluate(tools2, await load("heldout3_translated.jsonl"), ranker2).summary,
     },
   };
 }
@@ -77,6 +87,10 @@ export function format(r: HeldoutReport): string {
     row(`English (${r.second.english.answerable})`, r.second.english),
     row(`es/pt/fr/it (${r.second.translated.answerable})`, r.second.translated),
     `off-topic (${r.second.english.unanswerable}): no_match accuracy ${r.second.english.no_match_accuracy}`,
+    `held-out 3: new queries over held-out 2's catalog`,
+    row(`English (${r.third.english.answerable})`, r.third.english),
+    row(`es/pt/fr/it (${r.third.translated.answerable})`, r.third.translated),
+    `off-topic (${r.third.english.unanswerable}): no_match accuracy ${r.third.english.no_match_accuracy}`,
   ].join("\n");
 }
 

@@ -15,8 +15,11 @@
  * Then did-you-mean for a 3,000-character unknown name.
  *
  * ```sh
- * deno run -A scripts/bench/hostile_bench.ts [--tools 100000] [--only sync,process,worker]
+ * deno run -A scripts/bench/hostile_bench.ts [--tools 100000] [--only idle,sync,process,worker] [--trace-gc] [--v8-flags=…]
  * ```
+ *
+ * `--v8-flags=…` passes V8 flags to the runs (experiments). `--trace-gc` runs each way with V8's `--trace-gc` and names, for every hold over 50 ms, the garbage
+ * collections (the gateway's own, or the index worker's) that overlap it.
  *
  * @module
  */
@@ -47,6 +50,60 @@ export interface WayReport {
   steps: Record<string, number>;
   /** Holds over 50 ms: `step@start+ms`. */
   gaps: string[];
+  /** Holds over 50 ms with their times (ms of `performance.now()`), for `--trace-gc`. */
+  holds: Hold[];
+  /** `--trace-gc`: `performance.now()` at the end of the calibrating `gc()`, and when the index worker started. */
+  calibration?: { gcEnd: number; buildAt?: number; workerAt?: number };
+}
+
+/** One hold of the event loop over 50 ms. */
+export interface Hold {
+  step: string;
+  start: number;
+  ms: number;
+  /** `--trace-gc` on Linux: of the hold, the ms this thread ran and the ms it waited for a CPU. */
+  ranMs?: number;
+  waitedMs?: number;
+}
+
+/** This thread's CPU time and run-queue wait so far, in ms (Linux `/proc/thread-self/schedstat`). */
+function schedstat(): [number, number] | undefined {
+  try {
+    const [ran, waited] = Deno.readTextFileSync("/proc/thread-self/schedstat").split(" ").map(Number);
+    return [ran! / 1e6, waited! / 1e6];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The probe: a 1 ms ticker whose gaps over 50 ms are holds (under `trace`, each with what the thread
+ * did meanwhile: ran, or waited for a CPU). `label` names the current step.
+ */
+function probe(
+  label: () => string,
+  trace: boolean,
+  onGap: (ms: number) => void,
+): { holds: Hold[]; stop: () => void } {
+  const holds: Hold[] = [];
+  let last = performance.now();
+  let sched = trace ? schedstat() : undefined;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    const next = sched ? schedstat() : undefined;
+    onGap(now - last);
+    if (now - last > 50) {
+      const hold: Hold = { step: label(), start: last, ms: now - last };
+      if (sched && next) {
+        hold.ranMs = next[0] - sched[0];
+        hold.waitedMs = next[1] - sched[1];
+      }
+      holds.push(hold);
+    }
+    last = now;
+    sched = next;
+  }, 1);
+  return { holds, stop: () => clearInterval(ticker) };
 }
 
 function servers(tools: number): CatalogServer[] {
@@ -86,28 +143,27 @@ function peakRssMb(): number {
 }
 
 /** Runs one way in this process; `servers` come first so generating them is not counted. */
-async function runWay(way: Way, tools: number): Promise<WayReport> {
-  if (way === "idle") return await idle();
+async function runWay(way: Way, tools: number, trace = false): Promise<WayReport> {
+  if (way === "idle") return await idle(trace);
   const input = servers(tools);
   let phase: "build" | "query" = "build";
-  let step = "catalog";
+  let step = "settle";
   const held = { build: 0, query: 0 };
   const steps: Record<string, number> = {};
-  const gaps: string[] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    held[phase] = Math.max(held[phase], now - last);
-    steps[step] = Math.max(steps[step] ?? 0, now - last);
-    if (now - last > 50) gaps.push(`${step}@${last.toFixed(0)}+${(now - last).toFixed(0)}`);
-    last = now;
-  }, 1);
+  const calibration = trace ? { gcEnd: calibrate() } as NonNullable<WayReport["calibration"]> : undefined;
+  const { holds, stop } = probe(() => step, trace, (gap) => {
+    held[phase] = Math.max(held[phase], gap);
+    steps[step] = Math.max(steps[step] ?? 0, gap);
+  });
   // Settle the ticker before timing.
   await new Promise((resolve) => setTimeout(resolve, 20));
   held.build = 0;
+  delete steps.settle;
   steps.catalog = 0;
+  step = "catalog";
   const context = (revision: string) => ({ contractVersion: "1", catalogRevision: revision });
   const t0 = performance.now();
+  if (calibration) calibration.buildAt = t0;
   let catalog;
   let names: CatalogIndex;
   let discovery: Discovery;
@@ -136,6 +192,7 @@ async function runWay(way: Way, tools: number): Promise<WayReport> {
     catalog = built.tools;
     names = built.names;
     step = "index";
+    if (calibration) calibration.workerAt = performance.now();
     discovery = await workerDiscovery(catalog);
   }
   await discovery.search({ query: QUERIES[0]! }, context(discovery.revision));
@@ -156,7 +213,7 @@ async function runWay(way: Way, tools: number): Promise<WayReport> {
   }
   const queryMs = (performance.now() - q0) / n;
   await new Promise((resolve) => setTimeout(resolve, 5));
-  clearInterval(ticker);
+  stop();
   discovery.close();
   return {
     way,
@@ -167,23 +224,28 @@ async function runWay(way: Way, tools: number): Promise<WayReport> {
     queryMs,
     peakRssMb: peakRssMb(),
     steps,
-    gaps: gaps.slice(0, 40),
+    gaps: holds.slice(0, 40).map((h) => `${h.step}@${h.start.toFixed(0)}+${h.ms.toFixed(0)}`),
+    holds,
+    calibration,
   };
 }
 
+/**
+ * `--trace-gc` runs only (V8 started with `--expose-gc`): one full collection now, whose trace line
+ * (reason "testing") ties V8's clock (ms since the isolate started) to `performance.now()`.
+ */
+function calibrate(): number {
+  (globalThis as unknown as { gc: () => void }).gc();
+  return performance.now();
+}
+
 /** The machine's noise floor: the longest gap of the same ticker in a process doing nothing for 10 s. */
-async function idle(): Promise<WayReport> {
-  let last = performance.now();
+async function idle(trace: boolean): Promise<WayReport> {
+  const calibration = trace ? { gcEnd: calibrate() } : undefined;
   let max = 0;
-  const gaps: string[] = [];
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    max = Math.max(max, now - last);
-    if (now - last > 50) gaps.push(`idle@${last.toFixed(0)}+${(now - last).toFixed(0)}`);
-    last = now;
-  }, 1);
+  const { holds, stop } = probe(() => "idle", trace, (gap) => max = Math.max(max, gap));
   await new Promise((resolve) => setTimeout(resolve, 10_000));
-  clearInterval(ticker);
+  stop();
   return {
     way: "idle",
     tools: 0,
@@ -193,19 +255,151 @@ async function idle(): Promise<WayReport> {
     queryMs: 0,
     peakRssMb: peakRssMb(),
     steps: { idle: max },
-    gaps,
+    gaps: holds.map((h) => `idle@${h.start.toFixed(0)}+${h.ms.toFixed(0)}`),
+    holds,
+    calibration,
   };
 }
 
-/** Runs one way in a child process of its own and returns its report. */
-async function inChild(way: Way, tools: number): Promise<WayReport> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--child", way, "--tools", String(tools)],
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  if (!out.success) throw new Error(`the ${way} run exited with ${out.code}`);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
+/** Runs one way in a child process of its own and returns its report (and V8's GC trace with `trace`). */
+async function inChild(
+  way: Way,
+  tools: number,
+  trace = false,
+  v8Flags = "",
+): Promise<WayReport & { attribution?: string[] }> {
+  const out = trace ? await Deno.makeTempFile({ prefix: "hostile_bench_" }) : undefined;
+  try {
+    const child = await new Deno.Command(Deno.execPath(), {
+      args: [
+        "run",
+        "-A",
+        ...(trace || v8Flags
+          ? [`--v8-flags=${[...(trace ? ["--trace-gc", "--expose-gc"] : []), ...(v8Flags ? [v8Flags] : [])]}`]
+          : []),
+        new URL(import.meta.url).pathname,
+        "--child",
+        way,
+        "--tools",
+        String(tools),
+        ...(out ? ["--out", out] : []),
+      ],
+      stdout: "piped",
+      stderr: "inherit",
+    }).output();
+    if (!child.success) throw new Error(`the ${way} run exited with ${child.code}`);
+    const text = new TextDecoder().decode(child.stdout);
+    if (!out) return JSON.parse(text);
+    const report: WayReport = JSON.parse(await Deno.readTextFile(out));
+    return { ...report, attribution: attribute(report, parseGcTrace(text)) };
+  } finally {
+    if (out) await Deno.remove(out).catch(() => {});
+  }
+}
+
+/** One collection in V8's `--trace-gc` output. */
+export interface GcEvent {
+  isolate: string;
+  /** V8's clock (ms since its isolate started) when the pause ended. */
+  at: number;
+  kind: string;
+  /** The pause. */
+  ms: number;
+  /** A mark-compact's incremental marking before its final pause: biggest step and wall time. */
+  biggestStep?: number;
+  markingWall?: number;
+}
+
+/** The collections in a `--trace-gc` output (lines of two isolates may interleave; a broken one is skipped). */
+export function parseGcTrace(text: string): GcEvent[] {
+  const events: GcEvent[] = [];
+  const line =
+    /\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: ([A-Za-z -]+?)(?: \(([a-z ]+)\))? [\d.]+ \([\d.]+\) -> [\d.]+ \([\d.]+\) MB, pooled: [\d.]+ MB, ([\d.]+) \/ [\d.]+ ms(?: \(\+ [\d.]+ ms in \d+ steps since start of marking, biggest step ([\d.]+) ms, walltime since start of marking ([\d.]+) ms\))?([^\n]*)/g;
+  for (const m of text.matchAll(line)) {
+    const kind = m[3]! + (m[4] ? ` (${m[4]})` : "");
+    events.push({
+      isolate: m[1]!,
+      at: Number(m[2]),
+      kind: /\btesting\b/.test(m[8] ?? "") ? "testing" : kind,
+      ms: Number(m[5]),
+      biggestStep: m[6] ? Number(m[6]) : undefined,
+      markingWall: m[7] ? Number(m[7]) : undefined,
+    });
+  }
+  return events;
+}
+
+/**
+ * Each hold over 50 ms with the collections that overlap it: the gateway's own (`main`: a pause, or a
+ * step of incremental marking when only a marking window overlaps) and the index worker's (`worker`,
+ * its clock placed at the worker's start, so ±10 ms). A hold with none is our code or the machine
+ * (compare the noise floor).
+ */
+export function attribute(report: WayReport, events: GcEvent[]): string[] {
+  const cal = events.find((e) => e.kind === "testing");
+  if (!report.calibration || !cal) return ["no calibration line in the GC trace"];
+  const mainOffset = cal.at - report.calibration.gcEnd;
+  const main = events.filter((e) => e.isolate === cal.isolate && e !== cal);
+  const worker = events.filter((e) => e.isolate !== cal.isolate);
+  const workerAt = report.calibration.workerAt;
+  const lines: string[] = [];
+  for (const hold of report.holds) {
+    const from = hold.start, to = hold.start + hold.ms;
+    const causes: string[] = [];
+    for (const e of main) {
+      const end = e.at - mainOffset;
+      if (end - e.ms < to && end > from) causes.push(`main ${e.kind} ${e.ms.toFixed(0)} ms`);
+      else if (e.markingWall && end - e.markingWall < to && end > from) {
+        causes.push(`main incremental marking (steps up to ${e.biggestStep!.toFixed(0)} ms)`);
+      }
+    }
+    if (workerAt !== undefined) {
+      for (const e of worker) {
+        const end = e.at + workerAt;
+        if (end - e.ms < to && end > from) causes.push(`worker ${e.kind} ${e.ms.toFixed(0)} ms`);
+      }
+    }
+    const sched = hold.ranMs !== undefined
+      ? ` [ran ${hold.ranMs.toFixed(0)} ms, waited for a CPU ${hold.waitedMs!.toFixed(0)} ms, blocked ${
+        Math.max(0, hold.ms - hold.ranMs - hold.waitedMs!).toFixed(0)
+      } ms]`
+      : "";
+    lines.push(
+      `${hold.step}@${from.toFixed(0)}+${hold.ms.toFixed(0)}${sched}: ${
+        causes.length ? causes.join(", ") : "no GC"
+      }`,
+    );
+  }
+  const pauses = (events: GcEvent[], from: number, to: number) => {
+    const by = new Map<string, number[]>();
+    for (const e of events.filter((e) => e.at >= from && e.at <= to)) {
+      by.set(e.kind, [...by.get(e.kind) ?? [], e.ms]);
+    }
+    return [...by].map(([kind, ms]) => `${ms.length} ${kind} (longest ${Math.max(...ms).toFixed(0)} ms)`)
+      .join(", ") || "none";
+  };
+  lines.push(
+    `main isolate from the build on: ${
+      pauses(
+        main,
+        mainOffset + (report.calibration.buildAt ?? 0),
+        Infinity,
+      )
+    }`,
+  );
+  if (workerAt !== undefined) lines.push(`index worker: ${pauses(worker, -Infinity, Infinity)}`);
+  const timed = report.holds.filter((h) => h.step !== "settle" && h.ranMs !== undefined);
+  if (timed.length) {
+    const most = (f: (h: Hold) => number) => Math.max(...timed.map(f)).toFixed(0);
+    lines.push(
+      `of the timed holds over 50 ms, this thread ran at most ${
+        most((h) => h.ranMs!)
+      } ms in one, ran or was blocked at most ${
+        most((h) => h.ms - h.waitedMs!)
+      } ms (the rest of each it waited for a CPU)`,
+    );
+  }
+  return lines;
 }
 
 export async function main(args: readonly string[] = Deno.args): Promise<void> {
@@ -215,18 +409,25 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
       tools: { type: "string", default: "100000" },
       only: { type: "string", default: WAYS.join(",") },
       child: { type: "string" },
+      out: { type: "string" },
+      "trace-gc": { type: "boolean", default: false },
+      "v8-flags": { type: "string", default: "" },
     },
   });
   const tools = Number(values.tools);
   if (values.child) {
-    console.log(JSON.stringify(await runWay(values.child as Way, tools)));
+    const report = JSON.stringify(await runWay(values.child as Way, tools, values.out !== undefined));
+    // Under --trace-gc, stdout is V8's: the report goes to a file of its own.
+    if (values.out) await Deno.writeTextFile(values.out, report);
+    else console.log(report);
     return;
   }
+  const trace = values["trace-gc"];
   const ways = values.only.split(",").filter((w): w is Way => (WAYS as readonly string[]).includes(w));
   console.log(`${(tools + 1).toLocaleString("en")} tools, one with a 256 KiB run of capitals`);
   const reports: WayReport[] = [];
   for (const way of ways) {
-    const r = await inChild(way, tools);
+    const r = await inChild(way, tools, trace, values["v8-flags"]);
     reports.push(r);
     if (way === "idle") {
       console.log(
@@ -252,6 +453,14 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
   }
   const worker = reports.find((r) => r.way === "worker");
   if (worker?.gaps.length) console.log(`  worker: holds over 50 ms (step@ms+held): ${worker.gaps.join(" ")}`);
+  for (const r of reports) {
+    const lines = (r as { attribution?: string[] }).attribution;
+    if (lines?.length) {
+      console.log(
+        `  ${r.way}: holds over 50 ms and the collections under them:\n    ${lines.join("\n    ")}`,
+      );
+    }
+  }
   const base = reports.find((r) => r.way === "sync");
   if (base) {
     for (const r of reports.filter((r) => r !== base && r.way !== "idle")) {

@@ -6,6 +6,11 @@
  * time and 8 in flight, interleaved in rounds with a rotating order. Prints calls/s and the ratios
  * peer/direct and mcphub/peer.
  *
+ * Then memory: one 10 MB and one 100 MB result (the fixture server's `big`) through each target, each
+ * in a fresh process, passed through whole (mcphub with `verbatim: true`, as the peer does), read over
+ * raw pipes or a raw HTTP request (the SDK client caps a stdio message at 10 MB); the peak RSS (VmHWM)
+ * of the process in between (for direct: the server's own, as a reference) as a multiple of the payload.
+ *
  * supergateway listens on every interface, so the measuring half runs inside a private network
  * namespace with only loopback up (`unshare -n`); where none can be made the benchmark says so and skips.
  *
@@ -16,7 +21,9 @@
 import {
   connectDirect,
   connectGateway,
+  DENO,
   descendants,
+  FIXTURE,
   q,
   REAL,
   ROOT,
@@ -25,8 +32,9 @@ import {
 } from "../../tests/helpers.ts";
 import { httpClient, startListener } from "../../tests/http/http_helpers.ts";
 import { namespaceUnavailable, run } from "../../tests/conformance_suite.ts";
-import { reap } from "./_gateway_process.ts";
+import { gatewayPid, MB, reap, sampleProcess, type ServerState, waitConnected } from "./_gateway_process.ts";
 import { echo, throughput } from "./gateway_bench.ts";
+import { RawGateway } from "./spool_e2e_bench.ts";
 
 const PEERS = `${ROOT}scripts/bench/peers`;
 const SUPERGATEWAY = `${PEERS}/node_modules/supergateway/dist/index.js`;
@@ -34,6 +42,19 @@ const CALLS = 1_000;
 const ROUNDS = 5;
 const IN_FLIGHT = 8;
 const NAMES = ["direct", "mcphub stdio", "mcphub HTTP", "supergateway HTTP"];
+/** Result sizes of the memory part. */
+const RESULT_SIZES = [10 * MB, 100 * MB];
+/**
+ * How long one big result may take through a target; past it the peak so far is reported as a lower
+ * bound. supergateway 4.0.0 re-splits its whole stdout buffer on every chunk (quadratic in the message).
+ */
+const BIG_TIMEOUT_MS = 60_000;
+
+/**
+ * Peak RSS of the process in between, in bytes, per target (in {@link NAMES} order); `done[i]` false when
+ * the result did not come within {@link BIG_TIMEOUT_MS} (the peak is then the peak until the time limit).
+ */
+type PeakRow = { bytes: number; hwm: number[]; done: boolean[] };
 
 /** Installs the pinned peers once (npm ci into scripts/bench/peers). */
 async function installPeers(): Promise<void> {
@@ -47,13 +68,16 @@ async function installPeers(): Promise<void> {
   if (out.code !== 0) throw new Error(`npm ci in ${PEERS} failed: ${out.text.slice(-500)}`);
 }
 
-/** Starts supergateway on `port` in front of server-everything; resolves once it listens. */
-async function startSupergateway(port: number): Promise<Deno.ChildProcess> {
+/** Starts supergateway on `port` in front of `server` (a shell command line); resolves once it listens. */
+async function startSupergateway(
+  port: number,
+  server = `node ${REAL.everything} stdio`,
+): Promise<Deno.ChildProcess> {
   const child = new Deno.Command("node", {
     args: [
       SUPERGATEWAY,
       "--stdio",
-      `node ${REAL.everything} stdio`,
+      server,
       "--outputTransport",
       "streamableHttp",
       "--stateful",
@@ -79,6 +103,172 @@ async function startSupergateway(port: number): Promise<Deno.ChildProcess> {
   throw new Error("supergateway did not listen within 10 s");
 }
 
+/** A free loopback port. */
+function freePort(): number {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  return port;
+}
+
+/** Over raw HTTP (Streamable HTTP, one session): initialize, then `big {bytes}`; returns the answer's bytes. */
+async function bigOverHttp(url: string, name: string, bytes: number): Promise<number> {
+  let session: string | undefined;
+  const post = async (message: Record<string, unknown>): Promise<number> => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2025-06-18",
+        ...session ? { "mcp-session-id": session } : {},
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+      signal: AbortSignal.timeout(BIG_TIMEOUT_MS),
+    });
+    if (!response.ok && response.status !== 202) {
+      throw new Error(`${url}: ${message.method} answered ${response.status}: ${await response.text()}`);
+    }
+    session ??= response.headers.get("mcp-session-id") ?? undefined;
+    let read = 0;
+    let head = "";
+    for await (const chunk of response.body ?? []) {
+      if (head.length < 300) head += new TextDecoder().decode(chunk.subarray(0, 300));
+      read += chunk.length;
+    }
+    if (head.includes('"error"')) throw new Error(`${url}: ${message.method} failed: ${head}`);
+    return read;
+  };
+  await post({
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "mcphub-peer-bench", version: "1.0.0" },
+    },
+  });
+  await post({ method: "notifications/initialized" });
+  const read = await post({ id: 2, method: "tools/call", params: { name, arguments: { bytes } } });
+  if (read < bytes) throw new Error(`${url}: the ${bytes} B result came as ${read} B`);
+  return read;
+}
+
+/** Polls a raw-HTTP gateway's `list_servers` until every server is connected. */
+async function waitConnectedHttp(url: string): Promise<void> {
+  const client = await httpClient(url);
+  try {
+    await waitConnected(async () => {
+      const result = await client.callTool({ name: "list_servers", arguments: {} });
+      return (result.structuredContent as { servers: ServerState[] }).servers;
+    });
+  } finally {
+    await client[Symbol.asyncDispose]();
+  }
+}
+
+/**
+ * Peak RSS (VmHWM) of the process in between for one `big {bytes}` result, per target in
+ * {@link NAMES} order, each in fresh processes: direct (the fixture server itself, over raw pipes),
+ * mcphub stdio, mcphub `--listen`, supergateway.
+ */
+async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes">> {
+  const config = await writeConfig(
+    dir,
+    `verbatim: true\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+    "peak.yaml",
+  );
+  const hwm: number[] = [];
+  const done: boolean[] = [];
+  /** Runs `call`; false when it timed out (a TimeoutError, or our own "No answer" rejection). */
+  const within = async (call: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await call();
+      return true;
+    } catch (error) {
+      const e = error as Error;
+      if (e.name === "TimeoutError" || /No answer to .* within/.test(e.message)) return false;
+      throw error;
+    }
+  };
+  {
+    // direct: the server's own peak, as the reference of what producing the result costs.
+    const server = new Deno.Command(DENO, {
+      args: ["run", "-A", FIXTURE],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+    }).spawn();
+    try {
+      const writer = server.stdin.getWriter();
+      const lines = server.stdout.pipeThrough(new TextDecoderStream()).getReader();
+      const send = (message: Record<string, unknown>) =>
+        writer.write(new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`));
+      await send({
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "b", version: "1" } },
+      });
+      await send({ method: "notifications/initialized" });
+      await send({ id: 2, method: "tools/call", params: { name: "big", arguments: { bytes } } });
+      let read = 0;
+      let tail = "";
+      while (!/"id":2\}?\s*$/.test(tail) || read < bytes) {
+        const { value, done } = await lines.read();
+        if (done) throw new Error("The fixture server closed stdout before its answer");
+        read += value.length;
+        tail = (tail + value).slice(-64);
+      }
+      hwm.push(sampleProcess(server.pid).hwmBytes);
+      done.push(true);
+      await writer.close();
+      await lines.cancel();
+    } finally {
+      await reap([server.pid]);
+      await server.status.catch(() => {});
+    }
+  }
+  {
+    await using gw = await RawGateway.start(config, `${dir}/peak-stdio.db`);
+    await waitConnected(async () =>
+      ((await gw.callTool("list_servers", {})).structuredContent as { servers: ServerState[] }).servers
+    );
+    done.push(
+      await within(async () => {
+        const line = await gw.requestLine(
+          "tools/call",
+          { name: "fx__big", arguments: { bytes } },
+          BIG_TIMEOUT_MS,
+        );
+        if (line.length < bytes) {
+          throw new Error(`mcphub stdio: the ${bytes} B result came as ${line.length}`);
+        }
+      }),
+    );
+    hwm.push(sampleProcess(gatewayPid(gw.pid)).hwmBytes);
+  }
+  {
+    await using listener = await startListener(config, { db: `${dir}/peak-http.db` });
+    await waitConnectedHttp(listener.url);
+    done.push(await within(() => bigOverHttp(listener.url, "fx__big", bytes)));
+    hwm.push(sampleProcess(gatewayPid(listener.child.pid)).hwmBytes);
+  }
+  {
+    const port = freePort();
+    const peer = await startSupergateway(port, `${q(DENO)} run -A ${q(FIXTURE)}`);
+    try {
+      done.push(await within(() => bigOverHttp(`http://127.0.0.1:${port}/mcp`, "big", bytes)));
+      hwm.push(sampleProcess(peer.pid).hwmBytes);
+    } finally {
+      const pids = [peer.pid, ...descendants(peer.pid)];
+      peer.kill("SIGTERM");
+      await peer.status;
+      await reap(pids);
+    }
+  }
+  return { hwm, done };
+}
+
 /** The measuring half, inside the namespace: prints one JSON line of calls/s per target and mode. */
 async function driver(): Promise<void> {
   await using dir = await tempDir("mcphub-peer-bench-");
@@ -98,9 +288,7 @@ async function driver(): Promise<void> {
     opened.push(listener);
     const http = await httpClient(listener.url);
     opened.push(http);
-    const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = (probe.addr as Deno.NetAddr).port;
-    probe.close();
+    const port = freePort();
     peer = await startSupergateway(port);
     const viaPeer = await httpClient(`http://127.0.0.1:${port}/mcp`);
     opened.push(viaPeer);
@@ -114,7 +302,15 @@ async function driver(): Promise<void> {
     ];
     const sequential = await throughput(targets, 1, { calls: CALLS, rounds: ROUNDS });
     const inFlight = await throughput(targets, IN_FLIGHT, { calls: CALLS, rounds: ROUNDS });
-    console.log(JSON.stringify({ sequential, inFlight }));
+    for (const item of opened.splice(0).reverse()) {
+      await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
+    }
+    peer.kill("SIGTERM");
+    await peer.status;
+    peer = undefined;
+    const peaks: PeakRow[] = [];
+    for (const bytes of RESULT_SIZES) peaks.push({ bytes, ...await peakRow(dir.path, bytes) });
+    console.log(JSON.stringify({ sequential, inFlight, peaks }));
   } finally {
     for (const item of opened.reverse()) await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
     if (peer) {
@@ -147,7 +343,11 @@ export async function main(): Promise<void> {
   ]);
   const line = out.text.split("\n").find((l) => l.startsWith("{"));
   if (out.code !== 0 || !line) throw new Error(`peer benchmark driver failed:\n${out.text.slice(-2000)}`);
-  const { sequential, inFlight } = JSON.parse(line) as { sequential: number[]; inFlight: number[] };
+  const { sequential, inFlight, peaks } = JSON.parse(line) as {
+    sequential: number[];
+    inFlight: number[];
+    peaks: PeakRow[];
+  };
   console.log(`echo calls/s, ${CALLS} calls each, ${ROUNDS} interleaved rounds (inside unshare -n)`);
   for (const [label, f] of [["sequential", sequential], [`${IN_FLIGHT} in flight`, inFlight]] as const) {
     const [direct, stdio, http, peer] = f;
@@ -158,6 +358,18 @@ export async function main(): Promise<void> {
         }x, mcphub HTTP/supergateway ${(http! / peer!).toFixed(2)}x, mcphub stdio/direct ${
           (stdio! / direct!).toFixed(2)
         }x`,
+    );
+  }
+  console.log(
+    "peak RSS of the process in between, one result passed through whole (direct: the server's own)",
+  );
+  for (const { bytes, hwm } of peaks) {
+    console.log(
+      `${`${bytes / MB} MB`.padEnd(12)} ${
+        NAMES.map((n, i) => `${n} ${(hwm[i]! / MB).toFixed(0)} MB (${(hwm[i]! / bytes).toFixed(2)}x)`).join(
+          ", ",
+        )
+      }`,
     );
   }
 }

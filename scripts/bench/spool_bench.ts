@@ -1,7 +1,9 @@
 /**
  * Spool benchmark: page reads at the start, middle and end of a 1 MB and a
  * 100 MB stored result (chunked, and the single-BLOB + substr() reference
- * design), the time and peak RSS of spooling 100 MB, and paging throughput.
+ * design), the time and peak RSS of spooling 100 MB, paging throughput, and how long `putBytes` of
+ * 100 MB (as the gateway's fast path stores it: 64 KiB parts) holds the event loop at most, with
+ * today's slices ({@linkcode PUT_SLICE_BYTES}) against 1 MiB slices (before 2026-12-02), alternating.
  *
  * Usage: deno run -A --v8-flags=--expose-gc scripts/bench/spool_bench.ts (the flag is optional: it
  * settles the heap before the RSS baseline)
@@ -9,7 +11,13 @@
  * @module
  */
 import { openStore } from "../../src/store/mod.ts";
-import { CHUNK_BYTES, getResultResponse, Spool, spoolMigrations } from "../../src/spool/mod.ts";
+import {
+  CHUNK_BYTES,
+  getResultResponse,
+  PUT_SLICE_BYTES,
+  Spool,
+  spoolMigrations,
+} from "../../src/spool/mod.ts";
 
 const MB = 1024 * 1024;
 const PAGE = 8192;
@@ -24,6 +32,32 @@ export interface SpoolBenchReport {
   put100MB: { ms: number; rssBeforeBytes: number; peakRssBytes: number; payloadBytes: number };
   referencePut100MBMs: number;
   paging10MB: { base64MBps: number; utf8MBps: number; pages: number };
+  /** Longest the event loop was held during `putBytes` of 100 MB (median of rounds), per slice size. */
+  putBytesHoldMs: { sliceBytes: number; maxMs: number; totalMs: number }[];
+}
+
+/**
+ * Stores 100 MB with `putBytes` (64 KiB parts) while a 1 ms timer runs; returns the longest gap between
+ * its ticks beyond the 1 ms (what a concurrent call would wait) and the time of the put.
+ */
+async function putBytesHold(spool: Spool): Promise<{ maxMs: number; totalMs: number }> {
+  const part = new TextEncoder().encode(payload(64 * 1024));
+  const parts = Array.from({ length: 1600 }, () => part);
+  let last = performance.now();
+  let maxMs = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    maxMs = Math.max(maxMs, now - last - 1);
+    last = now;
+  }, 1);
+  const start = performance.now();
+  last = start;
+  try {
+    await spool.putBytes(parts, { server: "bench", tool: "dump", namespaced: "bench__dump" });
+  } finally {
+    clearInterval(timer);
+  }
+  return { maxMs: Math.max(maxMs, performance.now() - last - 1), totalMs: performance.now() - start };
 }
 
 /**
@@ -180,6 +214,20 @@ export async function main(): Promise<SpoolBenchReport> {
     const base64 = await pageAll("base64");
     const utf8 = await pageAll("utf8");
 
+    // putBytes of 100 MB, today's slices against 1 MiB ones, alternating; median of 3 each.
+    const sizes = [PUT_SLICE_BYTES, MB];
+    const holds = sizes.map(() => [] as { maxMs: number; totalMs: number }[]);
+    for (let round = 0; round < 3; round++) {
+      for (const [i, sliceBytes] of sizes.entries()) {
+        holds[i]!.push(await putBytesHold(new Spool(db, { sliceBytes })));
+      }
+    }
+    const putBytesHoldMs = sizes.map((sliceBytes, i) => ({
+      sliceBytes,
+      maxMs: median(holds[i]!.map((h) => h.maxMs)),
+      totalMs: median(holds[i]!.map((h) => h.totalMs)),
+    }));
+
     const report: SpoolBenchReport = {
       pageReadMs,
       ratio100To1: ratio,
@@ -193,6 +241,7 @@ export async function main(): Promise<SpoolBenchReport> {
       },
       referencePut100MBMs: referencePutMs,
       paging10MB: { base64MBps: base64.mbps, utf8MBps: utf8.mbps, pages: base64.pages },
+      putBytesHoldMs,
     };
 
     console.log(`spool bench (8 KiB pages, ${CHUNK_BYTES / 1024} KiB chunks, median per page)`);
@@ -213,6 +262,12 @@ export async function main(): Promise<SpoolBenchReport> {
     console.log(
       `  page all of 10 MB via get_result at a 32 KB budget: base64 ${base64.mbps.toFixed(1)} MB/s ` +
         `(${base64.pages} pages), utf8 ${utf8.mbps.toFixed(1)} MB/s (${utf8.pages} pages)`,
+    );
+    console.log(
+      `  putBytes 100 MB (64 KiB parts), longest event-loop hold, median of 3: ${
+        putBytesHoldMs.map((h) => `${h.sliceBytes / 1024} KiB slices ${fmt(h.maxMs)} (put ${fmt(h.totalMs)})`)
+          .join(", ")
+      }; ratio ${(putBytesHoldMs[0]!.maxMs / putBytesHoldMs[1]!.maxMs).toFixed(2)}`,
     );
     return report;
   } finally {

@@ -7,8 +7,7 @@
  * @module
  */
 import type { AuthRecord, AuthStore } from "./store.ts";
-import { type AuthTarget, StoreOAuthProvider } from "./provider.ts";
-import { auth, extractWWWAuthenticateParams } from "./sdk.ts";
+import { type AuthTarget, loadAuthSdk, StoreOAuthProvider } from "./provider.ts";
 
 /** How the authorization URL reaches the user. */
 export type LoginMode =
@@ -41,6 +40,7 @@ export class LoginError extends Error {
 /** Runs the login and returns what was stored (never print its tokens). */
 export async function login(options: LoginOptions): Promise<AuthRecord> {
   const { server, store } = options;
+  const { auth } = await loadAuthSdk();
   const probe = await probeServer(server);
   const previous = store.get(server.name, server.url);
   // Step-up: the scopes granted so far plus those the server asked for since.
@@ -133,6 +133,7 @@ async function probeServer(server: AuthTarget): Promise<{ resourceMetadataUrl?: 
     });
     await response.body?.cancel();
     if (response.status !== 401) return {};
+    const { extractWWWAuthenticateParams } = await loadAuthSdk();
     const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(response);
     return { resourceMetadataUrl, scope };
   } catch {

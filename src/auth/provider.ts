@@ -8,16 +8,24 @@
  */
 import type { OAuthConfig } from "../config/mod.ts";
 import type { AuthRecord, AuthStore } from "./store.ts";
-import {
-  auth,
-  extractWWWAuthenticateParams,
-  type OAuthClientInformationMixed,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type OAuthTokens,
-  UnauthorizedError,
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthClientProvider,
+  OAuthDiscoveryState,
+  OAuthTokens,
 } from "./sdk.ts";
+
+/** The SDK's OAuth client once loaded (see {@linkcode loadAuthSdk}). */
+let authSdk: typeof import("./sdk.ts") | undefined;
+
+/**
+ * The SDK's OAuth client (`sdk.ts`), loaded on first use: a gateway without OAuth servers starts
+ * without it (it costs start-up time). {@linkcode ServerAuth} starts loading it when it is created.
+ */
+export function loadAuthSdk(): Promise<typeof import("./sdk.ts")> {
+  return import("./sdk.ts").then((sdk) => authSdk = sdk);
+}
 
 /** The part of a server's config the OAuth client needs. */
 export interface AuthTarget {
@@ -254,7 +262,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 /** True when `error` (or its cause) means the server wants a login: 401, or a login is needed. */
 export function isAuthError(error: unknown): boolean {
   for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-    if (e instanceof NeedsLoginError || e instanceof UnauthorizedError) return true;
+    if (e instanceof NeedsLoginError) return true;
+    // Before the SDK's OAuth client is loaded, nothing can have thrown its UnauthorizedError.
+    if (authSdk !== undefined && e instanceof authSdk.UnauthorizedError) return true;
     if ((e as { code?: unknown }).code === 401) return true;
   }
   return false;
@@ -265,10 +275,19 @@ export class ServerAuth {
   readonly provider: StoreOAuthProvider;
   #refreshing?: Promise<void>;
   #fetch: typeof fetch;
+  #sdk: Promise<typeof import("./sdk.ts")>;
 
   constructor(store: AuthStore, target: AuthTarget, options: { fetch?: typeof fetch } = {}) {
     this.provider = new StoreOAuthProvider(store, target);
     this.#fetch = options.fetch ?? fetch;
+    this.#sdk = loadAuthSdk();
+    // A failed load surfaces at the first request, through ready() or fetch.
+    this.#sdk.catch(() => {});
+  }
+
+  /** Settles once the SDK's OAuth client is loaded: await it before connecting (so 401s are recognised). */
+  async ready(): Promise<void> {
+    await this.#sdk;
   }
 
   /**
@@ -280,6 +299,7 @@ export class ServerAuth {
   readonly fetch: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     if (!headers.get("authorization")?.startsWith("Bearer ")) return this.#fetch(input, init);
+    const { extractWWWAuthenticateParams } = await this.#sdk;
     const token = await this.#fresh();
     if (token) headers.set("Authorization", `Bearer ${token}`);
     const response = await this.#fetch(input, { ...init, headers });
@@ -309,6 +329,7 @@ export class ServerAuth {
       const renewable = tokens.refresh_token !== undefined ||
         this.provider.target.oauth?.grant === "client_credentials";
       if (renewable && Date.now() >= record.expiresAt - margin) {
+        const { auth } = await this.#sdk;
         this.#refreshing ??= auth(this.provider, {
           serverUrl: this.provider.target.url,
           fetchFn: this.#fetch,

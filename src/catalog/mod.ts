@@ -13,6 +13,7 @@ export {
   editDistance,
   type ToolDefinition,
 } from "./catalog.ts";
+export { CANONICAL_MAX_DEPTH, canonicalJson } from "./canonical.ts";
 export {
   MAX_PUBLIC_NAME,
   type NameReference,

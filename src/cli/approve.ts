@@ -1,8 +1,8 @@
 /**
  * `mcphub approve server__tool | server | --all` and `mcphub tools changes`: review and accept tool
  * definitions that the gateway holds because they changed since they were approved (the rug-pull
- * defence, see `trust:`). A running gateway usually mounts an approved tool within about two seconds;
- * the next start always does.
+ * defence, see `trust:`). A running gateway mounts an approved tool within about two seconds (and
+ * tells its host with list_changed); so does the next start.
  *
  * @module
  */
@@ -11,7 +11,7 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { storeLocationOf } from "./host.ts";
 import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { openPgStore } from "./store_access.ts";
-import { canonicalJson } from "../resolver/mod.ts";
+import { canonicalJson } from "../catalog/mod.ts";
 import { PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
 
 const APPROVE_HELP = `Usage: mcphub approve SERVER__TOOL | SERVER | --all
@@ -21,8 +21,8 @@ of every held tool: it becomes the pinned definition. A tool is held when its
 definition (name, title, description, input or output schema, annotations)
 changed since it was first seen or last approved (trust: changes, the
 default), or when it is new on a server with trust: pin. Review first with
-\`mcphub tools changes\`. A running gateway usually mounts the tool within
-2 s; if it stays held there, restart the gateway.
+\`mcphub tools changes\`. A running gateway mounts the tool within about
+2 s and tells its host (tools/list_changed).
 `;
 
 const CHANGES_HELP = `Usage: mcphub tools changes [SERVER] [--json]

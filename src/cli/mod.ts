@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
+import { type Command, type CommandContext, UsageError } from "./command.ts";
 import { serveCommand } from "./serve.ts";
 import { connectCommand } from "./connect.ts";
 import { listCommand } from "./list.ts";
@@ -20,11 +20,13 @@ import { VERSION } from "./version.ts";
 import { approveCommand, toolsChangesCommand } from "./approve.ts";
 import { storeMigrateCommand } from "./store_migrate.ts";
 import { suggest } from "./suggest.ts";
+import { splitGlobals, withFlagHint } from "./run.ts";
 import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 export { VERSION } from "./version.ts";
 export { HOST_SNIPPET } from "./serve.ts";
+export { runCli, splitGlobals } from "./run.ts";
 
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -83,25 +85,6 @@ function unknownCommand(words: readonly string[]): UsageError {
   return new UsageError(`unknown command "${typed}"${match ? `; did you mean \`${match}\`?` : ""}`);
 }
 
-/** Flags named in a help text, plus the global ones. */
-function knownFlags(help: string): string[] {
-  const named = help.match(/(?<![\w-])--[a-z][a-z-]*/g) ?? [];
-  return [...new Set([...named, ...GLOBAL_FLAGS])];
-}
-
-const GLOBAL_FLAGS = ["--config", "--db", "--json", "--version", "--help"];
-
-/** An unknown-option message with "did you mean --x?" added when a known flag is close. */
-function withFlagHint(message: string, help: string): string {
-  const match = /^Unknown option '(--?[^'=]+)'/.exec(message) ??
-    /^unknown option "(--?[^"=]+)"/.exec(message);
-  if (!match || message.includes("did you mean")) return message;
-  const near = suggest(match[1]!, knownFlags(help));
-  if (!near) return message;
-  const at = match.index + match[0].length;
-  return `${message.slice(0, at)}; did you mean ${near}?${message.slice(at)}`;
-}
-
 /** `mcphub --version` text. */
 export function versionText(): string {
   return `mcphub ${VERSION} (deno ${Deno.version.deno}, ${Deno.build.target})`;
@@ -128,36 +111,10 @@ Global options:
 `;
 }
 
-/** Pulls the global flags out of `args`, wherever they appear before a `--`. */
-export function splitGlobals(
-  args: readonly string[],
-): { global: GlobalOptions; rest: string[]; version: boolean; help: boolean } {
-  const global: GlobalOptions = { json: false };
-  const rest: string[] = [];
-  let version = false;
-  let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--") {
-      rest.push(...args.slice(i));
-      break;
-    }
-    const eq = arg.indexOf("=");
-    const flag = eq > 0 ? arg.slice(0, eq) : arg;
-    if (flag === "--config" || flag === "--db") {
-      const value = eq > 0 ? arg.slice(eq + 1) : args[++i];
-      if (value === undefined || value === "") throw new UsageError(`${flag} needs a path`);
-      global[flag === "--config" ? "config" : "db"] = value;
-    } else if (arg === "--json") global.json = true;
-    else if (arg === "--version" || arg === "-V") version = true;
-    else if (arg === "--help" || arg === "-h") help = true;
-    else rest.push(arg);
-  }
-  return { global, rest, version, help };
-}
-
-/** Runs the CLI; resolves to the exit code. Never calls Deno.exit. */
-export async function runCli(
+/**
+ * {@linkcode runCli} for every command (what it loads when the command is not `mcp serve`). @internal
+ */
+export async function runAnyCommand(
   args: readonly string[],
   base: Omit<CommandContext, "args" | "global">,
 ): Promise<number> {

@@ -9,7 +9,7 @@ import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./hos
 import { VERSION } from "./version.ts";
 import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
-import { listen, type Listener } from "../http/mod.ts";
+import type { Listener } from "../http/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
@@ -108,6 +108,7 @@ function hotReload(
       loadConfig(path, { env: ctx.env, cwd: ctx.cwd, agent: options.agent, serverErrors: "fail-server" }),
     log: options.log,
     watch: options.watch,
+    keepOut: [storePath(ctx, config)],
   });
   const onHangup = () => {
     if (reloader) reloader.reload("SIGHUP");
@@ -216,6 +217,8 @@ async function serveHttp(
     );
   }
   let listener: Listener;
+  // Loaded here, not at start: a gateway on stdio never needs the HTTP listener.
+  const { listen } = await import("../http/mod.ts");
   try {
     listener = await listen({
       config,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type JSONRPCMessage, StdioServerTransport, StreamableHTTPClientTransport } from "../hub/mod.ts";
+import { type JSONRPCMessage, loadHttpSdk, StdioServerTransport } from "../hub/mod.ts";
 
 /** Pause between a notification and a following response written to the host. */
 const RESPONSE_GAP_MS = 5;
@@ -24,6 +24,7 @@ export interface BridgeOptions {
 export async function bridge(options: BridgeOptions): Promise<void> {
   const headers: Record<string, string> = {};
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  const { StreamableHTTPClientTransport } = await loadHttpSdk();
   const remote = new StreamableHTTPClientTransport(options.url, { requestInit: { headers } });
   const local = new StdioServerTransport(options.input, options.output);
   const initializing = new Set<string | number>();

@@ -17,8 +17,9 @@ import {
   type GatewayCoreOptions,
   type Hub,
   type JSONRPCMessage,
+  loadHttpSdk,
   openGatewayCore,
-  WebStandardStreamableHTTPServerTransport,
+  type WebStandardStreamableHTTPServerTransport,
 } from "../hub/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
@@ -109,6 +110,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   guard.checkBind(options.address.hostname, config.path);
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
+  const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
   const core = openGatewayCore({ ...options, agent: undefined, shared: true });
   const sessions = new Map<string, Session>();
   let draining = false;

@@ -7,15 +7,15 @@
 import type { ServerConfig } from "../config/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 import {
+  AjvJsonSchemaValidator,
   CallToolResultSchema,
   Client,
   ErrorCode,
+  loadHttpSdk,
   McpError,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
-import type { CallToolResult, Progress, Transport } from "./sdk.ts";
+import type { CallToolResult, JsonSchemaValidator, jsonSchemaValidator, Progress, Transport } from "./sdk.ts";
 import { InvalidResultError, ProtocolViolation, StdioClientTransport } from "./stdio.ts";
 import type { RawResult } from "./raw_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
@@ -407,7 +407,7 @@ export class Downstream {
   #newClient(): Client {
     const client = new Client(
       { name: this.#options.clientName, version: this.#options.clientVersion },
-      { capabilities: {} },
+      { capabilities: {}, jsonSchemaValidator: lazyValidator() },
     );
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.#client === client) this.#toolsChanged();
@@ -484,9 +484,13 @@ export class Downstream {
   }
 
   async #dial(signal: AbortSignal): Promise<void> {
+    const auth = this.#options.auth;
+    const [{ SSEClientTransport, StreamableHTTPClientTransport }] = await Promise.all([
+      loadHttpSdk(),
+      auth?.ready(),
+    ]);
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
-    const auth = this.#options.auth;
     const authOptions = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
     const sseOptions = {
       requestInit,
@@ -769,4 +773,23 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | un
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The SDK client's check of a result's `structuredContent` against the tool's `outputSchema`, unchanged,
+ * but with Ajv created and each schema compiled the first time a result is checked: the SDK's default
+ * compiles every output schema of every listing at once, for tools that may never be called (and one
+ * Ajv instance per connection whether or not any is).
+ */
+export function lazyValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return {
+    getValidator<T>(schema: Parameters<jsonSchemaValidator["getValidator"]>[0]) {
+      let validate: JsonSchemaValidator<T> | undefined;
+      return (input: unknown) => {
+        validate ??= (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
+        return validate(input);
+      };
+    },
+  };
 }

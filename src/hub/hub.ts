@@ -677,17 +677,39 @@ export class Hub {
     Deno.unrefTimer(this.#pinTimer);
   }
 
-  /** Re-reads the pins of servers with held tools; announces a change when one was approved. */
+  /**
+   * Re-reads the pins of the held tools (only those: a server listing 100,000 tools is not hashed again
+   * every 2 s because one of them is held); announces a change when one was approved.
+   */
   recheckPins(): void {
+    const pins = this.#options.pins;
+    if (!pins) return;
     let changed = false;
-    // A snapshot: #verdict re-adds each entry, which a live iteration would visit again (forever).
+    // A snapshot: entries are replaced while iterating.
     for (const [name, memo] of [...this.#verdicts]) {
       if (memo.verdict.held.length === 0) continue;
-      this.#verdicts.delete(name);
       const d = this.#downstreams.get(name);
-      if (!d) continue;
-      const next = this.#verdict(d);
-      if (next.held.length !== memo.verdict.held.length) changed = true;
+      if (!d || d.tools !== memo.tools) {
+        // Gone, or listed anew since (which announced a change): the next catalog build takes a whole verdict.
+        this.#verdicts.delete(name);
+        continue;
+      }
+      const held = new Set(memo.verdict.held.map((h) => h.tool));
+      let again: PinVerdict;
+      try {
+        again = pins.check(name, d.config.trust ?? "changes", d.tools.filter((t) => held.has(t.name)));
+      } catch (error) {
+        this.#cacheOp(() => {
+          throw error;
+        });
+        continue;
+      }
+      if (again.held.length === held.size && again.held.every((h) => held.has(h.tool))) continue;
+      this.#verdicts.set(name, {
+        tools: memo.tools,
+        verdict: { mounted: [...memo.verdict.mounted, ...again.mounted], held: again.held },
+      });
+      changed = true;
     }
     if (changed) this.#changed();
   }

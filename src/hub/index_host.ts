@@ -8,16 +8,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import {
-  buildIndexAsync,
-  catalogRevisionAsync,
-  type QueryArguments,
-  type ResolveResponse,
-  resolveResponse,
-  type ResponseContext,
-  type SearchResponse,
-  searchResponse,
-} from "../resolver/mod.ts";
+import type { QueryArguments, ResolveResponse, ResponseContext, SearchResponse } from "../resolver/mod.ts";
 import type { WorkerReply, WorkerRequest } from "./index_worker.ts";
 
 /** Catalogs of at least this many tools are indexed in a worker; smaller ones in process. */
@@ -73,6 +64,11 @@ export async function localDiscovery(
   tools: readonly CatalogTool[],
   options: DiscoveryOptions = {},
 ): Promise<Discovery> {
+  // Loaded on first use, not at start: the resolver (its lexicon above all) is a large share of the
+  // gateway's start-up time, and `initialize` is answered before any catalog is indexed.
+  const { buildIndexAsync, catalogRevisionAsync, resolveResponse, searchResponse } = await import(
+    "../resolver/mod.ts"
+  );
   const [built, revision] = await Promise.all([buildIndexAsync(tools), catalogRevisionAsync(tools)]);
   let index: typeof built | undefined = built;
   let closed = false;

@@ -68,9 +68,6 @@ export {
   OversizedMessage,
   StdioServerTransport,
 } from "./stdio.ts";
-export {
-  type JSONRPCMessage,
-  StreamableHTTPClientTransport,
-  type Transport,
-  WebStandardStreamableHTTPServerTransport,
-} from "./sdk.ts";
+export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
+// Types only: the classes load on demand (`loadHttpSdk`), so a gateway on stdio starts without them.
+export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { canonicalJson } from "../resolver/mod.ts";
+import { canonicalJson } from "../catalog/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 
@@ -203,6 +203,9 @@ export interface PinStore {
   refresh?(): Promise<void>;
 }
 
+/** Up to this many tools, a check reads their rows one by one instead of the server's whole table. */
+const FEW_PINS = 64;
+
 /** The pinned tool definitions of every server, in the store. */
 export class ToolPins implements PinStore {
   readonly #db: DatabaseSync;
@@ -213,10 +216,16 @@ export class ToolPins implements PinStore {
     this.#clock = clock;
   }
 
-  #rows(server: string): Map<string, PinRow> {
-    const rows = this.#db.prepare(
-      "SELECT tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins WHERE server = ?",
-    ).all(server) as unknown as PinRow[];
+  /** The stored rows of `tools` (few: one query each; many: the server's whole table). */
+  #rows(server: string, tools: readonly ToolDefinition[]): Map<string, PinRow> {
+    const columns =
+      "SELECT tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins";
+    if (tools.length <= FEW_PINS) {
+      const one = this.#db.prepare(`${columns} WHERE server = ? AND tool = ?`);
+      const rows = tools.map((t) => one.get(server, t.name) as unknown as PinRow | undefined);
+      return new Map(rows.filter((r) => r !== undefined).map((r) => [r.tool, r]));
+    }
+    const rows = this.#db.prepare(`${columns} WHERE server = ?`).all(server) as unknown as PinRow[];
     return new Map(rows.map((r) => [r.tool, r]));
   }
 
@@ -226,7 +235,7 @@ export class ToolPins implements PinStore {
    */
   check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
     if (trust === "off") return { mounted: [...tools], held: [] };
-    const { verdict, writes } = decidePins(this.#rows(server), server, trust, tools, this.#clock());
+    const { verdict, writes } = decidePins(this.#rows(server, tools), server, trust, tools, this.#clock());
     if (writes.length === 0) return verdict;
     const insert = this.#db.prepare(
       `INSERT INTO tool_pins (server, tool, hash, definition, pending_hash, pending_definition, changed_at, first_seen)

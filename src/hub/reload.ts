@@ -4,7 +4,11 @@
  * `file:line:col`, and shows as `config_error` in `list_servers` until a valid edit.
  *
  * The file's directory is watched, not the file: editors and `editConfig` replace the file by renaming
- * a temp file over it, which a watch on the old file would not see.
+ * a temp file over it, which a watch on the old file would not see. When the store sits in that
+ * directory, the file is polled instead (`stat`, which opens nothing): `Deno.watchFs` opens every file
+ * that changes in a watched directory, and closing that descriptor drops this process's POSIX locks
+ * on it, SQLite's included; another process closing the store then deletes the WAL under the gateway,
+ * which from then on neither sees other processes' writes (an approval) nor shares its own.
  *
  * @module
  */
@@ -24,12 +28,23 @@ export interface ConfigReloaderOptions {
   watch?: boolean;
   /** Quiet time after the last file event before reloading (an editor's write is several events). @default 150 */
   debounceMs?: number;
+  /**
+   * Files this process holds SQLite locks on (the store): when one is in the config file's directory,
+   * the config file is polled every {@link ConfigReloaderOptions.pollMs} instead of watched.
+   */
+  keepOut?: readonly string[];
+  /** @default {@link CONFIG_POLL_MS} */
+  pollMs?: number;
 }
+
+/** How often a config file that shares its directory with the store is polled for changes, in ms. */
+export const CONFIG_POLL_MS = 500;
 
 /** Watches one config file and reloads the hub from it. */
 export class ConfigReloader {
   #options: ConfigReloaderOptions;
   #watcher?: Deno.FsWatcher;
+  #poller?: ReturnType<typeof setInterval>;
   #timer?: ReturnType<typeof setTimeout>;
   #queue: Promise<void> = Promise.resolve();
   #pending = 0;
@@ -56,6 +71,10 @@ export class ConfigReloader {
     const targets = this.#targets();
     const dirs = [...new Set([...targets].map((t) => dirname(t)))];
     const names = new Set([...targets].map((t) => basename(t)));
+    if ((this.#options.keepOut ?? []).some((f) => dirs.includes(dirname(resolve(f))))) {
+      this.#poll([...targets]);
+      return;
+    }
     try {
       this.#watcher = Deno.watchFs(dirs, { recursive: false });
     } catch (error) {
@@ -81,6 +100,26 @@ export class ConfigReloader {
         );
       }
     });
+  }
+
+  /** Watches `targets` by `stat` alone: inode, size and modification time. */
+  #poll(targets: readonly string[]): void {
+    const state = () =>
+      targets.map((t) => {
+        try {
+          const s = Deno.statSync(t);
+          return `${s.ino}:${s.size}:${s.mtime?.getTime()}`;
+        } catch {
+          return "missing";
+        }
+      }).join("|");
+    let last = state();
+    this.#poller = setInterval(() => {
+      const now = state();
+      if (now === last) return;
+      last = now;
+      this.#schedule();
+    }, this.#options.pollMs ?? CONFIG_POLL_MS);
   }
 
   #schedule(): void {
@@ -144,6 +183,7 @@ export class ConfigReloader {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#poller);
     try {
       this.#watcher?.close();
     } catch {

@@ -1,5 +1,6 @@
 /**
- * The one place that imports the MCP SDK, so an SDK upgrade touches one file.
+ * The one place that imports the MCP SDK (with `sdk_http.ts`, its HTTP transports, loaded on demand),
+ * so an SDK upgrade touches these two files.
  * `.js` subpath imports carry a `@ts-types` hint: without it Deno resolves the
  * SDK's `./*` export to a missing `.js.d.ts` and the types silently become `any`.
  *
@@ -7,12 +8,15 @@
  */
 export { Client } from "@modelcontextprotocol/sdk/client";
 export { Server } from "@modelcontextprotocol/sdk/server";
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/client/sse"
-export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
+export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+// @ts-types="@modelcontextprotocol/sdk/validation"
+export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+
+/** The SDK's HTTP transports (`sdk_http.ts`), loaded on first use: a gateway on stdio starts without them. */
+export function loadHttpSdk(): Promise<typeof import("./sdk_http.ts")> {
+  return import("./sdk_http.ts");
+}
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"

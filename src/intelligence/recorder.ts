@@ -72,11 +72,7 @@ export interface RecorderOptions {
   maxQueue?: number;
   /** Wait before retrying after a store error. @default 1000 */
   retryMs?: number;
-  /**
-   * How long records gather before one transaction writes them all. Each commit writes a few pages to
-   * the WAL, and when the store shares the config's directory each write is a file event the config
-   * watcher wakes for (~15% of the gateway's CPU per call at 50 ms batches). @default 250
-   */
+  /** How long records gather before one transaction writes them all. @default 50 */
   batchMs?: number;
 }
 
@@ -199,7 +195,7 @@ export class Recorder {
     this.#enabled = (options.enabled ?? true) && db !== undefined;
     this.#maxQueue = Math.max(1, Math.floor(options.maxQueue ?? 10_000));
     this.#retryMs = Math.max(0, options.retryMs ?? 1000);
-    this.#batchMs = Math.max(0, options.batchMs ?? 250);
+    this.#batchMs = Math.max(0, options.batchMs ?? 50);
   }
 
   /** Records queued and not yet written. */

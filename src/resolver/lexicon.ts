@@ -23,6 +23,17 @@ export function stemmerFingerprint(): string {
   return h.toString(16).padStart(8, "0");
 }
 
+/**
+ * Particles of the phrasal verbs kept from WordNet ("add up", "look up", "shut down"): the lexicon has
+ * a key `add_up` (verb stem, `_`, particle) with the phrase's single-word synonyms.
+ */
+export const PARTICLES: readonly string[] = ["up", "down", "out", "off", "in", "on", "over", "back", "away"];
+
+/** The lexicon key of a phrasal verb (`add`, `up` -> `add_up`); look it up with {@link relatedTerms}. */
+export function phrasalKey(verbStem: string, particle: string): string {
+  return `${verbStem}_${particle}`;
+}
+
 /** A WordNet relation: same-sense synonym or near-synonym (verb group, derivation, verb hypernym). */
 export interface Relation {
   term: string;

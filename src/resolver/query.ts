@@ -6,7 +6,7 @@
  * @module
  */
 import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
-import { isForeignStopWord } from "./lexicon.ts";
+import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
@@ -68,6 +68,12 @@ const GENERIC_VERBS: ReadonlySet<string> = new Set(
     "latest recent recently newest",
   ].join(" ").split(" ").map(stem),
 );
+
+/**
+ * Weight of a phrasal verb's WordNet synonym ("add up" -> `sum`, "find out" -> `discover`), relative to
+ * the verb: above a single word's synonym, since the verb and its particle together pin down the sense.
+ */
+export const PHRASAL_WEIGHT = 0.5;
 
 /** Multiplier on the weight of an argument-like word (a capitalized name inside a sentence, quoted text). */
 export const ARGUMENT_WEIGHT = 0.75;
@@ -265,6 +271,9 @@ export function parseQuery(text: string): ParsedQuery {
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
   const acronyms = new Set((rest.match(ACRONYM) ?? []).map((a) => a.toLowerCase()));
+  /** The last content word right before this part, for phrasal verbs ("add up"). */
+  let previous: { stem: string; at: number } | undefined;
+  const phrasal: { key: string; at: number }[] = [];
   for (const word of splitWords(rest)) {
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
@@ -272,6 +281,10 @@ export function parseQuery(text: string): ParsedQuery {
         STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part)) ||
         (part.length === 1 && /[a-z]/.test(part))
       ) {
+        if (previous && PARTICLES.includes(part)) {
+          phrasal.push({ key: phrasalKey(previous.stem, part), at: previous.at });
+        }
+        previous = undefined;
         continue;
       }
       const s = stem(part);
@@ -284,6 +297,7 @@ export function parseQuery(text: string): ParsedQuery {
           (afterNumber && !isNumber ? UNIT_WEIGHT : 1) * (modifier ? MODIFIER_WEIGHT : 1),
       );
       afterNumber = isNumber;
+      previous = at === undefined ? undefined : { stem: s, at };
       if (at !== undefined) origins.push(at);
     }
     if (word.compound !== undefined && origins.length > 0) {
@@ -325,6 +339,12 @@ export function parseQuery(text: string): ParsedQuery {
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (let i = 0; i < stems.length; i++) {
     for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
+  }
+  // A phrasal verb is evidence in itself: its synonyms are used however common the verb is ("add up" -> sum).
+  for (const p of phrasal) {
+    for (const r of relatedTerms(p.key)) {
+      if (r.synonym) addExtra(r.term, PHRASAL_WEIGHT * weights[p.at]!, [p.at]);
+    }
   }
   if (spans.some((s) => s.path)) {
     // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.

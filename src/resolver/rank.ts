@@ -370,6 +370,52 @@ export function diversify(order: [number, number][], winners: readonly number[],
   order.splice(0, order.length, ...newHead, ...dropped);
 }
 
+/**
+ * The items of comma-separated lists of three or more short items in a request ("a document with
+ * headings, tables, body, footnotes and a picture"): each item is a thing wanted, usually a tool of its
+ * own. Items are one or two words; at most {@link MAX_LIST_ITEMS}.
+ */
+export function listItems(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(LIST)) {
+    for (const item of m[0].split(/,\s*(?:and |or )?/)) {
+      const trimmed = item.trim();
+      if (trimmed && !out.includes(trimmed)) out.push(trimmed);
+      if (out.length >= MAX_LIST_ITEMS) return out;
+    }
+  }
+  return out;
+}
+
+/** Most list items read from one request (each is ranked on its own). */
+export const MAX_LIST_ITEMS = 8;
+
+const LIST = /(?:[\p{L}\p{N}-]+(?: [\p{L}\p{N}-]+)?, ){2,}(?:and |or )?[\p{L}\p{N}-]+/gu;
+
+/**
+ * Enumeration diversity: the best tool of each item of a listed enumeration (see {@link listItems}),
+ * when it is a certain match (every word of the item in the tool's own name, title or hints) among the
+ * ranked candidates, claims a place in the top like a clause's best tool.
+ */
+function listWinners(index: ResolverIndex, text: string, ranked: ReadonlyMap<number, number>): number[] {
+  const out: number[] = [];
+  for (const item of listItems(text)) {
+    const iq = fitQuery(index, item);
+    if (iq.terms.length === 0) continue;
+    let max = 0, best = -1;
+    for (const [d, s] of topScores(index, accumulate(index, iq), LIST_POOL)) {
+      if (s > max) [max, best] = [s, d];
+    }
+    if (best < 0 || out.includes(best) || !ranked.has(best)) continue;
+    const c = coverageOf(index, best, iq);
+    if (c.coverage >= 1 && c.toolFieldCoverage >= 1) out.push(best);
+  }
+  return out;
+}
+
+/** Candidates ranked per list item. */
+const LIST_POOL = 10;
+
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -448,7 +494,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
-  if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  if (o.clauseDiversity > 0) {
+    for (const d of listWinners(index, text, final)) if (!winners.includes(d)) winners.push(d);
+    if (winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  }
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

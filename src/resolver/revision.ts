@@ -5,34 +5,15 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import type { CatalogTool } from "../catalog/mod.ts";
+import { canonicalJson, type CatalogTool } from "../catalog/mod.ts";
 import { drain, sortSteps, STEP } from "./bm25f.ts";
 import { drainAsync } from "./search_index.ts";
 
+// Defined in the catalog (the hub hashes tool pins with it without loading the resolver).
+export { CANONICAL_MAX_DEPTH, canonicalJson } from "../catalog/mod.ts";
+
 /** Hex characters of the SHA-256 digest kept in a revision. */
 export const REVISION_LENGTH = 16;
-
-/** Deepest nesting {@link canonicalJson} follows (tool definitions are limited to 64 levels before this). */
-export const CANONICAL_MAX_DEPTH = 256;
-
-/**
- * JSON with object keys sorted at every level, so equal content hashes equally.
- *
- * @throws {RangeError} past {@link CANONICAL_MAX_DEPTH} levels (never a stack overflow)
- */
-export function canonicalJson(value: unknown, depth = 0): string {
-  if (value === null || typeof value !== "object") {
-    const json = JSON.stringify(value);
-    return json === undefined ? "null" : json;
-  }
-  if (depth >= CANONICAL_MAX_DEPTH) {
-    throw new RangeError(`value nests deeper than ${CANONICAL_MAX_DEPTH} levels`);
-  }
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v, depth + 1)).join(",")}]`;
-  const obj = value as Record<string, unknown>;
-  const keys = Object.keys(obj).filter((k) => obj[k] !== undefined).sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k], depth + 1)}`).join(",")}}`;
-}
 
 /**
  * The revision of a catalog: first {@link REVISION_LENGTH} hex characters of

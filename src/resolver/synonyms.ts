@@ -65,6 +65,7 @@ export const DOMAIN_TERMS: readonly [string, string][] = [
     "difference different diff",
     "diff: short for the differences between two texts; the stemmer keeps different apart",
   ],
+  ["issue bug ticket", "issue trackers file a bug report or a ticket as an issue"],
 ];
 
 /**
@@ -77,6 +78,8 @@ export const INTENTS: readonly [string, string][] = [
   ["enumerate browse", "list"],
   // Words for web content mean a web fetch/browse tool.
   ["download webpage website internet online http https", "web"],
+  // A README is a file of a repository: reading one is reading a file's contents.
+  ["readme", "file content"],
   // A date relative to now needs today's date first: an agent does not know it.
   ["today tomorrow yesterday tonight", "current date time"],
 ];

@@ -22,11 +22,19 @@ export const CHUNK_BYTES = 8 * 1024;
 
 /**
  * Bytes {@linkcode Spool.putBytes} writes per transaction before it yields to the event loop, so that a
- * big result being stored delays other calls by one slice (and the WAL checkpoint that a commit may run,
- * the larger share: measured 25 ms without, 60-100 ms with, on a loaded 2-core machine), not by the
- * whole write (over a second for 100 MB).
+ * big result being stored delays other calls by one slice, not by the whole write (over a second for
+ * 100 MB). A slice holds the loop for its inserts plus, when its commit crosses SQLite's WAL
+ * autocheckpoint (1,000 pages), a checkpoint with two fsyncs. Measured (2026-12-02, `spool_bench`, 100 MB
+ * in 64 KiB parts): the longest hold is 22-31 ms at any slice size from 128 KiB to 1 MiB (the checkpoint),
+ * while the whole put takes 1.0 s with 1 MiB slices, 1.3 s with 512 KiB, 1.8 s with 256 KiB and 2.8 s with
+ * 128 KiB (more commits). In a gateway under CPU contention the inserts of a 1 MiB slice took another
+ * ~25 ms (holds of 40-70 ms); 512 KiB halves that at a modest cost. The commits keep the store's
+ * durability (WAL, `synchronous = NORMAL`): each survives a crash of the gateway
+ * (tests/spool/spool_test.ts), and a receipt is sent only after the last one, so an acknowledged result
+ * is never lost to a crash of the process (a power loss can take the commits since the last checkpoint,
+ * as for every table of the store).
  */
-export const PUT_SLICE_BYTES = 1024 * 1024;
+export const PUT_SLICE_BYTES = 512 * 1024;
 
 /** How often {@linkcode Spool.maybePrune} actually prunes. */
 export const PRUNE_INTERVAL_MS = 3600 * 1000;
@@ -92,6 +100,8 @@ export interface SpoolOptions {
   clock?: () => number;
   /** Bytes per stored chunk; each result records its own, so readers need not agree. @default CHUNK_BYTES */
   chunkBytes?: number;
+  /** Bytes {@linkcode Spool.putBytes} writes per transaction (benchmarks compare sizes). @default PUT_SLICE_BYTES */
+  sliceBytes?: number;
 }
 
 /** One page of stored bytes, as {@linkcode Spool.readPage} returns it. */
@@ -233,6 +243,7 @@ export class Spool implements ResultStore {
   readonly #db: DatabaseSync;
   readonly #clock: () => number;
   readonly #chunkBytes: number;
+  readonly #sliceBytes: number;
   readonly #selectMeta: StatementSync;
   readonly #selectChunks: StatementSync;
   readonly #insertResult: StatementSync;
@@ -248,6 +259,10 @@ export class Spool implements ResultStore {
     this.#chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes < 1) {
       throw new RangeError(`chunkBytes must be a positive integer, got ${options.chunkBytes}`);
+    }
+    this.#sliceBytes = options.sliceBytes ?? PUT_SLICE_BYTES;
+    if (!Number.isSafeInteger(this.#sliceBytes) || this.#sliceBytes < 1) {
+      throw new RangeError(`sliceBytes must be a positive integer, got ${options.sliceBytes}`);
     }
     this.#selectMeta = db.prepare(
       "SELECT call_id, server, tool, namespaced, agent, total_bytes, chunk_bytes, created_at, expires_at " +
@@ -317,7 +332,7 @@ export class Spool implements ResultStore {
 
   /**
    * Stores the concatenation of `parts` (UTF-8 bytes, as they arrived: never joined into one buffer)
-   * under a new callId, in transactions of {@linkcode PUT_SLICE_BYTES} with a yield to the event loop
+   * under a new callId, in transactions of {@linkcode PUT_SLICE_BYTES} (`sliceBytes`) with a yield to the event loop
    * between them. The result becomes visible (and prunable) only with the last one, which also prunes
    * expired results; on failure the chunks already written are deleted.
    *
@@ -354,7 +369,7 @@ export class Spool implements ResultStore {
             at += n;
             if (filled === size) insert(buffer), filled = 0;
           }
-          if (inSlice >= PUT_SLICE_BYTES) {
+          if (inSlice >= this.#sliceBytes) {
             db.exec("COMMIT");
             committed = true;
             inSlice = 0;

@@ -1,11 +1,13 @@
 /**
  * The rug-pull defence as a user meets it: a server's tool changes its description between two starts
  * of `mcp serve`; the changed tool is not mounted and a call is refused with how to approve; `mcphub
- * tools changes` shows the diff; `mcphub approve` accepts it and the next start mounts it,
- * flagged for the injection markers its new description carries.
+ * tools changes` shows the diff; `mcphub approve` accepts it: the running gateway mounts it (with
+ * list_changed) and so does the next start, flagged for the injection markers its new description
+ * carries.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
+import { ToolListChangedNotificationSchema } from "../../src/hub/sdk.ts";
 import {
   connectGateway,
   DENO,
@@ -21,7 +23,7 @@ import {
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 
-Deno.test("mcphub tools changes shows a held definition's diff; mcphub approve mounts it from the next start", async () => {
+Deno.test("mcphub tools changes shows a held definition's diff; mcphub approve mounts it live and from the next start", async () => {
   await using dir = await tempDir();
   const desc = `${dir.path}/desc`;
   await Deno.writeTextFile(desc, "Answers ok.");
@@ -36,6 +38,8 @@ Deno.test("mcphub tools changes shows a held definition's diff; mcphub approve m
     args: [run, -A, ${q(FIXTURE)}]
 `,
   );
+  // The store shares the config's directory: the gateway polls the config instead of watching that
+  // directory (a watch opens the store's files and so drops the gateway's SQLite locks).
   const db = `${dir.path}/mcphub.db`;
   const store = ["--config", path, "--db", db];
   {
@@ -91,13 +95,38 @@ Deno.test("mcphub tools changes shows a held definition's diff; mcphub approve m
   const wrong = await runMcphub([...store, "approve", "good__echo"]);
   assert.equal(wrong.code, 1);
   assert.match(wrong.stderr, /nothing to approve for "good__echo"/);
+  // The running gateway picks the approval up (it re-reads held tools' pins every 2 s) and says
+  // list_changed; each notification is an event to re-list on (a start-up one may still be in flight).
+  let notified = Promise.withResolvers<void>();
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => notified.resolve());
   const approved = await runMcphub([...store, "approve", "bad__ok"]);
   assert.equal(approved.code, 0, approved.stderr);
   assert.equal(approved.stdout, "approved bad__ok\n");
+  // Bounded so that a gateway that never picks the approval up fails here instead of hanging.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the running gateway did not mount bad__ok within 15 s of approve; its log:\n${gw.stderr()}`,
+          ),
+        ),
+      15_000,
+    );
+  });
+  try {
+    while (!(await client.listTools()).tools.some((t) => t.name === "bad__ok")) {
+      await Promise.race([notified.promise, gaveUp]);
+      notified = Promise.withResolvers<void>();
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+  const live = await client.callTool({ name: "bad__ok", arguments: {} });
+  assert.equal((live.content as { text: string }[])[0]!.text, "ok");
 
-  // The next start mounts the approved definition, flagged. (A running gateway is meant to pick the
-  // approval up within 2 s; that still fails now and then under load, so it is not asserted here:
-  // see the hostile-downstreams issue.)
+  // The next start mounts the approved definition too, flagged.
   await gw.close();
   await using next = await connectGateway(path, { db });
   const after = await until("bad__ok mounted after approve", async () => {

@@ -242,6 +242,52 @@ Deno.test("a changed definition is held across starts and live, refused with how
   }
 });
 
+Deno.test("the approval recheck re-reads only the held tools, not the server's whole list", async () => {
+  // A store that holds "echo" until approved and records what each check was given.
+  const checked: string[][] = [];
+  let approved = false;
+  const pins = {
+    check: (_server: string, _trust: string, tools: readonly { name: string }[]) => {
+      checked.push(tools.map((t) => t.name));
+      const held = tools.filter((t) => t.name === "echo" && !approved);
+      return {
+        mounted: tools.filter((t) => !held.includes(t)) as never[],
+        held: held.map((t) => ({
+          server: "good",
+          tool: t.name,
+          status: "changed" as const,
+          fields: ["description"],
+          since: 0,
+        })),
+      };
+    },
+  };
+  const yaml = `servers:\n  good:\n    command: ${JSON.stringify(DENO)}\n    args: [run, -A, ${
+    JSON.stringify(FIXTURE)
+  }]\n`;
+  await withHub(yaml, async (hub) => {
+    await hub.settled();
+    const all = hub.catalog().length;
+    assert.ok(all > 2, `the fixture lists several tools (${all})`);
+    assert.ok(!hub.catalog().some((t) => t.namespaced === "good__echo"));
+    const changes: number[] = [];
+    hub.onChange(() => changes.push(1));
+    checked.length = 0;
+    hub.recheckPins();
+    assert.deepEqual(checked, [["echo"]]);
+    assert.deepEqual(changes, [], "still held: no change announced");
+    approved = true;
+    hub.recheckPins();
+    assert.deepEqual(checked, [["echo"], ["echo"]]);
+    assert.deepEqual(changes, [1]);
+    assert.equal(hub.catalog().length, all + 1);
+    assert.ok(hub.catalog().some((t) => t.namespaced === "good__echo"));
+    checked.length = 0;
+    hub.recheckPins();
+    assert.deepEqual(checked, [], "nothing held: nothing re-read");
+  }, { pins });
+});
+
 Deno.test("injectionMarkers() flags hidden tags, zero-width runs, blocks and secret reads; not plain text", () => {
   assert.deepEqual(injectionMarkers("Lists files in a directory."), []);
   assert.deepEqual(injectionMarkers("ok\u{E0041}\u{E0042}"), ["hidden_unicode_tags"]);

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { ToolListChangedNotificationSchema } from "../../src/hub/sdk.ts";
 import { type Config, parseConfig } from "../../src/config/mod.ts";
-import { Hub } from "../../src/hub/mod.ts";
+import { ConfigReloader, Hub } from "../../src/hub/mod.ts";
 import {
   alive,
   connectGateway,
@@ -438,4 +438,42 @@ Deno.test("a call running on a server that an edit removes ends as outcome unkno
     /^Outcome unknown: the connection to server "gone" broke during the call to gone__hold \(.*\)\. The request was not retried, because it may already have taken effect; a reload of the config stopped or reconnected the server meanwhile\.$/,
   );
   assert.equal(await Deno.readTextFile(`${gone}/calls-hold`), "1");
+});
+
+Deno.test("ConfigReloader polls, never watches, a config that shares its directory with the store", async () => {
+  await using dir = await tempDir();
+  const path = `${dir.path}/mcphub.yaml`;
+  await Deno.writeTextFile(path, "servers: {}\n");
+  let loaded = Promise.withResolvers<void>();
+  let loads = 0;
+  const hub = { configError: undefined, rejectConfig: () => {} } as unknown as Hub;
+  const reloader = new ConfigReloader({
+    hub,
+    path,
+    load: () => {
+      loads++;
+      loaded.resolve();
+      return Promise.reject(new Error("not read in this test"));
+    },
+    log: () => {},
+    keepOut: [`${dir.path}/mcphub.db`],
+    pollMs: 20,
+    debounceMs: 10,
+  });
+  try {
+    // The store's files change all the time: no reload, and (a poll opens nothing) no lost lock.
+    await Deno.writeTextFile(`${dir.path}/mcphub.db-wal`, "x");
+    await Deno.writeTextFile(`${dir.path}/other.txt`, "x");
+    // An editor's save: a temp file renamed over the config.
+    await Deno.writeTextFile(`${dir.path}/.mcphub.yaml.tmp`, "servers: {}\nrecord: false\n");
+    await Deno.rename(`${dir.path}/.mcphub.yaml.tmp`, path);
+    await loaded.promise;
+    assert.equal(loads, 1);
+    loaded = Promise.withResolvers<void>();
+    await Deno.writeTextFile(path, "servers: {}\nrecord: true\n");
+    await loaded.promise;
+    assert.equal(loads, 2);
+  } finally {
+    reloader.close();
+  }
 });

@@ -1,6 +1,14 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { cognates, isForeignStopWord, relatedTerms, stemmerFingerprint } from "../../src/resolver/lexicon.ts";
+import {
+  cognates,
+  isForeignStopWord,
+  PARTICLES,
+  phrasalKey,
+  relatedTerms,
+  stemmerFingerprint,
+} from "../../src/resolver/lexicon.ts";
+import { PHRASAL_WEIGHT } from "../../src/resolver/query.ts";
 import { STEMMER_FINGERPRINT } from "../../src/resolver/lexicon_data.ts";
 import { diversify, tieBreaker } from "../../src/resolver/rank.ts";
 import { buildIndex, parseQuery, rankQuery, stem, synonymsOf } from "../../src/resolver/mod.ts";
@@ -142,4 +150,44 @@ Deno.test('"retrieve and inspect a saved artifact by its exact ID" ranks a get/i
     const top = rankQuery(index, "retrieve and inspect a saved artifact by its exact ID").hits[0]!.tool.tool;
     assert.match(top, /^(get|read|open)|info/);
   }
+});
+
+Deno.test("phrasal verbs: WordNet keys of a verb and its particle, with single-word synonyms", () => {
+  const of = (verb: string, particle: string) =>
+    relatedTerms(phrasalKey(stem(verb), particle)).filter((r) => r.synonym).map((r) => r.term);
+  assert.ok(PARTICLES.includes("up"));
+  assert.ok(of("add", "up").includes(stem("sum")));
+  assert.ok(of("add", "up").includes(stem("total")));
+  assert.ok(of("find", "out").includes(stem("discover")));
+  assert.ok(of("shut", "down").includes(stem("close")));
+  assert.deepEqual(of("qwerty", "up"), []);
+});
+
+Deno.test("phrasal verbs: a query's verb + particle expands to the phrase's synonyms, not the verb's alone", () => {
+  const terms = (q: string) => parseQuery(q).terms;
+  const sum = terms("add up 3 and 4").find((t) => t.term === stem("sum"));
+  assert.ok(sum?.expansion && !sum.general, "the phrase is evidence enough: not gated by rarity");
+  assert.deepEqual(sum.origins, [0]);
+  assert.equal(sum.weight, PHRASAL_WEIGHT);
+  // Not adjacent, or the particle belongs to something else: no phrase.
+  assert.ok(!terms("add the numbers up").some((t) => t.term === stem("sum") && !t.general));
+  assert.ok(!terms("add 3 up").some((t) => t.term === stem("sum") && !t.general));
+});
+
+Deno.test('"add up 3 and 4" reaches get-sum among the reference servers; "add 3 and 4" does not', () => {
+  const index = catalogOf("everything", "filesystem", "memory", "git", "github");
+  const top = (q: string) => rankQuery(index, q, { maxHits: 5 }).hits.map((h) => h.tool.namespaced);
+  assert.ok(top("add up 3 and 4").includes("everything__get-sum"), top("add up 3 and 4").join());
+  assert.ok(!top("add 3 and 4").includes("everything__get-sum"), "without the particle, add is git add");
+  assert.equal(
+    rankQuery(catalogOf("everything"), "add up 3 and 4").hits[0]?.tool.namespaced,
+    "everything__get-sum",
+  );
+});
+
+Deno.test("curated terms: a bug or ticket is an issue, a README is a file's contents", () => {
+  const of = (word: string) => synonymsOf(stem(word)).map((s) => s.term);
+  assert.ok(of("bug").includes(stem("issue")) && of("ticket").includes(stem("issue")));
+  assert.ok(of("readme").includes(stem("file")) && of("readme").includes(stem("content")));
+  assert.ok(!of("file").includes(stem("readme")), "the intent is one way");
 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
+import { listItems, MAX_LIST_ITEMS } from "../../src/resolver/rank.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 
 const tools = fixtureCatalog();
@@ -115,4 +116,52 @@ Deno.test("search() lets a use_when hint route a request the description does no
   const hit = search(hinted, "show my invoices", { maxHits: 1 })[0]!;
   assert.equal(hit.tool.namespaced, "filesystem__search_files");
   assert.equal(hit.strongField, true);
+});
+
+Deno.test("listItems() reads comma-separated enumerations of three or more short items", () => {
+  assert.deepEqual(listItems("a report with headings, tables, footnotes and a picture"), [
+    "with headings",
+    "tables",
+    "footnotes",
+  ]);
+  assert.deepEqual(listItems("show name, age, and email"), ["show name", "age", "email"]);
+  assert.deepEqual(listItems("read the file, then save it"), [], "two pieces are not a list");
+  assert.deepEqual(listItems("no list here"), []);
+});
+
+Deno.test("search() gives each item of an enumeration its own tool in the first places", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const servers = [{
+    name: "docs",
+    tools: [
+      tool("format_table", "Format a table of a document: borders, shading, table style"),
+      tool("format_table_cells", "Format the cells of a table in a document"),
+      tool("format_heading", "Format a heading of a document"),
+      tool("format_document", "Format a whole document: fonts, margins, footnotes, styles"),
+      tool("format_text", "Format text in a document: body, headings, tables and footnotes"),
+      tool("format_table_borders", "Format the borders of a table in a document"),
+      tool("format_heading_numbering", "Format the numbering of the headings of a document"),
+      tool("list_document_tables", "List the tables of a document with their formatting"),
+      tool("list_document_headings", "List the headings of a document with their formatting"),
+      tool("add_table", "Add a table to a document"),
+      tool("add_heading", "Add a heading to a document"),
+      tool("add_footnote", "Add a note at the bottom of a page"),
+    ],
+  }];
+  const catalog = buildCatalog(servers.map((s) => ({ ...s, tags: [], useWhen: [] })));
+  const query = "format the document with tables, headings, footnotes";
+  const top = (clauseDiversity: number) =>
+    search(buildIndex(catalog, { clauseDiversity }), query, { maxHits: 3 }).map((h) => h.tool.short);
+  assert.ok(top(3).includes("add_footnote"), top(3).join());
+  assert.ok(!top(0).includes("add_footnote"), `without diversity: ${top(0).join()}`);
+});
+
+Deno.test("listItems() is bounded and reads each item once", () => {
+  assert.deepEqual(listItems("tables, ".repeat(500)), ["tables"]);
+  const many = Array.from({ length: 40 }, (_, i) => `item${i}`).join(", ");
+  assert.equal(listItems(many).length, MAX_LIST_ITEMS);
 });

@@ -1,0 +1,75 @@
+/**
+ * What `mcp serve` loads before it answers `initialize` (issue #16, start-up): the static module graph
+ * of its entry. Timing belongs to the benchmark; this keeps a static import from quietly bringing back
+ * what is loaded on demand.
+ */
+import assert from "node:assert/strict";
+import { ROOT } from "../helpers.ts";
+
+interface Dependency {
+  code?: { specifier: string };
+}
+interface ModuleInfo {
+  specifier: string;
+  kind?: string;
+  dependencies?: (Dependency & { isDynamic?: boolean })[];
+}
+
+/** The specifiers `entry` reaches through static imports (npm packages are listed, not entered). */
+async function staticGraph(entry: string): Promise<Set<string>> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json", entry],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
+    roots: string[];
+    modules: ModuleInfo[];
+    redirects?: Record<string, string>;
+  };
+  const modules = new Map(info.modules.map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const stack = [...info.roots];
+  while (stack.length) {
+    let specifier = stack.pop()!;
+    specifier = info.redirects?.[specifier] ?? specifier;
+    if (seen.has(specifier)) continue;
+    seen.add(specifier);
+    const module = modules.get(specifier);
+    if (!module || module.kind === "npm") continue;
+    for (const dep of module.dependencies ?? []) {
+      if (!dep.isDynamic && dep.code) stack.push(dep.code.specifier);
+    }
+  }
+  return new Set([...seen].map((s) => s.replace(`file://${ROOT}`, "")));
+}
+
+Deno.test("main.ts loads only the CLI's entry before it knows the command", async () => {
+  const graph = await staticGraph(`${ROOT}main.ts`);
+  assert.deepEqual([...graph].sort(), [
+    "main.ts",
+    "src/cli/command.ts",
+    "src/cli/run.ts",
+    "src/cli/suggest.ts",
+  ]);
+});
+
+Deno.test("mcp serve loads no resolver, other command, HTTP side or OAuth client before initialize", async () => {
+  const graph = [...await staticGraph(`${ROOT}src/cli/serve.ts`)];
+  const local = graph.filter((s) => s.startsWith("src/"));
+  assert.ok(local.includes("src/hub/serve.ts") && local.includes("src/config/mod.ts"), local.join(" "));
+  assert.deepEqual(local.filter((s) => s.startsWith("src/resolver/")), []);
+  assert.deepEqual(local.filter((s) => s.startsWith("src/http/")), []);
+  assert.deepEqual(
+    local.filter((s) => s.startsWith("src/cli/") && !/\/(serve|command|host|version)\.ts$/.test(s)),
+    [],
+  );
+  assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/hub/sdk_http.ts"), []);
+  const npm = graph.filter((s) => s.startsWith("npm:"));
+  assert.deepEqual(
+    npm.filter((s) => /client\/(auth|sse|streamableHttp)|webStandardStreamableHttp|postgres/.test(s)),
+    [],
+  );
+});

@@ -1,0 +1,34 @@
+import assert from "node:assert/strict";
+import { lazyValidator } from "../../src/hub/downstream.ts";
+import { AjvJsonSchemaValidator } from "../../src/hub/sdk.ts";
+
+const SCHEMA = {
+  type: "object",
+  properties: { n: { type: "integer" }, when: { type: "string", format: "date-time" } },
+  required: ["n"],
+} as const;
+
+Deno.test("lazyValidator() answers exactly as the SDK's Ajv validator", () => {
+  const lazy = lazyValidator().getValidator<{ n: number }>(SCHEMA);
+  const eager = new AjvJsonSchemaValidator().getValidator<{ n: number }>(SCHEMA);
+  for (
+    const input of [
+      { n: 1 },
+      { n: 1.5 },
+      {},
+      { n: 2, when: "2026-12-02T10:00:00Z" },
+      { n: 2, when: "not a date" },
+      "text",
+      null,
+    ]
+  ) {
+    assert.deepEqual(lazy(input), eager(input), JSON.stringify(input));
+  }
+});
+
+Deno.test("lazyValidator() compiles nothing at listing time: a broken schema fails only when used", () => {
+  // Ajv throws compiling this schema; the SDK's default would throw in listTools for every tool.
+  const broken = { type: "object", properties: { a: { type: "no-such-type" } } };
+  const validate = lazyValidator().getValidator(broken as never);
+  assert.throws(() => validate({ a: 1 }));
+});
