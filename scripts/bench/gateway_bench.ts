@@ -11,7 +11,8 @@
  * The three proxy targets run interleaved, in rounds with a rotating order, so that a noisy machine
  * slows them alike. Every process and temp dir is gone when `main()` returns.
  *
- * Usage: deno run -A scripts/bench/gateway_bench.ts [--startup]   (--startup: the start-up part alone)
+ * Usage: deno run -A scripts/bench/gateway_bench.ts [--startup | --proxy-only]   (--startup: the start-up
+ * part alone; --proxy-only: no start-up runs)
  *
  * @module
  */
@@ -35,7 +36,10 @@ import { reap } from "./_gateway_process.ts";
 /** Calls per target and mode. */
 const CALLS = 2_000;
 const WARMUP = 100;
-const ROUNDS = 10;
+/** A multiple of 6: every order of three targets, twice. */
+const ROUNDS = 12;
+/** Untimed calls before each timed stretch. */
+const SETTLE_CALLS = 16;
 const IN_FLIGHT = 8;
 const STARTUP_RUNS = 7;
 const MINIMAL_SERVER = `${ROOT}scripts/bench/minimal_server.ts`;
@@ -84,7 +88,18 @@ export async function drive(call: Call, calls: number, concurrency: number): Pro
   return performance.now() - t0;
 }
 
-/** Calls/s of each target over `calls` calls (after a warm-up), interleaved in rounds with a rotating order. */
+/** Every order of `0 … n-1`. */
+function permutations(n: number): number[][] {
+  if (n === 0) return [[]];
+  return permutations(n - 1).flatMap((p) => Array.from({ length: n }, (_, at) => p.toSpliced(at, 0, n - 1)));
+}
+
+/**
+ * Calls/s of each target over about `calls` calls (after a warm-up), interleaved in rounds. The rounds
+ * cycle through every order of the targets, so that each follows each other one equally often (a
+ * rotation puts one target after the direct connection 7 times in 10, and whatever that leaves behind,
+ * GC in this process or a busy core, cost it ~10%); each timed stretch starts after a few untimed calls.
+ */
 export async function throughput(
   targets: Call[],
   concurrency: number,
@@ -93,14 +108,17 @@ export async function throughput(
 ): Promise<number[]> {
   for (const call of targets) await drive(call, warmup, concurrency);
   const elapsed = targets.map(() => 0);
-  const perRound = calls / rounds;
+  const done = targets.map(() => 0);
+  const perRound = Math.ceil(calls / rounds);
+  const orders = permutations(targets.length);
   for (let round = 0; round < rounds; round++) {
-    for (let k = 0; k < targets.length; k++) {
-      const i = (round + k) % targets.length;
-      elapsed[i] += await drive(targets[i], perRound, concurrency);
+    for (const i of orders[round % orders.length]!) {
+      await drive(targets[i]!, SETTLE_CALLS, concurrency);
+      elapsed[i] += await drive(targets[i]!, perRound, concurrency);
+      done[i] += perRound;
     }
   }
-  return elapsed.map((ms) => calls / (ms / 1000));
+  return elapsed.map((ms, i) => done[i]! / (ms / 1000));
 }
 
 /** Waits until the gateway no longer reports a server as connecting. */
@@ -302,7 +320,9 @@ function rate(n: number): string {
 }
 
 /** Runs the benchmark, prints the figures and returns them. */
-export async function main(): Promise<GatewayBenchReport> {
+export async function main(
+  { proxyOnly = false }: { proxyOnly?: boolean } = {},
+): Promise<GatewayBenchReport | Pick<GatewayBenchReport, "sequential" | "inFlight8">> {
   const before = new Set(descendants(Deno.pid));
   await using dir = await tempDir("mcphub_gateway_bench_");
   try {
@@ -318,6 +338,7 @@ export async function main(): Promise<GatewayBenchReport> {
           `ratio ${f.recordRatio.toFixed(2)} (goal >= 0.95)`,
       );
     }
+    if (proxyOnly) return proxy;
     const startup = await startupBench(dir.path);
     console.log(
       `start-up to initialize (median of ${STARTUP_RUNS}): gateway with 3 servers ${
@@ -352,5 +373,5 @@ export async function startupMain(): Promise<GatewayBenchReport["startup"]> {
 
 if (import.meta.main) {
   if (Deno.args.includes("--startup")) await startupMain();
-  else await main();
+  else await main({ proxyOnly: Deno.args.includes("--proxy-only") });
 }

@@ -100,6 +100,55 @@ function decodeLine(raw: RawBytes): string {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
+/** Size of the buffer a pipe is read into. */
+const READ_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Reads `stream` to its end, calling `onChunk` with each chunk (a buffer of its own, which the callee may
+ * keep) and awaiting what it returns, if anything. A byte stream (Deno's pipes) is read into one reused
+ * buffer and each chunk copied out at its size: a 64 KiB allocation per read, which is what the default
+ * reader does, costs more than copying the few hundred bytes of a typical message, and the chunks kept
+ * (a large message's lines) hold no unused space. Another stream is read as it comes.
+ */
+export async function readChunks(
+  stream: ReadableStream<Uint8Array>,
+  onChunk: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<void> {
+  let byob: ReadableStreamBYOBReader | undefined;
+  try {
+    byob = stream.getReader({ mode: "byob" });
+  } catch {
+    // not a byte stream
+  }
+  if (!byob) {
+    const reader = stream.getReader();
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        const pending = onChunk(value);
+        if (pending) await pending;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  }
+  let buffer = new Uint8Array(READ_BUFFER_BYTES);
+  try {
+    for (;;) {
+      const { value, done } = await byob.read(buffer);
+      if (done || !value) return;
+      // The read transferred the buffer: the view returned is its new home.
+      buffer = new Uint8Array(value.buffer, 0, READ_BUFFER_BYTES);
+      if (value.length === 0) continue;
+      const pending = onChunk(value.slice());
+      if (pending) await pending;
+    }
+  } finally {
+    byob.releaseLock();
+  }
+}
+
 /** A line that is not a JSON-RPC message. */
 export class ProtocolViolation extends Error {
   override name = "ProtocolViolation";
@@ -147,6 +196,17 @@ interface RawCall {
 /** The largest batch written synchronously when a synchronous write is given (a pipe buffers 64 KiB). */
 export const SYNC_WRITE_BYTES = 16 * 1024;
 
+/**
+ * Bytes written synchronously between two signs that the reader is alive (see
+ * {@linkcode CoalescingWriter.readerAlive}); past it, writes are asynchronous until the next sign. Half a
+ * pipe's 64 KiB buffer, so a reader that stops reading fills the pipe through the asynchronous path, which
+ * waits off the event loop, rather than blocking the event loop in a synchronous write.
+ */
+export const SYNC_CREDIT_BYTES = 32 * 1024;
+
+/** A synchronous write that took longer than this may have waited for the reader: no more until it reads. */
+const SYNC_STALL_MS = 10;
+
 /** Above this, a batch of bytes is written part by part rather than joined into one more copy. */
 const JOIN_LIMIT = 1024 * 1024;
 
@@ -154,6 +214,64 @@ const CLOSE_LINE = utf8("}\n");
 
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
+
+/**
+ * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
+ * timer object and its scheduling) on a path that costs a few hundred; here adding and removing one is a
+ * set operation, and the timer is re-armed only for a deadline earlier than the one it waits for (calls
+ * that share a timeout end in the order they began, so that is the first call after an idle spell).
+ */
+export class Deadlines {
+  #entries = new Set<{ at: number; fire: () => void }>();
+  #timer?: ReturnType<typeof setTimeout>;
+  #armedAt = Infinity;
+
+  /** Calls `fire` after `ms` unless the returned entry is {@linkcode Deadlines.delete}d first. */
+  add(ms: number, fire: () => void): object {
+    const entry = { at: performance.now() + ms, fire };
+    this.#entries.add(entry);
+    if (entry.at < this.#armedAt) this.#arm(entry.at);
+    return entry;
+  }
+
+  /** Forgets an entry (its call ended). */
+  delete(entry: object): void {
+    this.#entries.delete(entry as { at: number; fire: () => void });
+  }
+
+  /** Stops the timer; entries left are forgotten. */
+  clear(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    this.#entries.clear();
+  }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#armedAt = at;
+    // setTimeout's limit is 2^31-1 ms; a later deadline is re-armed from here when that fires.
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.min(Math.max(0, at - performance.now()), 2 ** 31 - 1),
+    );
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    const now = performance.now();
+    const due = [...this.#entries].filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
+    for (const entry of due) {
+      // An earlier one's cancellation may have ended it meanwhile.
+      if (!this.#entries.delete(entry)) continue;
+      entry.fire();
+    }
+    let next = Infinity;
+    for (const entry of this.#entries) next = Math.min(next, entry.at);
+    if (next < Infinity && this.#timer === undefined) this.#arm(next);
+  }
+}
 
 /** How to start a stdio server. */
 export interface StdioServerParams {
@@ -172,6 +290,13 @@ export interface StdioServerParams {
  * Writes newline-delimited messages to a pipe, one write per tick: messages sent in the same tick (a
  * burst of progress notifications, eight results at once) go out as one buffer, in order. Each
  * returned promise settles when the write holding that message has.
+ *
+ * With a synchronous write (the gateway's stdout), a small batch is written synchronously, which is ~15×
+ * cheaper than Deno's asynchronous stdout write, but only while that cannot block the event loop on a
+ * reader that stopped reading: at most {@linkcode SYNC_CREDIT_BYTES} between two calls of
+ * {@linkcode CoalescingWriter.readerAlive} (the host sent something), never while an asynchronous write
+ * is pending (order is kept), and none after one that took long (it may have waited for the reader)
+ * until the next sign of life.
  */
 export class CoalescingWriter {
   #writer: WritableStreamDefaultWriter<Uint8Array>;
@@ -182,6 +307,7 @@ export class CoalescingWriter {
   #writes: Promise<void> = Promise.resolve();
 
   #writeSync?: (bytes: Uint8Array) => number;
+  #credit = SYNC_CREDIT_BYTES;
 
   /**
    * @param writeSync a synchronous write to the same pipe, for batches of at most
@@ -190,6 +316,19 @@ export class CoalescingWriter {
   constructor(writer: WritableStreamDefaultWriter<Uint8Array>, writeSync?: (bytes: Uint8Array) => number) {
     this.#writer = writer;
     this.#writeSync = writeSync;
+  }
+
+  /**
+   * The reader showed it is alive (the host sent a message): up to {@linkcode SYNC_CREDIT_BYTES} may be
+   * written synchronously again.
+   */
+  readerAlive(): void {
+    this.#credit = SYNC_CREDIT_BYTES;
+  }
+
+  /** True while small batches are written synchronously (see the class). */
+  get synchronous(): boolean {
+    return this.#writeSync !== undefined && this.#credit > 0;
   }
 
   /** Queues one message (serialized here, so a later mutation of it does not change what is sent). */
@@ -210,9 +349,14 @@ export class CoalescingWriter {
         this.#queue = [];
         this.#queued = 0;
         this.#batch = undefined;
-        if (this.#writeSync && size <= SYNC_WRITE_BYTES) {
+        if (this.#writeSync && size <= SYNC_WRITE_BYTES && size <= this.#credit) {
+          this.#credit -= size;
           const bytes = parts.length === 1 ? parts[0]! : concat(parts, size);
+          const t0 = performance.now();
           for (let at = 0; at < bytes.length;) at += this.#writeSync(bytes.subarray(at));
+          // It may have waited for the reader (a full pipe, or just a busy machine): asynchronous until the
+          // reader's next sign of life.
+          if (performance.now() - t0 > SYNC_STALL_MS) this.#credit = 0;
           return;
         }
         if (parts.length === 1) return this.#writer.write(parts[0]!);
@@ -306,32 +450,35 @@ export class StdioClientTransport implements Transport {
   async #pump(stream: ReadableStream<Uint8Array>): Promise<void> {
     const splitter = new LineSplitter();
     try {
-      for await (const chunk of stream) {
-        splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : undefined;
-        for (const raw of splitter.pushRaw(chunk)) {
-          if (raw instanceof OversizedMessage) {
-            this.onerror?.(new ProtocolViolation(raw.message, ""));
-            continue;
-          }
-          // Only while a call of the fast path is waiting does a line need a look before the SDK's parse.
-          if (this.#rawCalls.size && this.#routeRaw(raw)) continue;
-          const line = decodeLine(raw);
-          if (line.trim() === "") continue;
-          let message: JSONRPCMessage;
-          try {
-            message = parseLine(line);
-          } catch (error) {
-            this.onerror?.(error as Error);
-            continue;
-          }
-          this.onmessage?.(message);
-          // The SDK runs a notification's handler one microtask later but a response at once: yield so a
-          // progress notification written just before its response reaches the caller before the result.
-          if (!("id" in message)) await null;
-        }
-      }
+      await readChunks(stream, (chunk) => this.#lines(splitter, chunk));
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
+    }
+  }
+
+  /** Delivers the messages `chunk` completes, in order. */
+  async #lines(splitter: LineSplitter, chunk: Uint8Array): Promise<void> {
+    splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : undefined;
+    for (const raw of splitter.pushRaw(chunk)) {
+      if (raw instanceof OversizedMessage) {
+        this.onerror?.(new ProtocolViolation(raw.message, ""));
+        continue;
+      }
+      // Only while a call of the fast path is waiting does a line need a look before the SDK's parse.
+      if (this.#rawCalls.size && this.#routeRaw(raw)) continue;
+      const line = decodeLine(raw);
+      if (line.trim() === "") continue;
+      let message: JSONRPCMessage;
+      try {
+        message = parseLine(line);
+      } catch (error) {
+        this.onerror?.(error as Error);
+        continue;
+      }
+      this.onmessage?.(message);
+      // The SDK runs a notification's handler one microtask later but a response at once: yield so a
+      // progress notification written just before its response reaches the caller before the result.
+      if (!("id" in message)) await null;
     }
   }
 
@@ -350,6 +497,7 @@ export class StdioClientTransport implements Transport {
 
   #rawCalls = new Map<string, RawCall>();
   #rawSeq = 0;
+  #deadlines = new Deadlines();
 
   /**
    * Calls a tool beside the SDK's client on the same pipe (ids of our own, `mcphub-N`, that the SDK never
@@ -369,7 +517,7 @@ export class StdioClientTransport implements Transport {
     const id = `mcphub-${++this.#rawSeq}`;
     return new Promise<RawResult>((resolve, reject) => {
       const cleanup = () => {
-        clearTimeout(timer);
+        this.#deadlines.delete(deadline);
         signal?.removeEventListener("abort", onAbort);
         this.#rawCalls.delete(id);
       };
@@ -384,9 +532,9 @@ export class StdioClientTransport implements Transport {
         reject(reason);
       };
       const onAbort = () => cancel(signal!.reason);
-      const timer = setTimeout(
-        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
+      const deadline = this.#deadlines.add(
         timeoutMs,
+        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       const call: RawCall = {
@@ -469,6 +617,7 @@ export class StdioClientTransport implements Transport {
     for (const call of [...this.#rawCalls.values()]) {
       call.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
     }
+    this.#deadlines.clear();
     this.onclose?.();
   }
 }
@@ -566,7 +715,8 @@ export class StdioServerTransport implements Transport {
   async #pump(): Promise<void> {
     const splitter = new LineSplitter(MAX_HOST_MESSAGE_BYTES);
     try {
-      for await (const chunk of this.#input) {
+      await readChunks(this.#input, (chunk) => {
+        this.#output.readerAlive();
         for (const line of splitter.push(chunk)) {
           if (line instanceof OversizedMessage) {
             this.#reject(
@@ -591,7 +741,7 @@ export class StdioServerTransport implements Transport {
           }
           this.onmessage?.(message);
         }
-      }
+      });
     } catch (error) {
       this.onerror?.(error as Error);
     }

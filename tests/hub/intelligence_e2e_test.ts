@@ -150,3 +150,37 @@ servers:
   assert.match(text, /^# mcphub stats\n/);
   assert.match(text, /\*\*Totals \(all time\): 4 calls, 1 errors/);
 });
+
+Deno.test("every call of a burst on the fast path is recorded, even when the host leaves right after it", async () => {
+  await using dir = await tempDir();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  everything:\n    command: node\n    args: [${q(REAL.everything)}, stdio]\n`,
+  );
+  const db = `${dir.path}/store.db`;
+  const calls = 300;
+  {
+    await using gw = await connectGateway(config, { db });
+    for (let i = 0; i < 300; i++) {
+      const s = structured<{ servers: { state: string }[] }>(
+        await gw.client.callTool({ name: "list_servers", arguments: {} }),
+      );
+      if (s.servers.every((x) => x.state === "connected")) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    // 8 at a time, then the host closes the connection at once: the last records are still queued.
+    let next = 0;
+    await Promise.all(Array.from({ length: 8 }, async () => {
+      while (next < calls) {
+        next++;
+        const result = await gw.client.callTool({ name: "everything__echo", arguments: { message: "m" } });
+        assert.equal(result.isError, undefined);
+      }
+    }));
+  }
+  const store = new DatabaseSync(db, { readOnly: true });
+  const rows = store.prepare("SELECT namespaced, ok, via, COUNT(*) AS n FROM calls GROUP BY 1, 2, 3").all()
+    .map((r) => ({ ...r }));
+  store.close();
+  assert.deepEqual(rows, [{ namespaced: "everything__echo", ok: 1, via: "mount", n: calls }]);
+});

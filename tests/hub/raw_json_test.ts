@@ -16,6 +16,7 @@ const VALID = [
   ` { "id" : 5 , "result" : { "x" : [1,2,{"y":"}"}] } , "z":null } `,
   `{"a":"\\\\\\\\","b":[],"c":{},"d":"\\u00e9 é 😀"}`,
   `[1, "two", {"three":3}, [4]]`,
+  `{"k\\"ey":1,"é":2,"\\u0041":3,"tab\\t":4,"${"long".repeat(10)}":5,"":6}`,
 ];
 
 Deno.test("scan() finds every member's value bytes, at any split of the input", () => {
