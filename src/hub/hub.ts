@@ -695,7 +695,7 @@ export class Hub {
         if (pins?.refresh && [...this.#verdicts.values()].some((m) => m.verdict.held.length > 0)) {
           await pins.refresh();
         }
-        if (!this.#closed) this.recheckPins();
+        if (!this.#closed) await new Stepper(this.#recheckSteps()).finishAsync();
       } catch (error) {
         this.#options.log(`warning: checking tool approvals failed: ${messageOf(error)}`);
       } finally {
@@ -710,6 +710,11 @@ export class Hub {
    * every 2 s because one of them is held); announces a change when one was approved.
    */
   recheckPins(): void {
+    new Stepper(this.#recheckSteps()).finish();
+  }
+
+  /** {@link Hub.recheckPins} stepwise: the timer takes it in slices (under `trust: pin`, all 100,000 tools may be held). */
+  *#recheckSteps(): Generator<void, void> {
     const pins = this.#options.pins;
     if (!pins) return;
     let changed = false;
@@ -719,19 +724,23 @@ export class Hub {
       const d = this.#downstreams.get(name);
       if (!d || d.tools !== memo.tools) {
         // Gone, or listed anew since (which announced a change): the next catalog build takes a whole verdict.
-        this.#verdicts.delete(name);
+        if (this.#verdicts.get(name) === memo) this.#verdicts.delete(name);
         continue;
       }
       const held = new Set(memo.verdict.held.map((h) => h.tool));
+      const trust = d.config.trust ?? "changes";
+      const tools = d.tools.filter((t) => held.has(t.name));
       let again: PinVerdict;
       try {
-        again = pins.check(name, d.config.trust ?? "changes", d.tools.filter((t) => held.has(t.name)));
+        again = pins.checkSteps ? yield* pins.checkSteps(name, trust, tools) : pins.check(name, trust, tools);
       } catch (error) {
         this.#cacheOp(() => {
           throw error;
         });
         continue;
       }
+      // Replaced meanwhile (a new list, a catalog build): that verdict is newer than this one.
+      if (this.#closed || this.#verdicts.get(name) !== memo) continue;
       if (again.held.length === held.size && again.held.every((h) => held.has(h.tool))) continue;
       this.#verdicts.set(name, {
         tools: memo.tools,

@@ -163,3 +163,55 @@ Deno.test("another server's calls keep answering while a 100,000-tool server is 
     db.close();
   }
 });
+
+Deno.test("under trust: pin, a large held list is re-read for approvals in slices, and mounted once approved", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolPinMigrations });
+  const inner = new ToolPins(db);
+  const checks: { tools: number; yields: number }[] = [];
+  const pins: PinStore = {
+    check: (server, trust, tools) => inner.check(server, trust, tools),
+    *checkSteps(server, trust, tools) {
+      const run = { tools: tools.length, yields: 0 };
+      checks.push(run);
+      const steps = inner.checkSteps(server, trust, tools);
+      for (;;) {
+        const r = steps.next();
+        if (r.done) return r.value;
+        run.yields++;
+        yield;
+      }
+    },
+  };
+  const count = PIN_CHUNK * 4;
+  const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${
+    JSON.stringify(["run", "-A", HOSTILE, "--mode", "many", "--count", String(count)])
+  }\n    trust: pin\n`;
+  const hub = new Hub({
+    config: parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" }),
+    env: Deno.env.toObject(),
+    version: "test",
+    log: () => {},
+    pins,
+  });
+  try {
+    await hub.start();
+    assert.deepEqual(await hub.catalogAsync(), [], "every tool is new and held");
+    assert.equal(hub.held().length, count + 1);
+    const mounted = new Promise<void>((resolve) => {
+      const off = hub.onChange(() => {
+        off();
+        resolve();
+      });
+    });
+    checks.length = 0;
+    assert.equal(inner.approve("big").length, count + 1);
+    await mounted; // the approval watcher's next round (every 2 s)
+    assert.deepEqual(checks, [{ tools: count + 1, yields: 4 }], "the held tools, re-read in 5 steps");
+    assert.equal((await hub.catalogAsync()).length, count + 1);
+    assert.deepEqual(hub.held(), []);
+  } finally {
+    await hub.close();
+    db.close();
+  }
+});
