@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type NameReference, planNames, splitReference } from "./naming.ts";
+import { type NameReference, planNamesSteps, splitReference } from "./naming.ts";
 import { nearest } from "../config/suggest.ts";
 import { drain, sortSteps, STEP } from "./_steps.ts";
 
@@ -78,7 +78,7 @@ export function* catalogSteps(servers: readonly CatalogServer[]): Generator<void
     const byName = new Map(server.tools.map((t) => [t.name, t]));
     const plans = server.namespace === false
       ? [...byName.keys()].sort().map((name) => ({ downstream: name, short: name, namespaced: name }))
-      : planNames(server.name, [...byName.keys()]);
+      : yield* planNamesSteps(server.name, [...byName.keys()]);
     work += plans.length;
     for (const plan of plans) {
       if (++work % STEP === 0) yield;

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { drain, sortSteps, STEP } from "./_steps.ts";
+
 /** Separator between server and tool in a public name. */
 export const SEPARATOR = "__";
 
@@ -63,10 +65,18 @@ function clamp(server: string, short: string, original: string): string {
  * without the prefix unless that would collide with another tool of the server.
  */
 export function planNames(server: string, tools: readonly string[]): PlannedName[] {
-  const sorted = [...new Set(tools)].sort();
+  return drain(planNamesSteps(server, tools));
+}
+
+/** {@link planNames} stepwise: it yields between pieces, so a 100,000-tool server is planned in slices. */
+export function* planNamesSteps(server: string, tools: readonly string[]): Generator<void, PlannedName[]> {
+  // The default sort's order (UTF-16 code units); the names are unique, so stability does not matter.
+  const sorted = yield* sortSteps([...new Set(tools)], (a, b) => a < b ? -1 : a > b ? 1 : 0);
+  let work = 0;
   const taken = new Set(sorted);
   const shorts = new Map<string, string>();
   for (const tool of sorted) {
+    if (++work % STEP === 0) yield;
     const stripped = stripSelfPrefix(server, tool);
     const wanted = stripped !== undefined && !taken.has(stripped) ? stripped : tool;
     shorts.set(tool, wanted);
@@ -75,6 +85,7 @@ export function planNames(server: string, tools: readonly string[]): PlannedName
   const used = new Set<string>();
   const plans: PlannedName[] = [];
   for (const tool of sorted) {
+    if (++work % STEP === 0) yield;
     const short = shorts.get(tool)!;
     let namespaced = clamp(server, short, tool);
     if (used.has(namespaced)) namespaced = clamp(server, `${short}_${shortHash(tool)}`, `${tool}#`);

@@ -171,6 +171,8 @@ export class Hub {
   #workerFailed = false;
   /** Pin verdicts per server, for the tool list they were computed from. */
   #verdicts = new Map<string, { tools: readonly ToolDefinition[]; verdict: PinVerdict }>();
+  /** Pin checks in progress (taken in slices by the catalog build), per server, for the list checked. */
+  #verdictRuns = new Map<string, { tools: readonly ToolDefinition[]; steps: Stepper<PinVerdict> }>();
   #pinTimer?: ReturnType<typeof setInterval>;
   #log: { log: (line: string) => void; flush: () => void };
   #listeners = new Set<() => void>();
@@ -500,7 +502,10 @@ export class Hub {
     for (const d of this.#downstreams.values()) {
       // Connected servers' live tools, and the cached tools of a server in its first attempt.
       if (d.tools.length === 0) continue;
-      const mounted = this.#verdict(d).mounted;
+      const memo = this.#verdicts.get(d.name);
+      const mounted = memo && memo.tools === d.tools
+        ? memo.verdict.mounted
+        : (yield* this.#verdictRun(d).steps()).mounted;
       servers.push({
         name: d.name,
         description: d.config.description,
@@ -624,22 +629,45 @@ export class Hub {
     return await localDiscovery(tools, { signal });
   }
 
-  /** The pin verdict for a server's current tools (recomputed when its list changes). */
+  /**
+   * The pin verdict for a server's current tools (recomputed when its list changes), at once: finishes a
+   * sliced check in progress for the same list (holding the event loop for the rest of it).
+   */
   #verdict(d: Downstream): PinVerdict {
+    const memo = this.#verdicts.get(d.name);
+    if (memo && memo.tools === d.tools) return memo.verdict;
+    return this.#verdictRun(d).finish();
+  }
+
+  /** The one check of a server's current tools, shared by the sliced catalog build and {@link #verdict}. */
+  #verdictRun(d: Downstream): Stepper<PinVerdict> {
+    const run = this.#verdictRuns.get(d.name);
+    if (run && run.tools === d.tools) return run.steps;
+    const steps = new Stepper(this.#verdictSteps(d, d.tools));
+    this.#verdictRuns.set(d.name, { tools: d.tools, steps });
+    return steps;
+  }
+
+  /** The pin check of one tool list, stepwise (a 100,000-tool list is hashed and written in slices). */
+  *#verdictSteps(d: Downstream, tools: readonly ToolDefinition[]): Generator<void, PinVerdict> {
     const pins = this.#options.pins;
-    const tools = d.tools;
     if (!pins) return { mounted: [...tools], held: [] };
     const memo = this.#verdicts.get(d.name);
     if (memo && memo.tools === tools) return memo.verdict;
     let verdict: PinVerdict;
     try {
-      verdict = pins.check(d.name, d.config.trust ?? "changes", tools);
+      const trust = d.config.trust ?? "changes";
+      verdict = pins.checkSteps
+        ? yield* pins.checkSteps(d.name, trust, tools)
+        : pins.check(d.name, trust, tools);
     } catch (error) {
       // The store is unavailable: nothing can be compared, so changed tools cannot be told apart.
       this.#cacheOp(() => {
         throw error;
       });
       verdict = { mounted: [...tools], held: [] };
+    } finally {
+      if (this.#verdictRuns.get(d.name)?.tools === tools) this.#verdictRuns.delete(d.name);
     }
     for (const h of verdict.held) {
       if (!memo?.verdict.held.some((m) => m.tool === h.tool && m.since === h.since)) {
@@ -667,7 +695,7 @@ export class Hub {
         if (pins?.refresh && [...this.#verdicts.values()].some((m) => m.verdict.held.length > 0)) {
           await pins.refresh();
         }
-        if (!this.#closed) this.recheckPins();
+        if (!this.#closed) await new Stepper(this.#recheckSteps()).finishAsync();
       } catch (error) {
         this.#options.log(`warning: checking tool approvals failed: ${messageOf(error)}`);
       } finally {
@@ -682,6 +710,11 @@ export class Hub {
    * every 2 s because one of them is held); announces a change when one was approved.
    */
   recheckPins(): void {
+    new Stepper(this.#recheckSteps()).finish();
+  }
+
+  /** {@link Hub.recheckPins} stepwise: the timer takes it in slices (under `trust: pin`, all 100,000 tools may be held). */
+  *#recheckSteps(): Generator<void, void> {
     const pins = this.#options.pins;
     if (!pins) return;
     let changed = false;
@@ -691,19 +724,23 @@ export class Hub {
       const d = this.#downstreams.get(name);
       if (!d || d.tools !== memo.tools) {
         // Gone, or listed anew since (which announced a change): the next catalog build takes a whole verdict.
-        this.#verdicts.delete(name);
+        if (this.#verdicts.get(name) === memo) this.#verdicts.delete(name);
         continue;
       }
       const held = new Set(memo.verdict.held.map((h) => h.tool));
+      const trust = d.config.trust ?? "changes";
+      const tools = d.tools.filter((t) => held.has(t.name));
       let again: PinVerdict;
       try {
-        again = pins.check(name, d.config.trust ?? "changes", d.tools.filter((t) => held.has(t.name)));
+        again = pins.checkSteps ? yield* pins.checkSteps(name, trust, tools) : pins.check(name, trust, tools);
       } catch (error) {
         this.#cacheOp(() => {
           throw error;
         });
         continue;
       }
+      // Replaced meanwhile (a new list, a catalog build): that verdict is newer than this one.
+      if (this.#closed || this.#verdicts.get(name) !== memo) continue;
       if (again.held.length === held.size && again.held.every((h) => held.has(h.tool))) continue;
       this.#verdicts.set(name, {
         tools: memo.tools,

@@ -12,12 +12,16 @@ import type { ToolDefinition } from "../catalog/mod.ts";
 import {
   type ChangeRow,
   changesOf,
+  chunkedVerdict,
   decidePins,
   type PinRow,
   type PinStore,
   type PinVerdict,
+  type PinWrite,
+  runSteps,
   type ToolChange,
   type Trust,
+  unchecked,
 } from "./pinning.ts";
 import type { ToolListCache } from "./tool_cache.ts";
 
@@ -117,14 +121,30 @@ export class PgToolPins implements PinStore {
     return this.load();
   }
 
+  /** Checks a server's listed tools against the snapshot; the writes are queued (see `ToolPins.check`). */
   check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
-    if (trust === "off") return { mounted: [...tools], held: [] };
+    return runSteps(this.checkSteps(server, trust, tools));
+  }
+
+  /** {@linkcode PgToolPins.check} as a stepwise build, `PIN_CHUNK` tools a step. */
+  checkSteps(server: string, trust: Trust, tools: readonly ToolDefinition[]): Generator<void, PinVerdict> {
+    if (trust === "off") return unchecked(tools);
     if (!this.#loaded) {
       throw new Error(`the tool pins could not be read from ${this.#store.location}`);
     }
-    let rows = this.#rows.get(server);
-    if (!rows) this.#rows.set(server, rows = new Map());
-    const { verdict, writes } = decidePins(rows, server, trust, tools, this.#clock());
+    const now = this.#clock();
+    return chunkedVerdict(tools, (chunk) => {
+      // Looked up at each step: a refresh between steps replaces the snapshot.
+      let rows = this.#rows.get(server);
+      if (!rows) this.#rows.set(server, rows = new Map());
+      const { verdict, writes } = decidePins(rows, server, trust, chunk, now);
+      this.#apply(server, rows, writes);
+      return verdict;
+    });
+  }
+
+  /** Records a check's writes in the snapshot and queues them for the database. */
+  #apply(server: string, rows: Map<string, PinRow>, writes: readonly PinWrite[]): void {
     for (const w of writes) {
       const current = rows.get(w.tool);
       if (w.kind === "insert") {
@@ -162,7 +182,6 @@ export class PgToolPins implements PinStore {
         );
       }
     }
-    return verdict;
   }
 
   /** Accepts held definitions (one tool, one server, or all): see `ToolPins.approve`. */

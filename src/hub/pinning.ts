@@ -196,15 +196,65 @@ export function decidePins(
   return { verdict: { mounted, held }, writes };
 }
 
-/** What the hub needs of a pin store: the check (synchronous), and a refresh for a shared store. */
+/**
+ * What the hub needs of a pin store: the check, at once or stepwise, and a refresh for a shared store.
+ * Both give the same verdict; the hub takes the stepwise one in slices (see `slices.ts`), so a server
+ * listing 100,000 tools does not hold the event loop for the seconds its hashing takes.
+ */
 export interface PinStore {
+  /** Checks a server's listed tools, holding the event loop until done. */
   check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict;
+  /**
+   * The same check as a stepwise build: one step per {@linkcode PIN_CHUNK} tools, its writes included.
+   * Both stores have it; without it (a stub) the hub takes {@linkcode PinStore.check}.
+   */
+  checkSteps?(server: string, trust: Trust, tools: readonly ToolDefinition[]): Generator<void, PinVerdict>;
   /** Re-reads what other processes wrote (approvals); shared stores only. */
   refresh?(): Promise<void>;
 }
 
-/** Up to this many tools, a check reads their rows one by one instead of the server's whole table. */
-const FEW_PINS = 64;
+/**
+ * Tools checked in one step of a stepwise check: read, hashed, decided and written (one transaction) at
+ * once. About 3 ms of work; the step ends a chunk so no transaction spans a yield.
+ */
+export const PIN_CHUNK = 128;
+
+/** Runs a stepwise build to its end at once. @internal */
+export function runSteps<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The verdict of a stepwise check, chunk by chunk: `step` decides (and writes) one chunk; the chunks'
+ * verdicts are joined in list order, so the result is the one `decidePins` gives for the whole list
+ * (each tool's verdict depends only on its own row). @internal
+ */
+export function* chunkedVerdict(
+  tools: readonly ToolDefinition[],
+  step: (chunk: readonly ToolDefinition[]) => PinVerdict,
+): Generator<void, PinVerdict> {
+  const mounted: ToolDefinition[] = [];
+  const held: HeldTool[] = [];
+  for (let i = 0; i < tools.length; i += PIN_CHUNK) {
+    if (i > 0) yield;
+    const v = step(tools.slice(i, i + PIN_CHUNK));
+    for (const t of v.mounted) mounted.push(t);
+    for (const h of v.held) held.push(h);
+  }
+  return { mounted, held };
+}
+
+/** The verdict of `trust: off`: everything mounted, as a (one-step) stepwise build. @internal */
+// deno-lint-ignore require-yield
+export function* unchecked(tools: readonly ToolDefinition[]): Generator<void, PinVerdict> {
+  return { mounted: [...tools], held: [] };
+}
+
+/** Up to this many tools, a check reads their rows one by one instead of with one `IN (...)` query. */
+const FEW_PINS = 8;
 
 /** The pinned tool definitions of every server, in the store. */
 export class ToolPins implements PinStore {
@@ -216,7 +266,7 @@ export class ToolPins implements PinStore {
     this.#clock = clock;
   }
 
-  /** The stored rows of `tools` (few: one query each; many: the server's whole table). */
+  /** The stored rows of `tools` (few: one query each; more: one `IN (...)` query). */
   #rows(server: string, tools: readonly ToolDefinition[]): Map<string, PinRow> {
     const columns =
       "SELECT tool, hash, definition, pending_hash, pending_definition, changed_at FROM tool_pins";
@@ -225,7 +275,10 @@ export class ToolPins implements PinStore {
       const rows = tools.map((t) => one.get(server, t.name) as unknown as PinRow | undefined);
       return new Map(rows.filter((r) => r !== undefined).map((r) => [r.tool, r]));
     }
-    const rows = this.#db.prepare(`${columns} WHERE server = ?`).all(server) as unknown as PinRow[];
+    const rows = this.#db.prepare(
+      `${columns} WHERE server = ? AND tool IN (${tools.map(() => "?").join(", ")})`,
+    )
+      .all(server, ...tools.map((t) => t.name)) as unknown as PinRow[];
     return new Map(rows.map((r) => [r.tool, r]));
   }
 
@@ -234,9 +287,25 @@ export class ToolPins implements PinStore {
    * under `pin`, new) definitions. Definitions reaching here are within the depth and size limits.
    */
   check(server: string, trust: Trust, tools: readonly ToolDefinition[]): PinVerdict {
-    if (trust === "off") return { mounted: [...tools], held: [] };
-    const { verdict, writes } = decidePins(this.#rows(server, tools), server, trust, tools, this.#clock());
-    if (writes.length === 0) return verdict;
+    return runSteps(this.checkSteps(server, trust, tools));
+  }
+
+  /**
+   * {@linkcode ToolPins.check} as a stepwise build: each step reads, decides and writes (in its own
+   * transaction) {@linkcode PIN_CHUNK} tools, so a large list is checked in slices.
+   */
+  checkSteps(server: string, trust: Trust, tools: readonly ToolDefinition[]): Generator<void, PinVerdict> {
+    if (trust === "off") return unchecked(tools);
+    const now = this.#clock();
+    return chunkedVerdict(tools, (chunk) => {
+      const { verdict, writes } = decidePins(this.#rows(server, chunk), server, trust, chunk, now);
+      if (writes.length > 0) this.#write(server, writes);
+      return verdict;
+    });
+  }
+
+  /** Applies a check's writes in one transaction. */
+  #write(server: string, writes: readonly PinWrite[]): void {
     const insert = this.#db.prepare(
       `INSERT INTO tool_pins (server, tool, hash, definition, pending_hash, pending_definition, changed_at, first_seen)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -267,7 +336,6 @@ export class ToolPins implements PinStore {
       this.#db.exec("ROLLBACK");
       throw error;
     }
-    return verdict;
   }
 
   /**

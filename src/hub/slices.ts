@@ -44,6 +44,15 @@ export class Stepper<T> {
     return this.#value!;
   }
 
+  /**
+   * The rest of the build as steps of an enclosing stepwise build (one of this build's steps each), so
+   * the enclosing one's slices cover it; shares the one run with {@link Stepper.finish} and the others.
+   */
+  *steps(): Generator<void, T> {
+    while (!this.#run(0)) yield;
+    return this.#value!;
+  }
+
   /** Finishes the build in slices of about `sliceMs`, a macrotask apart. */
   finishAsync(sliceMs = SLICE_MS): Promise<T> {
     this.#running ??= (async () => {

@@ -68,3 +68,13 @@ Deno.test("splitReference() and CatalogIndex.find() accept every name form", () 
   assert.equal(index.find({ server: "other", tool: "read" }), undefined);
   assert.deepEqual(index.closest("fs__wirte"), ["fs__write"]);
 });
+
+Deno.test("planNames() over more names than one step: the default sort's order, self-prefixes planned alike", () => {
+  const names = Array.from({ length: 3_000 }, (_, i) => [`gh_t${i}`, `T${i}`, `é${i}`, `t${i}`][i % 4]!);
+  names.push("gh_t1", "t1"); // a self-prefixed name whose stripped form is taken
+  const plans = planNames("gh", names);
+  assert.deepEqual(plans.map((p) => p.downstream), [...new Set(names)].sort());
+  assert.equal(plans.find((p) => p.downstream === "gh_t1")!.short, "gh_t1");
+  assert.equal(plans.find((p) => p.downstream === "gh_t4")!.short, "t4");
+  assert.equal(new Set(plans.map((p) => p.namespaced)).size, plans.length);
+});

@@ -7,6 +7,8 @@ import { PgStore, PgStoreError, redactDbUrl } from "../../src/store/mod.ts";
 import { getResultResponse, PgSpool, RETENTION_MS } from "../../src/spool/mod.ts";
 import { pgRecordSink, queryStats, Recorder } from "../../src/intelligence/mod.ts";
 import { pgStoreMigrations, PgToolCache, PgToolPins } from "../../src/hub/mod.ts";
+import { decidePins, PIN_CHUNK } from "../../src/hub/pinning.ts";
+import { Stepper } from "../../src/hub/slices.ts";
 import { pgCluster, startPgCluster } from "./_pg.ts";
 
 async function freshStore(): Promise<PgStore & AsyncDisposable & { url: string }> {
@@ -141,6 +143,34 @@ Deno.test("PgToolPins: a change is held on every replica until approved once, th
   await second.refresh();
   assert.deepEqual(second.check("s", "changes", [v2]).held, []);
   assert.deepEqual(await first.approve(), []);
+});
+
+Deno.test("PgToolPins: a large list checked in slices gives the one-piece verdict, written through", async () => {
+  await using store = await freshStore();
+  const first = new PgToolPins(store, { clock: () => 5 });
+  await first.load();
+  const tools = Array.from({ length: PIN_CHUNK * 3 + 1 }, (_, i) => ({
+    name: `t${i}`,
+    description: `Tool ${i}.`,
+    inputSchema: { type: "object" },
+  }));
+  const expected = decidePins(new Map(), "s", "pin", tools, 5).verdict;
+  const sliced = await new Stepper(first.checkSteps("s", "pin", tools)).finishAsync(0);
+  assert.deepEqual(sliced, expected);
+  assert.equal(sliced.held.length, tools.length);
+  await first.flush();
+  const second = new PgToolPins(store, { clock: () => 9 });
+  await second.load();
+  const changed = tools.map((t, i) => i % 2 ? { ...t, description: `${t.description} Now different.` } : t);
+  assert.deepEqual(
+    await new Stepper(second.checkSteps("s", "pin", changed)).finishAsync(0),
+    second.check("s", "pin", changed),
+    "the snapshot the sliced check wrote gives the same verdict again",
+  );
+  assert.deepEqual(
+    second.check("s", "pin", changed).held.map((h) => h.since),
+    tools.map((_, i) => i % 2 ? 9 : 5),
+  );
 });
 
 Deno.test("PgToolCache: a tool list saved by one replica is loaded by another", async () => {
