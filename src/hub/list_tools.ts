@@ -18,6 +18,12 @@ import { SLICE_MS, Stepper } from "./slices.ts";
 /** Above this many tools in one page, the page is validated in slices; smaller pages take the SDK's path. */
 export const SLICED_LIST_MIN_TOOLS = 1_000;
 
+/**
+ * The threshold in force ({@link SLICED_LIST_MIN_TOOLS}); a benchmark sets `minTools` to `Infinity` to
+ * measure the whole-page path inside a hub.
+ */
+export const listSlicing: { minTools: number } = { minTools: SLICED_LIST_MIN_TOOLS };
+
 /** Tools validated between two looks at the clock. */
 const TOOLS_PER_STEP = 32;
 
@@ -61,7 +67,7 @@ export async function listToolsPage(
   >;
   const tools = raw.tools;
   let result: ListToolsResult;
-  if (!Array.isArray(tools) || tools.length <= SLICED_LIST_MIN_TOOLS) {
+  if (!Array.isArray(tools) || tools.length <= listSlicing.minTools) {
     const parsed = sdkSafeParse(ListToolsResultSchema, raw);
     if (!parsed.success) throw parsed.error;
     result = parsed.data;
