@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { Client, sdkSafeParse } from "../../src/hub/sdk.ts";
-import { listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/hub/list_tools.ts";
+import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/hub/list_tools.ts";
+import { parseConfig } from "../../src/config/mod.ts";
+import { Hub } from "../../src/hub/mod.ts";
+import { DENO, FIXTURE, ROOT } from "../helpers.ts";
+
+const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 
 /** The SDK Client's private caches that `cacheToolMetadata` fills. */
 interface Caches {
@@ -138,4 +143,42 @@ Deno.test("listToolsPage: a large page lets timers run between its slices", asyn
   assert.equal(r.tools.length, SLICED_LIST_MIN_TOOLS * 5);
   assert.ok(ticks - before >= 2, `a timer ran ${ticks - before} times during the validation`);
   await new Promise((resolve) => setTimeout(resolve, 0));
+});
+
+/** What the hub says of a server listing `count` tools, one of them invalid, with pages sliced or not. */
+async function reasonFor(count: number, sliced: boolean): Promise<{ state: string; reason: string }> {
+  const yaml = `servers:\n  bad:\n    command: ${DENO}\n    args: ${
+    JSON.stringify(["run", "-A", HOSTILE, "--mode", "many", "--count", String(count), "--invalid-at", "7"])
+  }\n  good:\n    command: ${DENO}\n    args: ${JSON.stringify(["run", "-A", FIXTURE, "--name", "good"])}\n`;
+  const hub = new Hub({
+    config: parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" }),
+    env: Deno.env.toObject(),
+    version: "test",
+    log: () => {},
+  });
+  listSlicing.minTools = sliced ? SLICED_LIST_MIN_TOOLS : Infinity;
+  try {
+    await hub.start();
+    assert.equal(hub.downstream("good")!.state, "connected", "the other server is up");
+    const bad = hub.downstream("bad")!;
+    return {
+      state: bad.state,
+      reason: bad.unavailableReason().replace(/next attempt in \d+s/, "next attempt in Ns"),
+    };
+  } finally {
+    listSlicing.minTools = SLICED_LIST_MIN_TOOLS;
+    await hub.close();
+  }
+}
+
+Deno.test("a server whose large tools/list holds an invalid tool fails as it did with the whole-page parse", async () => {
+  const sliced = await reasonFor(SLICED_LIST_MIN_TOOLS + 500, true);
+  const whole = await reasonFor(SLICED_LIST_MIN_TOOLS + 500, false);
+  assert.deepEqual(sliced, whole);
+  assert.notEqual(sliced.state, "connected");
+  assert.match(sliced.reason, /"tools", 8, "inputSchema", "type"/);
+  // And a small list, on the SDK's own path, the same way.
+  const small = await reasonFor(20, true);
+  assert.deepEqual(small, await reasonFor(20, false));
+  assert.match(small.reason, /"tools", 8, "inputSchema", "type"/);
 });
