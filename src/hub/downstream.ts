@@ -20,6 +20,7 @@ import { InvalidResultError, ProtocolViolation, StdioClientTransport } from "./s
 import type { RawResult } from "./raw_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools } from "./limits.ts";
+import { listToolsPage } from "./list_tools.ts";
 
 /** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
 export const GARBAGE_QUOTE_CHARS = 120;
@@ -586,7 +587,7 @@ export class Downstream {
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await client.listTools(cursor ? { cursor } : {}, {
+      const page = await listToolsPage(client, cursor ? { cursor } : {}, {
         signal,
         timeout: this.#options.connectTimeoutMs,
       });

@@ -26,8 +26,10 @@ export {
   ErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
+  ListToolsResultSchema,
   McpError,
   ToolListChangedNotificationSchema,
+  ToolSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 export {
@@ -65,5 +67,8 @@ export type {
   ServerRequest,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
+/** The SDK's own parse of a request's result (what `Client.request` runs on an answer). */
+// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
+export { safeParse as sdkSafeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/protocol"
 export type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
