@@ -2,7 +2,7 @@
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `pin`, `livemcpbench`, `heldout`, `pg_store` (a file name such as
+ * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store` (a file name such as
  * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
  * then 1. An unknown name exits with 2.
  *
@@ -15,6 +15,7 @@ import * as gateway from "./gateway_bench.ts";
 import * as heldout from "./heldout.ts";
 import * as hostile from "./hostile_bench.ts";
 import * as http from "./http_bench.ts";
+import * as list from "./list_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as peer from "./peer_bench.ts";
 import * as pgStore from "./pg_store_bench.ts";
@@ -45,6 +46,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "resolver", file: "resolver_bench.ts", run: () => resolver.main([]) },
   { name: "hostile", file: "hostile_bench.ts", run: () => hostile.main([]) },
   { name: "pin", file: "pin_bench.ts", run: () => pin.main([]) },
+  { name: "list", file: "list_bench.ts", run: () => list.main([]) },
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
   { name: "heldout", file: "heldout.ts", run: () => heldout.main([]) },
   { name: "pg_store", file: "pg_store_bench.ts", run: () => pgStore.main([]) },
