@@ -118,7 +118,9 @@ for (const kind of ["byte", "default"] as const) {
   Deno.test(`readChunks hands the event loop a turn while a ${kind} stream always has data, every byte kept`, async () => {
     // Each read resolves at once (as a pipe's do while a 100 MB answer arrives): without a turn, the
     // timer below would wait until the stream ends.
-    const CAP = 200_000;
+    // Chunks that fill the reader's 64 KiB buffer, as a pipe's do when more is waiting.
+    const SIZE = 64 * 1024;
+    const CAP = 20_000;
     let fired = false;
     let sent = 0;
     const expected: number[] = [];
@@ -129,7 +131,7 @@ for (const kind of ["byte", "default"] as const) {
         if ("byobRequest" in controller) controller.byobRequest?.respond(0);
         return;
       }
-      const chunk = new Uint8Array(64).fill(sent % 251);
+      const chunk = new Uint8Array(SIZE).fill(sent % 251);
       expected.push(sent % 251);
       sent++;
       controller.enqueue(chunk);
@@ -142,7 +144,7 @@ for (const kind of ["byte", "default"] as const) {
     let bytes = 0;
     try {
       await readChunks(stream, (chunk) => {
-        for (let at = 0; at < chunk.length; at += 64) got.push(chunk[at]!);
+        for (let at = 0; at < chunk.length; at += SIZE) got.push(chunk[at]!);
         bytes += chunk.length;
       });
     } finally {
@@ -150,7 +152,7 @@ for (const kind of ["byte", "default"] as const) {
     }
     assert.equal(fired, true);
     assert.ok(sent < CAP, `the timer waited for all ${CAP} chunks`);
-    assert.equal(bytes, sent * 64);
+    assert.equal(bytes, sent * SIZE);
     assert.deepEqual(got, expected);
   });
 }
