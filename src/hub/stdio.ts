@@ -100,6 +100,27 @@ function decodeLine(raw: RawBytes): string {
   return line.endsWith("\r") ? line.slice(0, -1) : line;
 }
 
+/**
+ * Longest run of reads, in ms, before a reader hands the event loop a turn. A pipe that always has data
+ * (a 100 MB answer arriving) resolves read after read without a pass through the event loop: timers,
+ * and the other pipes' messages behind them, waited 50-100 ms while such a result was read. Only a read
+ * that filled its buffer (more is waiting) counts, so small messages never pay for a turn (a timer: ~2 ms
+ * in Deno; a message channel's turn does not run the timers).
+ */
+const TURN_MS = 8;
+/** When the readers of this module last handed the event loop a turn (any reader's turn serves all). */
+let lastTurn = 0;
+
+/** Resolves on a later turn of the event loop (a timer: everything due runs first). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) =>
+    setTimeout(() => {
+      lastTurn = performance.now();
+      resolve();
+    }, 0)
+  );
+}
+
 /** Size of the buffer a pipe is read into. */
 const READ_BUFFER_BYTES = 64 * 1024;
 
@@ -128,6 +149,7 @@ export async function readChunks(
         if (done) return;
         const pending = onChunk(value);
         if (pending) await pending;
+        if (performance.now() - lastTurn >= TURN_MS) await nextTurn();
       }
     } finally {
       reader.releaseLock();
@@ -141,8 +163,11 @@ export async function readChunks(
       // The read transferred the buffer: the view returned is its new home.
       buffer = new Uint8Array(value.buffer, 0, READ_BUFFER_BYTES);
       if (value.length === 0) continue;
+      const full = value.length === READ_BUFFER_BYTES;
       const pending = onChunk(value.slice());
       if (pending) await pending;
+      // A full buffer: more is waiting in the pipe, so the next read may resolve without a turn.
+      if (full && performance.now() - lastTurn >= TURN_MS) await nextTurn();
     }
   } finally {
     byob.releaseLock();

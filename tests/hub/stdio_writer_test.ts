@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { CoalescingWriter, Deadlines, SYNC_CREDIT_BYTES, SYNC_WRITE_BYTES } from "../../src/hub/stdio.ts";
+import {
+  CoalescingWriter,
+  Deadlines,
+  readChunks,
+  SYNC_CREDIT_BYTES,
+  SYNC_WRITE_BYTES,
+} from "../../src/hub/stdio.ts";
 import { DENO, ROOT } from "../helpers.ts";
 
 /** A pipe stand-in: what went through the synchronous and the asynchronous write, in order. */
@@ -107,3 +113,46 @@ Deno.test("Deadlines fire each entry once at its time, in deadline order, and ne
   assert.deepEqual(fired, ["10", "40", "60", "80"]);
   deadlines.clear();
 });
+
+for (const kind of ["byte", "default"] as const) {
+  Deno.test(`readChunks hands the event loop a turn while a ${kind} stream always has data, every byte kept`, async () => {
+    // Each read resolves at once (as a pipe's do while a 100 MB answer arrives): without a turn, the
+    // timer below would wait until the stream ends.
+    // Chunks that fill the reader's 64 KiB buffer, as a pipe's do when more is waiting.
+    const SIZE = 64 * 1024;
+    const CAP = 20_000;
+    let fired = false;
+    let sent = 0;
+    const expected: number[] = [];
+    const pull = (controller: ReadableStreamDefaultController<Uint8Array> | ReadableByteStreamController) => {
+      if (fired || sent === CAP) {
+        controller.close();
+        // A byte stream's pending read into the reader's buffer ends with an empty answer.
+        if ("byobRequest" in controller) controller.byobRequest?.respond(0);
+        return;
+      }
+      const chunk = new Uint8Array(SIZE).fill(sent % 251);
+      expected.push(sent % 251);
+      sent++;
+      controller.enqueue(chunk);
+    };
+    const stream = kind === "byte"
+      ? new ReadableStream({ type: "bytes", pull })
+      : new ReadableStream<Uint8Array>({ pull });
+    const timer = setTimeout(() => fired = true, 0);
+    const got: number[] = [];
+    let bytes = 0;
+    try {
+      await readChunks(stream, (chunk) => {
+        for (let at = 0; at < chunk.length; at += SIZE) got.push(chunk[at]!);
+        bytes += chunk.length;
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+    assert.equal(fired, true);
+    assert.ok(sent < CAP, `the timer waited for all ${CAP} chunks`);
+    assert.equal(bytes, sent * SIZE);
+    assert.deepEqual(got, expected);
+  });
+}
