@@ -23,6 +23,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, type PinStore, toolPinMigrations, ToolPins } from "../../src/hub/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { DENO, ROOT } from "../../tests/helpers.ts";
+import { median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
 
@@ -118,18 +119,8 @@ async function child(way: Way, tools: number, db: string): Promise<Run> {
   };
 }
 
-async function inChild(way: Way, tools: number, db: string): Promise<Run> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", import.meta.filename!, "--child", way, "--tools", String(tools), "--db", db],
-    stderr: "inherit",
-  }).output();
-  if (!out.success) throw new Error(`the ${way} run failed (exit ${out.code})`);
-  return JSON.parse(new TextDecoder().decode(out.stdout));
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
+function inChild(way: Way, tools: number, db: string): Promise<Run> {
+  return runChild<Run>(import.meta.filename!, ["--child", way, "--tools", String(tools), "--db", db], way);
 }
 
 /** Runs the benchmark and prints one line per way and start. */
