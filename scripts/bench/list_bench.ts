@@ -18,12 +18,10 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { Client } from "../../src/hub/sdk.ts";
 import { listSlicing } from "../../src/hub/list_tools.ts";
-import { DENO, ROOT } from "../../tests/helpers.ts";
-import { median, runChild } from "./_child.ts";
+import { manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
 
@@ -52,19 +50,8 @@ async function child(way: Way, tools: number): Promise<Run> {
     if (window) window[1] = performance.now();
     return cache.call(this, t);
   };
-  const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${
-    JSON.stringify([
-      "run",
-      "-A",
-      `${ROOT}tests/fixtures/hostile_server.ts`,
-      "--mode",
-      "many",
-      "--count",
-      String(tools),
-    ])
-  }\n`;
   const hub = new Hub({
-    config: parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" }),
+    config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
     version: "bench",
     log: () => {},

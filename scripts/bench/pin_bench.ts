@@ -19,11 +19,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, type PinStore, toolPinMigrations, ToolPins } from "../../src/hub/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { DENO, ROOT } from "../../tests/helpers.ts";
-import { median, runChild } from "./_child.ts";
+import { manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
 
@@ -70,19 +68,8 @@ async function child(way: Way, tools: number, db: string): Promise<Run> {
         }
       },
     };
-  const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${
-    JSON.stringify([
-      "run",
-      "-A",
-      `${ROOT}tests/fixtures/hostile_server.ts`,
-      "--mode",
-      "many",
-      "--count",
-      String(tools),
-    ])
-  }\n`;
   const hub = new Hub({
-    config: parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" }),
+    config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
     version: "bench",
     log: () => {},
