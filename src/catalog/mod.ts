@@ -14,6 +14,7 @@ export {
   type ToolDefinition,
 } from "./catalog.ts";
 export { CANONICAL_MAX_DEPTH, canonicalJson } from "./canonical.ts";
+export { drain, sortSteps, STEP } from "./_steps.ts";
 export {
   MAX_PUBLIC_NAME,
   type NameReference,

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { drain, STEP } from "../catalog/mod.ts";
 import { tokenize } from "./tokenize.ts";
 
 /** The documents containing one term, with precomputed BM25F impacts. */
@@ -45,52 +46,6 @@ export function bm25f(
   k1: number,
 ): { postings: Map<string, Postings>; docTerms: Map<string, number>[] } {
   return drain(bm25fSteps(docs, fields, k1));
-}
-
-/** Units of work (documents, terms) between two yields of the stepwise builders. */
-export const STEP = 512;
-
-/**
- * `items` sorted by `compare` (stable), yielding between runs of work: runs of {@link STEP} sorted
- * one by one, then merged pairwise, a yield every few thousand elements (a 100k sort is never one block).
- */
-export function* sortSteps<T>(items: readonly T[], compare: (a: T, b: T) => number): Generator<void, T[]> {
-  let runs: T[][] = [];
-  for (let at = 0; at < items.length; at += STEP) {
-    runs.push(items.slice(at, at + STEP).sort(compare));
-    yield;
-  }
-  let work = 0;
-  while (runs.length > 1) {
-    const next: T[][] = [];
-    for (let r = 0; r < runs.length; r += 2) {
-      const a = runs[r]!, b = runs[r + 1];
-      if (!b) {
-        next.push(a);
-        continue;
-      }
-      const merged: T[] = new Array(a.length + b.length);
-      let i = 0, j = 0, k = 0;
-      while (i < a.length && j < b.length) {
-        merged[k++] = compare(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
-        if (++work % (8 * STEP) === 0) yield;
-      }
-      while (i < a.length) merged[k++] = a[i++]!;
-      while (j < b.length) merged[k++] = b[j++]!;
-      next.push(merged);
-    }
-    runs = next;
-    yield;
-  }
-  return runs[0] ?? [];
-}
-
-/** Runs a stepwise builder to completion. */
-export function drain<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
 }
 
 /** {@link bm25f}, yielding every {@link STEP} documents or terms so a caller can pause between slices. */

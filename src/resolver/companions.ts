@@ -7,7 +7,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { drain } from "./bm25f.ts";
+import { drain } from "../catalog/mod.ts";
 import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 
 /** Most companions kept per tool. */

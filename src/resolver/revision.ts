@@ -5,8 +5,7 @@
  * @module
  */
 import { createHash } from "node:crypto";
-import { canonicalJson, type CatalogTool } from "../catalog/mod.ts";
-import { drain, sortSteps, STEP } from "./bm25f.ts";
+import { canonicalJson, type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { drainAsync } from "./search_index.ts";
 
 // Defined in the catalog (the hub hashes tool pins with it without loading the resolver).

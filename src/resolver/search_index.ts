@@ -5,17 +5,8 @@
  *
  * @module
  */
-import type { CatalogTool } from "../catalog/mod.ts";
-import {
-  addCounts,
-  bm25fSteps,
-  drain,
-  type FieldWeight,
-  type Postings,
-  sortSteps,
-  STEP,
-  termCounts,
-} from "./bm25f.ts";
+import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
+import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
 
