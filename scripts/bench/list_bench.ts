@@ -19,7 +19,9 @@
  * (initialize, then tools/list, answered once the 100,000-tool server is listed, parsed, validated and
  * mounted); reported, the longest hold of a 1 ms ticker from the host's initialize to its tools/list
  * answer read whole (and the holds over 50 ms, on stderr). With `--base DIR` (a checkout of another
- * commit, with this script copied into its `scripts/bench/`) the two alternate, baseline first.
+ * commit, with this script copied into its `scripts/bench/`) the two alternate, baseline first. With
+ * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
+ * the list is saved there too.
  *
  * @module
  */
@@ -29,6 +31,8 @@ import { Client } from "../../src/hub/sdk.ts";
 import { listSlicing } from "../../src/hub/list_tools.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
+import { StoreToolCache, toolCacheMigrations } from "../../src/hub/tool_cache.ts";
+import { openStore } from "../../src/store/mod.ts";
 import { manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
@@ -101,6 +105,8 @@ interface HostRun {
   answerBytes: number;
   /** Holds over 50 ms: `ms@start+ms`. */
   holds: string[];
+  /** `performance.now()` at the host's `initialize` (to line the holds up with `--v8-flags=--trace-gc`). */
+  startedAt: number;
 }
 
 /**
@@ -108,12 +114,15 @@ interface HostRun {
  * host sends `initialize`, `notifications/initialized` and `tools/list`, which is answered once the
  * 100,000-tool server is listed, parsed, validated and mounted; a 1 ms ticker runs throughout.
  */
-async function hostChild(tools: number): Promise<HostRun> {
+async function hostChild(tools: number, cached: boolean): Promise<HostRun> {
+  const dir = cached ? Deno.makeTempDirSync() : undefined;
+  const db = dir ? openStore(`${dir}/s.db`, { migrations: toolCacheMigrations }) : undefined;
   const hub = new Hub({
     config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
     version: "bench",
     log: () => {},
+    toolCache: db && new StoreToolCache(db),
   });
   const gateway = new Gateway(hub, { version: "bench", log: () => {}, start: () => void hub.start() });
   const input = new TransformStream<Uint8Array, Uint8Array>();
@@ -173,11 +182,18 @@ async function hostChild(tools: number): Promise<HostRun> {
     if (!head.startsWith('{"result":{"tools":[')) {
       throw new Error(`unexpected answer: ${head}`);
     }
+    // With the cache: its save follows the listing (after the answer, or before it); its holds count too.
+    if (db) {
+      while (!db.prepare("SELECT 1 AS x FROM tool_cache").get()) await new Promise((r) => setTimeout(r, 10));
+      t1 = Math.max(t1, performance.now());
+    }
   } finally {
     clearInterval(ticker);
     await gateway.close();
     await hub.close();
     await host.close().catch(() => {});
+    db?.close();
+    if (dir) Deno.removeSync(dir, { recursive: true });
   }
   const within = gaps.filter((g) => g[0] >= t0 && g[1] <= t1 + 2);
   return {
@@ -187,6 +203,7 @@ async function hostChild(tools: number): Promise<HostRun> {
     holds: within.filter((g) => g[1] - g[0] > 50).map((g) =>
       `${(g[1] - g[0]).toFixed(0)}@${(g[0] - t0).toFixed(0)}`
     ),
+    startedAt: t0,
   };
 }
 
@@ -195,28 +212,34 @@ function inChild(way: Way, tools: number): Promise<Run> {
 }
 
 /** `--host`: this script's host mode, run from `root` (this checkout, or a baseline's with this script copied in). */
-function inHostChild(root: string, tools: number): Promise<HostRun> {
+function inHostChild(root: string, tools: number, cache: boolean): Promise<HostRun> {
   return runChild<HostRun>(
     `${root}/scripts/bench/list_bench.ts`,
-    ["--child", "host", "--tools", String(tools)],
+    ["--child", cache ? "host-cache" : "host", "--tools", String(tools)],
     `host (${root})`,
   );
 }
 
 /** `--host [--base DIR]`: the host's view, this checkout against a baseline checkout, alternating. */
-async function hostMain(tools: number, rounds: number, base: string | undefined): Promise<void> {
+async function hostMain(
+  tools: number,
+  rounds: number,
+  base: string | undefined,
+  cache: boolean,
+): Promise<void> {
   const here = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
   const roots = base ? [["base", base], ["this", here]] : [["this", here]];
   const runs = new Map<string, HostRun[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [name, root] of roots) {
-      const run = await inHostChild(root!, tools);
+      const run = await inHostChild(root!, tools, cache);
       runs.set(name!, [...runs.get(name!) ?? [], run]);
       console.error(`round ${round + 1} ${name}: ${JSON.stringify(run)}`);
     }
   }
   console.log(
-    `${tools.toLocaleString("en")} tools on one server, host initialize to tools/list answered, ` +
+    `${tools.toLocaleString("en")} tools on one server, host initialize to tools/list answered` +
+      `${cache ? " and the list cached in the store" : ""}, ` +
       `medians of ${rounds} rounds`,
   );
   for (const [name, rs] of runs) {
@@ -237,15 +260,16 @@ export async function main(argv: string[] = []): Promise<void> {
       rounds: { type: "string", default: "3" },
       child: { type: "string" },
       host: { type: "boolean", default: false },
+      cache: { type: "boolean", default: false },
       base: { type: "string" },
     },
   });
   const tools = Number(values.tools);
-  if (values.child === "host") {
-    console.log(JSON.stringify(await hostChild(tools)));
+  if (values.child === "host" || values.child === "host-cache") {
+    console.log(JSON.stringify(await hostChild(tools, values.child === "host-cache")));
     Deno.exit(0);
   }
-  if (values.host) return await hostMain(tools, Number(values.rounds), values.base);
+  if (values.host) return await hostMain(tools, Number(values.rounds), values.base, values.cache);
   if (values.child) {
     console.log(JSON.stringify(await child(values.child as Way, tools)));
     Deno.exit(0);

@@ -270,10 +270,7 @@ export function slicedStringifyApplies(value: unknown, depth = 0): boolean {
  * @throws {TypeError} where JSON.stringify throws (a cycle, a BigInt)
  */
 export function* stringifySteps(value: unknown, suffix = ""): Generator<void, Uint8Array[]> {
-  const pieces: string[] = [];
-  const body = yield* walk(value, "", pieces, 0);
-  // JSON.stringify of a value with no JSON form (undefined, a function) is undefined: no text.
-  if (body === undefined) throw new TypeError("The message has no JSON form");
+  const pieces = yield* piecesSteps(value);
   pieces.push(suffix);
   const out: Uint8Array[] = [];
   let batch = "";
@@ -287,6 +284,25 @@ export function* stringifySteps(value: unknown, suffix = ""): Generator<void, Ui
   }
   if (batch) out.push(encoder.encode(batch));
   return out;
+}
+
+/**
+ * `JSON.stringify(value)` built in steps as {@linkcode stringifySteps} builds it, as one string (the tool
+ * cache stores a 100,000-tool list as text).
+ * @throws {TypeError} where JSON.stringify throws, or when `value` has no JSON form
+ */
+export function* jsonTextSteps(value: unknown): Generator<void, string> {
+  const pieces = yield* piecesSteps(value);
+  yield;
+  return pieces.join("");
+}
+
+/** The pieces of the JSON text of `value`. @throws {TypeError} when it has none (undefined, a function) */
+function* piecesSteps(value: unknown): Generator<void, string[]> {
+  const pieces: string[] = [];
+  // JSON.stringify of a value with no JSON form (undefined, a function) is undefined: no text.
+  if ((yield* walk(value, "", pieces, 0)) === undefined) throw new TypeError("The value has no JSON form");
+  return pieces;
 }
 
 /**

@@ -30,7 +30,8 @@ export const toolCacheMigrations: Migration[] = [{
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
   load(server: string, fingerprint: string): ToolDefinition[] | undefined;
-  save(server: string, fingerprint: string, tools: readonly ToolDefinition[]): void;
+  /** `json`: `JSON.stringify(tools)`, when the caller has it (a large list is serialized in slices). */
+  save(server: string, fingerprint: string, tools: readonly ToolDefinition[], json?: string): void;
   /** The server's last known `instructions` (after its tools were saved with this fingerprint). */
   loadInstructions?(server: string, fingerprint: string): string | undefined;
   saveInstructions?(server: string, fingerprint: string, instructions: string | undefined): void;
@@ -76,12 +77,13 @@ export class StoreToolCache implements ToolListCache {
     }
   }
 
-  save(server: string, fingerprint: string, tools: readonly ToolDefinition[]): void {
-    const text = JSON.stringify(tools);
-    const row = this.#db.prepare("SELECT fingerprint, tools FROM tool_cache WHERE server = ?").get(server) as
-      | { fingerprint: string; tools: string }
-      | undefined;
-    if (row && row.fingerprint === fingerprint && row.tools === text) return;
+  save(server: string, fingerprint: string, tools: readonly ToolDefinition[], json?: string): void {
+    const text = json ?? JSON.stringify(tools);
+    // Compared by SQLite: an 18 MB list is not read back into a string to learn that it did not change.
+    const same = this.#db.prepare(
+      "SELECT 1 AS same FROM tool_cache WHERE server = ? AND fingerprint = ? AND tools = ?",
+    ).get(server, fingerprint, text);
+    if (same) return;
     this.#db.prepare(
       `INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES (?, ?, ?, ?)
        ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { RawBytes } from "../../src/hub/raw_json.ts";
 import {
+  jsonTextSteps,
   parseSteps,
   slicedParse,
   slicedParseApplies,
@@ -393,6 +394,8 @@ Deno.test("stringifySteps gives the bytes of JSON.stringify: big arrays, toJSON,
     );
   }
   assert.equal(slicedStringifyApplies({ jsonrpc: "2.0", id: 1, result: { tools: [1, 2, 3] } }), false);
+  const list = Array.from({ length: 3000 }, (_, i) => ({ name: `t${i}`, d: i % 2 ? undefined : "\ud800é" }));
+  assert.equal(drain(jsonTextSteps(list)), JSON.stringify(list));
   assert.throws(() => drain(stringifySteps({ a: Array(2000).fill(1n) })), TypeError);
 });
 

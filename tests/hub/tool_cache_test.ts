@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
-import { serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
+import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { tempDir } from "../helpers.ts";
+import { DENO, ROOT, tempDir } from "../helpers.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -44,6 +44,78 @@ Deno.test("StoreToolCache keeps the last list per server and answers only for th
     cache.save("a", "f2", []);
     assert.deepEqual(cache.load("a", "f2"), []);
     assert.equal(cache.load("a", "f1"), undefined);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache.save takes the list's JSON when given, and rewrites nothing for an unchanged list", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    let now = 1000;
+    const cache = new StoreToolCache(db, () => now);
+    const tools = [{ name: "echo", description: "Echoes «é»", inputSchema: { type: "object" } }];
+    cache.save("a", "f1", tools, JSON.stringify(tools));
+    assert.deepEqual(cache.load("a", "f1"), tools);
+    const updatedAt = () =>
+      (db.prepare("SELECT updated_at FROM tool_cache WHERE server = 'a'").get() as {
+        updated_at: number;
+      }).updated_at;
+    now = 2000;
+    cache.save("a", "f1", tools);
+    assert.equal(updatedAt(), 1000, "the same list is not written again");
+    cache.save("a", "f2", tools);
+    assert.equal(updatedAt(), 2000, "a new fingerprint is");
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("a hub caches a 100,000-tool list serialized in slices, also when closed before they end", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const cache = new StoreToolCache(db);
+    const args = [
+      "run",
+      "-A",
+      `${ROOT}tests/fixtures/hostile_server.ts`,
+      "--mode",
+      "many",
+      "--count",
+      "100000",
+    ];
+    const config = parseConfig(
+      `servers:\n  big:\n    command: ${DENO}\n    args: ${JSON.stringify(args)}\n`,
+      "/tmp/mcphub.yaml",
+      { env: env({}), cwd: "/tmp" },
+    );
+    const fingerprint = serverFingerprint(config.servers[0]!);
+    for (const wait of [true, false]) {
+      db.exec("DELETE FROM tool_cache");
+      const hub = new Hub({
+        config,
+        env: Deno.env.toObject(),
+        version: "test",
+        log: () => {},
+        toolCache: cache,
+      });
+      try {
+        await hub.start();
+        // Either the slices end (a timer's turns) or close() finishes them.
+        if (wait) { while (!cache.load("big", fingerprint)) await new Promise((r) => setTimeout(r, 20)); }
+      } finally {
+        await hub.close();
+      }
+      const saved = cache.load("big", fingerprint)!;
+      assert.equal(saved.length, 100_001, `wait: ${wait}`);
+      assert.equal(saved[100_000]!.name, "t99999");
+      const text =
+        (db.prepare("SELECT tools FROM tool_cache WHERE server = 'big'").get() as { tools: string })
+          .tools;
+      assert.equal(text, JSON.stringify(saved), "the text is JSON.stringify's");
+    }
   } finally {
     db.close();
   }
