@@ -41,22 +41,29 @@ const MAX_SPLIT_DEPTH = 16;
 /** Keys along which the first scan collects members: a `tools/list` answer's tools in the same pass. */
 const HINT_PATH = ["result", "tools"];
 
-const SPACE = new Set([0x20, 0x0a, 0x0d, 0x09]);
-
 /** Decodes pieces of a line; a byte-order mark inside the line is kept (JSON.parse then rejects it). */
 const pieceDecoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
- * True when `raw` is a line that {@linkcode parseSteps} handles: at least {@linkcode SLICED_PARSE_MIN_BYTES}
- * and, after JSON whitespace (and a byte-order mark at its very start, which decoding drops), an object
- * or an array. Other lines (a huge string, a line of whitespace) are parsed at once.
+ * True when `raw` is long enough to be parsed in steps ({@linkcode SLICED_PARSE_MIN_BYTES}); whether it
+ * holds an object or an array is for {@linkcode leadSteps} to say (its first token may come late).
  */
 export function slicedParseApplies(raw: RawBytes): boolean {
-  if (raw.length < SLICED_PARSE_MIN_BYTES) return false;
-  const first = firstSolid(raw, bomLength(raw));
-  if (first < 0) return false;
-  const b = raw.at(first);
-  return b === 0x7b || b === 0x5b;
+  return raw.length >= SLICED_PARSE_MIN_BYTES;
+}
+
+/**
+ * The offset of the first byte of `raw` that is not JSON whitespace (after a byte-order mark at its very
+ * start, which decoding drops), or -1; in steps, as a line may open with megabytes of whitespace.
+ * {@linkcode parseSteps} takes a line whose first token is `{` or `[`; another is parsed at once.
+ */
+export function* leadSteps(raw: RawBytes): Generator<void, number> {
+  for (let at = bomLength(raw); at < raw.length; at += slicedParse.scanBytes) {
+    const first = firstSolid(raw, at, slicedParse.scanBytes);
+    if (first >= 0) return first;
+    yield;
+  }
+  return -1;
 }
 
 /** 3 when the bytes start with a UTF-8 byte-order mark (TextDecoder drops it), else 0. */
@@ -64,32 +71,43 @@ function bomLength(raw: RawBytes): number {
   return raw.length >= 3 && raw.at(0) === 0xef && raw.at(1) === 0xbb && raw.at(2) === 0xbf ? 3 : 0;
 }
 
-/** The first byte at or after `from` that is not JSON whitespace, or -1. */
-function firstSolid(raw: RawBytes, from: number): number {
-  for (let i = raw.partAt(from); i < raw.parts.length; i++) {
+function isSpace(b: number): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+}
+
+/** The first byte in `[from, from + limit)` that is not JSON whitespace, or -1. */
+function firstSolid(raw: RawBytes, from: number, limit: number): number {
+  const end = Math.min(raw.length, from + limit);
+  for (let i = raw.partAt(from); i < raw.parts.length && raw.offsetOf(i) < end; i++) {
     const part = raw.parts[i]!;
     const base = raw.offsetOf(i);
-    for (let j = Math.max(0, from - base); j < part.length; j++) {
-      if (!SPACE.has(part[j]!)) return base + j;
+    const stop = Math.min(part.length, end - base);
+    for (let j = Math.max(0, from - base); j < stop; j++) {
+      if (!isSpace(part[j]!)) return base + j;
     }
   }
   return -1;
 }
 
 /**
- * The value of the JSON text in `raw` (see {@linkcode slicedParseApplies}), as `JSON.parse` of its
- * UTF-8 decoding gives it, built in steps (run with a {@link Stepper}).
+ * The value of the JSON text in `raw` (an object or an array, whose first byte is at `lead` when known:
+ * see {@linkcode leadSteps}), as `JSON.parse` of its UTF-8 decoding gives it, built in steps (run with a
+ * {@link Stepper}).
  * @throws {SyntaxError} when it is not JSON (the message names the byte where the scan or a piece failed)
  */
-export function* parseSteps(raw: RawBytes): Generator<void, unknown> {
+export function* parseSteps(raw: RawBytes, lead?: number): Generator<void, unknown> {
   slicedParse.active++;
   try {
-    const start = bomLength(raw);
+    const start = lead ?? (yield* leadSteps(raw));
+    if (start < 0) throw notJson(raw, raw.length, "no JSON value");
     const top = yield* scanSteps(raw, start, raw.length, HINT_PATH);
     if (!top) throw notJson(raw, start);
-    // Only whitespace may follow the value.
-    const rest = firstSolid(raw, top.end);
-    if (rest >= 0) throw notJson(raw, rest, "unexpected non-whitespace after the JSON value");
+    // Only whitespace may follow the value (looked at a piece at a time: it may be long).
+    for (let at = top.end; at < raw.length; at += slicedParse.scanBytes) {
+      const rest = firstSolid(raw, at, slicedParse.scanBytes);
+      if (rest >= 0) throw notJson(raw, rest, "unexpected non-whitespace after the JSON value");
+      yield;
+    }
     return yield* build(raw, top, 0);
   } finally {
     slicedParse.active--;
@@ -207,9 +225,9 @@ function* build(raw: RawBytes, scanned: Scanned, depth: number): Generator<void,
  */
 function keyStart(raw: RawBytes, valueStart: number): number {
   let at = valueStart - 1;
-  while (SPACE.has(raw.at(at))) at--;
+  while (isSpace(raw.at(at))) at--;
   at--; // the colon
-  while (SPACE.has(raw.at(at))) at--;
+  while (isSpace(raw.at(at))) at--;
   // `at` is the key's closing quote.
   for (at--; at >= 0; at--) {
     if (raw.at(at) !== 0x22) continue;

@@ -11,7 +11,13 @@
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
 import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
-import { parseSteps, slicedParseApplies, slicedStringifyApplies, stringifySteps } from "./sliced_json.ts";
+import {
+  leadSteps,
+  parseSteps,
+  slicedParseApplies,
+  slicedStringifyApplies,
+  stringifySteps,
+} from "./sliced_json.ts";
 import { Stepper } from "./slices.ts";
 
 const NEWLINE = 0x0a;
@@ -205,11 +211,11 @@ const VIOLATION_LINE_BYTES = 64 * 1024;
  * whose `line` is then the line's first {@linkcode VIOLATION_LINE_BYTES} bytes. The envelope's check is
  * the SDK's schema, which reads the top of the message only (a `result` is a loose object): ~1 ms.
  */
-async function parseLineSliced(raw: RawBytes): Promise<JSONRPCMessage> {
+async function parseLineSliced(raw: RawBytes, lead: number): Promise<JSONRPCMessage> {
   const head = () => lineDecoder.decode(raw.bytes(0, Math.min(raw.length, VIOLATION_LINE_BYTES)));
   let value: unknown;
   try {
-    value = await new Stepper(parseSteps(raw)).finishAsync();
+    value = await new Stepper(parseSteps(raw, lead)).finishAsync();
   } catch (error) {
     throw new ProtocolViolation("Not JSON", head(), { cause: error });
   }
@@ -548,8 +554,10 @@ export class StdioClientTransport implements Transport {
       let message: JSONRPCMessage;
       try {
         // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
-        if (slicedParseApplies(raw)) message = await parseLineSliced(raw);
-        else {
+        const lead = slicedParseApplies(raw) ? await new Stepper(leadSteps(raw)).finishAsync() : -1;
+        if (lead >= 0 && (raw.at(lead) === 0x7b || raw.at(lead) === 0x5b)) {
+          message = await parseLineSliced(raw, lead);
+        } else {
           const line = decodeLine(raw);
           if (line.trim() === "") continue;
           message = parseLine(line);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { RawBytes } from "../../src/hub/raw_json.ts";
 import {
   jsonTextSteps,
+  leadSteps,
   parseSteps,
   slicedParse,
   slicedParseApplies,
@@ -9,7 +10,8 @@ import {
   stringifySteps,
 } from "../../src/hub/sliced_json.ts";
 import { drain } from "../../src/catalog/mod.ts";
-import { CoalescingWriter } from "../../src/hub/stdio.ts";
+import { CoalescingWriter, ProtocolViolation, StdioClientTransport } from "../../src/hub/stdio.ts";
+import { DENO, tempDir } from "../helpers.ts";
 
 /** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
 function prng(seed: number): () => number {
@@ -316,13 +318,23 @@ Deno.test("parseSteps on deep nesting: equal to JSON.parse, split to a bound and
   });
 });
 
-Deno.test("slicedParseApplies: only huge lines that hold an object or an array", () => {
-  const big = (head: string) => new RawBytes([new TextEncoder().encode(head + " ".repeat(1024 * 1024))]);
-  assert.equal(slicedParseApplies(big("{")), true);
-  assert.equal(slicedParseApplies(big(" \n[")), true);
-  assert.equal(slicedParseApplies(big('"a string"')), false);
-  assert.equal(slicedParseApplies(big("")), false);
-  assert.equal(slicedParseApplies(new RawBytes([new TextEncoder().encode('{"a":1}')])), false);
+Deno.test("slicedParseApplies and leadSteps: huge lines, and where their first token is", () => {
+  const line = (text: string, bom = false) =>
+    new RawBytes([new Uint8Array([...(bom ? [0xef, 0xbb, 0xbf] : []), ...new TextEncoder().encode(text)])]);
+  const pad = " ".repeat(1024 * 1024);
+  assert.equal(slicedParseApplies(line("{" + pad + "}")), true);
+  assert.equal(slicedParseApplies(line('{"a":1}')), false);
+  assert.equal(drain(leadSteps(line(" \n[" + pad + "]"))), 2);
+  assert.equal(drain(leadSteps(line("[]", true))), 3);
+  // Megabytes of whitespace before the value: found in steps, and the value parsed.
+  const late = line(pad + pad + '{"a":[1]}' + pad);
+  const steps = leadSteps(late);
+  let r = steps.next(), yields = 0;
+  while (!r.done) yields++, r = steps.next();
+  assert.equal(r.value, 2 * pad.length);
+  assert.ok(yields >= 2, `${yields} yields`);
+  assert.deepStrictEqual(drain(parseSteps(late, r.value)), { a: [1] });
+  assert.equal(drain(leadSteps(line(pad))), -1, "whitespace only");
 });
 
 Deno.test("parseSteps of a 100,000-tool tools/list answer equals JSON.parse and yields throughout", () => {
@@ -428,4 +440,55 @@ Deno.test("CoalescingWriter: a huge message is written as JSON.stringify's bytes
     [before, huge, after].map((m) => JSON.stringify(m) + "\n").join("") + '{"raw":true}\n',
   );
   await writer.close();
+});
+
+Deno.test("StdioClientTransport: huge lines parsed in slices, in order, with the same violations as small ones", async () => {
+  await using tmp = await tempDir();
+  // 1.4 MB: over the 1 MiB from which lines are parsed in slices.
+  const big = Array.from({ length: 100_000 }, (_, i) => `item ${i}`);
+  const valid = { jsonrpc: "2.0", method: "notifications/message", params: { level: "info", data: big } };
+  const text = JSON.stringify(valid);
+  const lines = [
+    " ".repeat(2 * 1024 * 1024), // blank: skipped
+    "\t".repeat(1024 * 1024) + text, // valid, after a megabyte of whitespace
+    text.replace(',"item 30000"', ',,"item 30000"'), // a comma too many: not JSON
+    JSON.stringify(big), // JSON, not JSON-RPC
+    '{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"last"}}',
+  ];
+  await Deno.writeTextFile(`${tmp.path}/lines.txt`, lines.join("\n") + "\n");
+  const script = `${tmp.path}/cat.ts`;
+  await Deno.writeTextFile(
+    script,
+    `const f = await Deno.open(${JSON.stringify(`${tmp.path}/lines.txt`)});\n` +
+      "await f.readable.pipeTo(Deno.stdout.writable, { preventClose: true });\n" +
+      "await new Promise(() => {});\n",
+  );
+  const transport = new StdioClientTransport({
+    command: DENO,
+    args: ["run", "-A", script],
+    env: Deno.env.toObject(),
+  });
+  const seen: unknown[] = [];
+  let done: () => void = () => {};
+  const finished = new Promise<void>((resolve) => done = resolve);
+  transport.onmessage = (message) => {
+    seen.push(message);
+    if ((message as { params?: { data?: unknown } }).params?.data === "last") done();
+  };
+  transport.onerror = (error) => seen.push(error);
+  await transport.start();
+  try {
+    await finished;
+  } finally {
+    await transport.close();
+  }
+  assert.equal(seen.length, 4);
+  assert.ok(JSON.stringify(seen[0]) === text, "the valid line, parsed");
+  assert.ok(seen[1] instanceof ProtocolViolation);
+  assert.equal(seen[1].message, "Not JSON");
+  assert.ok(seen[1].line === lines[2]!.slice(0, 64 * 1024), "the violation keeps the line's first 64 KiB");
+  assert.ok(seen[1].cause instanceof SyntaxError);
+  assert.ok(seen[2] instanceof ProtocolViolation);
+  assert.equal(seen[2].message, "Not a JSON-RPC 2.0 message");
+  assert.equal((seen[3] as { params: { data: string } }).params.data, "last");
 });
