@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { CatalogIndex, type CatalogServer, catalogSteps, type CatalogTool } from "../catalog/mod.ts";
-import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
+import { listHashSteps, serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
 import { type Client, McpError } from "./sdk.ts";
 import { namespaceResultUris } from "./uris.ts";
@@ -151,6 +151,12 @@ function startIdentity(server: ServerConfig): string {
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
+}
+
+/** A tool list's JSON text for the cache and its hash, in steps. */
+function* cacheTextSteps(tools: readonly ToolDefinition[]): Generator<void, { json: string; hash: string }> {
+  const json = yield* jsonTextSteps(tools);
+  return { json, hash: yield* listHashSteps(json) };
 }
 
 /** All downstream connections of one gateway process. */
@@ -371,9 +377,10 @@ export class Hub {
 
   /** Reads or writes the tool cache; a failure is logged once and never stops the gateway. */
   /**
-   * Saves a server's listed tools in the cache. A large list (1,000 tools or more) is serialized in slices
-   * first (100,000 tools take ~0.3 s to serialize); a later list of the same server replaces one still
-   * being serialized, and closing the hub finishes what is pending.
+   * Saves a server's listed tools in the cache. A large list (1,000 tools or more) is serialized and
+   * hashed in slices first (100,000 tools take ~0.3 s to serialize), so that an unchanged list costs the
+   * store no compare; a later list of the same server replaces one still being serialized, and closing
+   * the hub finishes what is pending.
    */
   #cacheSave(
     cache: ToolListCache,
@@ -386,11 +393,12 @@ export class Hub {
       this.#cacheOp(() => cache.save(server, fingerprint, tools));
       return;
     }
-    const text = new Stepper(jsonTextSteps(tools));
+    const text = new Stepper(cacheTextSteps(tools));
     const save = () => {
       if (this.#cacheSaves.get(server) !== save) return;
       this.#cacheSaves.delete(server);
-      this.#cacheOp(() => cache.save(server, fingerprint, tools, text.finish()));
+      const { json, hash } = text.finish();
+      this.#cacheOp(() => cache.save(server, fingerprint, tools, json, hash));
     };
     this.#cacheSaves.set(server, save);
     text.finishAsync().then(save, () => this.#cacheSaves.delete(server));

@@ -259,7 +259,13 @@ export class PgToolCache implements ToolListCache {
     }
   }
 
-  save(server: string, fingerprint: string, tools: readonly ToolDefinition[], json?: string): void {
+  save(
+    server: string,
+    fingerprint: string,
+    tools: readonly ToolDefinition[],
+    json?: string,
+    _hash?: string,
+  ): void {
     const text = json ?? JSON.stringify(tools);
     const row = this.#rows.get(server);
     if (row && row.fingerprint === fingerprint && row.tools === text) return;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
+import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { DENO, ROOT, tempDir } from "../helpers.ts";
 
@@ -67,6 +68,56 @@ Deno.test("StoreToolCache.save takes the list's JSON when given, and rewrites no
     assert.equal(updatedAt(), 1000, "the same list is not written again");
     cache.save("a", "f2", tools);
     assert.equal(updatedAt(), 2000, "a new fingerprint is");
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("listHashSteps hashes in pieces exactly as listHash does, never splitting a surrogate pair", () => {
+  const text = "a".repeat(1024 * 1024 - 1) + "😀".repeat(3) + "é".repeat(1024 * 1024);
+  const steps = listHashSteps(text);
+  let r = steps.next();
+  while (!r.done) r = steps.next();
+  assert.equal(r.value, listHash(text));
+});
+
+Deno.test("StoreToolCache: a list saved with the hash of what it loaded or saved is neither compared nor written", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const sqls: string[] = [];
+    const spy = new Proxy(db, {
+      get(target, key) {
+        if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const tools = [{ name: "echo", description: "Echoes 😀", inputSchema: { type: "object" } }];
+    const json = JSON.stringify(tools);
+    new StoreToolCache(spy).save("a", "f1", tools, json, listHash(json));
+    // A new process: it loads the list, then the server lists the same tools.
+    const cache = new StoreToolCache(spy);
+    assert.deepEqual(cache.load("a", "f1"), tools);
+    sqls.length = 0;
+    cache.save("a", "f1", tools, json, listHash(json));
+    assert.deepEqual(
+      sqls,
+      ["SELECT fingerprint FROM tool_cache WHERE server = ?"],
+      "only the fingerprint is read",
+    );
+    // A changed list is written.
+    const changed = [{ ...tools[0]!, description: "Changed" }];
+    const text = JSON.stringify(changed);
+    cache.save("a", "f1", changed, text, listHash(text));
+    assert.deepEqual(cache.load("a", "f1"), changed);
+    sqls.length = 0;
+    cache.save("a", "f1", changed, text, listHash(text));
+    assert.equal(sqls.length, 1, "and then known");
+    // Rewritten by another process under another fingerprint: saved again.
+    new StoreToolCache(db).save("a", "f2", tools);
+    cache.save("a", "f1", changed, text, listHash(text));
+    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), changed);
   } finally {
     db.close();
   }
