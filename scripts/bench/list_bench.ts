@@ -21,7 +21,9 @@
  * answer read whole (and the holds over 50 ms, on stderr). With `--base DIR` (a checkout of another
  * commit, with this script copied into its `scripts/bench/`) the two alternate, baseline first. With
  * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
- * the list is saved there too.
+ * the list is saved there too. `--warm`: the store already holds the list (a previous run saved it, as
+ * a gateway's earlier start did): the answer comes from the cache, the run lasts until the live list,
+ * the same, is parsed, mounted and saved.
  *
  * @module
  */
@@ -114,9 +116,36 @@ interface HostRun {
  * host sends `initialize`, `notifications/initialized` and `tools/list`, which is answered once the
  * 100,000-tool server is listed, parsed, validated and mounted; a 1 ms ticker runs throughout.
  */
-async function hostChild(tools: number, cached: boolean): Promise<HostRun> {
+async function hostChild(tools: number, cached: boolean, warm = false): Promise<HostRun> {
   const dir = cached ? Deno.makeTempDirSync() : undefined;
-  const db = dir ? openStore(`${dir}/s.db`, { migrations: toolCacheMigrations }) : undefined;
+  const store = dir ? openStore(`${dir}/s.db`, { migrations: toolCacheMigrations }) : undefined;
+  if (store && warm) {
+    // A run before this one listed the server and cached its list (as a gateway's previous start did).
+    const first = new Hub({
+      config: manyToolsConfig(tools),
+      env: Deno.env.toObject(),
+      version: "bench",
+      log: () => {},
+      toolCache: new StoreToolCache(store),
+    });
+    await first.start();
+    await first.close();
+  }
+  // The store's statements on the cache's rows, timed: the live list's save comes after the host's answer.
+  let saved = Infinity;
+  const db = store &&
+    new Proxy(store, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (sql: string) => {
+            if (/tool_cache/.test(sql) && !/instructions/.test(sql)) saved = performance.now();
+            return target.prepare(sql);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   const hub = new Hub({
     config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
@@ -182,9 +211,11 @@ async function hostChild(tools: number, cached: boolean): Promise<HostRun> {
     if (!head.startsWith('{"result":{"tools":[')) {
       throw new Error(`unexpected answer: ${head}`);
     }
-    // With the cache: its save follows the listing (after the answer, or before it); its holds count too.
+    // With the cache: the run lasts until the live list was saved (after the answer, or before it; from a
+    // warm cache the answer comes first): its holds count too.
     if (db) {
-      while (!db.prepare("SELECT 1 AS x FROM tool_cache").get()) await new Promise((r) => setTimeout(r, 10));
+      while (!(saved > t0)) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 10));
       t1 = Math.max(t1, performance.now());
     }
   } finally {
@@ -192,7 +223,7 @@ async function hostChild(tools: number, cached: boolean): Promise<HostRun> {
     await gateway.close();
     await hub.close();
     await host.close().catch(() => {});
-    db?.close();
+    store?.close();
     if (dir) Deno.removeSync(dir, { recursive: true });
   }
   const within = gaps.filter((g) => g[0] >= t0 && g[1] <= t1 + 2);
@@ -212,10 +243,10 @@ function inChild(way: Way, tools: number): Promise<Run> {
 }
 
 /** `--host`: this script's host mode, run from `root` (this checkout, or a baseline's with this script copied in). */
-function inHostChild(root: string, tools: number, cache: boolean): Promise<HostRun> {
+function inHostChild(root: string, tools: number, mode: string): Promise<HostRun> {
   return runChild<HostRun>(
     `${root}/scripts/bench/list_bench.ts`,
-    ["--child", cache ? "host-cache" : "host", "--tools", String(tools)],
+    ["--child", mode, "--tools", String(tools)],
     `host (${root})`,
   );
 }
@@ -225,21 +256,27 @@ async function hostMain(
   tools: number,
   rounds: number,
   base: string | undefined,
-  cache: boolean,
+  mode: string,
 ): Promise<void> {
   const here = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
   const roots = base ? [["base", base], ["this", here]] : [["this", here]];
   const runs = new Map<string, HostRun[]>();
   for (let round = 0; round < rounds; round++) {
     for (const [name, root] of roots) {
-      const run = await inHostChild(root!, tools, cache);
+      const run = await inHostChild(root!, tools, mode);
       runs.set(name!, [...runs.get(name!) ?? [], run]);
       console.error(`round ${round + 1} ${name}: ${JSON.stringify(run)}`);
     }
   }
   console.log(
     `${tools.toLocaleString("en")} tools on one server, host initialize to tools/list answered` +
-      `${cache ? " and the list cached in the store" : ""}, ` +
+      `${
+        mode === "host-warm"
+          ? " and the live list saved to a warm cache"
+          : mode === "host-cache"
+          ? " and the list cached in the store"
+          : ""
+      }, ` +
       `medians of ${rounds} rounds`,
   );
   for (const [name, rs] of runs) {
@@ -261,15 +298,21 @@ export async function main(argv: string[] = []): Promise<void> {
       child: { type: "string" },
       host: { type: "boolean", default: false },
       cache: { type: "boolean", default: false },
+      warm: { type: "boolean", default: false },
       base: { type: "string" },
     },
   });
   const tools = Number(values.tools);
-  if (values.child === "host" || values.child === "host-cache") {
-    console.log(JSON.stringify(await hostChild(tools, values.child === "host-cache")));
+  if (values.child?.startsWith("host")) {
+    console.log(
+      JSON.stringify(await hostChild(tools, values.child !== "host", values.child === "host-warm")),
+    );
     Deno.exit(0);
   }
-  if (values.host) return await hostMain(tools, Number(values.rounds), values.base, values.cache);
+  if (values.host) {
+    const mode = values.warm ? "host-warm" : values.cache ? "host-cache" : "host";
+    return await hostMain(tools, Number(values.rounds), values.base, mode);
+  }
   if (values.child) {
     console.log(JSON.stringify(await child(values.child as Way, tools)));
     Deno.exit(0);
