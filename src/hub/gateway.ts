@@ -32,6 +32,7 @@ import {
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { RawResult } from "./raw_json.ts";
+import { Stepper } from "./slices.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -109,9 +110,46 @@ export function mountedDefinition(entry: CatalogTool): Tool {
   return mounted as Tool;
 }
 
-/** Identifies an advertised tool list (names and definitions). */
-function signature(tools: readonly Tool[]): string {
-  return JSON.stringify(tools);
+/**
+ * What identifies an advertised tool list, tool by tool: the public name, the server ("" for a
+ * meta-tool) and the definition it is built from (see {@linkcode mountedDefinition}).
+ */
+type Listed = readonly (readonly [name: string, server: string, definition: object])[];
+
+/** The {@linkcode Listed} form of meta-tools followed by mounted tools. */
+function listedOf(meta: readonly Tool[], mounted: readonly CatalogTool[]): Listed {
+  const listed: (readonly [string, string, object])[] = meta.map((t) => [t.name, "", t]);
+  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.definition]);
+  return listed;
+}
+
+/** Tools compared or built between two looks at the clock. */
+const TOOLS_PER_STEP = 256;
+
+/**
+ * True when two tool lists would be advertised the same, in steps: names and servers equal, definitions
+ * the same object (a server that did not list again) or, failing that, the same JSON.
+ */
+function* sameListedSteps(a: Listed, b: Listed): Generator<void, boolean> {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [name, server, def] = a[i]!;
+    const [otherName, otherServer, otherDef] = b[i]!;
+    if (name !== otherName || server !== otherServer) return false;
+    if (def !== otherDef && JSON.stringify(def) !== JSON.stringify(otherDef)) return false;
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return true;
+}
+
+/** Meta-tools, then the mounted tools' definitions as advertised, in steps. */
+function* advertisedSteps(meta: readonly Tool[], mounted: readonly CatalogTool[]): Generator<void, Tool[]> {
+  const tools = [...meta];
+  for (let i = 0; i < mounted.length; i++) {
+    tools.push(mountedDefinition(mounted[i]!));
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return tools;
 }
 
 /** Bytes of one server's instructions in list_servers. */
@@ -186,7 +224,7 @@ export class Gateway {
   #connected = false;
   #initialized = false;
   /** What the client last saw of tools/list (or was told changed). */
-  #listed?: string;
+  #listed?: Listed;
   /** A tool-list comparison is waiting for the catalog; another is due after it (see #notifyIfChanged). */
   #comparing = false;
   #compareAgain = false;
@@ -224,8 +262,11 @@ export class Gateway {
       await hub.settled();
       // Built in slices, so a large catalog does not hold the event loop (then read from it at once).
       await hub.catalogAsync();
-      const tools = this.advertisedTools();
-      this.#listed = signature(tools);
+      // The answer's definitions built in steps too; it is serialized in slices (see CoalescingWriter).
+      const meta = this.metaTools();
+      const mounted = this.mountedTools();
+      const tools = await new Stepper(advertisedSteps(meta, mounted)).finishAsync();
+      this.#listed = listedOf(meta, mounted);
       return { tools };
     });
     this.server.setRequestHandler(
@@ -265,10 +306,14 @@ export class Gateway {
       return;
     }
     this.#comparing = true;
-    this.#hub.catalogAsync().then(() => {
-      if (!this.#connected || this.#listed === undefined) return;
-      const now = signature(this.advertisedTools());
-      if (now === this.#listed) return;
+    this.#hub.catalogAsync().then(async () => {
+      const listed = this.#listed;
+      if (!this.#connected || listed === undefined) return;
+      const now = listedOf(this.metaTools(), this.mountedTools());
+      // Compared in steps (a relisted server's definitions are new objects: compared by their JSON).
+      if (await new Stepper(sameListedSteps(now, listed)).finishAsync()) return;
+      // Listed again meanwhile: that answer is what the client saw.
+      if (this.#listed !== listed) return;
       this.#listed = now;
       this.server.sendToolListChanged().catch(() => {});
     }).catch((error) => this.#options.log(`warning: comparing the tool list failed: ${error}`))
