@@ -4,8 +4,7 @@
  * field cannot carry (a carriage return) go the SDK's way.
  */
 import assert from "node:assert/strict";
-import { relayRawResults } from "../../src/http/raw_sse.ts";
-import { SessionEvents } from "../../src/http/mod.ts";
+import { relayRawResults, SessionEvents } from "../../src/http/mod.ts";
 import { type JSONRPCMessage, loadHttpSdk } from "../../src/hub/mod.ts";
 
 const enc = new TextEncoder();
