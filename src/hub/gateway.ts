@@ -199,6 +199,16 @@ export function admitReceipt(schema: Record<string, unknown>): Record<string, un
   return root;
 }
 
+/** A transport that can answer a request with a result relayed as its bytes (see raw_json.ts). */
+export interface RawResultTransport extends Transport {
+  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
+  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void>;
+}
+
+function isRawResultTransport(transport: Transport): transport is RawResultTransport {
+  return typeof (transport as Partial<RawResultTransport>).sendResult === "function";
+}
+
 /** A failed request's JSON-RPC error, as the SDK's server builds it. */
 function errorFields(error: unknown): { code: number; message: string; data?: unknown } {
   const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
@@ -608,12 +618,24 @@ export class Gateway {
     }
   }
 
-  /** Serves on a transport. */
+  /**
+   * Serves on a transport. On the gateway's stdio, and on any transport that can send a result as bytes
+   * (`sendResult`: a `--listen` session's, see http/raw_sse.ts), a `tools/call` of a mounted tool takes the
+   * fast path (see {@linkcode Gateway.#fastPath}).
+   */
   async connect(transport: Transport): Promise<void> {
     if (transport instanceof StdioServerTransport) {
       transport.intercept = (message) => this.#fastPath(message as Record<string, unknown>, transport);
     }
     await this.server.connect(transport);
+    if (!(transport instanceof StdioServerTransport) && isRawResultTransport(transport)) {
+      // The message was parsed and checked by the transport already; the SDK's server gets what is left.
+      const onmessage = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if (this.#fastPath(message as unknown as Record<string, unknown>, transport)) return;
+        onmessage?.call(transport, message, extra);
+      };
+    }
     this.#connected = true;
   }
 
@@ -621,13 +643,15 @@ export class Gateway {
   #fastCalls = new Map<string | number, AbortController>();
 
   /**
-   * The fast path over stdio: a `tools/call` of a mounted tool (and its cancellation) handled here
-   * instead of by the SDK's server, so that its result can be relayed as the bytes the downstream sent
-   * (see raw_json.ts). The call itself takes the same path as the SDK's (`#onCall`: scope, records,
-   * timeouts, budget). False leaves the message to the SDK: anything else, or one that is not exactly
-   * a well-formed request (the SDK then answers it as it always has).
+   * The fast path (stdio, or a `--listen` session): a `tools/call` of a mounted tool (and its
+   * cancellation) handled here instead of by the SDK's server, so that its result can be relayed as the
+   * bytes the downstream sent (see raw_json.ts). The call itself takes the same path as the SDK's
+   * (`#onCall`: scope, records, timeouts, budget); its notifications and requests to the host are related
+   * to it as the SDK's are (on HTTP they go on the call's own stream). False leaves the message to the
+   * SDK: anything else, or one that is not exactly a well-formed request (the SDK then answers it as it
+   * always has).
    */
-  #fastPath(message: Record<string, unknown>, transport: StdioServerTransport): boolean {
+  #fastPath(message: Record<string, unknown>, transport: RawResultTransport): boolean {
     if (message.jsonrpc !== "2.0") return false;
     const params = message.params as Record<string, unknown> | undefined;
     if (typeof params !== "object" || params === null || Array.isArray(params)) return false;
@@ -657,8 +681,9 @@ export class Gateway {
       signal: controller.signal,
       requestId: id,
       _meta: meta,
-      sendNotification: (notification) => this.server.notification(notification),
-      sendRequest: (request, schema, options) => this.server.request(request, schema, options),
+      sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
+      sendRequest: (request, schema, options) =>
+        this.server.request(request, schema, { ...options, relatedRequestId: id }),
     } as Extra;
     const request = { method: "tools/call", params } as CallToolRequest;
     this.#onCall(request, extra, true).then(
