@@ -25,7 +25,13 @@ import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./finalize.ts";
 import { RawResult } from "./raw_json.ts";
-import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
+import {
+  type Discovery,
+  INDEX_WORKER_MIN_TOOLS,
+  IndexWorkerPool,
+  localDiscovery,
+  workerDiscovery,
+} from "./index_host.ts";
 import { Stepper } from "./slices.ts";
 import { agentServers } from "../config/mod.ts";
 import { serverEnvironment } from "./environment.ts";
@@ -169,6 +175,9 @@ export class Hub {
   #discoveryAbort?: AbortController;
   /** The index worker failed once: later catalogs are indexed in process. */
   #workerFailed = false;
+  /** The index worker, kept from one large catalog's index to the next (started once, see #warmWorker). */
+  #workers?: IndexWorkerPool;
+  #warmTimer?: ReturnType<typeof setTimeout>;
   /** Pin verdicts per server, for the tool list they were computed from. */
   #verdicts = new Map<string, { tools: readonly ToolDefinition[]; verdict: PinVerdict }>();
   /** Pin checks in progress (taken in slices by the catalog build), per server, for the list checked. */
@@ -493,8 +502,23 @@ export class Hub {
     if (this.#catalogSteps === steps) {
       this.#catalog = built;
       this.#catalogSteps = undefined;
+      this.#warmWorker(built.tools.length);
     }
     return built;
+  }
+
+  /**
+   * Once a catalog is large enough to be indexed in a worker, starts that worker in a macrotask of its
+   * own (after the answer that built the catalog), so that a search does not wait while Deno makes its
+   * isolate. Never at start-up: a small catalog never starts one.
+   */
+  #warmWorker(tools: number): void {
+    const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
+    if (tools < threshold || this.#workerFailed || this.#closed || this.#warmTimer !== undefined) return;
+    this.#warmTimer = setTimeout(() => {
+      this.#warmTimer = undefined;
+      if (!this.#workerFailed && !this.#closed) (this.#workers ??= new IndexWorkerPool()).warm();
+    }, 0);
   }
 
   *#catalogBuild(): Generator<void, { tools: CatalogTool[]; index: CatalogIndex }> {
@@ -614,6 +638,7 @@ export class Hub {
       try {
         return await workerDiscovery(tools, {
           signal,
+          pool: this.#workers ??= new IndexWorkerPool(),
           onFailure: (message) => {
             this.#workerFailed = true;
             this.#options.log(`warning: ${message}; the next search indexes in process`);
@@ -1032,6 +1057,9 @@ export class Hub {
   async close(): Promise<void> {
     this.#closed = true;
     this.#dropDiscovery();
+    clearTimeout(this.#warmTimer);
+    this.#warmTimer = undefined;
+    this.#workers?.close();
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;
     this.#detach?.();
