@@ -26,7 +26,14 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { buildCatalog, CatalogIndex, type CatalogServer, catalogSteps } from "../../src/catalog/mod.ts";
+import {
+  buildCatalog,
+  CatalogIndex,
+  type CatalogServer,
+  catalogSteps,
+  type PackedCatalogServer,
+  packTool,
+} from "../../src/catalog/mod.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import {
   type Discovery,
@@ -152,7 +159,8 @@ function peakRssMb(): number {
 /** Runs one way in this process; `servers` come first so generating them is not counted. */
 async function runWay(way: Way, tools: number, trace = false): Promise<WayReport> {
   if (way === "idle") return await idle(trace);
-  const input = servers(tools);
+  // As the hub keeps them: each server's tools packed (JSON text), the listed objects dropped.
+  const input: PackedCatalogServer[] = servers(tools).map((s) => ({ ...s, tools: s.tools.map(packTool) }));
   let phase: "build" | "query" = "build";
   let step = "settle";
   const held = { build: 0, query: 0 };

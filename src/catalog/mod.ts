@@ -11,7 +11,12 @@ export {
   catalogSteps,
   type CatalogTool,
   editDistance,
+  type PackedCatalogServer,
+  PackedTool,
+  packTool,
+  reviveEntry,
   type ToolDefinition,
+  unpackTool,
 } from "./catalog.ts";
 export { CANONICAL_MAX_DEPTH, canonicalJson } from "./canonical.ts";
 export { drain, sortSteps, STEP } from "./_steps.ts";

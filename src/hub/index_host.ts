@@ -9,7 +9,7 @@
  */
 import type { CatalogTool } from "../catalog/mod.ts";
 import type { QueryArguments, ResolveResponse, ResponseContext, SearchResponse } from "../resolver/mod.ts";
-import type { WorkerReply, WorkerRequest } from "./index_worker.ts";
+import type { WireTool, WorkerReply, WorkerRequest } from "./index_worker.ts";
 
 /** Catalogs of at least this many tools are indexed in a worker; smaller ones in process. */
 export const INDEX_WORKER_MIN_TOOLS = 5000;
@@ -271,7 +271,7 @@ export async function workerDiscovery(
   try {
     let size = 32;
     for (let at = 0; at < tools.length && gone === undefined;) {
-      const batch = tools.slice(at, at + size) as CatalogTool[];
+      const batch = tools.slice(at, at + size).map(wire);
       const t0 = performance.now();
       post({ lease, type: "tools", tools: batch });
       const took = performance.now() - t0;
@@ -315,6 +315,25 @@ export async function workerDiscovery(
     search: (args, context) => query<SearchResponse>("search", args, context),
     resolve: (args, context) => query<ResolveResponse>("resolve", args, context),
     close: () => stop(replaced, true),
+  };
+}
+
+/** An entry's fields for the worker (a class instance's getter would not cross: its definition goes packed). */
+function wire(tool: CatalogTool): WireTool {
+  return {
+    namespaced: tool.namespaced,
+    server: tool.server,
+    tool: tool.tool,
+    short: tool.short,
+    title: tool.title,
+    description: tool.description,
+    inputFields: tool.inputFields,
+    required: tool.required,
+    serverDescription: tool.serverDescription,
+    tags: tool.tags,
+    useWhen: tool.useWhen,
+    toolUseWhen: tool.toolUseWhen,
+    packed: tool.packed,
   };
 }
 

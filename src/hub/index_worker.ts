@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../catalog/mod.ts";
+import { type CatalogTool, reviveEntry } from "../catalog/mod.ts";
 import {
   buildIndex,
   catalogRevision,
@@ -27,7 +27,7 @@ import {
 export type WorkerRequest =
   & { lease: number }
   & (
-    | { type: "tools"; tools: CatalogTool[] }
+    | { type: "tools"; tools: WireTool[] }
     | { type: "build" }
     | {
       type: "query";
@@ -38,6 +38,12 @@ export type WorkerRequest =
     }
     | { type: "release" }
   );
+
+/**
+ * A catalog entry as it is sent to the worker: its fields, the definition packed (a string clones far
+ * faster than the object graph of a definition); the worker parses it once.
+ */
+export type WireTool = Omit<CatalogTool, "definition">;
 
 /** What the worker answers: `built` once (or `failed`), then one `answer` per query id; each names its lease. */
 export type WorkerReply =
@@ -68,7 +74,7 @@ export function workerHandler(post: (reply: WorkerReply) => void): (request: Wor
       current = request.type === "release" ? undefined : lease;
     }
     if (request.type === "tools") {
-      for (const tool of request.tools) tools.push(tool);
+      for (const tool of request.tools) tools.push(reviveEntry(tool));
     } else if (request.type === "build") {
       try {
         index = buildIndex(tools);
