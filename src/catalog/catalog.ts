@@ -96,44 +96,102 @@ export interface CatalogTool {
   readonly packed: PackedTool;
 }
 
-/** The fields of a {@link CatalogTool} other than its definition. */
-type EntryFields = Omit<CatalogTool, "definition">;
+/** The fields of a {@link CatalogTool} read from its definition (parsed from the packed JSON on demand). */
+type DefinitionFields = Pick<CatalogTool, "title" | "description" | "inputFields" | "required">;
+
+/** The fields of a {@link CatalogTool} that it keeps: names, server metadata and the packed definition. */
+export type EntryFields = Omit<CatalogTool, keyof DefinitionFields | "definition">;
+
+/** The fields a catalog entry reads from its definition. */
+function definitionFields(def: ToolDefinition): DefinitionFields {
+  const props = def.inputSchema?.properties;
+  return {
+    title: def.title ?? (typeof def.annotations?.title === "string" ? def.annotations.title : undefined),
+    description: def.description ?? "",
+    inputFields: props && typeof props === "object" ? Object.keys(props) : [],
+    required: Array.isArray(def.inputSchema?.required)
+      ? def.inputSchema.required.filter((r) => typeof r === "string")
+      : [],
+  };
+}
+
+/** The `[]` of every entry without hints (one shared array, frozen: entries are never changed). */
+const NONE: string[] = Object.freeze([]) as unknown as string[];
 
 /**
- * A catalog entry: its definition kept packed, parsed on demand (describe_tool, mounting, the resolver),
- * so a catalog of 100,000 tools keeps no definition objects alive.
+ * A catalog entry: it keeps its names, its server's metadata and the packed definition, and reads the
+ * rest from the definition when asked (once; the definition itself is parsed anew on every read). In
+ * a catalog of 100,000 tools, only the few tools described or mounted one by one are ever parsed on
+ * the gateway's thread (the index worker gets them packed), so the catalog is no object graph either.
  */
 class CatalogEntry implements CatalogTool {
-  namespaced!: string;
-  server!: string;
-  tool!: string;
-  short!: string;
-  title?: string;
-  description!: string;
-  inputFields!: string[];
-  required!: string[];
-  serverDescription?: string;
-  tags!: string[];
-  useWhen!: string[];
-  toolUseWhen!: string[];
-  readonly packed!: PackedTool;
+  readonly namespaced: string;
+  readonly server: string;
+  readonly tool: string;
+  readonly short: string;
+  readonly serverDescription?: string;
+  readonly tags: string[];
+  readonly useWhen: string[];
+  readonly toolUseWhen: string[];
+  readonly packed: PackedTool;
+  #read?: DefinitionFields;
 
-  constructor(fields: EntryFields) {
-    Object.assign(this, fields);
+  constructor(fields: EntryFields, read?: DefinitionFields) {
+    this.namespaced = fields.namespaced;
+    this.server = fields.server;
+    this.tool = fields.tool;
+    this.short = fields.short;
+    this.serverDescription = fields.serverDescription;
+    this.tags = fields.tags;
+    this.useWhen = fields.useWhen;
+    this.toolUseWhen = fields.toolUseWhen;
+    this.packed = fields.packed;
+    this.#read = read;
   }
 
+  get #fields(): DefinitionFields {
+    return this.#read ??= definitionFields(this.definition);
+  }
+  get title(): string | undefined {
+    return this.#fields.title;
+  }
+  get description(): string {
+    return this.#fields.description;
+  }
+  get inputFields(): string[] {
+    return this.#fields.inputFields;
+  }
+  get required(): string[] {
+    return this.#fields.required;
+  }
   get definition(): ToolDefinition {
     return unpackTool(this.packed);
   }
 }
 
+/** The fields of an entry that cross to the index worker (a class instance's getters would not). */
+export function entryFields(tool: CatalogTool): EntryFields {
+  return {
+    namespaced: tool.namespaced,
+    server: tool.server,
+    tool: tool.tool,
+    short: tool.short,
+    serverDescription: tool.serverDescription,
+    tags: tool.tags,
+    useWhen: tool.useWhen,
+    toolUseWhen: tool.toolUseWhen,
+    packed: tool.packed,
+  };
+}
+
 /**
- * A catalog entry as it crossed a thread (structured clone keeps its fields, not its class): the same
- * entry again, with its definition parsed once and kept (the index worker reads it for every tool).
+ * The entry {@link entryFields} describe (after a structured clone): a plain object again, with its
+ * definition parsed once and every field read from it (the index worker reads them for every tool).
  */
 export function reviveEntry(fields: EntryFields): CatalogTool {
   const packed = new PackedTool(fields.packed.name, fields.packed.json);
-  return { ...fields, packed, definition: unpackTool(packed) };
+  const definition = unpackTool(packed);
+  return { ...fields, ...definitionFields(definition), packed, definition };
 }
 
 /** Builds catalog entries for servers, sorted by public name. */
@@ -151,6 +209,8 @@ export function* catalogSteps(
   const out: CatalogTool[] = [];
   let work = 0;
   for (const server of servers) {
+    const tags = server.tags ?? NONE;
+    const useWhen = server.useWhen ?? NONE;
     const listed: readonly (ToolDefinition | PackedTool)[] = server.tools;
     const byName = new Map(listed.map((t) => [t.name, t]));
     const plans = server.namespace === false
@@ -160,28 +220,23 @@ export function* catalogSteps(
     for (const plan of plans) {
       if (++work % STEP === 0) yield;
       const given = byName.get(plan.downstream)!;
-      const packed = given instanceof PackedTool ? given : packTool(given);
-      const def = given instanceof PackedTool ? unpackTool(given) : given;
-      const props = def.inputSchema?.properties;
+      const listedAsIs = !(given instanceof PackedTool);
       out.push(
-        new CatalogEntry({
-          namespaced: plan.namespaced,
-          server: server.name,
-          tool: plan.downstream,
-          short: plan.short,
-          title: def.title ??
-            (typeof def.annotations?.title === "string" ? def.annotations.title : undefined),
-          description: def.description ?? "",
-          inputFields: props && typeof props === "object" ? Object.keys(props) : [],
-          required: Array.isArray(def.inputSchema?.required)
-            ? def.inputSchema.required.filter((r) => typeof r === "string")
-            : [],
-          serverDescription: server.description,
-          tags: server.tags ?? [],
-          useWhen: server.useWhen ?? [],
-          toolUseWhen: server.toolUseWhen?.[plan.downstream] ?? [],
-          packed,
-        }),
+        new CatalogEntry(
+          {
+            namespaced: plan.namespaced,
+            server: server.name,
+            tool: plan.downstream,
+            short: plan.short,
+            serverDescription: server.description,
+            tags,
+            useWhen,
+            toolUseWhen: server.toolUseWhen?.[plan.downstream] ?? NONE,
+            packed: listedAsIs ? packTool(given) : given,
+          },
+          // A definition at hand is read now (no parse later); a packed one when first asked.
+          listedAsIs ? definitionFields(given) : undefined,
+        ),
       );
     }
     yield;

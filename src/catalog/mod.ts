@@ -11,6 +11,8 @@ export {
   catalogSteps,
   type CatalogTool,
   editDistance,
+  type EntryFields,
+  entryFields,
   type PackedCatalogServer,
   PackedTool,
   packTool,

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../catalog/mod.ts";
+import { type CatalogTool, entryFields } from "../catalog/mod.ts";
 import type { QueryArguments, ResolveResponse, ResponseContext, SearchResponse } from "../resolver/mod.ts";
 import type { WireTool, WorkerReply, WorkerRequest } from "./index_worker.ts";
 
@@ -271,7 +271,7 @@ export async function workerDiscovery(
   try {
     let size = 32;
     for (let at = 0; at < tools.length && gone === undefined;) {
-      const batch = tools.slice(at, at + size).map(wire);
+      const batch: WireTool[] = tools.slice(at, at + size).map(entryFields);
       const t0 = performance.now();
       post({ lease, type: "tools", tools: batch });
       const took = performance.now() - t0;
@@ -315,25 +315,6 @@ export async function workerDiscovery(
     search: (args, context) => query<SearchResponse>("search", args, context),
     resolve: (args, context) => query<ResolveResponse>("resolve", args, context),
     close: () => stop(replaced, true),
-  };
-}
-
-/** An entry's fields for the worker (a class instance's getter would not cross: its definition goes packed). */
-function wire(tool: CatalogTool): WireTool {
-  return {
-    namespaced: tool.namespaced,
-    server: tool.server,
-    tool: tool.tool,
-    short: tool.short,
-    title: tool.title,
-    description: tool.description,
-    inputFields: tool.inputFields,
-    required: tool.required,
-    serverDescription: tool.serverDescription,
-    tags: tool.tags,
-    useWhen: tool.useWhen,
-    toolUseWhen: tool.toolUseWhen,
-    packed: tool.packed,
   };
 }
 

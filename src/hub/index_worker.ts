@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { type CatalogTool, reviveEntry } from "../catalog/mod.ts";
+import { type CatalogTool, type EntryFields, reviveEntry } from "../catalog/mod.ts";
 import {
   buildIndex,
   catalogRevision,
@@ -40,10 +40,10 @@ export type WorkerRequest =
   );
 
 /**
- * A catalog entry as it is sent to the worker: its fields, the definition packed (a string clones far
- * faster than the object graph of a definition); the worker parses it once.
+ * A catalog entry as it is sent to the worker: its names and server metadata, the definition packed
+ * (a string clones far faster than the object graph of a definition); the worker parses it once.
  */
-export type WireTool = Omit<CatalogTool, "definition">;
+export type WireTool = EntryFields;
 
 /** What the worker answers: `built` once (or `failed`), then one `answer` per query id; each names its lease. */
 export type WorkerReply =
