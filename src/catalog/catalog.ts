@@ -186,12 +186,20 @@ export function entryFields(tool: CatalogTool): EntryFields {
 
 /**
  * The entry {@link entryFields} describe (after a structured clone): a plain object again, with its
- * definition parsed once and every field read from it (the index worker reads them for every tool).
+ * definition parsed once and every field read from it (the index worker reads them for every tool); the
+ * JSON text is not kept beside the parsed definition (`packed` packs it again if ever read).
  */
 export function reviveEntry(fields: EntryFields): CatalogTool {
-  const packed = new PackedTool(fields.packed.name, fields.packed.json);
-  const definition = unpackTool(packed);
-  return { ...fields, ...definitionFields(definition), packed, definition };
+  const definition = unpackTool(fields.packed);
+  const { packed: _, ...rest } = fields;
+  return {
+    ...rest,
+    ...definitionFields(definition),
+    definition,
+    get packed() {
+      return packTool(definition);
+    },
+  };
 }
 
 /** Builds catalog entries for servers, sorted by public name. */
