@@ -7,8 +7,10 @@
  * - `sync`: catalog and resolver index built in one piece (the baseline: it holds the loop throughout);
  * - `process`: the catalog built in one piece, the index in 20 ms slices in process (the hub before
  *   the index worker);
- * - `worker`: what the hub does now: the catalog built in slices, the index in a Web Worker
- *   (`src/hub/index_host.ts`), queries answered by message.
+ * - `worker`: the catalog built in slices, the index in a Web Worker (`src/hub/index_host.ts`) started
+ *   for this build, queries answered by message (a hub's first build, when no worker was started yet);
+ * - `reuse`: the same with the hub's index worker already started (`IndexWorkerPool`: by an earlier build,
+ *   or at idle once the catalog grew large), as every later build of the hub finds it.
  *
  * Reported per way: the longest the event loop was held (a 1 ms ticker's longest gap) while building
  * and while querying, the time to searchable, and the peak RSS (VmHWM; the process's RSS elsewhere).
@@ -24,16 +26,28 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { buildCatalog, CatalogIndex, type CatalogServer, catalogSteps } from "../../src/catalog/mod.ts";
+import {
+  buildCatalog,
+  CatalogIndex,
+  type CatalogServer,
+  catalogSteps,
+  type PackedCatalogServer,
+  packTool,
+} from "../../src/catalog/mod.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
-import { type Discovery, localDiscovery, workerDiscovery } from "../../src/hub/index_host.ts";
+import {
+  type Discovery,
+  IndexWorkerPool,
+  localDiscovery,
+  workerDiscovery,
+} from "../../src/hub/index_host.ts";
 import { Stepper } from "../../src/hub/slices.ts";
 import { describeEntry } from "../../src/hub/discovery.ts";
 import { syntheticCatalog } from "./resolver_bench.ts";
 
 /** One way of building and querying the catalog. */
-export type Way = "idle" | "sync" | "process" | "worker";
-const WAYS: readonly Way[] = ["idle", "sync", "process", "worker"];
+export type Way = "idle" | "sync" | "process" | "worker" | "reuse";
+const WAYS: readonly Way[] = ["idle", "sync", "process", "worker", "reuse"];
 
 /** What one way measured. */
 export interface WayReport {
@@ -145,7 +159,8 @@ function peakRssMb(): number {
 /** Runs one way in this process; `servers` come first so generating them is not counted. */
 async function runWay(way: Way, tools: number, trace = false): Promise<WayReport> {
   if (way === "idle") return await idle(trace);
-  const input = servers(tools);
+  // As the hub keeps them: each server's tools packed (JSON text), the listed objects dropped.
+  const input: PackedCatalogServer[] = servers(tools).map((s) => ({ ...s, tools: s.tools.map(packTool) }));
   let phase: "build" | "query" = "build";
   let step = "settle";
   const held = { build: 0, query: 0 };
@@ -155,6 +170,12 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
     held[phase] = Math.max(held[phase], gap);
     steps[step] = Math.max(steps[step] ?? 0, gap);
   });
+  let pool: IndexWorkerPool | undefined;
+  if (way === "reuse") {
+    // The hub's worker, started (and its resolver loaded) before this build, by an empty build.
+    pool = new IndexWorkerPool();
+    (await workerDiscovery([], { pool })).close();
+  }
   // Settle the ticker before timing.
   await new Promise((resolve) => setTimeout(resolve, 20));
   held.build = 0;
@@ -193,7 +214,7 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
     names = built.names;
     step = "index";
     if (calibration) calibration.workerAt = performance.now();
-    discovery = await workerDiscovery(catalog);
+    discovery = await workerDiscovery(catalog, { pool });
   }
   await discovery.search({ query: QUERIES[0]! }, context(discovery.revision));
   const searchableMs = performance.now() - t0;
@@ -215,6 +236,7 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
   await new Promise((resolve) => setTimeout(resolve, 5));
   stop();
   discovery.close();
+  pool?.close();
   return {
     way,
     tools: catalog.length,
@@ -442,6 +464,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
       sync: "catalog + index in one piece (baseline)",
       process: "index in slices, in process (before)  ",
       worker: "catalog in slices, index in a worker   ",
+      reuse: "the same, the hub's worker already up  ",
     }[way];
     console.log(
       `${label}: searchable in ${r.searchableMs.toFixed(0)} ms; event loop held at most ${
@@ -451,8 +474,9 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
       } ms querying (${r.queryMs.toFixed(1)} ms a query); peak RSS ${r.peakRssMb.toFixed(0)} MB`,
     );
   }
-  const worker = reports.find((r) => r.way === "worker");
-  if (worker?.gaps.length) console.log(`  worker: holds over 50 ms (step@ms+held): ${worker.gaps.join(" ")}`);
+  for (const r of reports.filter((r) => r.way === "worker" || r.way === "reuse")) {
+    if (r.gaps.length) console.log(`  ${r.way}: holds over 50 ms (step@ms+held): ${r.gaps.join(" ")}`);
+  }
   for (const r of reports) {
     const lines = (r as { attribution?: string[] }).attribution;
     if (lines?.length) {

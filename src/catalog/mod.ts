@@ -11,7 +11,14 @@ export {
   catalogSteps,
   type CatalogTool,
   editDistance,
+  type EntryFields,
+  entryFields,
+  type PackedCatalogServer,
+  PackedTool,
+  packTool,
+  reviveEntry,
   type ToolDefinition,
+  unpackTool,
 } from "./catalog.ts";
 export { CANONICAL_MAX_DEPTH, canonicalJson } from "./canonical.ts";
 export { drain, sortSteps, STEP } from "./_steps.ts";

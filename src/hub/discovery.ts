@@ -98,6 +98,7 @@ export async function resolveTool(hub: Hub, args: Record<string, unknown>): Prom
 
 /** What describe_tool answers for one tool. */
 export function describeEntry(entry: CatalogTool, revision: string): Record<string, unknown> {
+  const def = entry.definition; // parsed from the packed JSON on each read: once here
   return {
     contract_version: CONTRACT_VERSION,
     catalog_revision: revision,
@@ -107,9 +108,9 @@ export function describeEntry(entry: CatalogTool, revision: string): Record<stri
     namespaced: entry.namespaced,
     title: entry.title ?? null,
     description: entry.description,
-    input_schema: entry.definition.inputSchema ?? { type: "object" },
-    ...(entry.definition.outputSchema ? { output_schema: entry.definition.outputSchema } : {}),
-    ...(entry.definition.annotations ? { annotations: entry.definition.annotations } : {}),
+    input_schema: def.inputSchema ?? { type: "object" },
+    ...(def.outputSchema ? { output_schema: def.outputSchema } : {}),
+    ...(def.annotations ? { annotations: def.annotations } : {}),
   };
 }
 

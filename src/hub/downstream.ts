@@ -5,7 +5,7 @@
  * @module
  */
 import type { ServerConfig } from "../config/mod.ts";
-import type { ToolDefinition } from "../catalog/mod.ts";
+import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import {
   AjvJsonSchemaValidator,
   CallToolResultSchema,
@@ -177,8 +177,9 @@ export class Downstream {
   #policy: RestartPolicy;
   #state: DownstreamState;
   #error?: string;
-  #tools: ToolDefinition[] = [];
-  #cached?: readonly ToolDefinition[];
+  /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
+  #tools: PackedTool[] = [];
+  #cached?: readonly PackedTool[];
   #rejected: RejectedTool[] = [];
   /** list_changed coalescing: the refresh in flight, and whether one more is queued behind it. */
   #refreshing?: Promise<void>;
@@ -207,7 +208,7 @@ export class Downstream {
     if (config.loadError !== undefined) this.#error = config.loadError;
     if (options.cachedTools) {
       const screened = screenTools(options.cachedTools);
-      this.#cached = screened.accepted;
+      this.#cached = screened.accepted.map(packTool);
       this.#rejected = screened.rejected;
     }
     this.#secrets = [
@@ -228,8 +229,11 @@ export class Downstream {
   get error(): string | undefined {
     return this.#error;
   }
-  /** The live tools when connected; the cached ones during the first connection attempt; else none. */
-  get tools(): readonly ToolDefinition[] {
+  /**
+   * The live tools when connected; the cached ones during the first connection attempt; else none.
+   * Packed (see `PackedTool`); the same array until the list changes.
+   */
+  get tools(): readonly PackedTool[] {
     if (this.#state === "connected") return this.#tools;
     if (this.#state === "connecting" && !this.#everConnected && this.#cached) return this.#cached;
     return [];
@@ -608,7 +612,7 @@ export class Downstream {
         this.#options.log(`server "${this.name}": tool ${JSON.stringify(this.redact(r.name))} ${r.reason}`);
       }
     }
-    this.#tools = accepted;
+    this.#tools = accepted.map(packTool);
     this.#rejected = rejected;
     try {
       this.#options.onToolsListed?.(accepted);
@@ -707,7 +711,7 @@ export class Downstream {
   }
 
   #hasOutputSchema(name: string): boolean {
-    return this.#tools.some((t) => t.name === name && t.outputSchema !== undefined);
+    return this.#tools.some((t) => t.name === name && unpackTool(t).outputSchema !== undefined);
   }
 
   #teardown(): void {

@@ -18,7 +18,7 @@ import type {
 } from "./sdk.ts";
 import { errorResult, type Hub } from "./hub.ts";
 import type { NameReference } from "../catalog/mod.ts";
-import type { CatalogTool } from "../catalog/mod.ts";
+import { type CatalogTool, PackedTool } from "../catalog/mod.ts";
 import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "./meta_tools.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "./limits.ts";
@@ -119,7 +119,8 @@ type Listed = readonly (readonly [name: string, server: string, definition: obje
 /** The {@linkcode Listed} form of meta-tools followed by mounted tools. */
 function listedOf(meta: readonly Tool[], mounted: readonly CatalogTool[]): Listed {
   const listed: (readonly [string, string, object])[] = meta.map((t) => [t.name, "", t]);
-  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.definition]);
+  // The packed definition: the same object while a server's list is unchanged, its JSON at hand otherwise.
+  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.packed]);
   return listed;
 }
 
@@ -136,10 +137,15 @@ function* sameListedSteps(a: Listed, b: Listed): Generator<void, boolean> {
     const [name, server, def] = a[i]!;
     const [otherName, otherServer, otherDef] = b[i]!;
     if (name !== otherName || server !== otherServer) return false;
-    if (def !== otherDef && JSON.stringify(def) !== JSON.stringify(otherDef)) return false;
+    if (def !== otherDef && definitionJson(def) !== definitionJson(otherDef)) return false;
     if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
   }
   return true;
+}
+
+/** A listed definition's JSON: a packed one's own text, else serialized. */
+function definitionJson(def: object): string {
+  return def instanceof PackedTool ? def.json : JSON.stringify(def);
 }
 
 /** Meta-tools, then the mounted tools' definitions as advertised, in steps. */

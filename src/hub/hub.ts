@@ -8,7 +8,7 @@
 import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
-import { CatalogIndex, type CatalogServer, catalogSteps, type CatalogTool } from "../catalog/mod.ts";
+import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
 import { listHashSteps, serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
 import { type Client, McpError } from "./sdk.ts";
@@ -25,16 +25,22 @@ import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
 import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./finalize.ts";
 import { RawResult } from "./raw_json.ts";
-import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
+import {
+  type Discovery,
+  INDEX_WORKER_MIN_TOOLS,
+  IndexWorkerPool,
+  localDiscovery,
+  workerDiscovery,
+} from "./index_host.ts";
 import { Stepper } from "./slices.ts";
 import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "./sliced_json.ts";
 import { agentServers } from "../config/mod.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
-import { heldMessage, type HeldTool, type PinStore, type PinVerdict } from "./pinning.ts";
+import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from "./pinning.ts";
 import { type InjectionMarker, toolMarkers } from "./injection.ts";
 import type { RejectedTool } from "./limits.ts";
-import type { ToolDefinition } from "../catalog/mod.ts";
+import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
@@ -176,10 +182,13 @@ export class Hub {
   #discoveryAbort?: AbortController;
   /** The index worker failed once: later catalogs are indexed in process. */
   #workerFailed = false;
+  /** The index worker, kept from one large catalog's index to the next (started once, see #warmWorker). */
+  #workers?: IndexWorkerPool;
+  #warmTimer?: ReturnType<typeof setTimeout>;
   /** Pin verdicts per server, for the tool list they were computed from. */
-  #verdicts = new Map<string, { tools: readonly ToolDefinition[]; verdict: PinVerdict }>();
+  #verdicts = new Map<string, { tools: readonly PackedTool[]; verdict: PackedVerdict }>();
   /** Pin checks in progress (taken in slices by the catalog build), per server, for the list checked. */
-  #verdictRuns = new Map<string, { tools: readonly ToolDefinition[]; steps: Stepper<PinVerdict> }>();
+  #verdictRuns = new Map<string, { tools: readonly PackedTool[]; steps: Stepper<PackedVerdict> }>();
   #pinTimer?: ReturnType<typeof setInterval>;
   #log: { log: (line: string) => void; flush: () => void };
   #listeners = new Set<() => void>();
@@ -530,12 +539,27 @@ export class Hub {
     if (this.#catalogSteps === steps) {
       this.#catalog = built;
       this.#catalogSteps = undefined;
+      this.#warmWorker(built.tools.length);
     }
     return built;
   }
 
+  /**
+   * Once a catalog is large enough to be indexed in a worker, starts that worker in a macrotask of its
+   * own (after the answer that built the catalog), so that a search does not wait while Deno makes its
+   * isolate. Never at start-up: a small catalog never starts one.
+   */
+  #warmWorker(tools: number): void {
+    const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
+    if (tools < threshold || this.#workerFailed || this.#closed || this.#warmTimer !== undefined) return;
+    this.#warmTimer = setTimeout(() => {
+      this.#warmTimer = undefined;
+      if (!this.#workerFailed && !this.#closed) (this.#workers ??= new IndexWorkerPool()).warm();
+    }, 0);
+  }
+
   *#catalogBuild(): Generator<void, { tools: CatalogTool[]; index: CatalogIndex }> {
-    const servers: CatalogServer[] = [];
+    const servers: PackedCatalogServer[] = [];
     for (const d of this.#downstreams.values()) {
       // Connected servers' live tools, and the cached tools of a server in its first attempt.
       if (d.tools.length === 0) continue;
@@ -651,6 +675,7 @@ export class Hub {
       try {
         return await workerDiscovery(tools, {
           signal,
+          pool: this.#workers ??= new IndexWorkerPool(),
           onFailure: (message) => {
             this.#workerFailed = true;
             this.#options.log(`warning: ${message}; the next search indexes in process`);
@@ -670,14 +695,14 @@ export class Hub {
    * The pin verdict for a server's current tools (recomputed when its list changes), at once: finishes a
    * sliced check in progress for the same list (holding the event loop for the rest of it).
    */
-  #verdict(d: Downstream): PinVerdict {
+  #verdict(d: Downstream): PackedVerdict {
     const memo = this.#verdicts.get(d.name);
     if (memo && memo.tools === d.tools) return memo.verdict;
     return this.#verdictRun(d).finish();
   }
 
   /** The one check of a server's current tools, shared by the sliced catalog build and {@link #verdict}. */
-  #verdictRun(d: Downstream): Stepper<PinVerdict> {
+  #verdictRun(d: Downstream): Stepper<PackedVerdict> {
     const run = this.#verdictRuns.get(d.name);
     if (run && run.tools === d.tools) return run.steps;
     const steps = new Stepper(this.#verdictSteps(d, d.tools));
@@ -686,17 +711,14 @@ export class Hub {
   }
 
   /** The pin check of one tool list, stepwise (a 100,000-tool list is hashed and written in slices). */
-  *#verdictSteps(d: Downstream, tools: readonly ToolDefinition[]): Generator<void, PinVerdict> {
+  *#verdictSteps(d: Downstream, tools: readonly PackedTool[]): Generator<void, PackedVerdict> {
     const pins = this.#options.pins;
     if (!pins) return { mounted: [...tools], held: [] };
     const memo = this.#verdicts.get(d.name);
     if (memo && memo.tools === tools) return memo.verdict;
-    let verdict: PinVerdict;
+    let verdict: PackedVerdict;
     try {
-      const trust = d.config.trust ?? "changes";
-      verdict = pins.checkSteps
-        ? yield* pins.checkSteps(d.name, trust, tools)
-        : pins.check(d.name, trust, tools);
+      verdict = yield* checkPacked(pins, d.name, d.config.trust ?? "changes", tools);
     } catch (error) {
       // The store is unavailable: nothing can be compared, so changed tools cannot be told apart.
       this.#cacheOp(() => {
@@ -767,9 +789,9 @@ export class Hub {
       const held = new Set(memo.verdict.held.map((h) => h.tool));
       const trust = d.config.trust ?? "changes";
       const tools = d.tools.filter((t) => held.has(t.name));
-      let again: PinVerdict;
+      let again: PackedVerdict;
       try {
-        again = pins.checkSteps ? yield* pins.checkSteps(name, trust, tools) : pins.check(name, trust, tools);
+        again = yield* checkPacked(pins, name, trust, tools);
       } catch (error) {
         this.#cacheOp(() => {
           throw error;
@@ -903,7 +925,7 @@ export class Hub {
             approve: `mcphub approve ${h.server}__${h.tool}`,
           }));
         }
-        const flagged = verdict.mounted.map((t) => ({ tool: t.name, markers: toolMarkers(t) }))
+        const flagged = verdict.mounted.map((t) => ({ tool: t.name, markers: toolMarkers(unpackTool(t)) }))
           .filter((f) => f.markers.length > 0);
         if (flagged.length) status.flagged = flagged;
       }
@@ -1071,6 +1093,9 @@ export class Hub {
     // Lists still being serialized for the cache are saved now (the owner closes the store next).
     for (const save of [...this.#cacheSaves.values()]) save();
     this.#dropDiscovery();
+    clearTimeout(this.#warmTimer);
+    this.#warmTimer = undefined;
+    this.#workers?.close();
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;
     this.#detach?.();
@@ -1081,6 +1106,37 @@ export class Hub {
     this.#log.flush();
     await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
   }
+}
+
+/** A `PinVerdict` (pinning.ts) over packed tools: the mounted ones are the packed tools checked. */
+interface PackedVerdict {
+  mounted: PackedTool[];
+  held: HeldTool[];
+}
+
+/**
+ * The pin check of packed tools: unpacked stepwise ({@link PIN_CHUNK} a step) for the store's check, which
+ * sees the definitions as listed; the mounted tools stay the packed ones. The unpacked definitions live
+ * only as long as the check.
+ */
+function* checkPacked(
+  pins: PinStore,
+  server: string,
+  trust: Trust,
+  tools: readonly PackedTool[],
+): Generator<void, PackedVerdict> {
+  const defs: ToolDefinition[] = [];
+  const packedOf = new Map<ToolDefinition, PackedTool>();
+  for (let i = 0; i < tools.length; i++) {
+    if (i % PIN_CHUNK === PIN_CHUNK - 1) yield;
+    const def = unpackTool(tools[i]!);
+    defs.push(def);
+    packedOf.set(def, tools[i]!);
+  }
+  const verdict = pins.checkSteps
+    ? yield* pins.checkSteps(server, trust, defs)
+    : pins.check(server, trust, defs);
+  return { mounted: verdict.mounted.map((def) => packedOf.get(def) ?? packTool(def)), held: verdict.held };
 }
 
 /** The public names a held tool would have: `server__tool`, and without a `server_` self-prefix. */

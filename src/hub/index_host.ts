@@ -7,9 +7,9 @@
  *
  * @module
  */
-import type { CatalogTool } from "../catalog/mod.ts";
+import { type CatalogTool, entryFields } from "../catalog/mod.ts";
 import type { QueryArguments, ResolveResponse, ResponseContext, SearchResponse } from "../resolver/mod.ts";
-import type { WorkerReply, WorkerRequest } from "./index_worker.ts";
+import type { WireTool, WorkerReply, WorkerRequest } from "./index_worker.ts";
 
 /** Catalogs of at least this many tools are indexed in a worker; smaller ones in process. */
 export const INDEX_WORKER_MIN_TOOLS = 5000;
@@ -57,6 +57,11 @@ export interface WorkerDiscoveryOptions extends DiscoveryOptions {
   queryTimeoutMs?: number;
   /** Called once when the worker fails after it was built (a crash or a query timeout). */
   onFailure?: (message: string) => void;
+  /**
+   * Where the worker comes from and goes back to once the discovery closes (reused by the next build).
+   * @default a worker of this discovery's own, terminated when it closes
+   */
+  pool?: IndexWorkerPool;
 }
 
 /** The index built in this isolate, in slices that yield to the event loop (today's path for small catalogs). */
@@ -93,8 +98,104 @@ export async function localDiscovery(
 
 const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** The one place a worker is made (a test replaces it to count or fake workers). */
+export type WorkerFactory = () => Worker;
+
+const newIndexWorker: WorkerFactory = () =>
+  new Worker(new URL("./index_worker.ts", import.meta.url).href, { type: "module" });
+
+let leases = 0;
+
 /**
- * The index built and queried in a Web Worker. The tools are sent in batches that each take about
+ * The index workers of one hub, kept between builds. Starting a worker holds the event loop while Deno
+ * makes its isolate (25–115 ms on a loaded 2-core machine), so a hub starts one at most once: a build
+ * takes the idle worker (or starts one), and a discovery that is closed after its build finished
+ * hands its worker back for the next build (its index freed). A worker that crashed, hung, failed or
+ * was stopped mid-build is terminated, never reused: the next build starts a new one. {@link close}
+ * terminates every worker (an idle worker would otherwise keep the process alive).
+ */
+export class IndexWorkerPool {
+  #idle?: Worker;
+  /** Workers lent to a build, with what ends that build's discovery when the pool closes. */
+  readonly #busy = new Map<Worker, (message: string) => void>();
+  readonly #create: WorkerFactory;
+  #closed = false;
+  /** Workers started so far. */
+  started = 0;
+
+  constructor(create: WorkerFactory = newIndexWorker) {
+    this.#create = create;
+  }
+
+  /** Starts a worker now if there is none (idle or busy), so that a later build does not wait for it. */
+  warm(): void {
+    if (this.#closed || this.#idle || this.#busy.size) return;
+    this.#idle = this.#start();
+  }
+
+  /** A worker for one build: the idle one, else a new one; `onClose` ends the build's discovery at {@link close}. */
+  take(onClose: (message: string) => void = () => {}): Worker {
+    if (this.#closed) throw new IndexGoneError("The search index workers were shut down");
+    const worker = this.#idle ?? this.#start();
+    this.#idle = undefined;
+    worker.onerror = null;
+    worker.onmessageerror = null;
+    worker.onmessage = null;
+    this.#busy.set(worker, onClose);
+    return worker;
+  }
+
+  /** Takes back a healthy worker whose lease ended (`release` posted): kept idle, or terminated if one is. */
+  give(worker: Worker): void {
+    if (!this.#busy.delete(worker)) return;
+    if (this.#closed || this.#idle) return worker.terminate();
+    this.#idle = worker;
+    this.#watchIdle(worker);
+  }
+
+  /** Terminates a worker that crashed, hung or holds stale work. */
+  discard(worker: Worker): void {
+    this.#busy.delete(worker);
+    if (this.#idle === worker) this.#idle = undefined;
+    worker.terminate();
+  }
+
+  /** Terminates every worker; later builds are refused with {@link IndexGoneError}. */
+  close(): void {
+    this.#closed = true;
+    this.#idle?.terminate();
+    this.#idle = undefined;
+    const busy = [...this.#busy];
+    this.#busy.clear();
+    for (const [worker, onClose] of busy) {
+      worker.terminate();
+      onClose("The search index workers were shut down");
+    }
+  }
+
+  #start(): Worker {
+    const worker = this.#create();
+    this.started++;
+    this.#watchIdle(worker);
+    return worker;
+  }
+
+  /** An idle worker that fails (its module did not load, say) is dropped; the next build starts another. */
+  #watchIdle(worker: Worker): void {
+    worker.onmessage = null;
+    worker.onerror = (event: ErrorEvent) => {
+      event.preventDefault();
+      if (this.#idle === worker) this.discard(worker);
+    };
+    worker.onmessageerror = () => {
+      if (this.#idle === worker) this.discard(worker);
+    };
+  }
+}
+
+/**
+ * The index built and queried in a Web Worker (from `options.pool`, else one of its own that is
+ * terminated with the discovery). The tools are sent in batches that each take about
  * {@link INDEX_BATCH_MS} to clone, with a macrotask yield between them. Rejects (and terminates the worker)
  * when the worker cannot start, fails or times out building; the caller falls back to
  * {@link localDiscovery}.
@@ -105,7 +206,10 @@ export async function workerDiscovery(
 ): Promise<Discovery> {
   const signal = options.signal;
   if (signal?.aborted) throw new IndexGoneError("The search index was replaced by a newer catalog");
-  const worker = new Worker(new URL("./index_worker.ts", import.meta.url).href, { type: "module" });
+  const own = options.pool === undefined;
+  const pool = options.pool ?? new IndexWorkerPool();
+  const worker = pool.take((message) => stop(message));
+  const lease = ++leases;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let built = Promise.withResolvers<string>();
   // Rejected by stop() even while no one awaits it yet (the batches are still being sent).
@@ -113,19 +217,29 @@ export async function workerDiscovery(
   let gone: string | undefined;
   let ready = false;
   let nextId = 0;
-  const stop = (message: string) => {
+  /** Ends this discovery; `healthy`: the worker finished its build and may serve the next one. */
+  const stop = (message: string, healthy = false) => {
     if (gone !== undefined) return;
     gone = message;
     signal?.removeEventListener("abort", aborted);
-    worker.terminate();
+    if (healthy && ready && !own) {
+      worker.postMessage({ lease, type: "release" } satisfies WorkerRequest);
+      pool.give(worker);
+    } else {
+      pool.discard(worker);
+      if (own) pool.close();
+    }
     built.reject(new IndexGoneError(message));
     for (const p of pending.values()) p.reject(new IndexGoneError(message));
     pending.clear();
   };
-  const aborted = () => stop("The search index was replaced by a newer catalog");
+  const replaced = "The search index was replaced by a newer catalog";
+  const aborted = () => stop(replaced, true);
   signal?.addEventListener("abort", aborted, { once: true });
   worker.onmessage = (event: MessageEvent<WorkerReply>) => {
     const reply = event.data;
+    // Answers to an earlier lease of this worker (queries it finished after that one was closed).
+    if (gone !== undefined || reply.lease !== lease) return;
     if (reply.type === "built") built.resolve(reply.revision);
     else if (reply.type === "failed") stop(`The search index worker failed: ${reply.message}`);
     else {
@@ -157,9 +271,9 @@ export async function workerDiscovery(
   try {
     let size = 32;
     for (let at = 0; at < tools.length && gone === undefined;) {
-      const batch = tools.slice(at, at + size) as CatalogTool[];
+      const batch: WireTool[] = tools.slice(at, at + size).map(entryFields);
       const t0 = performance.now();
-      post({ type: "tools", tools: batch });
+      post({ lease, type: "tools", tools: batch });
       const took = performance.now() - t0;
       at += batch.length;
       // Sized so that one batch clones in about INDEX_BATCH_MS (hostile descriptions make tools uneven).
@@ -167,7 +281,7 @@ export async function workerDiscovery(
       size = Math.max(8, Math.min(INDEX_BATCH_MAX, Math.round(size * scale)));
       await macrotask();
     }
-    post({ type: "build" });
+    post({ lease, type: "build" });
     revision = await built.promise;
   } catch (error) {
     stop(error instanceof Error ? error.message : String(error));
@@ -192,7 +306,7 @@ export async function workerDiscovery(
         reject(new IndexGoneError(message));
       }, queryTimeout);
     });
-    post({ type: "query", id, kind, args: { query: args.query, max_hits: args.max_hits }, context });
+    post({ lease, type: "query", id, kind, args: { query: args.query, max_hits: args.max_hits }, context });
     return Promise.race([answer, timeout]).finally(() => clearTimeout(timer)) as Promise<T>;
   };
   return {
@@ -200,7 +314,7 @@ export async function workerDiscovery(
     where: "worker",
     search: (args, context) => query<SearchResponse>("search", args, context),
     resolve: (args, context) => query<ResolveResponse>("resolve", args, context),
-    close: () => stop("The search index was replaced by a newer catalog"),
+    close: () => stop(replaced, true),
   };
 }
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { CatalogTool } from "../catalog/mod.ts";
+import { type CatalogTool, type EntryFields, reviveEntry } from "../catalog/mod.ts";
 import {
   buildIndex,
   catalogRevision,
@@ -19,18 +19,41 @@ import {
   searchResponse,
 } from "../resolver/mod.ts";
 
-/** What the host sends: tools in batches, then `build`, then queries. */
+/**
+ * What the host sends: tools in batches, then `build`, then queries; `release` frees the index. One
+ * worker serves one build after another (see `IndexWorkerPool`): every request names its `lease`, and a
+ * request of a new lease drops what the worker held for the previous one.
+ */
 export type WorkerRequest =
-  | { type: "tools"; tools: CatalogTool[] }
-  | { type: "build" }
-  | { type: "query"; id: number; kind: "search" | "resolve"; args: QueryArguments; context: ResponseContext };
+  & { lease: number }
+  & (
+    | { type: "tools"; tools: WireTool[] }
+    | { type: "build" }
+    | {
+      type: "query";
+      id: number;
+      kind: "search" | "resolve";
+      args: QueryArguments;
+      context: ResponseContext;
+    }
+    | { type: "release" }
+  );
 
-/** What the worker answers: `built` once (or `failed`), then one `answer` per query id. */
+/**
+ * A catalog entry as it is sent to the worker: its names and server metadata, the definition packed
+ * (a string clones far faster than the object graph of a definition); the worker parses it once.
+ */
+export type WireTool = EntryFields;
+
+/** What the worker answers: `built` once (or `failed`), then one `answer` per query id; each names its lease. */
 export type WorkerReply =
-  | { type: "built"; revision: string }
-  | { type: "failed"; message: string }
-  | { type: "answer"; id: number; value: unknown }
-  | { type: "answer"; id: number; error: { name: string; message: string } };
+  & { lease: number }
+  & (
+    | { type: "built"; revision: string }
+    | { type: "failed"; message: string }
+    | { type: "answer"; id: number; value: unknown }
+    | { type: "answer"; id: number; error: { name: string; message: string } }
+  );
 
 interface WorkerScope {
   onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
@@ -39,17 +62,25 @@ interface WorkerScope {
 
 /** Handles the messages of one worker; exported so the protocol is testable without a thread. */
 export function workerHandler(post: (reply: WorkerReply) => void): (request: WorkerRequest) => void {
-  const tools: CatalogTool[] = [];
+  let tools: CatalogTool[] = [];
   let index: ResolverIndex | undefined;
+  let current: number | undefined;
   return (request) => {
+    const lease = request.lease;
+    if (lease !== current || request.type === "release") {
+      // A new build (or the end of this one): what the previous lease held is garbage now.
+      tools = [];
+      index = undefined;
+      current = request.type === "release" ? undefined : lease;
+    }
     if (request.type === "tools") {
-      for (const tool of request.tools) tools.push(tool);
+      for (const tool of request.tools) tools.push(reviveEntry(tool));
     } else if (request.type === "build") {
       try {
         index = buildIndex(tools);
-        post({ type: "built", revision: catalogRevision(tools) });
+        post({ lease, type: "built", revision: catalogRevision(tools) });
       } catch (error) {
-        post({ type: "failed", message: error instanceof Error ? error.message : String(error) });
+        post({ lease, type: "failed", message: error instanceof Error ? error.message : String(error) });
       }
     } else if (request.type === "query") {
       try {
@@ -57,10 +88,10 @@ export function workerHandler(post: (reply: WorkerReply) => void): (request: Wor
         const value = request.kind === "search"
           ? searchResponse(index, request.args, request.context)
           : resolveResponse(index, request.args, request.context);
-        post({ type: "answer", id: request.id, value });
+        post({ lease, type: "answer", id: request.id, value });
       } catch (error) {
         const e = error instanceof Error ? error : new Error(String(error));
-        post({ type: "answer", id: request.id, error: { name: e.name, message: e.message } });
+        post({ lease, type: "answer", id: request.id, error: { name: e.name, message: e.message } });
       }
     }
   };

@@ -5,6 +5,7 @@ import { Hub, resolveTool, searchTools } from "../../src/hub/mod.ts";
 import {
   INDEX_WORKER_MIN_TOOLS,
   IndexGoneError,
+  IndexWorkerPool,
   localDiscovery,
   workerDiscovery,
 } from "../../src/hub/index_host.ts";
@@ -71,15 +72,18 @@ Deno.test("localDiscovery() frees its index when its signal aborts", async () =>
   await assert.rejects(local.search({ query: "create" }, context), IndexGoneError);
 });
 
-function fixtureConfig() {
-  const yaml = `servers:\n${
+function fixtureYaml(): string {
+  return `servers:\n${
     ["alpha", "beta"].map((name) =>
       `  ${name}:\n    command: ${DENO}\n    args: ${
         JSON.stringify(["run", "-A", FIXTURE, "--name", name])
       }\n`
     ).join("")
   }`;
-  return parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
+}
+
+function fixtureConfig() {
+  return parseConfig(fixtureYaml(), "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
 }
 
 Deno.test("a hub indexing in a worker answers search_tools and resolve_tool like one indexing in process", async () => {
@@ -109,4 +113,125 @@ Deno.test("a hub indexing in a worker answers search_tools and resolve_tool like
     }
   }
   assert.deepEqual(answers[1], answers[0]);
+});
+
+Deno.test("IndexWorkerPool: one worker serves build after build; a closed discovery's late answers are dropped", async () => {
+  const pool = new IndexWorkerPool();
+  const first = TOOLS.slice(0, 300), second = TOOLS.slice(300, 500);
+  try {
+    const one = await workerDiscovery(first, { pool });
+    const context = { contractVersion: "1", catalogRevision: one.revision };
+    // Still being answered by the worker when its discovery is closed and the worker is handed on.
+    const late = one.search({ query: "create a calendar event" }, context);
+    one.close();
+    await assert.rejects(late, IndexGoneError);
+    const two = await workerDiscovery(second, { pool });
+    assert.equal(pool.started, 1, "the second build reuses the first one's worker");
+    assert.equal(two.revision, catalogRevision(second));
+    const index = buildIndex(second);
+    const context2 = { contractVersion: "1", catalogRevision: two.revision };
+    for (const query of queries) {
+      assert.deepEqual(
+        await two.search({ query }, context2),
+        searchResponse(index, { query }, context2),
+        query,
+      );
+    }
+    await assert.rejects(one.search({ query: "x" }, context), IndexGoneError);
+    // Closing the pool ends the discovery whose worker it was.
+    pool.close();
+    await assert.rejects(two.search({ query: "x" }, context2), /shut down/);
+    await assert.rejects(workerDiscovery(first, { pool }), IndexGoneError);
+  } finally {
+    pool.close();
+  }
+});
+
+/** A worker module that builds nothing real: `crash` throws at the first query, `hang` never answers one. */
+function fakeWorker(kind: "crash" | "hang"): Worker {
+  const source = `self.onmessage = (e) => {
+    const r = e.data;
+    if (r.type === "build") self.postMessage({ lease: r.lease, type: "built", revision: "fake" });
+    else if (r.type === "query" && ${
+    JSON.stringify(kind)
+  } === "crash") setTimeout(() => { throw new Error("boom"); });
+  };`;
+  return new Worker(`data:application/javascript,${encodeURIComponent(source)}`, { type: "module" });
+}
+
+Deno.test("IndexWorkerPool: a worker that crashed or hung is terminated and the next build starts a new one", async () => {
+  const made: string[] = [];
+  const kinds = ["crash", "hang"] as const;
+  const pool = new IndexWorkerPool(() => {
+    const kind = kinds[made.length];
+    made.push(kind ?? "real");
+    return kind ? fakeWorker(kind) : new Worker(new URL("../../src/hub/index_worker.ts", import.meta.url), {
+      type: "module",
+    });
+  });
+  const tools = TOOLS.slice(0, 50);
+  try {
+    for (const kind of kinds) {
+      const failures: string[] = [];
+      const fake = await workerDiscovery(tools, {
+        pool,
+        queryTimeoutMs: 200,
+        onFailure: (m) => failures.push(m),
+      });
+      const context = { contractVersion: "1", catalogRevision: fake.revision };
+      await assert.rejects(fake.search({ query: "x" }, context), IndexGoneError);
+      assert.equal(failures.length, 1, kind);
+      assert.match(failures[0]!, kind === "crash" ? /crashed: .*boom/ : /did not answer within 200 ms/);
+      // Closing a failed discovery does not hand its worker back.
+      fake.close();
+    }
+    const real = await workerDiscovery(tools, { pool });
+    assert.equal(real.revision, catalogRevision(tools));
+    real.close();
+    assert.deepEqual(made, ["crash", "hang", "real"]);
+    // The healthy worker is kept; warm() starts none while one is idle.
+    pool.warm();
+    assert.equal(pool.started, 3);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("a hub's index worker is started once and ends with the hub (the process exits by itself)", async () => {
+  const script = `
+    import { parseConfig } from ${JSON.stringify(new URL("../../src/config/mod.ts", import.meta.url).href)};
+    import { Hub, searchTools } from ${JSON.stringify(new URL("../../src/hub/mod.ts", import.meta.url).href)};
+    const config = parseConfig(${
+    // A connection's own deadline (AbortSignal.timeout) also keeps a process alive until it passes.
+    JSON.stringify(
+      `connect_timeout: 15s\n${fixtureYaml()}`,
+    )}, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
+    const hub = new Hub({ config, env: Deno.env.toObject(), version: "test", log: () => {}, indexWorkerMinTools: 0 });
+    await hub.start();
+    await hub.catalogAsync();
+    const first = await hub.discovery();
+    await searchTools(hub, { query: "echo text back" });
+    await hub.close();
+    console.log(first.where);
+  `;
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", "-"],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(script));
+  await writer.close();
+  // An index worker left running would keep the child alive: it is killed (and the test fails) after 60 s.
+  const guard = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const out = await child.output();
+  clearTimeout(guard);
+  assert.equal(
+    new TextDecoder().decode(out.stderr).includes("error"),
+    false,
+    new TextDecoder().decode(out.stderr),
+  );
+  assert.equal(out.code, 0);
+  assert.equal(new TextDecoder().decode(out.stdout), "worker\n");
 });
