@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { ConfigReloader, type Hub, startGateway } from "../hub/mod.ts";
+import { ConfigReloader, hostInput, type Hub, startGateway } from "../hub/mod.ts";
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
 import type { Listener } from "../http/mod.ts";
 
@@ -174,7 +174,7 @@ export const serveCommand: Command = {
       storePath: storeLocation(ctx, config),
       authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
-      input: Deno.stdin.readable,
+      input: hostInput(),
       output: Deno.stdout.writable,
       outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.

@@ -61,6 +61,7 @@ export { pgHubMigrations, PgToolCache, PgToolPins } from "./pg_store.ts";
 export { type InjectionMarker, injectionMarkers, toolMarkers } from "./injection.ts";
 export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, MAX_TOOL_NAME_CHARS } from "./limits.ts";
 export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";
+export { hostInput } from "./host_input.ts";
 export {
   LineSplitter,
   MAX_HOST_MESSAGE_BYTES,

@@ -157,7 +157,8 @@ export async function readChunks(
         if (done) return;
         const pending = onChunk(value);
         if (pending) await pending;
-        if (performance.now() - lastTurn >= TURN_MS) await nextTurn();
+        // As below: only a big chunk says more may be waiting (a small one arrived on its own turn).
+        if (value.length >= READ_BUFFER_BYTES && performance.now() - lastTurn >= TURN_MS) await nextTurn();
       }
     } finally {
       reader.releaseLock();
