@@ -27,7 +27,7 @@ import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./final
 import { RawResult } from "./raw_json.ts";
 import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
 import { Stepper } from "./slices.ts";
-import { agentServers } from "../config/mod.ts";
+import { agentServers } from "../config/light.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
 import { heldMessage, type HeldTool, type PinStore, type PinVerdict } from "./pinning.ts";
