@@ -38,6 +38,7 @@ function outside(): never {
 }
 
 /** Characters that send the whole file to `yaml`: tabs, CR, other controls, BOM, NEL and Unicode line breaks. */
+// deno-lint-ignore no-control-regex -- control characters are exactly what this finds
 const UNSUPPORTED_CHARS = /[\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
 /** A plain key: nothing that needs thought about quoting, indicators or typing. */
 const PLAIN_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
