@@ -42,8 +42,12 @@ function outside(): never {
 const UNSUPPORTED_CHARS = /[\t\r\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\ufeff\ufffe\uffff]/;
 /** A plain key: nothing that needs thought about quoting, indicators or typing. */
 const PLAIN_KEY = /^[A-Za-z0-9_][A-Za-z0-9_./-]*$/;
-/** A plain item of a flow list: no spaces, no flow or other indicators. */
-const FLOW_PLAIN = /^(?:[A-Za-z0-9_./~+=]|-(?=[A-Za-z0-9_./~+=@-]))[A-Za-z0-9_./~+=@-]*$/;
+/**
+ * A plain item of a flow list (spaces around it cut): words of safe characters, no flow indicators, no `:`
+ * or `#`, and not starting with an indicator (`-` only before a safe character).
+ */
+const FLOW_PLAIN =
+  /^(?:[A-Za-z0-9_./~+=]|-(?=[A-Za-z0-9_./~+=@-]))(?:[A-Za-z0-9_./~+=@'"()!?&*%$;<>|^\\-]| (?! *$))*$/;
 /** Characters that may not start a plain scalar in block context (`-` is handled apart). */
 const NOT_PLAIN_FIRST = ",[]{}#&*!|>'\"%@`?:";
 
@@ -146,7 +150,7 @@ class BlockReader {
     const items: Node[] = [];
     const start = this.#peek()!.offset;
     for (let line = this.#peek(); line && line.indent === indent && isDash(line.text); line = this.#peek()) {
-      const rest = line.text.slice(1).trimStart();
+      const rest = line.text.slice(1).replace(/^ +/, "");
       const column = line.text.length - rest.length;
       if (isDash(rest)) outside();
       if (rest !== "" && !rest.startsWith("#") && splitEntry(rest)) {
@@ -320,8 +324,8 @@ function flowList(rest: string, offset: number): Node {
         items.push(scalar(value, value, offset + itemStart, offset + end));
         i = end;
       } else {
-        while (i < rest.length && !" ,]".includes(rest[i]!)) i++;
-        const raw = rest.slice(itemStart, i);
+        while (i < rest.length && !",]".includes(rest[i]!)) i++;
+        const raw = rest.slice(itemStart, i).replace(/ +$/, "");
         if (!FLOW_PLAIN.test(raw)) outside();
         items.push(scalar(resolvePlain(raw), raw, offset + itemStart, offset + i));
       }

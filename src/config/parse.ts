@@ -29,8 +29,18 @@ export function readConfigText(
   options: LoadOptions,
   { expand }: { expand: boolean },
 ): Config {
-  const fast = readConfigFast(text, file, options, { expand });
-  if (fast) return fast;
+  return readConfigFast(text, file, options, { expand }) ??
+    readConfigWithYaml(text, file, options, { expand });
+}
+
+/** {@linkcode readConfigText} with `yaml` alone (tests compare it with the block-YAML reader). */
+/** @internal */
+export function readConfigWithYaml(
+  text: string,
+  file: string,
+  options: LoadOptions,
+  { expand }: { expand: boolean },
+): Config {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: false });
   if (doc.errors.length > 0) {
