@@ -15,12 +15,26 @@
  * flock /tmp/mcphub-bench.lock deno run -A scripts/bench/list_bench.ts [--tools 100000] [--rounds 3]
  * ```
  *
+ * `--host [--base DIR]` measures the host's view instead: a gateway serves a host over in-memory pipes
+ * (initialize, then tools/list, answered once the 100,000-tool server is listed, parsed, validated and
+ * mounted); reported, the longest hold of a 1 ms ticker from the host's initialize to its tools/list
+ * answer read whole (and the holds over 50 ms, on stderr). With `--base DIR` (a checkout of another
+ * commit, with this script copied into its `scripts/bench/`) the two alternate, baseline first. With
+ * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
+ * the list is saved there too. `--warm`: the store already holds the list (a previous run saved it, as
+ * a gateway's earlier start did): the answer comes from the cache, the run lasts until the live list,
+ * the same, is parsed, mounted and saved.
+ *
  * @module
  */
 import { parseArgs } from "node:util";
 import { Hub } from "../../src/hub/mod.ts";
 import { Client } from "../../src/hub/sdk.ts";
 import { listSlicing } from "../../src/hub/list_tools.ts";
+import { Gateway } from "../../src/hub/gateway.ts";
+import { StdioServerTransport } from "../../src/hub/stdio.ts";
+import { StoreToolCache, toolCacheMigrations } from "../../src/hub/tool_cache.ts";
+import { openStore } from "../../src/store/mod.ts";
 import { manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
@@ -83,8 +97,195 @@ async function child(way: Way, tools: number): Promise<Run> {
   };
 }
 
+/** What `--host` measured in one process: the whole way from the gateway's start to the host's answer. */
+interface HostRun {
+  /** Longest gap of a 1 ms ticker from the host's `initialize` to its `tools/list` answer read whole. */
+  holdMs: number;
+  /** Time from the host's `initialize` to that answer. */
+  answerMs: number;
+  /** Bytes of the answer's line. */
+  answerBytes: number;
+  /** Holds over 50 ms: `ms@start+ms`. */
+  holds: string[];
+  /** `performance.now()` at the host's `initialize` (to line the holds up with `--v8-flags=--trace-gc`). */
+  startedAt: number;
+}
+
+/**
+ * The host's view: a gateway (hub, no store) in this process serves a host over in-memory pipes; the
+ * host sends `initialize`, `notifications/initialized` and `tools/list`, which is answered once the
+ * 100,000-tool server is listed, parsed, validated and mounted; a 1 ms ticker runs throughout.
+ */
+async function hostChild(tools: number, cached: boolean, warm = false): Promise<HostRun> {
+  const dir = cached ? Deno.makeTempDirSync() : undefined;
+  const store = dir ? openStore(`${dir}/s.db`, { migrations: toolCacheMigrations }) : undefined;
+  if (store && warm) {
+    // A run before this one listed the server and cached its list (as a gateway's previous start did).
+    const first = new Hub({
+      config: manyToolsConfig(tools),
+      env: Deno.env.toObject(),
+      version: "bench",
+      log: () => {},
+      toolCache: new StoreToolCache(store),
+    });
+    await first.start();
+    await first.close();
+  }
+  // The store's statements on the cache's rows, timed: the live list's save comes after the host's answer.
+  let saved = Infinity;
+  const db = store &&
+    new Proxy(store, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (sql: string) => {
+            if (/tool_cache/.test(sql) && !/instructions/.test(sql)) saved = performance.now();
+            return target.prepare(sql);
+          };
+        }
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const hub = new Hub({
+    config: manyToolsConfig(tools),
+    env: Deno.env.toObject(),
+    version: "bench",
+    log: () => {},
+    toolCache: db && new StoreToolCache(db),
+  });
+  const gateway = new Gateway(hub, { version: "bench", log: () => {}, start: () => void hub.start() });
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const host = input.writable.getWriter();
+  const encoder = new TextEncoder();
+  const send = (message: unknown) => host.write(encoder.encode(JSON.stringify(message) + "\n"));
+  // The host reads the answers line by line, as bytes (the tools/list answer is kept whole).
+  const lines: Uint8Array[][] = [[]];
+  let wake: () => void = () => {};
+  const output = new WritableStream<Uint8Array>({
+    write(chunk) {
+      let at = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, at)) {
+        lines[lines.length - 1]!.push(chunk.slice(at, nl));
+        lines.push([]);
+        at = nl + 1;
+      }
+      if (at < chunk.length) lines[lines.length - 1]!.push(chunk.slice(at));
+      wake();
+    },
+  });
+  const answer = async (): Promise<Uint8Array[]> => {
+    while (lines.length < 2) await new Promise<void>((resolve) => wake = resolve);
+    return lines.shift()!;
+  };
+  const transport = new StdioServerTransport(input.readable, output);
+  const gaps: [number, number][] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gaps.push([last, now]);
+    last = now;
+  }, 1);
+  let t0 = 0, t1 = 0, bytes = 0;
+  try {
+    await gateway.connect(transport);
+    t0 = performance.now();
+    last = t0;
+    gaps.length = 0;
+    await send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "bench", version: "1" },
+      },
+    });
+    await answer();
+    await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
+    const list = await answer();
+    t1 = performance.now();
+    bytes = list.reduce((n, part) => n + part.length, 0);
+    const head = new TextDecoder().decode(list[0]!.subarray(0, 40));
+    if (!head.startsWith('{"result":{"tools":[')) {
+      throw new Error(`unexpected answer: ${head}`);
+    }
+    // With the cache: the run lasts until the live list was saved (after the answer, or before it; from a
+    // warm cache the answer comes first): its holds count too.
+    if (db) {
+      while (!(saved > t0)) await new Promise((r) => setTimeout(r, 10));
+      await new Promise((r) => setTimeout(r, 10));
+      t1 = Math.max(t1, performance.now());
+    }
+  } finally {
+    clearInterval(ticker);
+    await gateway.close();
+    await hub.close();
+    await host.close().catch(() => {});
+    store?.close();
+    if (dir) Deno.removeSync(dir, { recursive: true });
+  }
+  const within = gaps.filter((g) => g[0] >= t0 && g[1] <= t1 + 2);
+  return {
+    holdMs: Math.max(0, ...within.map((g) => g[1] - g[0])),
+    answerMs: t1 - t0,
+    answerBytes: bytes,
+    holds: within.filter((g) => g[1] - g[0] > 50).map((g) =>
+      `${(g[1] - g[0]).toFixed(0)}@${(g[0] - t0).toFixed(0)}`
+    ),
+    startedAt: t0,
+  };
+}
+
 function inChild(way: Way, tools: number): Promise<Run> {
   return runChild<Run>(import.meta.filename!, ["--child", way, "--tools", String(tools)], way);
+}
+
+/** `--host`: this script's host mode, run from `root` (this checkout, or a baseline's with this script copied in). */
+function inHostChild(root: string, tools: number, mode: string): Promise<HostRun> {
+  return runChild<HostRun>(
+    `${root}/scripts/bench/list_bench.ts`,
+    ["--child", mode, "--tools", String(tools)],
+    `host (${root})`,
+  );
+}
+
+/** `--host [--base DIR]`: the host's view, this checkout against a baseline checkout, alternating. */
+async function hostMain(
+  tools: number,
+  rounds: number,
+  base: string | undefined,
+  mode: string,
+): Promise<void> {
+  const here = new URL("../..", import.meta.url).pathname.replace(/\/$/, "");
+  const roots = base ? [["base", base], ["this", here]] : [["this", here]];
+  const runs = new Map<string, HostRun[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (const [name, root] of roots) {
+      const run = await inHostChild(root!, tools, mode);
+      runs.set(name!, [...runs.get(name!) ?? [], run]);
+      console.error(`round ${round + 1} ${name}: ${JSON.stringify(run)}`);
+    }
+  }
+  console.log(
+    `${tools.toLocaleString("en")} tools on one server, host initialize to tools/list answered` +
+      `${
+        mode === "host-warm"
+          ? " and the live list saved to a warm cache"
+          : mode === "host-cache"
+          ? " and the list cached in the store"
+          : ""
+      }, ` +
+      `medians of ${rounds} rounds`,
+  );
+  for (const [name, rs] of runs) {
+    const m = (f: (r: HostRun) => number) => median(rs.map(f)).toFixed(0).padStart(6);
+    console.log(
+      `${name.padEnd(5)} longest hold ${m((r) => r.holdMs)} ms; answered after ${m((r) => r.answerMs)} ms ` +
+        `(${(rs[0]!.answerBytes / 1e6).toFixed(1)} MB)`,
+    );
+  }
 }
 
 /** Runs the benchmark and prints one line per way. */
@@ -95,9 +296,23 @@ export async function main(argv: string[] = []): Promise<void> {
       tools: { type: "string", default: "100000" },
       rounds: { type: "string", default: "3" },
       child: { type: "string" },
+      host: { type: "boolean", default: false },
+      cache: { type: "boolean", default: false },
+      warm: { type: "boolean", default: false },
+      base: { type: "string" },
     },
   });
   const tools = Number(values.tools);
+  if (values.child?.startsWith("host")) {
+    console.log(
+      JSON.stringify(await hostChild(tools, values.child !== "host", values.child === "host-warm")),
+    );
+    Deno.exit(0);
+  }
+  if (values.host) {
+    const mode = values.warm ? "host-warm" : values.cache ? "host-cache" : "host";
+    return await hostMain(tools, Number(values.rounds), values.base, mode);
+  }
   if (values.child) {
     console.log(JSON.stringify(await child(values.child as Way, tools)));
     Deno.exit(0);

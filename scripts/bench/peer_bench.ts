@@ -14,7 +14,12 @@
  * supergateway listens on every interface, so the measuring half runs inside a private network
  * namespace with only loopback up (`unshare -n`); where none can be made the benchmark says so and skips.
  *
- * Usage: deno run -A scripts/bench/peer_bench.ts
+ * Usage: deno run -A scripts/bench/peer_bench.ts [--memory] [--mcphub] [--budget=SIZE]
+ *
+ * - `--memory`: only the memory part (no calls/s).
+ * - `--mcphub`: in the memory part, only mcphub stdio and `--listen` (no direct, no peer).
+ * - `--budget=SIZE` (e.g. `32KB`): mcphub with `response_budget: SIZE` instead of `verbatim: true`, so the
+ *   result is spooled and answered with a receipt (implies `--mcphub`: the peer has no budget).
  *
  * @module
  */
@@ -55,6 +60,23 @@ const BIG_TIMEOUT_MS = 60_000;
  * the result did not come within {@link BIG_TIMEOUT_MS} (the peak is then the peak until the time limit).
  */
 type PeakRow = { bytes: number; hwm: number[]; done: boolean[] };
+
+/** What the command line asked for (see the module's usage). */
+interface BenchOptions {
+  memoryOnly: boolean;
+  mcphubOnly: boolean;
+  /** `response_budget` for mcphub; undefined = `verbatim: true`. */
+  budget?: string;
+}
+
+function benchOptions(args: readonly string[]): BenchOptions {
+  const budget = args.find((a) => a.startsWith("--budget="))?.slice("--budget=".length);
+  return {
+    memoryOnly: args.includes("--memory"),
+    mcphubOnly: args.includes("--mcphub") || budget !== undefined,
+    budget,
+  };
+}
 
 /** Installs the pinned peers once (npm ci into scripts/bench/peers). */
 async function installPeers(): Promise<void> {
@@ -111,8 +133,11 @@ function freePort(): number {
   return port;
 }
 
-/** Over raw HTTP (Streamable HTTP, one session): initialize, then `big {bytes}`; returns the answer's bytes. */
-async function bigOverHttp(url: string, name: string, bytes: number): Promise<number> {
+/**
+ * Over raw HTTP (Streamable HTTP, one session): initialize, then `big {bytes}`; returns the answer's bytes
+ * (at least `least`: the whole result unless spooled).
+ */
+async function bigOverHttp(url: string, name: string, bytes: number, least = bytes): Promise<number> {
   let session: string | undefined;
   const post = async (message: Record<string, unknown>): Promise<number> => {
     const response = await fetch(url, {
@@ -150,7 +175,7 @@ async function bigOverHttp(url: string, name: string, bytes: number): Promise<nu
   });
   await post({ method: "notifications/initialized" });
   const read = await post({ id: 2, method: "tools/call", params: { name, arguments: { bytes } } });
-  if (read < bytes) throw new Error(`${url}: the ${bytes} B result came as ${read} B`);
+  if (read < least) throw new Error(`${url}: the ${bytes} B result came as ${read} B`);
   return read;
 }
 
@@ -172,12 +197,15 @@ async function waitConnectedHttp(url: string): Promise<void> {
  * {@link NAMES} order, each in fresh processes: direct (the fixture server itself, over raw pipes),
  * mcphub stdio, mcphub `--listen`, supergateway.
  */
-async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes">> {
+async function peakRow(dir: string, bytes: number, options: BenchOptions): Promise<Omit<PeakRow, "bytes">> {
+  const mode = options.budget === undefined ? "verbatim: true" : `response_budget: ${q(options.budget)}`;
   const config = await writeConfig(
     dir,
-    `verbatim: true\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+    `${mode}\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
     "peak.yaml",
   );
+  /** The least an answer must hold: the whole result, or (spooled) something. */
+  const least = options.budget === undefined ? bytes : 1;
   const hwm: number[] = [];
   const done: boolean[] = [];
   /** Runs `call`; false when it timed out (a TimeoutError, or our own "No answer" rejection). */
@@ -191,7 +219,10 @@ async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes
       throw error;
     }
   };
-  {
+  if (options.mcphubOnly) {
+    hwm.push(NaN);
+    done.push(true);
+  } else {
     // direct: the server's own peak, as the reference of what producing the result costs.
     const server = new Deno.Command(DENO, {
       args: ["run", "-A", FIXTURE],
@@ -240,7 +271,7 @@ async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes
           { name: "fx__big", arguments: { bytes } },
           BIG_TIMEOUT_MS,
         );
-        if (line.length < bytes) {
+        if (line.length < least) {
           throw new Error(`mcphub stdio: the ${bytes} B result came as ${line.length}`);
         }
       }),
@@ -250,10 +281,13 @@ async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes
   {
     await using listener = await startListener(config, { db: `${dir}/peak-http.db` });
     await waitConnectedHttp(listener.url);
-    done.push(await within(() => bigOverHttp(listener.url, "fx__big", bytes)));
+    done.push(await within(() => bigOverHttp(listener.url, "fx__big", bytes, least)));
     hwm.push(sampleProcess(gatewayPid(listener.child.pid)).hwmBytes);
   }
-  {
+  if (options.mcphubOnly) {
+    hwm.push(NaN);
+    done.push(true);
+  } else {
     const port = freePort();
     const peer = await startSupergateway(port, `${q(DENO)} run -A ${q(FIXTURE)}`);
     try {
@@ -270,7 +304,7 @@ async function peakRow(dir: string, bytes: number): Promise<Omit<PeakRow, "bytes
 }
 
 /** The measuring half, inside the namespace: prints one JSON line of calls/s per target and mode. */
-async function driver(): Promise<void> {
+async function driver(options: BenchOptions): Promise<void> {
   await using dir = await tempDir("mcphub-peer-bench-");
   const config = await writeConfig(
     dir.path,
@@ -280,36 +314,40 @@ async function driver(): Promise<void> {
   const opened: AsyncDisposable[] = [];
   let peer: Deno.ChildProcess | undefined;
   try {
-    const direct = await connectDirect("node", [REAL.everything, "stdio"]);
-    opened.push({ [Symbol.asyncDispose]: () => direct.close() });
-    const stdio = await connectGateway(config, { db: `${dir.path}/stdio.db` });
-    opened.push(stdio);
-    const listener = await startListener(config);
-    opened.push(listener);
-    const http = await httpClient(listener.url);
-    opened.push(http);
-    const port = freePort();
-    peer = await startSupergateway(port);
-    const viaPeer = await httpClient(`http://127.0.0.1:${port}/mcp`);
-    opened.push(viaPeer);
-    await stdio.client.listTools();
-    await http.listTools();
-    const targets = [
-      echo(direct, "echo"),
-      echo(stdio.client, "everything__echo"),
-      echo(http, "everything__echo"),
-      echo(viaPeer, "echo"),
-    ];
-    const sequential = await throughput(targets, 1, { calls: CALLS, rounds: ROUNDS });
-    const inFlight = await throughput(targets, IN_FLIGHT, { calls: CALLS, rounds: ROUNDS });
-    for (const item of opened.splice(0).reverse()) {
-      await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
+    let sequential: number[] = [];
+    let inFlight: number[] = [];
+    if (!options.memoryOnly) {
+      const direct = await connectDirect("node", [REAL.everything, "stdio"]);
+      opened.push({ [Symbol.asyncDispose]: () => direct.close() });
+      const stdio = await connectGateway(config, { db: `${dir.path}/stdio.db` });
+      opened.push(stdio);
+      const listener = await startListener(config);
+      opened.push(listener);
+      const http = await httpClient(listener.url);
+      opened.push(http);
+      const port = freePort();
+      peer = await startSupergateway(port);
+      const viaPeer = await httpClient(`http://127.0.0.1:${port}/mcp`);
+      opened.push(viaPeer);
+      await stdio.client.listTools();
+      await http.listTools();
+      const targets = [
+        echo(direct, "echo"),
+        echo(stdio.client, "everything__echo"),
+        echo(http, "everything__echo"),
+        echo(viaPeer, "echo"),
+      ];
+      sequential = await throughput(targets, 1, { calls: CALLS, rounds: ROUNDS });
+      inFlight = await throughput(targets, IN_FLIGHT, { calls: CALLS, rounds: ROUNDS });
+      for (const item of opened.splice(0).reverse()) {
+        await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
+      }
+      peer.kill("SIGTERM");
+      await peer.status;
+      peer = undefined;
     }
-    peer.kill("SIGTERM");
-    await peer.status;
-    peer = undefined;
     const peaks: PeakRow[] = [];
-    for (const bytes of RESULT_SIZES) peaks.push({ bytes, ...await peakRow(dir.path, bytes) });
+    for (const bytes of RESULT_SIZES) peaks.push({ bytes, ...await peakRow(dir.path, bytes, options) });
     console.log(JSON.stringify({ sequential, inFlight, peaks }));
   } finally {
     for (const item of opened.reverse()) await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
@@ -326,7 +364,8 @@ async function driver(): Promise<void> {
 }
 
 /** Runs the benchmark and prints its figures. */
-export async function main(): Promise<void> {
+export async function main(args: readonly string[] = []): Promise<void> {
+  const options = benchOptions(args);
   const skip = await namespaceUnavailable();
   if (skip) {
     console.log(`SKIP: the peer benchmark needs a private network namespace: ${skip}`);
@@ -337,9 +376,10 @@ export async function main(): Promise<void> {
     "-n",
     "sh",
     "-c",
-    'ip link set lo up && exec "$0" run -A "$1" --driver',
+    'ip link set lo up && exec "$0" run -A "$1" --driver "$2"',
     Deno.execPath(),
     new URL(import.meta.url).pathname,
+    JSON.stringify(options),
   ]);
   const line = out.text.split("\n").find((l) => l.startsWith("{"));
   if (out.code !== 0 || !line) throw new Error(`peer benchmark driver failed:\n${out.text.slice(-2000)}`);
@@ -348,8 +388,13 @@ export async function main(): Promise<void> {
     inFlight: number[];
     peaks: PeakRow[];
   };
-  console.log(`echo calls/s, ${CALLS} calls each, ${ROUNDS} interleaved rounds (inside unshare -n)`);
-  for (const [label, f] of [["sequential", sequential], [`${IN_FLIGHT} in flight`, inFlight]] as const) {
+  const rates = options.memoryOnly
+    ? []
+    : [["sequential", sequential], [`${IN_FLIGHT} in flight`, inFlight]] as const;
+  if (!options.memoryOnly) {
+    console.log(`echo calls/s, ${CALLS} calls each, ${ROUNDS} interleaved rounds (inside unshare -n)`);
+  }
+  for (const [label, f] of rates) {
     const [direct, stdio, http, peer] = f;
     console.log(
       `${label.padEnd(12)} ${NAMES.map((n, i) => `${n} ${f[i]!.toFixed(0)}`).join(", ")}\n` +
@@ -361,20 +406,23 @@ export async function main(): Promise<void> {
     );
   }
   console.log(
-    "peak RSS of the process in between, one result passed through whole (direct: the server's own)",
+    options.budget === undefined
+      ? "peak RSS of the process in between, one result passed through whole (direct: the server's own)"
+      : `peak RSS of mcphub, one result spooled (response_budget: ${options.budget}) and answered with a receipt`,
   );
   for (const { bytes, hwm } of peaks) {
     console.log(
       `${`${bytes / MB} MB`.padEnd(12)} ${
-        NAMES.map((n, i) => `${n} ${(hwm[i]! / MB).toFixed(0)} MB (${(hwm[i]! / bytes).toFixed(2)}x)`).join(
-          ", ",
-        )
+        NAMES.map((n, i) => [n, hwm[i]!] as const).filter(([, h]) => Number.isFinite(h)).map(([n, h]) =>
+          `${n} ${(h / MB).toFixed(0)} MB (${(h / bytes).toFixed(2)}x)`
+        ).join(", ")
       }`,
     );
   }
 }
 
 if (import.meta.main) {
-  if (Deno.args.includes("--driver")) await driver();
-  else await main();
+  const at = Deno.args.indexOf("--driver");
+  if (at >= 0) await driver(JSON.parse(Deno.args[at + 1]!) as BenchOptions);
+  else await main(Deno.args);
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import type { JSONRPCMessage } from "../hub/mod.ts";
+import { rawMessageBytes } from "./raw_sse.ts";
 
 /** Events kept per session. */
 export const MAX_EVENTS = 1_000;
@@ -39,7 +40,8 @@ export class SessionEvents {
 
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
     const id = `${String(++this.#next).padStart(12, "0")}_${streamId}`;
-    const bytes = JSON.stringify(message).length;
+    // A result relayed as bytes (raw_sse.ts) is measured, not serialized.
+    const bytes = rawMessageBytes(message) ?? JSON.stringify(message).length;
     this.#events.set(id, { streamId, message, bytes });
     this.#bytes += bytes;
     for (const [oldest, event] of this.#events) {

@@ -24,6 +24,7 @@ import {
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
+import { relayRawResults } from "./raw_sse.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -135,21 +136,24 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       gateway,
       lastSeen: Date.now(),
       inflight: new Set(),
-      transport: new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: () => crypto.randomUUID(),
-        onsessioninitialized: (id) => {
-          session.id = id;
-          sessions.set(id, session);
-        },
-        onsessionclosed: (id) => {
-          const open = sessions.get(id);
-          if (open) void endSession(open, "closed by the client");
-        },
-        maxRequestBodySize: options.maxBodyBytes ?? MAX_BODY_BYTES,
-        // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
-        eventStore: new SessionEvents(),
-        retryInterval: RETRY_MS,
-      }),
+      // A tools/call result is written into the response as the bytes the downstream sent (raw_sse.ts).
+      transport: relayRawResults(
+        new WebStandardStreamableHTTPServerTransport({
+          sessionIdGenerator: () => crypto.randomUUID(),
+          onsessioninitialized: (id) => {
+            session.id = id;
+            sessions.set(id, session);
+          },
+          onsessionclosed: (id) => {
+            const open = sessions.get(id);
+            if (open) void endSession(open, "closed by the client");
+          },
+          maxRequestBodySize: options.maxBodyBytes ?? MAX_BODY_BYTES,
+          // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
+          eventStore: new SessionEvents(),
+          retryInterval: RETRY_MS,
+        }),
+      ),
     };
     await gateway.connect(session.transport);
     // Count the client's requests until answered: drain waits for them, and a session with one open

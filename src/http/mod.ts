@@ -18,3 +18,4 @@ export {
 export { allowedHosts, checkHostAndOrigin, hostOf, LOOPBACK_HOSTS, Refusal, TokenGuard } from "./guard.ts";
 export { bridge, type BridgeOptions } from "./bridge.ts";
 export { MAX_EVENT_BYTES, MAX_EVENTS, SessionEvents } from "./events.ts";
+export { rawMessageBytes, type RawResultSender, relayRawResults } from "./raw_sse.ts";

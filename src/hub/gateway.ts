@@ -33,6 +33,7 @@ import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools 
 import { StdioServerTransport } from "./stdio.ts";
 import { RawResult } from "./raw_json.ts";
 import { lazyValidator } from "./downstream.ts";
+import { Stepper } from "./slices.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -110,9 +111,46 @@ export function mountedDefinition(entry: CatalogTool): Tool {
   return mounted as Tool;
 }
 
-/** Identifies an advertised tool list (names and definitions). */
-function signature(tools: readonly Tool[]): string {
-  return JSON.stringify(tools);
+/**
+ * What identifies an advertised tool list, tool by tool: the public name, the server ("" for a
+ * meta-tool) and the definition it is built from (see {@linkcode mountedDefinition}).
+ */
+type Listed = readonly (readonly [name: string, server: string, definition: object])[];
+
+/** The {@linkcode Listed} form of meta-tools followed by mounted tools. */
+function listedOf(meta: readonly Tool[], mounted: readonly CatalogTool[]): Listed {
+  const listed: (readonly [string, string, object])[] = meta.map((t) => [t.name, "", t]);
+  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.definition]);
+  return listed;
+}
+
+/** Tools compared or built between two looks at the clock. */
+const TOOLS_PER_STEP = 256;
+
+/**
+ * True when two tool lists would be advertised the same, in steps: names and servers equal, definitions
+ * the same object (a server that did not list again) or, failing that, the same JSON.
+ */
+function* sameListedSteps(a: Listed, b: Listed): Generator<void, boolean> {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [name, server, def] = a[i]!;
+    const [otherName, otherServer, otherDef] = b[i]!;
+    if (name !== otherName || server !== otherServer) return false;
+    if (def !== otherDef && JSON.stringify(def) !== JSON.stringify(otherDef)) return false;
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return true;
+}
+
+/** Meta-tools, then the mounted tools' definitions as advertised, in steps. */
+function* advertisedSteps(meta: readonly Tool[], mounted: readonly CatalogTool[]): Generator<void, Tool[]> {
+  const tools = [...meta];
+  for (let i = 0; i < mounted.length; i++) {
+    tools.push(mountedDefinition(mounted[i]!));
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return tools;
 }
 
 /** Bytes of one server's instructions in list_servers. */
@@ -162,6 +200,16 @@ export function admitReceipt(schema: Record<string, unknown>): Record<string, un
   return root;
 }
 
+/** A transport that can answer a request with a result relayed as its bytes (see raw_json.ts). */
+export interface RawResultTransport extends Transport {
+  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
+  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void>;
+}
+
+function isRawResultTransport(transport: Transport): transport is RawResultTransport {
+  return typeof (transport as Partial<RawResultTransport>).sendResult === "function";
+}
+
 /** A failed request's JSON-RPC error, as the SDK's server builds it. */
 function errorFields(error: unknown): { code: number; message: string; data?: unknown } {
   const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
@@ -187,7 +235,7 @@ export class Gateway {
   #connected = false;
   #initialized = false;
   /** What the client last saw of tools/list (or was told changed). */
-  #listed?: string;
+  #listed?: Listed;
   /** A tool-list comparison is waiting for the catalog; another is due after it (see #notifyIfChanged). */
   #comparing = false;
   #compareAgain = false;
@@ -231,8 +279,11 @@ export class Gateway {
       await hub.settled();
       // Built in slices, so a large catalog does not hold the event loop (then read from it at once).
       await hub.catalogAsync();
-      const tools = this.advertisedTools();
-      this.#listed = signature(tools);
+      // The answer's definitions built in steps too; it is serialized in slices (see CoalescingWriter).
+      const meta = this.metaTools();
+      const mounted = this.mountedTools();
+      const tools = await new Stepper(advertisedSteps(meta, mounted)).finishAsync();
+      this.#listed = listedOf(meta, mounted);
       return { tools };
     });
     this.server.setRequestHandler(
@@ -272,10 +323,14 @@ export class Gateway {
       return;
     }
     this.#comparing = true;
-    this.#hub.catalogAsync().then(() => {
-      if (!this.#connected || this.#listed === undefined) return;
-      const now = signature(this.advertisedTools());
-      if (now === this.#listed) return;
+    this.#hub.catalogAsync().then(async () => {
+      const listed = this.#listed;
+      if (!this.#connected || listed === undefined) return;
+      const now = listedOf(this.metaTools(), this.mountedTools());
+      // Compared in steps (a relisted server's definitions are new objects: compared by their JSON).
+      if (await new Stepper(sameListedSteps(now, listed)).finishAsync()) return;
+      // Listed again meanwhile: that answer is what the client saw.
+      if (this.#listed !== listed) return;
       this.#listed = now;
       this.server.sendToolListChanged().catch(() => {});
     }).catch((error) => this.#options.log(`warning: comparing the tool list failed: ${error}`))
@@ -570,12 +625,24 @@ export class Gateway {
     }
   }
 
-  /** Serves on a transport. */
+  /**
+   * Serves on a transport. On the gateway's stdio, and on any transport that can send a result as bytes
+   * (`sendResult`: a `--listen` session's, see http/raw_sse.ts), a `tools/call` of a mounted tool takes the
+   * fast path (see {@linkcode Gateway.#fastPath}).
+   */
   async connect(transport: Transport): Promise<void> {
     if (transport instanceof StdioServerTransport) {
       transport.intercept = (message) => this.#fastPath(message as Record<string, unknown>, transport);
     }
     await this.server.connect(transport);
+    if (!(transport instanceof StdioServerTransport) && isRawResultTransport(transport)) {
+      // The message was parsed and checked by the transport already; the SDK's server gets what is left.
+      const onmessage = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if (this.#fastPath(message as unknown as Record<string, unknown>, transport)) return;
+        onmessage?.call(transport, message, extra);
+      };
+    }
     this.#connected = true;
   }
 
@@ -583,13 +650,15 @@ export class Gateway {
   #fastCalls = new Map<string | number, AbortController>();
 
   /**
-   * The fast path over stdio: a `tools/call` of a mounted tool (and its cancellation) handled here
-   * instead of by the SDK's server, so that its result can be relayed as the bytes the downstream sent
-   * (see raw_json.ts). The call itself takes the same path as the SDK's (`#onCall`: scope, records,
-   * timeouts, budget). False leaves the message to the SDK: anything else, or one that is not exactly
-   * a well-formed request (the SDK then answers it as it always has).
+   * The fast path (stdio, or a `--listen` session): a `tools/call` of a mounted tool (and its
+   * cancellation) handled here instead of by the SDK's server, so that its result can be relayed as the
+   * bytes the downstream sent (see raw_json.ts). The call itself takes the same path as the SDK's
+   * (`#onCall`: scope, records, timeouts, budget); its notifications and requests to the host are related
+   * to it as the SDK's are (on HTTP they go on the call's own stream). False leaves the message to the
+   * SDK: anything else, or one that is not exactly a well-formed request (the SDK then answers it as it
+   * always has).
    */
-  #fastPath(message: Record<string, unknown>, transport: StdioServerTransport): boolean {
+  #fastPath(message: Record<string, unknown>, transport: RawResultTransport): boolean {
     if (message.jsonrpc !== "2.0") return false;
     const params = message.params as Record<string, unknown> | undefined;
     if (typeof params !== "object" || params === null || Array.isArray(params)) return false;
@@ -619,8 +688,9 @@ export class Gateway {
       signal: controller.signal,
       requestId: id,
       _meta: meta,
-      sendNotification: (notification) => this.server.notification(notification),
-      sendRequest: (request, schema, options) => this.server.request(request, schema, options),
+      sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
+      sendRequest: (request, schema, options) =>
+        this.server.request(request, schema, { ...options, relatedRequestId: id }),
     } as Extra;
     const request = { method: "tools/call", params } as CallToolRequest;
     this.#onCall(request, extra, true).then(

@@ -9,7 +9,7 @@ import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { CatalogIndex, type CatalogServer, catalogSteps, type CatalogTool } from "../catalog/mod.ts";
-import { serverFingerprint, type ToolListCache } from "./tool_cache.ts";
+import { listHashSteps, serverFingerprint, type ToolListCache } from "./tool_cache.ts";
 import { ProtocolError } from "./errors.ts";
 import { type Client, McpError } from "./sdk.ts";
 import { namespaceResultUris } from "./uris.ts";
@@ -27,6 +27,7 @@ import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./final
 import { RawResult } from "./raw_json.ts";
 import { type Discovery, INDEX_WORKER_MIN_TOOLS, localDiscovery, workerDiscovery } from "./index_host.ts";
 import { Stepper } from "./slices.ts";
+import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "./sliced_json.ts";
 import { agentServers } from "../config/light.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
@@ -150,6 +151,12 @@ function startIdentity(server: ServerConfig): string {
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, "utf8");
+}
+
+/** A tool list's JSON text for the cache and its hash, in steps. */
+function* cacheTextSteps(tools: readonly ToolDefinition[]): Generator<void, { json: string; hash: string }> {
+  const json = yield* jsonTextSteps(tools);
+  return { json, hash: yield* listHashSteps(json) };
 }
 
 /** All downstream connections of one gateway process. */
@@ -305,8 +312,7 @@ export class Hub {
     };
     return new Downstream(server, {
       cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
-      onToolsListed: cache &&
-        ((tools) => this.#cacheOp(() => cache.save(server.name, fingerprint, tools))),
+      onToolsListed: cache && ((tools) => this.#cacheSave(cache, server.name, fingerprint, tools)),
       env: serverEnvironment(options.env, config, server),
       clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
       clientVersion: options.version,
@@ -370,6 +376,37 @@ export class Hub {
   }
 
   /** Reads or writes the tool cache; a failure is logged once and never stops the gateway. */
+  /**
+   * Saves a server's listed tools in the cache. A large list (1,000 tools or more) is serialized and
+   * hashed in slices first (100,000 tools take ~0.3 s to serialize), so that an unchanged list costs the
+   * store no compare; a later list of the same server replaces one still being serialized, and closing
+   * the hub finishes what is pending.
+   */
+  #cacheSave(
+    cache: ToolListCache,
+    server: string,
+    fingerprint: string,
+    tools: readonly ToolDefinition[],
+  ): void {
+    this.#cacheSaves.delete(server);
+    if (tools.length < SLICED_STRINGIFY_MIN_ITEMS) {
+      this.#cacheOp(() => cache.save(server, fingerprint, tools));
+      return;
+    }
+    const text = new Stepper(cacheTextSteps(tools));
+    const save = () => {
+      if (this.#cacheSaves.get(server) !== save) return;
+      this.#cacheSaves.delete(server);
+      const { json, hash } = text.finish();
+      this.#cacheOp(() => cache.save(server, fingerprint, tools, json, hash));
+    };
+    this.#cacheSaves.set(server, save);
+    text.finishAsync().then(save, () => this.#cacheSaves.delete(server));
+  }
+
+  /** Cache saves waiting for their list's text, by server: each finishes the save at once. */
+  #cacheSaves = new Map<string, () => void>();
+
   #cacheOp<T>(run: () => T): T | undefined {
     try {
       return run();
@@ -1031,6 +1068,8 @@ export class Hub {
   /** Closes every session and stops every child process, concurrently. */
   async close(): Promise<void> {
     this.#closed = true;
+    // Lists still being serialized for the cache are saved now (the owner closes the store next).
+    for (const save of [...this.#cacheSaves.values()]) save();
     this.#dropDiscovery();
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;

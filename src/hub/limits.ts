@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ToolDefinition } from "../catalog/mod.ts";
+import { drain, type ToolDefinition } from "../catalog/mod.ts";
 
 /** Deepest nesting of objects and arrays in one tool definition (the definition itself is level 1). */
 export const MAX_DEFINITION_DEPTH = 64;
@@ -70,19 +70,34 @@ export function definitionProblem(def: unknown): string | undefined {
 export function screenTools(
   tools: readonly unknown[],
 ): { accepted: ToolDefinition[]; rejected: RejectedTool[] } {
+  return drain(screenToolsSteps(tools));
+}
+
+/** Tools screened between two yields of {@linkcode screenToolsSteps} (each is bounded by the limits). */
+const SCREEN_STEP = 256;
+
+/**
+ * {@linkcode screenTools} stepwise: yields every {@link SCREEN_STEP} tools, so a 100,000-tool list (~0.2 s
+ * of walking) is screened in slices (see slices.ts).
+ */
+export function* screenToolsSteps(
+  tools: readonly unknown[],
+): Generator<void, { accepted: ToolDefinition[]; rejected: RejectedTool[] }> {
   const accepted: ToolDefinition[] = [];
   const rejected: RejectedTool[] = [];
-  tools.forEach((def, i) => {
+  for (let i = 0; i < tools.length; i++) {
+    if (i % SCREEN_STEP === SCREEN_STEP - 1) yield;
+    const def = tools[i];
     const problem = definitionProblem(def);
     if (problem === undefined) {
       accepted.push(def as ToolDefinition);
-      return;
+      continue;
     }
     const raw = def && typeof def === "object" ? (def as { name?: unknown }).name : undefined;
     const name = typeof raw === "string" && raw !== ""
       ? raw.length > SHOWN_NAME_CHARS ? `${raw.slice(0, SHOWN_NAME_CHARS)}…` : raw
       : `(tool #${i + 1} of the list)`;
     rejected.push({ name, reason: `not mounted: ${problem}` });
-  });
+  }
   return { accepted, rejected };
 }

@@ -17,7 +17,7 @@ export {
   type ServerStatus,
 } from "./hub.ts";
 export { ConfigReloader, type ConfigReloaderOptions } from "./reload.ts";
-export { Gateway, type GatewayOptions, jsonResult } from "./gateway.ts";
+export { Gateway, type GatewayOptions, jsonResult, type RawResultTransport } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
 export {
   type GatewayCore,

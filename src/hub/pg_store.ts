@@ -259,8 +259,14 @@ export class PgToolCache implements ToolListCache {
     }
   }
 
-  save(server: string, fingerprint: string, tools: readonly ToolDefinition[]): void {
-    const text = JSON.stringify(tools);
+  save(
+    server: string,
+    fingerprint: string,
+    tools: readonly ToolDefinition[],
+    json?: string,
+    _hash?: string,
+  ): void {
+    const text = json ?? JSON.stringify(tools);
     const row = this.#rows.get(server);
     if (row && row.fingerprint === fingerprint && row.tools === text) return;
     const instructions = row?.fingerprint === fingerprint ? row.instructions : null;

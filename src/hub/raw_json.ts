@@ -356,7 +356,9 @@ export class Scanner {
               if (frame.valueStart >= 0) push(frame);
               else if (
                 frame.mode === "colon" ||
-                (frame.mode === "value" && (frame.kind === "object" || frame.members.length))
+                (frame.mode === "value" && (frame.kind === "object" || frame.members.length)) ||
+                // `{"a":1,}`: a comma before the brace.
+                (frame.mode === "key" && frame.members.length)
               ) {
                 return null;
               }

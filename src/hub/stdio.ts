@@ -11,6 +11,14 @@
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
 import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
+import {
+  leadSteps,
+  parseSteps,
+  slicedParseApplies,
+  slicedStringifyApplies,
+  stringifySteps,
+} from "./sliced_json.ts";
+import { Stepper } from "./slices.ts";
 
 const NEWLINE = 0x0a;
 
@@ -194,6 +202,28 @@ function parseJson(line: string): unknown {
   }
 }
 
+/** Characters of a huge line kept in its {@linkcode ProtocolViolation} (it is quoted cut to far fewer). */
+const VIOLATION_LINE_BYTES = 64 * 1024;
+
+/**
+ * A huge line (see sliced_json.ts) parsed in slices that yield to the event loop: the same message as
+ * {@linkcode parseLine} gives, or the same ProtocolViolation ("Not JSON", "Not a JSON-RPC 2.0 message"),
+ * whose `line` is then the line's first {@linkcode VIOLATION_LINE_BYTES} bytes. The envelope's check is
+ * the SDK's schema, which reads the top of the message only (a `result` is a loose object): ~1 ms.
+ */
+async function parseLineSliced(raw: RawBytes, lead: number): Promise<JSONRPCMessage> {
+  const head = () => lineDecoder.decode(raw.bytes(0, Math.min(raw.length, VIOLATION_LINE_BYTES)));
+  let value: unknown;
+  try {
+    value = await new Stepper(parseSteps(raw, lead)).finishAsync();
+  } catch (error) {
+    throw new ProtocolViolation("Not JSON", head(), { cause: error });
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (!parsed.success) throw new ProtocolViolation("Not a JSON-RPC 2.0 message", head());
+  return parsed.data;
+}
+
 function validateMessage(value: unknown, line: string): JSONRPCMessage {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (!parsed.success) throw new ProtocolViolation("Not a JSON-RPC 2.0 message", line);
@@ -356,13 +386,43 @@ export class CoalescingWriter {
     return this.#writeSync !== undefined && this.#credit > 0;
   }
 
-  /** Queues one message (serialized here, so a later mutation of it does not change what is sent). */
+  /**
+   * Queues one message (serialized here, so a later mutation of it does not change what is sent). A
+   * huge one (an array of thousands, such as a 100,000-tool `tools/list` answer: see sliced_json.ts) is
+   * serialized and encoded in slices that yield to the event loop, to the bytes `JSON.stringify` gives;
+   * the caller must not change it until the returned promise settles. Messages queued meanwhile are
+   * written after it, in order.
+   */
   write(message: unknown): Promise<void> {
-    return this.writeBytes([this.#encoder.encode(JSON.stringify(message) + "\n")]);
+    if (!slicedStringifyApplies(message)) {
+      return this.writeBytes([this.#encoder.encode(JSON.stringify(message) + "\n")]);
+    }
+    return this.#after(new Stepper(stringifySteps(message, "\n")).finishAsync());
+  }
+
+  /** Huge messages being serialized in slices, in order: what is queued meanwhile waits behind them. */
+  #serializing?: Promise<void>;
+
+  /** Queues `bytes` once they and every serialization before them are ready; settles when written. */
+  #after(bytes: Promise<readonly Uint8Array[]>): Promise<void> {
+    let written: Promise<void> | undefined;
+    const queued = (this.#serializing ?? Promise.resolve()).then(() => bytes).then((parts) => {
+      written = this.#enqueue(parts);
+    });
+    const tail = queued.catch(() => {});
+    this.#serializing = tail;
+    tail.then(() => {
+      if (this.#serializing === tail) this.#serializing = undefined;
+    });
+    return queued.then(() => written);
   }
 
   /** Queues bytes already serialized, newline included (kept as views: the caller must not reuse them). */
   writeBytes(bytes: readonly Uint8Array[]): Promise<void> {
+    return this.#serializing ? this.#after(Promise.resolve(bytes)) : this.#enqueue(bytes);
+  }
+
+  #enqueue(bytes: readonly Uint8Array[]): Promise<void> {
     for (const part of bytes) {
       this.#queue.push(part);
       this.#queued += part.length;
@@ -404,12 +464,12 @@ export class CoalescingWriter {
 
   /** Resolves once everything queued so far has been written (or failed). */
   drained(): Promise<void> {
-    return this.#writes;
+    return this.#serializing ? this.#serializing.then(() => this.drained()) : this.#writes;
   }
 
   /** Closes the pipe once what is queued has been written. */
   async close(): Promise<void> {
-    await this.#writes;
+    await this.drained();
     await this.#writer.close();
   }
 }
@@ -491,11 +551,17 @@ export class StdioClientTransport implements Transport {
       }
       // Only while a call of the fast path is waiting does a line need a look before the SDK's parse.
       if (this.#rawCalls.size && this.#routeRaw(raw)) continue;
-      const line = decodeLine(raw);
-      if (line.trim() === "") continue;
       let message: JSONRPCMessage;
       try {
-        message = parseLine(line);
+        // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
+        const lead = slicedParseApplies(raw) ? await new Stepper(leadSteps(raw)).finishAsync() : -1;
+        if (lead >= 0 && (raw.at(lead) === 0x7b || raw.at(lead) === 0x5b)) {
+          message = await parseLineSliced(raw, lead);
+        } else {
+          const line = decodeLine(raw);
+          if (line.trim() === "") continue;
+          message = parseLine(line);
+        }
       } catch (error) {
         this.onerror?.(error as Error);
         continue;

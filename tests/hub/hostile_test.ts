@@ -7,7 +7,10 @@ import { rateLimitedLog } from "../../src/hub/log_limit.ts";
 import { serverEnvironment } from "../../src/hub/environment.ts";
 import { searchTools } from "../../src/hub/discovery.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { CatalogIndex } from "../../src/catalog/mod.ts";
+import { buildCatalog, CatalogIndex } from "../../src/catalog/mod.ts";
+import { Gateway } from "../../src/hub/gateway.ts";
+import { StdioServerTransport } from "../../src/hub/stdio.ts";
+import { slicedParse } from "../../src/hub/sliced_json.ts";
 import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -356,3 +359,89 @@ Deno.test("an agent scoped by tools: alone starts only those tools' servers", as
     await hub.close();
   }
 });
+
+Deno.test("a healthy server keeps answering while a 100,000-tool server's list is parsed, mounted and answered to the host", async () => {
+  const hub = new Hub({
+    // The first tools/list waits for the big server however loaded the machine is.
+    config: config(
+      `startup_wait: 120s\nservers:\n${hostile("big", ["--mode", "many", "--count", "100000"])}${healthy}`,
+    ),
+    env: Deno.env.toObject(),
+    version: "test",
+    log: () => {},
+  });
+  const gateway = new Gateway(hub, { version: "test", log: () => {}, start: () => void hub.start() });
+  // The host, over in-memory pipes: its answers, line by line.
+  const input = new TransformStream<Uint8Array, Uint8Array>();
+  const host = input.writable.getWriter();
+  const answers: string[] = [];
+  let partial: Uint8Array[] = [];
+  let answered: () => void = () => {};
+  const output = new WritableStream<Uint8Array>({
+    write(chunk) {
+      let at = 0;
+      for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, at)) {
+        partial.push(chunk.slice(at, nl));
+        answers.push(new TextDecoder().decode(concat(partial)));
+        partial = [];
+        at = nl + 1;
+        answered();
+      }
+      if (at < chunk.length) partial.push(chunk.slice(at));
+    },
+  });
+  const ask = async (message: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const n = answers.length;
+    await host.write(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+    while (answers.length === n) await new Promise<void>((resolve) => answered = resolve);
+    return JSON.parse(answers[n]!);
+  };
+  try {
+    await gateway.connect(new StdioServerTransport(input.readable, output));
+    await ask({
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    await host.write(new TextEncoder().encode('{"jsonrpc":"2.0","method":"notifications/initialized"}\n'));
+    const good = hub.downstream("good")!;
+    // The hub starts at `initialized`; the healthy server is up long before the big one is listed.
+    await new Promise<void>((resolve) => {
+      const check = () => good.state === "connected" && (off(), resolve());
+      const off = hub.onChange(check);
+      check();
+    });
+    const echo = buildCatalog([{ name: "good", tools: [...good.tools] }]).find((t) => t.tool === "echo")!;
+    // Calls to the healthy server until the host has its tools/list answer: counted while the big
+    // server's answer is parsed in slices, and while the host's answer is built and written.
+    let listed = false;
+    const listing = ask({ id: 2, method: "tools/list", params: {} }).finally(() => listed = true);
+    let duringParse = 0;
+    let calls = 0;
+    let slowest = 0;
+    while (!listed) {
+      const parsing = slicedParse.active > 0;
+      const t0 = performance.now();
+      const result = await hub.call(echo, { text: "hi" }, { via: "mount" });
+      slowest = Math.max(slowest, performance.now() - t0);
+      assert.equal(result.isError, undefined);
+      calls++;
+      if (parsing && slicedParse.active > 0) duringParse++;
+    }
+    const list = await listing as { result: { tools: { name: string }[] } };
+    assert.equal(list.result.tools.filter((t) => t.name.startsWith("big__")).length, 100_001);
+    assert.ok(duringParse > 0, "a call was answered while the big answer was being parsed");
+    assert.ok(slowest < 1000, `a call took ${slowest} ms (of ${calls}) while the big server was listed`);
+  } finally {
+    await gateway.close();
+    await hub.close();
+    await host.close().catch(() => {});
+  }
+});
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) out.set(p, at), at += p.length;
+  return out;
+}

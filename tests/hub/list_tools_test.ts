@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { Client, sdkSafeParse } from "../../src/hub/sdk.ts";
 import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/hub/list_tools.ts";
 import { parseConfig } from "../../src/config/mod.ts";
-import { Hub } from "../../src/hub/mod.ts";
+import { DEFAULT_RESTART_POLICY, Hub } from "../../src/hub/mod.ts";
 import { DENO, FIXTURE, ROOT } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -155,6 +155,8 @@ async function reasonFor(count: number, sliced: boolean): Promise<{ state: strin
     env: Deno.env.toObject(),
     version: "test",
     log: () => {},
+    // The first failure's verdict is compared: no retry may start while the other server still connects.
+    restartPolicy: { ...DEFAULT_RESTART_POLICY, baseMs: 600_000, maxMs: 600_000 },
   });
   listSlicing.minTools = sliced ? SLICED_LIST_MIN_TOOLS : Infinity;
   try {

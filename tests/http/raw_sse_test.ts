@@ -1,0 +1,143 @@
+/**
+ * The SDK's Streamable HTTP server transport taught to send a result as bytes (src/http/raw_sse.ts), in
+ * process: the SSE event holds exactly those bytes, a resumed stream replays them, and bytes an SSE
+ * field cannot carry (a carriage return) go the SDK's way.
+ */
+import assert from "node:assert/strict";
+import { relayRawResults, SessionEvents } from "../../src/http/mod.ts";
+import { type JSONRPCMessage, loadHttpSdk } from "../../src/hub/mod.ts";
+
+const enc = new TextEncoder();
+const URL_MCP = "http://127.0.0.1/mcp";
+
+/** One session of a transport whose `tools/call` requests are answered with `answer(id)`. */
+async function session(answer: (id: string | number, send: ReturnType<typeof relayRawResults>) => void) {
+  const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
+  const transport = relayRawResults(
+    new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => "session-1",
+      eventStore: new SessionEvents(),
+    }),
+  );
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if (!("method" in message) || !("id" in message)) return;
+    if (message.method === "initialize") {
+      void transport.send({
+        jsonrpc: "2.0",
+        id: message.id,
+        result: { protocolVersion: "2025-11-25", capabilities: {}, serverInfo: { name: "t", version: "1" } },
+      });
+    } else answer(message.id, transport);
+  };
+  await transport.start();
+  const headers = (version: string) => ({
+    accept: "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-session-id": "session-1",
+    "mcp-protocol-version": version,
+  });
+  const init = await transport.handleRequest(
+    new Request(URL_MCP, {
+      method: "POST",
+      headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+      }),
+    }),
+  );
+  assert.equal(init.status, 200);
+  await init.text();
+  return {
+    transport,
+    /** POSTs a tools/call with id `id`; the whole SSE body as text. */
+    call: async (id: number, version = "2025-06-18") => {
+      const response = await transport.handleRequest(
+        new Request(URL_MCP, {
+          method: "POST",
+          headers: headers(version),
+          body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "t" } }),
+        }),
+      );
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get("content-type"), "text/event-stream");
+      return await response.text();
+    },
+    /** Resumes after event `lastEventId`: the replayed events as text. */
+    resume: async (lastEventId: string) => {
+      const response = await transport.handleRequest(
+        new Request(URL_MCP, {
+          headers: { ...headers("2025-11-25"), accept: "text/event-stream", "last-event-id": lastEventId },
+        }),
+      );
+      assert.equal(response.status, 200);
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = "";
+      while (!text.endsWith("}\n\n")) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+      await reader.cancel();
+      return text;
+    },
+  };
+}
+
+Deno.test("a result sent as bytes is one SSE message event holding exactly those bytes, replayed on resume", async () => {
+  const small = ['{ "content" :[ {"type":"text",', '"text":"caf\\u00e9 é \\"q\\""}] ,"isError":false}'];
+  const text = "0123456789abcdef".repeat(20_000);
+  const big = ['{"content":[{"type":"text","text":"', text.slice(0, 100_000), text.slice(100_000), '"}]}'];
+  const results = new Map<string | number, string[]>([[2, small], [3, big]]);
+  const s = await session((id, t) => void t.sendResult(id, results.get(id)!.map((p) => enc.encode(p))));
+  try {
+    for (const [id, parts] of results) {
+      const body = await s.call(id as number);
+      const event = /^event: message\nid: (\S+)\ndata: /.exec(body);
+      assert.ok(event, body.slice(0, 200));
+      assert.equal(body, `${event[0]}{"jsonrpc":"2.0","id":${id},"result":${parts.join("")}}\n\n`);
+      assert.deepEqual(JSON.parse(body.slice(event[0].length)), {
+        jsonrpc: "2.0",
+        id,
+        result: JSON.parse(parts.join("")),
+      });
+    }
+    // A client that supports resumption gets a priming event first; resuming after it replays the bytes.
+    results.set(4, small);
+    const body = await s.call(4, "2025-11-25");
+    const primed = /^id: (\S+)\nretry: \d+\ndata: \n\n/.exec(body) ?? /^id: (\S+)\ndata: \n\n/.exec(body);
+    assert.ok(primed, body);
+    const event = body.slice(primed[0].length);
+    assert.match(event, /^event: message\nid: \S+\ndata: \{"jsonrpc":"2.0","id":4,"result":/);
+    assert.equal(await s.resume(primed[1]), event);
+  } finally {
+    await s.transport.close();
+  }
+});
+
+Deno.test("a result with a carriage return goes the SDK's way: parsed, or an error when it is not JSON", async () => {
+  const answers = new Map<string | number, string>([
+    // JSON whitespace: the same value, serialized by the SDK.
+    [2, '{"content":[],\r"isError":false}'],
+    // A raw carriage return inside a string: not JSON.
+    [3, '{"content":[{"type":"text","text":"a\rb"}]}'],
+  ]);
+  const s = await session((id, t) => void t.sendResult(id, [enc.encode(answers.get(id)!)]));
+  try {
+    const ok = await s.call(2);
+    assert.match(
+      ok,
+      /^event: message\nid: \S+\ndata: \{"jsonrpc":"2.0","id":2,"result":\{"content":\[\],"isError":false\}\}\n\n$/,
+    );
+    const bad = await s.call(3);
+    const data = /^data: (.*)$/m.exec(bad)![1]!;
+    const message = JSON.parse(data);
+    assert.equal(message.id, 3);
+    assert.equal(message.error.code, -32603);
+    assert.match(message.error.message, /^The server's tools\/call result is not valid JSON: /);
+  } finally {
+    await s.transport.close();
+  }
+});
