@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type Config, loadConfig } from "../config/mod.ts";
+import { type Config, loadConfig } from "../config/light.ts";
 import { defaultStorePath, isPostgresUrl } from "../store/mod.ts";
 import type { CommandContext } from "./command.ts";
 

@@ -8,7 +8,8 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { ConfigReloader, hostInput, type Hub, startGateway } from "../hub/mod.ts";
-import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/mod.ts";
+// The config API without `yaml`: a config in the block-YAML subset is read without loading it.
+import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */

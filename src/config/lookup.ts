@@ -5,7 +5,7 @@
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ConfigError } from "./errors.ts";
-import type { LoadOptions } from "./parse.ts";
+import type { LoadOptions } from "./read.ts";
 
 /** File names looked for in each directory, in order. */
 export const CONFIG_NAMES = ["mcphub.yaml", "mcphub.yml", "mcphub.json"] as const;

@@ -6,16 +6,10 @@
  * literal text `${VAR}`. An unset variable is an error naming it; values never appear in messages.
  * Variables of disabled servers, and of servers outside the `--agent`'s scope, are never read.
  *
+ * `light.ts` is this API without parsing held text and editing, and so without the `yaml` package.
+ *
  * @module
  */
-export type { AgentConfig, Config, OAuthConfig, ServerConfig } from "./types.ts";
-export { ConfigError, type ConfigProblem } from "./errors.ts";
-export { agentServers, defaultConfig, type LoadOptions, parseConfig } from "./parse.ts";
-export type { Environment } from "./interpolate.ts";
-export { CONFIG_NAMES, defaultConfigPath, findConfigPath, userConfigDir } from "./lookup.ts";
-export { loadConfig } from "./load.ts";
+export * from "./light.ts";
+export { parseConfig } from "./parse.ts";
 export { editConfig, type EditOptions, type EditResult, replaceFile } from "./edit.ts";
-export { parseDuration, parseSize } from "./units.ts";
-export { MIN_RESPONSE_BUDGET } from "./settings.ts";
-export { isLoopback, type ListenAddress, parseListen, sha256Hex, tokenHash } from "./listen.ts";
-export { MAX_HINT_BYTES, MAX_HINTS, MAX_NAME_LENGTH, NAME_PATTERN, RESERVED_SERVER_NAME } from "./rules.ts";

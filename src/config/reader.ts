@@ -4,7 +4,8 @@
  *
  * @module
  */
-import { type Document, isAlias, isMap, isScalar, isSeq, type LineCounter, type Node } from "yaml";
+import type { Document, Node } from "yaml";
+import { isAlias, isMap, isScalar, isSeq } from "./yaml_nodes.ts";
 import type { ConfigProblem } from "./errors.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -43,20 +44,30 @@ export function child(path: string, key: string): string {
   return path ? `${path}.${key}` : key;
 }
 
+/** A parsed document as the reader needs it: `yaml`'s `Document`, or `readBlockYaml`'s (block_yaml.ts). */
+export interface ParsedDocument {
+  contents: unknown;
+}
+
+/** Line and column (1-based) of an offset: `yaml`'s `LineCounter`, or `linePositions` (block_yaml.ts). */
+export interface LinePositions {
+  linePos(offset: number): { line: number; col: number };
+}
+
 /** Reads fields out of one parsed document and collects problems. */
 export class Reader {
   readonly problems: ConfigProblem[] = [];
-  #doc: Document.Parsed;
-  #lines: LineCounter;
+  #doc: ParsedDocument;
+  #lines: LinePositions;
 
-  constructor(doc: Document.Parsed, lines: LineCounter) {
+  constructor(doc: ParsedDocument, lines: LinePositions) {
     this.#doc = doc;
     this.#lines = lines;
   }
 
   /** The root field. */
   root(): Field {
-    return { path: "", node: this.#resolve(this.#doc.contents) };
+    return { path: "", node: this.#resolve(this.#doc.contents as Node | null) };
   }
 
   /** Records a problem at `where` (a node, or a field's value or key). */
@@ -194,7 +205,8 @@ export class Reader {
 
   #resolve(node: Node | null | undefined): Node | null {
     if (node === undefined || node === null) return null;
-    if (isAlias(node)) return node.resolve(this.#doc) ?? null;
+    // Only `yaml`'s documents have aliases.
+    if (isAlias(node)) return node.resolve(this.#doc as Document) ?? null;
     return node;
   }
 }

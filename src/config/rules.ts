@@ -4,7 +4,7 @@
  * @module
  */
 import { didYouMean } from "./suggest.ts";
-import { isScalar, isSeq } from "yaml";
+import { isScalar, isSeq } from "./yaml_nodes.ts";
 import { describe, type Field, isNull, type Reader } from "./reader.ts";
 
 /**

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { isScalar } from "yaml";
+import { isScalar } from "./yaml_nodes.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
 import { parseDuration, parseSize } from "./units.ts";
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { isScalar } from "yaml";
+import { isScalar } from "./yaml_nodes.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
 

@@ -786,7 +786,8 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | un
  * The SDK client's check of a result's `structuredContent` against the tool's `outputSchema`, unchanged,
  * but with Ajv created and each schema compiled the first time a result is checked: the SDK's default
  * compiles every output schema of every listing at once, for tools that may never be called (and one
- * Ajv instance per connection whether or not any is).
+ * Ajv instance per connection whether or not any is). The gateway's own server checks elicitation answers
+ * with one too (Ajv is then built at the first answer, not before the host's `initialize` is answered).
  */
 export function lazyValidator(): jsonSchemaValidator {
   let ajv: AjvJsonSchemaValidator | undefined;

@@ -32,6 +32,7 @@ import {
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { RawResult } from "./raw_json.ts";
+import { lazyValidator } from "./downstream.ts";
 import { Stepper } from "./slices.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -255,7 +256,13 @@ export class Gateway {
     this.#options = options;
     this.server = new Server(
       { name: "mcphub", version: options.version },
-      { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
+      // Ajv (the SDK's check of elicitation answers) is built at the first such answer, not before the
+      // host's `initialize` is answered.
+      {
+        capabilities: GATEWAY_CAPABILITIES,
+        instructions: this.#instructions(),
+        jsonSchemaValidator: lazyValidator(),
+      },
     );
     this.passthrough = new Passthrough(hub, this.server, {
       log: options.log,

@@ -34,7 +34,7 @@ import {
 } from "./index_host.ts";
 import { Stepper } from "./slices.ts";
 import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "./sliced_json.ts";
-import { agentServers } from "../config/mod.ts";
+import { agentServers } from "../config/light.ts";
 import { serverEnvironment } from "./environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
 import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from "./pinning.ts";

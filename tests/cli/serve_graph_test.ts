@@ -56,10 +56,12 @@ Deno.test("main.ts loads only the CLI's entry before it knows the command", asyn
   ]);
 });
 
-Deno.test("mcp serve loads no resolver, other command, HTTP side or OAuth client before initialize", async () => {
+Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client or yaml before initialize", async () => {
   const graph = [...await staticGraph(`${ROOT}src/cli/serve.ts`)];
   const local = graph.filter((s) => s.startsWith("src/"));
-  assert.ok(local.includes("src/hub/serve.ts") && local.includes("src/config/mod.ts"), local.join(" "));
+  assert.ok(local.includes("src/hub/serve.ts") && local.includes("src/config/light.ts"), local.join(" "));
+  // The config's text parser and editor load `yaml`; a config in the block-YAML subset is read without it.
+  assert.deepEqual(local.filter((s) => /^src\/config\/(mod|parse|edit)\.ts$/.test(s)), []);
   assert.deepEqual(local.filter((s) => s.startsWith("src/resolver/")), []);
   assert.deepEqual(local.filter((s) => s.startsWith("src/http/")), []);
   assert.deepEqual(
@@ -69,7 +71,7 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side or OAuth client
   assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/hub/sdk_http.ts"), []);
   const npm = graph.filter((s) => s.startsWith("npm:"));
   assert.deepEqual(
-    npm.filter((s) => /client\/(auth|sse|streamableHttp)|webStandardStreamableHttp|postgres/.test(s)),
+    npm.filter((s) => /client\/(auth|sse|streamableHttp)|webStandardStreamableHttp|postgres|yaml/.test(s)),
     [],
   );
 });
