@@ -434,3 +434,56 @@ Deno.test("a hostile server's poison does not corrupt another server's escaped k
     await host.close().catch(() => {});
   }
 });
+
+Deno.test("over HTTP too: a host's escaped key reaches the server intact in a poisoned isolate", async () => {
+  const { listen } = await import("../../src/http/mod.ts");
+  const config = parseConfig(
+    `servers:\n  mirror:\n    command: ${DENO}\n    args: ${
+      JSON.stringify(["run", "-A", HOSTILE, "--mode", "poison"])
+    }\n`,
+    "/tmp/mcphub.yaml",
+    { env: { get: () => undefined }, cwd: "/tmp" },
+  );
+  const listener = await listen({
+    config,
+    env: Deno.env.toObject(),
+    tokenEnv: { get: () => undefined },
+    version: "test",
+    log: () => {},
+    address: { hostname: "127.0.0.1", port: 0 },
+  });
+  const url = `${listener.origin}/mcp`;
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
+  /** POSTs `body`; the JSON-RPC answer in it (JSON or one SSE event), parsed safely, if any. */
+  const post = async (body: string): Promise<Record<string, unknown> | undefined> => {
+    const response = await fetch(url, { method: "POST", headers, body });
+    const session = response.headers.get("mcp-session-id");
+    if (session) headers["mcp-session-id"] = session;
+    const text = await response.text();
+    assert.ok(response.ok, `${response.status} ${text}`);
+    if (!text) return undefined;
+    const data = response.headers.get("content-type")?.includes("text/event-stream")
+      ? text.split("\n").find((l) => l.startsWith("data: "))!.slice(6)
+      : text;
+    return parseJson(data) as Record<string, unknown>;
+  };
+  try {
+    await post(
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+    );
+    headers["mcp-protocol-version"] = "2025-06-18";
+    await post('{"jsonrpc":"2.0","method":"notifications/initialized"}');
+    // The isolate poisoned, as an HTTP downstream's answer parsed by the SDK would poison it.
+    JSON.parse(R`{"zq":"e","caf\\":1}`);
+    const answer = await post(CALL(2).replace("NAME", "mirror__args")) as { result: Record<string, unknown> };
+    assert.deepEqual(answer.result, {
+      content: [{ type: "text", text: JSON.stringify(["zq", "café"]) }],
+      structuredContent: { zq: "e", "café": "x" },
+    });
+  } finally {
+    await listener.stop();
+  }
+});
