@@ -50,8 +50,8 @@ function isSpace(c: number): boolean {
  * True when the JSON text `text` has an object key written with an escape, in time linear in its length:
  * the first backslash after a point outside any string starts an escape; from it the string's end is
  * found (a quote after an even run of backslashes) and the next character after whitespace says whether
- * the string was a key. (For a text that is not JSON the answer is the tokens JSON.parse reads before
- * it fails.)
+ * the string was a key. In a text that is not JSON, every escaped key JSON.parse would read before it
+ * fails is found: no such text reaches it.
  */
 export function hasEscapedKey(text: string): boolean {
   let from = 0;
