@@ -45,7 +45,7 @@ import type {
   ServerRequest,
 } from "./sdk.ts";
 import { ServerUnavailableError } from "./downstream.ts";
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 import { namespaceTemplate, namespaceUri, splitUri } from "./uris.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;

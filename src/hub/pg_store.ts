@@ -9,7 +9,7 @@
  */
 import type { PgMigration, PgStore } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 import {
   type ChangeRow,
   changesOf,

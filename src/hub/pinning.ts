@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "../catalog/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** The store migrations of tool pinning. */
 export const toolPinMigrations: Migration[] = [{

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -13,7 +13,7 @@
  * @module
  */
 import { RawBytes, type Scanned, Scanner } from "./raw_json.ts";
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** Lines of at least this many bytes are parsed in steps; smaller ones take `JSON.parse` at once. */
 export const SLICED_PARSE_MIN_BYTES = 1024 * 1024;

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
-import { parseJson } from "./safe_json.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{

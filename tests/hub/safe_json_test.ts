@@ -3,7 +3,7 @@
  * (https://issues.chromium.org/issues/521080746), and linear on adversarial input.
  */
 import assert from "node:assert/strict";
-import { hasEscapedKey, parseJson } from "../../src/hub/safe_json.ts";
+import { hasEscapedKey, parseJson } from "../../src/json/mod.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
