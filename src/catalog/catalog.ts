@@ -7,6 +7,7 @@
  */
 import { type NameReference, planNamesSteps, splitReference } from "./naming.ts";
 import { nearest } from "../config/suggest.ts";
+import { parseJson } from "../json/mod.ts";
 import { drain, sortSteps, STEP } from "./_steps.ts";
 
 /** A downstream tool definition as MCP `tools/list` returns it (the fields we read). */
@@ -50,7 +51,7 @@ export function packTool(def: ToolDefinition): PackedTool {
 
 /** The definition a {@link PackedTool} holds, parsed anew (the caller may keep or change it). */
 export function unpackTool(tool: PackedTool | { readonly json: string }): ToolDefinition {
-  return JSON.parse(tool.json);
+  return parseJson(tool.json) as ToolDefinition;
 }
 
 /** One server's metadata and tools, as the catalog is built from it. */

@@ -12,7 +12,7 @@ import { storeLocationOf } from "./host.ts";
 import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { openPgStore } from "./store_access.ts";
 import { canonicalJson } from "../catalog/mod.ts";
-import { PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
+import { parseJson, PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
 
 const APPROVE_HELP = `Usage: mcphub approve SERVER__TOOL | SERVER | --all
 
@@ -133,7 +133,7 @@ export function lineDiff(before: string, after: string): string[] {
 function fieldText(value: unknown): string {
   if (value === undefined || value === null) return "";
   if (typeof value === "string") return value;
-  return JSON.stringify(JSON.parse(canonicalJson(value)), null, 2);
+  return JSON.stringify(parseJson(canonicalJson(value)), null, 2);
 }
 
 function describeChange(c: ToolChange): string[] {

@@ -15,10 +15,12 @@ import {
   type Gateway,
   type GatewayCore,
   type GatewayCoreOptions,
+  hasEscapedKey,
   type Hub,
   type JSONRPCMessage,
   loadHttpSdk,
   openGatewayCore,
+  parseJson,
   type WebStandardStreamableHTTPServerTransport,
 } from "../hub/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
@@ -127,6 +129,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     await session.gateway.close();
   };
 
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const newSession = async (agent: string | undefined): Promise<Session> => {
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
@@ -148,7 +151,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
             const open = sessions.get(id);
             if (open) void endSession(open, "closed by the client");
           },
-          maxRequestBodySize: options.maxBodyBytes ?? MAX_BODY_BYTES,
+          maxRequestBodySize: maxBodyBytes,
           // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
           eventStore: new SessionEvents(),
           retryInterval: RETRY_MS,
@@ -186,7 +189,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       // Another agent's session id is as unknown as a made-up one.
       if (!session || session.agent !== agent) return sessionNotFound();
       session.lastSeen = Date.now();
-      return await session.transport.handleRequest(request);
+      return await handleRequest(session.transport, request, maxBodyBytes);
     }
     if (request.method !== "POST") {
       return new Refusal(400, "Bad Request: Mcp-Session-Id header is required").response();
@@ -204,7 +207,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       ).response();
     }
     const session = await newSession(agent);
-    const response = await session.transport.handleRequest(request);
+    const response = await handleRequest(session.transport, request, maxBodyBytes);
     // Not an initialize request (or a refused one): no session was made.
     if (!session.id) await session.gateway.close();
     return response;
@@ -339,4 +342,55 @@ function readiness(hub: Hub, draining: boolean): Response {
     connecting,
     not_connected: servers.length - connected - connecting,
   }, ready ? 200 : 503);
+}
+
+/**
+ * `transport.handleRequest(request)`, except that a POST body with an escaped object key is parsed here
+ * with {@linkcode parseJson} and handed to the SDK parsed: the SDK's own `JSON.parse` is V8's, which a
+ * poisoned isolate betrays on escaped keys (see hub/safe_json.ts). Any other body (none, too large, not
+ * JSON, no escaped key) reaches the SDK as it came, which answers it as before.
+ */
+async function handleRequest(
+  transport: WebStandardStreamableHTTPServerTransport,
+  request: Request,
+  maxBytes: number,
+): Promise<Response> {
+  if (request.method !== "POST" || request.body === null) return await transport.handleRequest(request);
+  if (Number(request.headers.get("content-length")) > maxBytes) return await transport.handleRequest(request);
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = request.body.getReader();
+  try {
+    while (received <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.byteLength;
+    }
+    if (received > maxBytes) await reader.cancel();
+  } finally {
+    reader.releaseLock();
+  }
+  const body = new Uint8Array(received);
+  let at = 0;
+  for (const chunk of chunks) body.set(chunk, at), at += chunk.byteLength;
+  const again = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body,
+    signal: request.signal,
+  });
+  if (received <= maxBytes) {
+    const text = new TextDecoder().decode(body);
+    if (hasEscapedKey(text)) {
+      let parsedBody: unknown;
+      try {
+        parsedBody = parseJson(text);
+      } catch {
+        // not JSON: the SDK answers it
+      }
+      if (parsedBody !== undefined) return await transport.handleRequest(again, { parsedBody });
+    }
+  }
+  return await transport.handleRequest(again);
 }

@@ -16,6 +16,7 @@
  * @module
  */
 import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "../hub/mod.ts";
+import { parseJson } from "../json/mod.ts";
 
 const CR = 0x0d;
 /** Up to this size an event is written as one chunk (one write to the socket); a larger one part by part. */
@@ -112,7 +113,7 @@ export function relayRawResults(
     if (internals._enableJsonResponse || result.some((part) => part.includes(CR))) {
       let value: Record<string, unknown>;
       try {
-        value = JSON.parse(decoder.decode(join(result, -1)));
+        value = parseJson(decoder.decode(join(result, -1))) as Record<string, unknown>;
       } catch (error) {
         return transport.send({
           jsonrpc: "2.0",

@@ -16,6 +16,7 @@ export {
   type ReloadSummary,
   type ServerStatus,
 } from "./hub.ts";
+export { hasEscapedKey, parseJson } from "../json/mod.ts";
 export { ConfigReloader, type ConfigReloaderOptions } from "./reload.ts";
 export { Gateway, type GatewayOptions, jsonResult, type RawResultTransport } from "./gateway.ts";
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";

@@ -45,6 +45,7 @@ import type {
   ServerRequest,
 } from "./sdk.ts";
 import { ServerUnavailableError } from "./downstream.ts";
+import { parseJson } from "../json/mod.ts";
 import { namespaceTemplate, namespaceUri, splitUri } from "./uris.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -83,7 +84,7 @@ function encodeCursor(cursor: MergedCursor): string {
 
 function decodeCursor(text: string, method: string): MergedCursor {
   try {
-    const value = JSON.parse(atob(text));
+    const value = parseJson(atob(text)) as MergedCursor | null;
     if (typeof value?.s === "string" && (value.c === undefined || typeof value.c === "string")) return value;
   } catch {
     // reported below

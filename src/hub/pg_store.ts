@@ -9,6 +9,7 @@
  */
 import type { PgMigration, PgStore } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
+import { parseJson } from "../json/mod.ts";
 import {
   type ChangeRow,
   changesOf,
@@ -252,7 +253,7 @@ export class PgToolCache implements ToolListCache {
     const row = this.#rows.get(server);
     if (!row || row.fingerprint !== fingerprint) return undefined;
     try {
-      const tools = JSON.parse(row.tools);
+      const tools = parseJson(row.tools);
       return Array.isArray(tools) ? tools as ToolDefinition[] : undefined;
     } catch {
       return undefined;

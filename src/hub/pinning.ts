@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { canonicalJson } from "../catalog/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** The store migrations of tool pinning. */
 export const toolPinMigrations: Migration[] = [{
@@ -93,7 +94,7 @@ export interface PinRow {
 export function parse(text: string | null): ToolDefinition | undefined {
   if (text === null) return undefined;
   try {
-    return JSON.parse(text) as ToolDefinition;
+    return parseJson(text) as ToolDefinition;
   } catch {
     return undefined;
   }

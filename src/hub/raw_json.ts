@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { parseJson } from "../json/mod.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -97,7 +98,7 @@ export class RawBytes {
 
   /** The JSON value in `[start, end)`, parsed. @throws {SyntaxError} when it is not JSON */
   json(start = 0, end = this.length): unknown {
-    return JSON.parse(this.text(start, end));
+    return parseJson(this.text(start, end));
   }
 
   /** The byte at `at`. */

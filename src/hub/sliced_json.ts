@@ -13,6 +13,7 @@
  * @module
  */
 import { RawBytes, type Scanned, Scanner } from "./raw_json.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** Lines of at least this many bytes are parsed in steps; smaller ones take `JSON.parse` at once. */
 export const SLICED_PARSE_MIN_BYTES = 1024 * 1024;
@@ -161,7 +162,7 @@ function text(raw: RawBytes, start: number, end: number): string {
 /** `JSON.parse` of `[start, end)` of the line wrapped in `open`/`close`: a SyntaxError says where. */
 function parsePiece(raw: RawBytes, start: number, end: number, open = "", close = ""): unknown {
   try {
-    return JSON.parse(open + text(raw, start, end) + close);
+    return parseJson(open + text(raw, start, end) + close);
   } catch (error) {
     if (error instanceof SyntaxError) throw notJson(raw, start, `${error.message} in the piece at`, error);
     throw error;

@@ -10,6 +10,7 @@
  */
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
+import { parseJson } from "../json/mod.ts";
 import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
 import {
   leadSteps,
@@ -192,12 +193,12 @@ export class ProtocolViolation extends Error {
 }
 
 function parseLine(line: string): JSONRPCMessage {
-  return validateMessage(parseJson(line), line);
+  return validateMessage(parseLineJson(line), line);
 }
 
-function parseJson(line: string): unknown {
+function parseLineJson(line: string): unknown {
   try {
-    return JSON.parse(line);
+    return parseJson(line);
   } catch (error) {
     throw new ProtocolViolation("Not JSON", line, { cause: error });
   }
@@ -821,7 +822,7 @@ export class StdioServerTransport implements Transport {
           if (line.trim() === "") continue;
           let message: JSONRPCMessage;
           try {
-            const value = parseJson(line);
+            const value = parseLineJson(line);
             if (this.intercept && typeof value === "object" && value !== null && this.intercept(value)) {
               continue;
             }
@@ -844,7 +845,7 @@ export class StdioServerTransport implements Transport {
     let id: string | number | null = null;
     if (line !== undefined) {
       try {
-        const value = JSON.parse(line);
+        const value = parseJson(line) as { id?: unknown } | null;
         if (value && (typeof value.id === "string" || typeof value.id === "number")) id = value.id;
       } catch {
         // no id to echo

@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{
@@ -109,7 +110,7 @@ export class StoreToolCache implements ToolListCache {
       | undefined;
     if (!row || row.fingerprint !== fingerprint) return undefined;
     try {
-      const tools = JSON.parse(row.tools);
+      const tools = parseJson(row.tools);
       if (!Array.isArray(tools)) return undefined;
       this.#known.set(server, { fingerprint, hash: listHash(row.tools) });
       return tools as ToolDefinition[];
