@@ -289,21 +289,29 @@ export function slicedStringifyApplies(value: unknown, depth = 0): boolean {
  * @throws {TypeError} where JSON.stringify throws (a cycle, a BigInt)
  */
 export function* stringifySteps(value: unknown, suffix = ""): Generator<void, Uint8Array[]> {
-  const pieces = yield* piecesSteps(value);
-  pieces.push(suffix);
-  const out: Uint8Array[] = [];
-  let batch = "";
-  for (const piece of pieces) {
-    batch += piece;
-    if (batch.length >= ENCODE_CHARS) {
-      out.push(encoder.encode(batch));
-      batch = "";
-      yield;
+  slicedStringify.active++;
+  try {
+    const pieces = yield* piecesSteps(value);
+    pieces.push(suffix);
+    const out: Uint8Array[] = [];
+    let batch = "";
+    for (const piece of pieces) {
+      batch += piece;
+      if (batch.length >= ENCODE_CHARS) {
+        out.push(encoder.encode(batch));
+        batch = "";
+        yield;
+      }
     }
+    if (batch) out.push(encoder.encode(batch));
+    return out;
+  } finally {
+    slicedStringify.active--;
   }
-  if (batch) out.push(encoder.encode(batch));
-  return out;
 }
+
+/** Messages being serialized in steps right now (tests watch it to count calls answered meanwhile). */
+export const slicedStringify: { active: number } = { active: 0 };
 
 /**
  * `JSON.stringify(value)` built in steps as {@linkcode stringifySteps} builds it, as one string (the tool

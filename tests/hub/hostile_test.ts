@@ -10,7 +10,7 @@ import { openStore } from "../../src/store/mod.ts";
 import { buildCatalog, CatalogIndex } from "../../src/catalog/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
-import { slicedParse } from "../../src/hub/sliced_json.ts";
+import { slicedParse, slicedStringify } from "../../src/hub/sliced_json.ts";
 import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -417,21 +417,20 @@ Deno.test("a healthy server keeps answering while a 100,000-tool server's list i
     let listed = false;
     const listing = ask({ id: 2, method: "tools/list", params: {} }).finally(() => listed = true);
     let duringParse = 0;
-    let calls = 0;
-    let slowest = 0;
+    let duringWrite = 0;
     while (!listed) {
       const parsing = slicedParse.active > 0;
-      const t0 = performance.now();
+      const writing = slicedStringify.active > 0;
       const result = await hub.call(echo, { text: "hi" }, { via: "mount" });
-      slowest = Math.max(slowest, performance.now() - t0);
       assert.equal(result.isError, undefined);
-      calls++;
       if (parsing && slicedParse.active > 0) duringParse++;
+      if (writing && slicedStringify.active > 0) duringWrite++;
     }
     const list = await listing as { result: { tools: { name: string }[] } };
     assert.equal(list.result.tools.filter((t) => t.name.startsWith("big__")).length, 100_001);
     assert.ok(duringParse > 0, "a call was answered while the big answer was being parsed");
-    assert.ok(slowest < 1000, `a call took ${slowest} ms (of ${calls}) while the big server was listed`);
+    // (Time bounds are the benchmark's: `list_bench.ts --host` measures the longest hold.)
+    assert.ok(duringWrite > 0, "a call was answered while the host's answer was being serialized");
   } finally {
     await gateway.close();
     await hub.close();
