@@ -29,6 +29,17 @@ export const FIXTURE = `${ROOT}tests/fixtures/fixture_server.ts`;
 /** The deno executable running the tests. */
 export const DENO = Deno.execPath();
 
+/** A small deterministic PRNG (mulberry32): values in [0, 1), so a failure can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** A YAML-safe double-quoted string. */
 export function q(text: string): string {
   return JSON.stringify(text);

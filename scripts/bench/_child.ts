@@ -37,3 +37,26 @@ export function median(values: readonly number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }
+
+/**
+ * A 1 ms interval that records every gap between its ticks as `[start, end]` (the event loop's holds);
+ * `restart()` forgets the gaps so far and starts the next one now (the time it returns).
+ */
+export function gapTicker(): { gaps: [number, number][]; restart(): number; stop(): void } {
+  const gaps: [number, number][] = [];
+  let last = performance.now();
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    gaps.push([last, now]);
+    last = now;
+  }, 1);
+  return {
+    gaps,
+    restart() {
+      last = performance.now();
+      gaps.length = 0;
+      return last;
+    },
+    stop: () => clearInterval(ticker),
+  };
+}

@@ -35,7 +35,7 @@ import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
 import { StoreToolCache, toolCacheMigrations } from "../../src/hub/tool_cache.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { manyToolsConfig, median, runChild } from "./_child.ts";
+import { gapTicker, manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
 
@@ -70,20 +70,15 @@ async function child(way: Way, tools: number): Promise<Run> {
     version: "bench",
     log: () => {},
   });
-  const gaps: [number, number][] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    gaps.push([last, now]);
-    last = now;
-  }, 1);
+  const ticker = gapTicker();
+  const gaps = ticker.gaps;
   try {
     await hub.start();
     await new Promise((resolve) => setTimeout(resolve, 50));
     await hub.catalogAsync();
     await new Promise((resolve) => setTimeout(resolve, 5));
   } finally {
-    clearInterval(ticker);
+    ticker.stop();
     await hub.close();
   }
   const [ls, le] = window!;
@@ -178,19 +173,12 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     return lines.shift()!;
   };
   const transport = new StdioServerTransport(input.readable, output);
-  const gaps: [number, number][] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    gaps.push([last, now]);
-    last = now;
-  }, 1);
+  const ticker = gapTicker();
+  const gaps = ticker.gaps;
   let t0 = 0, t1 = 0, bytes = 0;
   try {
     await gateway.connect(transport);
-    t0 = performance.now();
-    last = t0;
-    gaps.length = 0;
+    t0 = ticker.restart();
     await send({
       jsonrpc: "2.0",
       id: 1,
@@ -219,7 +207,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
       t1 = Math.max(t1, performance.now());
     }
   } finally {
-    clearInterval(ticker);
+    ticker.stop();
     await gateway.close();
     await hub.close();
     await host.close().catch(() => {});

@@ -21,7 +21,7 @@
 import { parseArgs } from "node:util";
 import { Hub, type PinStore, toolPinMigrations, ToolPins } from "../../src/hub/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { manyToolsConfig, median, runChild } from "./_child.ts";
+import { gapTicker, manyToolsConfig, median, runChild } from "./_child.ts";
 
 type Way = "whole" | "sliced";
 
@@ -75,13 +75,8 @@ async function child(way: Way, tools: number, db: string): Promise<Run> {
     log: () => {},
     pins,
   });
-  const gaps: [number, number][] = [];
-  let last = performance.now();
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    gaps.push([last, now]);
-    last = now;
-  }, 1);
+  const ticker = gapTicker();
+  const gaps = ticker.gaps;
   try {
     await hub.start();
     // The catalog build (and the pin check in it) starts in a macrotask of its own, after the parse.
@@ -89,7 +84,7 @@ async function child(way: Way, tools: number, db: string): Promise<Run> {
     await hub.catalogAsync();
     await new Promise((resolve) => setTimeout(resolve, 5));
   } finally {
-    clearInterval(ticker);
+    ticker.stop();
     await hub.close();
     store.close();
   }

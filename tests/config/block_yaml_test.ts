@@ -12,7 +12,7 @@ import { readConfigFast } from "../../src/config/read.ts";
 import { readConfigWithYaml } from "../../src/config/parse.ts";
 import type { LoadOptions } from "../../src/config/mod.ts";
 import { isAlias, isMap, isScalar, isSeq } from "../../src/config/yaml_nodes.ts";
-import { ROOT } from "../helpers.ts";
+import { prng, ROOT } from "../helpers.ts";
 
 /** A node as plain data: what the config checks can see of it. */
 function plain(node: unknown): unknown {
@@ -179,16 +179,6 @@ Deno.test("readBlockYaml() reads an empty or comment-only file as yaml: no conte
     assert.equal(readBlockYaml(text)!.contents, null);
   }
 });
-
-/** A small deterministic generator (mulberry32), so a failure is reproducible from its seed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KEYS = [
   "a",
@@ -405,7 +395,7 @@ Deno.test("readBlockYaml() reads generated documents as yaml does, or leaves the
   // FUZZ_RUNS=100000 for a longer run by hand.
   const runs = Number(Deno.env.get("FUZZ_RUNS") ?? 4000);
   for (let seed = 1; seed <= runs; seed++) {
-    const text = generate(random(seed));
+    const text = generate(prng(seed));
     if (check(text, `seed ${seed}`)) taken++;
     checkConfig(text, `seed ${seed}`);
   }

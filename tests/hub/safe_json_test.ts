@@ -8,20 +8,9 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
-import { DENO, ROOT } from "../helpers.ts";
+import { DENO, prng, ROOT } from "../helpers.ts";
 
 const R = String.raw;
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Keys of a JSON value and all its objects, in order, as one comparable text (JSON.stringify's order). */
 function shape(value: unknown): string {

@@ -11,18 +11,7 @@ import {
 } from "../../src/hub/sliced_json.ts";
 import { drain } from "../../src/catalog/mod.ts";
 import { CoalescingWriter, ProtocolViolation, StdioClientTransport } from "../../src/hub/stdio.ts";
-import { DENO, tempDir } from "../helpers.ts";
-
-/** A small deterministic PRNG (mulberry32), so a failure can be replayed from its seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { DENO, prng, tempDir } from "../helpers.ts";
 
 const STRING_BITS = [
   "a",
