@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { fileURLToPath } from "node:url";
-import { loadConfig } from "../src/config/mod.ts";
+import { type Config, loadConfig, parseConfig } from "../src/config/mod.ts";
 import { defaultStorePath, isPostgresUrl } from "../src/store/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../src/cli/permissions.ts";
 
@@ -277,4 +277,19 @@ export async function startRemote(
       await exited;
     },
   };
+}
+
+/** A config with one server, `big`: the hostile fixture listing `tools` tools (`--mode many`). */
+export function manyToolsConfig(tools: number): Config {
+  const args = [
+    "run",
+    "-A",
+    `${ROOT}tests/fixtures/hostile_server.ts`,
+    "--mode",
+    "many",
+    "--count",
+    String(tools),
+  ];
+  const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${JSON.stringify(args)}\n`;
+  return parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
 }

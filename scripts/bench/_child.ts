@@ -4,23 +4,8 @@
  *
  * @module
  */
-import { type Config, parseConfig } from "../../src/config/mod.ts";
-import { DENO, ROOT } from "../../tests/helpers.ts";
-
-/** A config with one server, `big`: the hostile fixture listing `tools` tools (`--mode many`). */
-export function manyToolsConfig(tools: number): Config {
-  const args = [
-    "run",
-    "-A",
-    `${ROOT}tests/fixtures/hostile_server.ts`,
-    "--mode",
-    "many",
-    "--count",
-    String(tools),
-  ];
-  const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${JSON.stringify(args)}\n`;
-  return parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
-}
+// The one-server, many-tools config is the tests' own (re-exported for the benches).
+export { manyToolsConfig } from "../../tests/helpers.ts";
 
 /** Runs `file` (a benchmark script) again with `args` in a fresh Deno process; parses its stdout as JSON. */
 export async function runChild<T>(file: string, args: string[], what: string): Promise<T> {

@@ -3,7 +3,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { DENO, ROOT, tempDir } from "../helpers.ts";
+import { manyToolsConfig, tempDir } from "../helpers.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -128,20 +128,7 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
   const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
   try {
     const cache = new StoreToolCache(db);
-    const args = [
-      "run",
-      "-A",
-      `${ROOT}tests/fixtures/hostile_server.ts`,
-      "--mode",
-      "many",
-      "--count",
-      "100000",
-    ];
-    const config = parseConfig(
-      `servers:\n  big:\n    command: ${DENO}\n    args: ${JSON.stringify(args)}\n`,
-      "/tmp/mcphub.yaml",
-      { env: env({}), cwd: "/tmp" },
-    );
+    const config = manyToolsConfig(100_000);
     const fingerprint = serverFingerprint(config.servers[0]!);
     for (const wait of [true, false]) {
       db.exec("DELETE FROM tool_cache");
