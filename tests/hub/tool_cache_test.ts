@@ -2,10 +2,21 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
-import { openStore } from "../../src/store/mod.ts";
+import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
 import { manyToolsConfig, tempDir } from "../helpers.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+
+/** The list text the store holds for `server`: the row's, or its generation's parts joined. */
+function storedText(db: DatabaseSync, server: string): string {
+  const row = db.prepare("SELECT tools, generation FROM tool_cache WHERE server = ?").get(server) as {
+    tools: string;
+    generation: number | null;
+  };
+  if (row.generation === null) return row.tools;
+  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
+    .all(server, row.generation) as { text: string }[]).map((p) => p.text).join("");
+}
 
 function server(yaml: string, vars: Record<string, string> = {}) {
   return parseConfig(`servers:\n  s:\n${yaml}`, "mcphub.yaml", { env: env(vars), cwd: "/tmp" }).servers[0]!;
@@ -103,8 +114,8 @@ Deno.test("StoreToolCache: a list saved with the hash of what it loaded or saved
     cache.save("a", "f1", tools, json, listHash(json));
     assert.deepEqual(
       sqls,
-      ["SELECT fingerprint FROM tool_cache WHERE server = ?"],
-      "only the fingerprint is read",
+      ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"],
+      "only the fingerprint and hash are read",
     );
     // A changed list is written.
     const changed = [{ ...tools[0]!, description: "Changed" }];
@@ -131,7 +142,7 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
     const config = manyToolsConfig(100_000);
     const fingerprint = serverFingerprint(config.servers[0]!);
     for (const wait of [true, false]) {
-      db.exec("DELETE FROM tool_cache");
+      db.exec("DELETE FROM tool_cache; DELETE FROM tool_cache_parts");
       const hub = new Hub({
         config,
         env: Deno.env.toObject(),
@@ -142,17 +153,16 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
       try {
         await hub.start();
         // Either the slices end (a timer's turns) or close() finishes them.
-        if (wait) { while (!cache.load("big", fingerprint)) await new Promise((r) => setTimeout(r, 20)); }
+        if (wait) {
+          while (!(await cache.load("big", fingerprint))) await new Promise((r) => setTimeout(r, 20));
+        }
       } finally {
         await hub.close();
       }
-      const saved = cache.load("big", fingerprint)!;
+      const saved = (await cache.load("big", fingerprint))!;
       assert.equal(saved.length, 100_001, `wait: ${wait}`);
       assert.equal(saved[100_000]!.name, "t99999");
-      const text =
-        (db.prepare("SELECT tools FROM tool_cache WHERE server = 'big'").get() as { tools: string })
-          .tools;
-      assert.equal(text, JSON.stringify(saved), "the text is JSON.stringify's");
+      assert.equal(storedText(db, "big"), JSON.stringify(saved), "the text is JSON.stringify's");
     }
   } finally {
     db.close();
