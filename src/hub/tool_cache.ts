@@ -120,6 +120,12 @@ export function* listHashSteps(json: string): Generator<void, string> {
 /** Characters of a list's text per part: a longer list is written in parts, one part a step (~2 ms). */
 export const TOOL_CACHE_PART_CHARS = 512 * 1024;
 
+/**
+ * Slices of a write, in ms: short, as one step (a part's checkpoint, its fsync) can take ~20 ms on a
+ * busy disk on top of the slice.
+ */
+const WRITE_SLICE_MS = 2;
+
 /** Parts of a replaced list deleted per step. */
 const PARTS_DELETED_PER_STEP = 2;
 
@@ -203,7 +209,10 @@ export class StoreToolCache implements ToolListCache {
     const row = this.#row(server);
     if (!row || row.fingerprint !== fingerprint) return undefined;
     if (row.generation === null) return this.#loadRow(server, row);
-    return new Stepper(this.#loadSteps(server, row)).finishAsync();
+    // From the next turn (the caller's may have had its slice already), in slices.
+    return new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
+      new Stepper(this.#loadSteps(server, row)).finishAsync()
+    );
   }
 
   /** A list kept in the row itself. */
@@ -331,12 +340,19 @@ export class StoreToolCache implements ToolListCache {
     const insert = this.#db.prepare(
       "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES (?, ?, ?, ?)",
     );
+    const checkpoint = this.#db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
     let parts = 0;
+    // save() runs a save up to its first yield at once: a large list's parts wait for the next turn.
+    yield;
     try {
       for (let at = 0; at < text.length; parts++) {
         const end = partEnd(text, at, this.#partChars);
         insert.run(server, generation, parts, text.slice(at, end));
         at = end;
+        yield;
+        // The part copied into the database file now (~4 ms): else SQLite does it after a commit that
+        // finds 1,000 pages in the log, ~30 ms in one piece.
+        checkpoint.get();
         yield;
       }
       this.#db.exec("BEGIN IMMEDIATE");
@@ -402,11 +418,13 @@ export class StoreToolCache implements ToolListCache {
   }
 
   async #pump(server: string, lane: Job[]): Promise<void> {
+    // Not in the caller's turn (which may have had its slice already).
+    await new Promise((resolve) => setTimeout(resolve, 0));
     while (lane.length > 0) {
       const job = lane[0]!;
       job.stepper ??= new Stepper(job.steps);
       try {
-        await job.stepper.finishAsync();
+        await job.stepper.finishAsync(WRITE_SLICE_MS);
         job.settle.resolve();
       } catch (error) {
         job.settle.reject(error);

@@ -199,3 +199,177 @@ Deno.test('parseConfig() with serverErrors "fail-server" fails only the server w
     /bogus: unknown key/,
   );
 });
+
+/** A list of `n` tools whose text holds astral characters (surrogate pairs) and escapes, marked `v`. */
+function bigList(n: number, v: string) {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `t${i}`,
+    description: `Tool ${i} ${v} «é» 😀 "quoted" \\ ${"x".repeat(i % 7)}`,
+    inputSchema: { type: "object", properties: { a: { type: "string" } } },
+  }));
+}
+
+function partsOf(db: DatabaseSync, server: string): { generation: number; n: number }[] {
+  return db.prepare(
+    "SELECT generation, COUNT(*) AS n FROM tool_cache_parts WHERE server = ? GROUP BY generation",
+  ).all(server) as { generation: number; n: number }[];
+}
+
+Deno.test("StoreToolCache: a list over the part size round-trips exactly through parts, which a replaced list frees", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    // Tiny parts of an odd size: many part ends fall between the halves of a surrogate pair.
+    const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
+    const one = bigList(500, "one");
+    const json = JSON.stringify(one);
+    const saving = cache.save("a", "f1", one, json, listHash(json));
+    assert.ok(saving instanceof Promise, "a large list is written in steps");
+    await saving;
+    assert.equal(storedText(db, "a"), json);
+    const row = db.prepare("SELECT tools, hash, parts FROM tool_cache WHERE server = 'a'").get() as {
+      tools: string;
+      hash: string;
+      parts: number;
+    };
+    assert.deepEqual({ tools: row.tools, hash: row.hash }, { tools: "", hash: listHash(json) });
+    assert.ok(row.parts >= Math.ceil(json.length / 997), `${row.parts} parts`);
+    const loaded = new StoreToolCache(db, Date.now, { partChars: 997 }).load("a", "f1");
+    assert.ok(loaded instanceof Promise, "and read in steps");
+    assert.deepEqual(await loaded, one);
+    // Replaced by another large list, then by a small one: the old parts are deleted.
+    const two = bigList(400, "two");
+    await cache.save("a", "f1", two);
+    assert.deepEqual(await cache.load("a", "f1"), two);
+    assert.equal(partsOf(db, "a").length, 1);
+    const small = bigList(2, "small");
+    const cleaning = cache.save("a", "f1", small);
+    assert.deepEqual(cache.load("a", "f1"), small, "a small list is written at once");
+    await cleaning;
+    await cache.flush();
+    assert.deepEqual(partsOf(db, "a"), []);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: a save that stops between parts (a crash) leaves the old list loadable; the next save cleans up", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/s.db`;
+  const db = openStore(path, { migrations: toolCacheMigrations });
+  try {
+    const one = bigList(300, "one");
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", one);
+    // Another process writes a few parts of a new list, then dies (its connection closes mid-save).
+    const other = openStore(path, { migrations: toolCacheMigrations });
+    const dying = new StoreToolCache(other, Date.now, { partChars: 1000 });
+    const writing = dying.save("a", "f1", bigList(300, "two"));
+    const before = partsOf(db, "a").length;
+    while (partsOf(db, "a").length === before || partsOf(db, "a")[1]!.n < 3) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    other.close();
+    await assert.rejects(writing as Promise<void>);
+    assert.equal(partsOf(db, "a").length, 2, "its parts are left");
+    assert.deepEqual(await new StoreToolCache(db).load("a", "f1"), one, "the old list is whole");
+    const three = bigList(300, "three");
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", three);
+    assert.deepEqual(await new StoreToolCache(db).load("a", "f1"), three);
+    assert.equal(partsOf(db, "a").length, 1, "the next save deleted what the crash left");
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: two caches on one file see each other's lists whole, also saving at once", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/s.db`;
+  const dbA = openStore(path, { migrations: toolCacheMigrations });
+  const dbB = openStore(path, { migrations: toolCacheMigrations });
+  try {
+    const a = new StoreToolCache(dbA, Date.now, { partChars: 1000 });
+    const b = new StoreToolCache(dbB, Date.now, { partChars: 1000 });
+    const one = bigList(300, "one");
+    const two = bigList(300, "two");
+    await a.save("s", "f", one);
+    assert.deepEqual(await b.load("s", "f"), one);
+    // B saves while A reads: A gets one list or the other, whole.
+    const [read] = await Promise.all([a.load("s", "f"), b.save("s", "f", two)]);
+    assert.ok([one, two].some((l) => JSON.stringify(l) === JSON.stringify(read)));
+    assert.deepEqual(await a.load("s", "f"), two);
+    // Both save different lists at the same time: the one switched to last is whole.
+    const three = bigList(300, "three");
+    await Promise.allSettled([a.save("s", "f", three), b.save("s", "f", one)]);
+    const now = JSON.stringify(await a.load("s", "f"));
+    assert.ok(now === JSON.stringify(three) || now === JSON.stringify(one));
+    assert.equal(storedText(dbA, "s"), now);
+  } finally {
+    dbA.close();
+    dbB.close();
+  }
+});
+
+Deno.test("StoreToolCache: an unchanged large list costs one small read; saves under way are serialized and the latest wins", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const sqls: string[] = [];
+    const spy = new Proxy(db, {
+      get(target, key) {
+        if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const one = bigList(300, "one");
+    const json = JSON.stringify(one);
+    await new StoreToolCache(spy, Date.now, { partChars: 1000 }).save("a", "f1", one, json, listHash(json));
+    const cache = new StoreToolCache(spy, Date.now, { partChars: 1000 });
+    assert.deepEqual(await cache.load("a", "f1"), one);
+    sqls.length = 0;
+    assert.equal(cache.save("a", "f1", one, json, listHash(json)), undefined);
+    assert.deepEqual(sqls, ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"]);
+    // Three lists in a row: the second waits behind the first and is replaced by the third.
+    const lists = ["two", "three", "four"].map((v) => bigList(300, v));
+    const saves = lists.map((l) => cache.save("a", "f1", l));
+    cache.saveInstructions("a", "f1", "Use it.");
+    await Promise.all(saves);
+    await cache.flush();
+    assert.deepEqual(await cache.load("a", "f1"), lists[2]);
+    assert.equal(cache.loadInstructions("a", "f1"), "Use it.");
+    assert.equal(partsOf(db, "a").length, 1);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: other work keeps running while a 100,000-tool list is saved and loaded", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const tools = bigList(100_000, "big");
+    const json = JSON.stringify(tools);
+    const cache = new StoreToolCache(db);
+    // A timer that re-arms itself: its turns between the start and the end of each step run.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    try {
+      await cache.save("big", "f", tools, json, listHash(json));
+      const parts = partsOf(db, "big")[0]!.n;
+      assert.ok(turns >= parts, `${turns} timer turns ran during the save of ${parts} parts`);
+      turns = 0;
+      const loaded = await new StoreToolCache(db).load("big", "f");
+      assert.ok(turns >= parts, `${turns} timer turns ran during the load`);
+      assert.equal(JSON.stringify(loaded), json);
+    } finally {
+      ticking = false;
+    }
+  } finally {
+    db.close();
+  }
+});
