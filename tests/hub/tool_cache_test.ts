@@ -373,3 +373,31 @@ Deno.test("StoreToolCache: other work keeps running while a 100,000-tool list is
     db.close();
   }
 });
+
+Deno.test("a hub lists a large cached list, read in steps before its server connects, while that server starts", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    // A server that never answers: its tools can only come from the cache.
+    const config = parseConfig(
+      "servers:\n  slow:\n    command: sleep\n    args: ['30']\n",
+      "mcphub.yaml",
+      { env: env({}), cwd: "/tmp" },
+    );
+    const tools = bigList(300, "cached");
+    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+    await cache.save("slow", serverFingerprint(config.servers[0]!), tools);
+    const hub = new Hub({ config, env: {}, version: "test", log: () => {}, toolCache: cache });
+    try {
+      assert.equal(hub.downstream("slow")!.toolsFromCache, false, "not read yet");
+      void hub.start();
+      await hub.settled();
+      assert.equal(hub.downstream("slow")!.toolsFromCache, true);
+      assert.deepEqual(hub.downstream("slow")!.tools.map((t) => t.name), tools.map((t) => t.name));
+    } finally {
+      await hub.close();
+    }
+  } finally {
+    db.close();
+  }
+});
