@@ -297,22 +297,10 @@ export class Hub {
     return config.servers.filter((server) => !inScope || inScope.has(server.name));
   }
 
-  /**
-   * `cached`: the server's cached list, read beforehand (see {@linkcode Hub.start}); else it is read from
-   * the cache now when that answers at once, and a list the cache reads in steps is awaited by `start`
-   * (before the servers connect; after, the server's first attempt goes without it).
-   */
-  #newDownstream(server: ServerConfig, config: Config, cached?: ToolDefinition[]): Downstream {
+  #newDownstream(server: ServerConfig, config: Config): Downstream {
     const options = this.#options;
     const fingerprint = serverFingerprint(server);
     const cache = options.toolCache;
-    let cachedTools = cached;
-    if (cache && !cachedTools) {
-      const loaded = this.#cacheOp(() => cache.load(server.name, fingerprint));
-      if (loaded instanceof Promise) {
-        if (!this.#running) this.#cacheLoads.set(server.name, { server, tools: loaded });
-      } else cachedTools = loaded;
-    }
     const cachedInstructions = cache?.loadInstructions &&
       this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
     if (cachedInstructions) this.#instructions.set(server.name, cachedInstructions);
@@ -332,7 +320,7 @@ export class Hub {
       this.#changed();
     };
     return new Downstream(server, {
-      cachedTools,
+      cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
       onToolsListed: cache && ((tools) => this.#cacheSave(cache, server.name, fingerprint, tools)),
       env: serverEnvironment(options.env, config, server),
       clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
@@ -479,37 +467,7 @@ export class Hub {
     const ready = this.#options.storeReady;
     if (ready) {
       // A shared store's pins and cache are read first (bounded by its connect timeout; failure = fail open).
-      return ready.catch(() => {}).then(() => this.#closed ? undefined : this.#withCachedLists());
-    }
-    return this.#withCachedLists();
-  }
-
-  /**
-   * Large cached lists being read in steps (see #newDownstream), by server: each server's downstream is
-   * made again with its list once read, before it connects.
-   */
-  #cacheLoads = new Map<
-    string,
-    { server: ServerConfig; tools: Promise<ToolDefinition[] | undefined> }
-  >();
-
-  /** Waits for the large cached lists being read, then connects every server. */
-  async #withCachedLists(): Promise<void> {
-    const loads = [...this.#cacheLoads];
-    this.#cacheLoads.clear();
-    if (loads.length > 0) {
-      const lists = await Promise.all(loads.map(([, load]) => load.tools.catch(() => undefined)));
-      if (this.#closed) return;
-      loads.forEach(([name, load], i) => {
-        const tools = lists[i];
-        const d = this.#downstreams.get(name);
-        // Not replaced by a reload meanwhile, and not started (a new object holds the list).
-        if (!tools || !d || d.state !== "connecting") return;
-        if (serverFingerprint(d.config) !== serverFingerprint(load.server)) return;
-        this.#downstreams.set(name, this.#newDownstream(d.config, this.#config, tools));
-      });
-      for (const view of this.#views) view.#followBase();
-      this.#changed();
+      return ready.catch(() => {}).then(() => this.#closed ? undefined : this.#connectAll());
     }
     return this.#connectAll();
   }

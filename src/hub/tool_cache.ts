@@ -50,14 +50,8 @@ export const toolCacheMigrations: Migration[] = [{
 
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
-  /**
-   * The server's cached list for this fingerprint, undefined when there is none; a promise when the list
-   * is large and read in steps (it settles to the list, or undefined when it cannot be read whole).
-   */
-  load(
-    server: string,
-    fingerprint: string,
-  ): ToolDefinition[] | undefined | Promise<ToolDefinition[] | undefined>;
+  /** The server's cached list for this fingerprint; undefined when there is none (or it cannot be read). */
+  load(server: string, fingerprint: string): ToolDefinition[] | undefined;
   /**
    * `json`: `JSON.stringify(tools)`, when the caller has it (a large list is serialized in slices), and
    * `hash`: its {@linkcode listHash}, when it has that too (an unchanged list is then not compared again).
@@ -170,8 +164,8 @@ export interface StoreToolCacheOptions {
  * generation the row's (after checking that all its parts are there), and the replaced generation's
  * parts are then deleted in steps. A reader (this process or another sharing the file) sees the old list
  * or the new one, whole; a crash before the last transaction leaves the old one, and the next save
- * deletes the parts it left. It is read back in steps too ({@linkcode StoreToolCache.load} answers a
- * promise then), and parsed in steps. Writes of one server run one after another; a save waiting behind
+ * deletes the parts it left. {@linkcode StoreToolCache.load} reads it at once (a gateway's start, before
+ * it serves); {@linkcode StoreToolCache.loadAsync} in steps. Writes of one server run one after another; a save waiting behind
  * a running one is replaced by a later save.
  */
 export class StoreToolCache implements ToolListCache {
@@ -202,16 +196,33 @@ export class StoreToolCache implements ToolListCache {
       .get(server) as CacheRow | undefined;
   }
 
-  load(
-    server: string,
-    fingerprint: string,
-  ): ToolDefinition[] | undefined | Promise<ToolDefinition[] | undefined> {
+  load(server: string, fingerprint: string): ToolDefinition[] | undefined {
     const row = this.#row(server);
     if (!row || row.fingerprint !== fingerprint) return undefined;
     if (row.generation === null) return this.#loadRow(server, row);
-    // From the next turn (the caller's may have had its slice already), in slices.
+    // At once: the parts read one after another, joined and parsed (a start reads it before serving).
+    const steps = this.#readSteps(server, row);
+    let r = steps.next();
+    while (!r.done) r = steps.next();
+    if (!r.value) return undefined;
+    if (r.value.row.generation === null) return this.#loadRow(server, r.value.row);
+    try {
+      const tools = parseJson(r.value.parts.join(""));
+      if (!Array.isArray(tools)) return undefined;
+      this.#known.set(server, { fingerprint, hash: r.value.hash });
+      return tools as ToolDefinition[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * {@linkcode StoreToolCache.load} in steps: each part read in a step of its own and the list parsed in
+   * slices ({@linkcode parseSteps}), from the next turn of the event loop on.
+   */
+  loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
     return new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
-      new Stepper(this.#loadSteps(server, row)).finishAsync()
+      new Stepper(this.#loadSteps(server, fingerprint)).finishAsync()
     );
   }
 
@@ -231,46 +242,63 @@ export class StoreToolCache implements ToolListCache {
     }
   }
 
-  /** A list kept in parts: read a part a step, checked against its hash, parsed in steps. */
-  *#loadSteps(server: string, row: CacheRow): Generator<void, ToolDefinition[] | undefined> {
+  *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
+    try {
+      const row = this.#row(server);
+      if (!row || row.fingerprint !== fingerprint) return undefined;
+      if (row.generation === null) return this.#loadRow(server, row);
+      const read = yield* this.#readSteps(server, row);
+      if (!read) return undefined;
+      if (read.row.generation === null) return this.#loadRow(server, read.row);
+      const raw = new RawBytes();
+      const encoder = new TextEncoder();
+      for (const part of read.parts) {
+        raw.append(encoder.encode(part));
+        yield;
+      }
+      const tools = yield* parseSteps(raw);
+      if (!Array.isArray(tools)) return undefined;
+      this.#known.set(server, { fingerprint, hash: read.hash });
+      return tools as ToolDefinition[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The parts of a list kept in parts, a part a step, checked against the row's hash: undefined when they
+   * cannot be read whole. A save that replaces the list meanwhile deletes these parts: then the row is
+   * read again, and the new list's parts (`row`: the row they belong to; generation NULL: the list is in
+   * the row).
+   */
+  *#readSteps(
+    server: string,
+    row: CacheRow,
+  ): Generator<void, { row: CacheRow; parts: string[]; hash: string } | undefined> {
     const fingerprint = row.fingerprint;
     const part = this.#db.prepare(
       "SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? AND seq = ?",
     );
-    const encoder = new TextEncoder();
-    try {
-      // A save that replaces the list meanwhile deletes these parts: then the new list is read (twice at most).
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const raw = new RawBytes();
-        const hash = createHash("sha256");
-        let whole = true;
-        for (let seq = 0; seq < (row.parts ?? 0); seq++) {
-          const got = part.get(server, row.generation, seq) as { text: string } | undefined;
-          if (!got) {
-            whole = false;
-            break;
-          }
-          raw.append(encoder.encode(got.text));
-          hash.update(got.text);
-          yield;
-        }
-        if (whole) {
-          const digest = hash.digest("hex");
-          if (row.hash !== null && digest !== row.hash) return undefined;
-          const tools = yield* parseSteps(raw);
-          if (!Array.isArray(tools)) return undefined;
-          this.#known.set(server, { fingerprint, hash: digest });
-          return tools as ToolDefinition[];
-        }
-        const now = this.#row(server);
-        if (!now || now.fingerprint !== fingerprint) return undefined;
-        if (now.generation === null) return this.#loadRow(server, now);
-        row = now;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const parts: string[] = [];
+      const hash = createHash("sha256");
+      for (let seq = 0; seq < (row.parts ?? 0); seq++) {
+        const got = part.get(server, row.generation, seq) as { text: string } | undefined;
+        if (!got) break;
+        parts.push(got.text);
+        hash.update(got.text);
+        yield;
       }
-      return undefined;
-    } catch {
-      return undefined;
+      if (parts.length === row.parts) {
+        const digest = hash.digest("hex");
+        return row.hash === null || digest === row.hash ? { row, parts, hash: digest } : undefined;
+      }
+      const now = this.#row(server);
+      if (!now || now.fingerprint !== fingerprint) return undefined;
+      if (now.generation === null) return { row: now, parts: [], hash: "" };
+      row = now;
     }
+    return undefined;
   }
 
   save(
