@@ -23,7 +23,9 @@
  * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
  * the list is saved there too. `--warm`: the store already holds the list (a previous run saved it, as
  * a gateway's earlier start did): the answer comes from the cache, the run lasts until the live list,
- * the same, is parsed, mounted and saved.
+ * the same, is parsed, mounted and saved. With either, also reported: the longest hold overlapping a
+ * cache save (from its call to the end of its write: concurrent work and GC pauses in that window count
+ * too) or load, and the cache's longest single store statement (its own share of a hold).
  *
  * @module
  */
@@ -108,6 +110,8 @@ interface HostRun {
   saveHoldMs: number;
   /** With a cache: the longest hold from a load's call to its list read whole (the start's read of it). */
   loadHoldMs: number;
+  /** With a cache: its longest store statement (a part written, checkpointed or read; 18 MB at once). */
+  statementMs: number;
 }
 
 /**
@@ -166,7 +170,37 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
   const ticker = gapTicker();
   const gaps = ticker.gaps;
   const early: [number, number][] = [];
-  const db = store;
+  // Each store statement of the cache, timed: the longest is the cache's own share of a hold.
+  let statementMs = 0;
+  const timeCall = <T>(run: () => T): T => {
+    const start = performance.now();
+    try {
+      return run();
+    } finally {
+      statementMs = Math.max(statementMs, performance.now() - start);
+    }
+  };
+  const db = store &&
+    new Proxy(store, {
+      get(target, key) {
+        if (key === "prepare") {
+          return (sql: string) => {
+            const statement = target.prepare(sql);
+            return new Proxy(statement, {
+              get(s, k) {
+                const value = Reflect.get(s, k);
+                return typeof value === "function"
+                  ? (...a: unknown[]) => timeCall(() => value.apply(s, a))
+                  : value;
+              },
+            });
+          };
+        }
+        if (key === "exec") return (sql: string) => timeCall(() => target.exec(sql));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   const hub = new Hub({
     config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
@@ -259,6 +293,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     ),
     startedAt: t0,
     saveHoldMs: cacheHold("save"),
+    statementMs,
     loadHoldMs: cacheHold("load"),
   };
 }
@@ -313,7 +348,7 @@ async function hostMain(
           ? ""
           : `; longest hold saving the list ${m((r) => r.saveHoldMs)} ms, loading it ${
             m((r) => r.loadHoldMs)
-          } ms`),
+          } ms; longest cache statement ${m((r) => r.statementMs)} ms`),
     );
   }
 }

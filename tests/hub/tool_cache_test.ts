@@ -1,9 +1,17 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
-import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
+import {
+  Hub,
+  pgStoreMigrations,
+  PgToolCache,
+  serverFingerprint,
+  StoreToolCache,
+  toolCacheMigrations,
+} from "../../src/hub/mod.ts";
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
-import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
-import { manyToolsConfig, tempDir } from "../helpers.ts";
+import { type DatabaseSync, openStore, PgStore } from "../../src/store/mod.ts";
+import { manyToolsConfig, runMcphub, tempDir } from "../helpers.ts";
+import { pgCluster } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -397,5 +405,30 @@ Deno.test("a hub lists a large cached list (kept in parts) while its server star
     }
   } finally {
     db.close();
+  }
+});
+
+Deno.test("mcphub store migrate copies a list kept in parts whole", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/local.db`;
+  const db = openStore(file, { migrations: toolCacheMigrations });
+  const tools = bigList(300, "migrated");
+  try {
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", tools);
+  } finally {
+    db.close();
+  }
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  const env = { XDG_DATA_HOME: `${tmp.path}/data` };
+  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], { env });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  try {
+    const cache = new PgToolCache(store);
+    await cache.preload();
+    assert.deepEqual(cache.load("a", "f1"), tools);
+  } finally {
+    await store.close();
   }
 });
