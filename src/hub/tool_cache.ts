@@ -379,11 +379,14 @@ export class StoreToolCache implements ToolListCache {
         at = end;
         yield;
         // The part copied into the database file now (~4 ms): else SQLite does it after a commit that
-        // finds 1,000 pages in the log, ~30 ms in one piece.
-        checkpoint.get();
+        // finds 1,000 pages in the log, ~30 ms in one piece. (Not inside another module's transaction.)
+        if (!this.#db.isTransaction) checkpoint.get();
         yield;
       }
-      this.#db.exec("BEGIN IMMEDIATE");
+      // Inside another module's transaction on the shared connection (none holds one across a turn
+      // today): a savepoint, which that transaction commits; else the write lock taken up front.
+      const nested = this.#db.isTransaction;
+      this.#db.exec(nested ? "SAVEPOINT tool_cache_switch" : "BEGIN IMMEDIATE");
       try {
         const { n } = this.#db.prepare(
           "SELECT COUNT(*) AS n FROM tool_cache_parts WHERE server = ? AND generation = ?",
@@ -395,9 +398,11 @@ export class StoreToolCache implements ToolListCache {
           );
         }
         upsert.run(server, fingerprint, "", hash, generation, parts, this.#clock());
-        this.#db.exec("COMMIT");
+        this.#db.exec(nested ? "RELEASE tool_cache_switch" : "COMMIT");
       } catch (error) {
-        this.#db.exec("ROLLBACK");
+        this.#db.exec(
+          nested ? "ROLLBACK TO tool_cache_switch; RELEASE tool_cache_switch" : "ROLLBACK",
+        );
         throw error;
       }
     } catch (error) {
