@@ -432,3 +432,22 @@ Deno.test("mcphub store migrate copies a list kept in parts whole", async () => 
     await store.close();
   }
 });
+
+Deno.test("StoreToolCache: a write finished inside another module's transaction switches in a savepoint", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+    const tools = bigList(100, "nested");
+    const saving = cache.save("a", "f1", tools);
+    db.exec("BEGIN IMMEDIATE");
+    cache.finishWrites();
+    assert.equal(db.isTransaction, true, "the other transaction is still open");
+    db.exec("COMMIT");
+    await saving;
+    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+    assert.equal(partsOf(db, "a").length, 1);
+  } finally {
+    db.close();
+  }
+});
