@@ -165,8 +165,9 @@ export interface StoreToolCacheOptions {
  * parts are then deleted in steps. A reader (this process or another sharing the file) sees the old list
  * or the new one, whole; a crash before the last transaction leaves the old one, and the next save
  * deletes the parts it left. {@linkcode StoreToolCache.load} reads it at once (a gateway's start, before
- * it serves); {@linkcode StoreToolCache.loadAsync} in steps. Writes of one server run one after another; a save waiting behind
- * a running one is replaced by a later save.
+ * it serves); {@linkcode StoreToolCache.loadAsync} in steps. Writes of one server run one after another;
+ * a save waiting behind a running one is replaced by a later save, and
+ * {@linkcode StoreToolCache.finishWrites} ends them at once (before the store is closed).
  */
 export class StoreToolCache implements ToolListCache {
   readonly #db: DatabaseSync;
