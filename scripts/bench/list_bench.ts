@@ -23,7 +23,9 @@
  * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
  * the list is saved there too. `--warm`: the store already holds the list (a previous run saved it, as
  * a gateway's earlier start did): the answer comes from the cache, the run lasts until the live list,
- * the same, is parsed, mounted and saved.
+ * the same, is parsed, mounted and saved. With either, also reported: the longest hold overlapping a
+ * cache save (from its call to the end of its write: concurrent work and GC pauses in that window count
+ * too) or load, and the cache's longest single store statement (its own share of a hold).
  *
  * @module
  */
@@ -104,6 +106,12 @@ interface HostRun {
   holds: string[];
   /** `performance.now()` at the host's `initialize` (to line the holds up with `--v8-flags=--trace-gc`). */
   startedAt: number;
+  /** With a cache: the longest hold from a save's call to the end of its write (GC pauses in it count). */
+  saveHoldMs: number;
+  /** With a cache: the longest hold from a load's call to its list read whole (the start's read of it). */
+  loadHoldMs: number;
+  /** With a cache: its longest store statement (a part written, checkpointed or read; 18 MB at once). */
+  statementMs: number;
 }
 
 /**
@@ -126,17 +134,69 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     await first.start();
     await first.close();
   }
-  // The store's statements on the cache's rows, timed: the live list's save comes after the host's answer.
-  let saved = Infinity;
+  // The cache's saves, timed: the live list's save comes after the host's answer; one written in steps
+  // (this checkout) lasts until its promise settles, and its holds count too.
+  // The cache's reads and writes, timed (windows from the call to the end of a write or read in steps).
+  let saved = -Infinity;
+  let written: Promise<unknown> = Promise.resolve();
+  const windows: { save: [number, number][]; load: [number, number][] } = { save: [], load: [] };
+  const timed = (kind: "save" | "load", r: unknown) => {
+    const window: [number, number] = [performance.now(), Infinity];
+    windows[kind].push(window);
+    const end = () => window[1] = performance.now();
+    if (r instanceof Promise) r.then(end, end);
+    else end();
+    return window;
+  };
+  class TimedCache extends StoreToolCache {
+    // deno-lint-ignore no-explicit-any
+    override save(...args: [any, any, any, any?, any?]): any {
+      const start = performance.now();
+      const r = super.save(...args);
+      timed("save", r)[0] = start;
+      saved = performance.now();
+      written = Promise.resolve(r).catch(() => {});
+      return r;
+    }
+    // deno-lint-ignore no-explicit-any
+    override load(...args: [any, any]): any {
+      const start = performance.now();
+      const r = super.load(...args);
+      timed("load", r)[0] = start;
+      return r;
+    }
+  }
+  // Started before the hub (a cache read in its constructor is a hold too); the host's window starts at t0.
+  const ticker = gapTicker();
+  const gaps = ticker.gaps;
+  const early: [number, number][] = [];
+  // Each store statement of the cache, timed: the longest is the cache's own share of a hold.
+  let statementMs = 0;
+  const timeCall = <T>(run: () => T): T => {
+    const start = performance.now();
+    try {
+      return run();
+    } finally {
+      statementMs = Math.max(statementMs, performance.now() - start);
+    }
+  };
   const db = store &&
     new Proxy(store, {
       get(target, key) {
         if (key === "prepare") {
           return (sql: string) => {
-            if (/tool_cache/.test(sql) && !/instructions/.test(sql)) saved = performance.now();
-            return target.prepare(sql);
+            const statement = target.prepare(sql);
+            return new Proxy(statement, {
+              get(s, k) {
+                const value = Reflect.get(s, k);
+                return typeof value === "function"
+                  ? (...a: unknown[]) => timeCall(() => value.apply(s, a))
+                  : value;
+              },
+            });
           };
         }
+        if (key === "exec") return (sql: string) => timeCall(() => target.exec(sql));
         const value = Reflect.get(target, key);
         return typeof value === "function" ? value.bind(target) : value;
       },
@@ -146,8 +206,10 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     env: Deno.env.toObject(),
     version: "bench",
     log: () => {},
-    toolCache: db && new StoreToolCache(db),
+    toolCache: db && new TimedCache(db),
   });
+  // A turn of the ticker: a hold in the hub's constructor is recorded before the host's window.
+  await new Promise((resolve) => setTimeout(resolve, 5));
   const gateway = new Gateway(hub, { version: "bench", log: () => {}, start: () => void hub.start() });
   const input = new TransformStream<Uint8Array, Uint8Array>();
   const host = input.writable.getWriter();
@@ -173,11 +235,10 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     return lines.shift()!;
   };
   const transport = new StdioServerTransport(input.readable, output);
-  const ticker = gapTicker();
-  const gaps = ticker.gaps;
   let t0 = 0, t1 = 0, bytes = 0;
   try {
     await gateway.connect(transport);
+    early.push(...gaps);
     t0 = ticker.restart();
     await send({
       jsonrpc: "2.0",
@@ -203,6 +264,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     // warm cache the answer comes first): its holds count too.
     if (db) {
       while (!(saved > t0)) await new Promise((r) => setTimeout(r, 10));
+      await written;
       await new Promise((r) => setTimeout(r, 10));
       t1 = Math.max(t1, performance.now());
     }
@@ -215,6 +277,13 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     if (dir) Deno.removeSync(dir, { recursive: true });
   }
   const within = gaps.filter((g) => g[0] >= t0 && g[1] <= t1 + 2);
+  // The longest hold overlapping the cache's windows of one kind (a call that ran at once lies in one).
+  const cacheHold = (kind: "save" | "load") =>
+    Math.max(
+      0,
+      ...[...early, ...gaps].filter((g) => windows[kind].some(([s, e]) => g[1] >= s && g[0] <= e))
+        .map((g) => g[1] - g[0]),
+    );
   return {
     holdMs: Math.max(0, ...within.map((g) => g[1] - g[0])),
     answerMs: t1 - t0,
@@ -223,6 +292,9 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
       `${(g[1] - g[0]).toFixed(0)}@${(g[0] - t0).toFixed(0)}`
     ),
     startedAt: t0,
+    saveHoldMs: cacheHold("save"),
+    statementMs,
+    loadHoldMs: cacheHold("load"),
   };
 }
 
@@ -271,7 +343,12 @@ async function hostMain(
     const m = (f: (r: HostRun) => number) => median(rs.map(f)).toFixed(0).padStart(6);
     console.log(
       `${name.padEnd(5)} longest hold ${m((r) => r.holdMs)} ms; answered after ${m((r) => r.answerMs)} ms ` +
-        `(${(rs[0]!.answerBytes / 1e6).toFixed(1)} MB)`,
+        `(${(rs[0]!.answerBytes / 1e6).toFixed(1)} MB)` +
+        (mode === "host"
+          ? ""
+          : `; longest hold saving the list ${m((r) => r.saveHoldMs)} ms, loading it ${
+            m((r) => r.loadHoldMs)
+          } ms; longest cache statement ${m((r) => r.statementMs)} ms`),
     );
   }
 }

@@ -128,12 +128,19 @@ async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandC
         c.name
       );
       const instructions = columns.includes("instructions") ? "instructions" : "NULL AS instructions";
+      const generation = columns.includes("generation") ? "generation" : "NULL AS generation";
       for (
         const r of db.prepare(
-          `SELECT server, fingerprint, tools, updated_at, ${instructions} FROM tool_cache`,
+          `SELECT server, fingerprint, tools, updated_at, ${instructions}, ${generation} FROM tool_cache`,
         )
           .all() as Record<string, string | number | null>[]
       ) {
+        if (r.generation !== null) {
+          // A large list is kept in parts (tool_cache/3): joined, the list's text.
+          r.tools = (db.prepare(
+            "SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq",
+          ).all(r.server, r.generation) as { text: string }[]).map((p) => p.text).join("");
+        }
         const done = await store.all(
           `INSERT INTO tool_cache (server, fingerprint, tools, updated_at, instructions) VALUES (?, ?, ?, ?, ?)
            ON CONFLICT (server) DO NOTHING RETURNING server`,

@@ -399,7 +399,7 @@ export class Hub {
   ): void {
     this.#cacheSaves.delete(server);
     if (tools.length < SLICED_STRINGIFY_MIN_ITEMS) {
-      this.#cacheOp(() => cache.save(server, fingerprint, tools));
+      this.#cacheWritten(this.#cacheOp(() => cache.save(server, fingerprint, tools)));
       return;
     }
     const text = new Stepper(cacheTextSteps(tools));
@@ -407,7 +407,7 @@ export class Hub {
       if (this.#cacheSaves.get(server) !== save) return;
       this.#cacheSaves.delete(server);
       const { json, hash } = text.finish();
-      this.#cacheOp(() => cache.save(server, fingerprint, tools, json, hash));
+      this.#cacheWritten(this.#cacheOp(() => cache.save(server, fingerprint, tools, json, hash)));
     };
     this.#cacheSaves.set(server, save);
     text.finishAsync().then(save, () => this.#cacheSaves.delete(server));
@@ -415,6 +415,15 @@ export class Hub {
 
   /** Cache saves waiting for their list's text, by server: each finishes the save at once. */
   #cacheSaves = new Map<string, () => void>();
+
+  /** A save the cache writes in steps: its failure is reported as a failure of the cache at once would be. */
+  #cacheWritten(written: void | Promise<void> | undefined): void {
+    written?.catch((error) =>
+      this.#cacheOp(() => {
+        throw error;
+      })
+    );
+  }
 
   #cacheOp<T>(run: () => T): T | undefined {
     try {
@@ -1092,6 +1101,8 @@ export class Hub {
     this.#closed = true;
     // Lists still being serialized for the cache are saved now (the owner closes the store next).
     for (const save of [...this.#cacheSaves.values()]) save();
+    // And the writes under way finished (a large list is written in steps): the list they switch to is whole.
+    if (!this.#options.base) this.#cacheOp(() => this.#options.toolCache?.finishWrites?.());
     this.#dropDiscovery();
     clearTimeout(this.#warmTimer);
     this.#warmTimer = undefined;

@@ -6,11 +6,14 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, randomInt } from "node:crypto";
 import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 import { parseJson } from "../json/mod.ts";
+import { RawBytes } from "./raw_json.ts";
+import { parseSteps } from "./sliced_json.ts";
+import { Stepper } from "./slices.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{
@@ -26,14 +29,33 @@ export const toolCacheMigrations: Migration[] = [{
   // Each server's `instructions` (from its initialize result), for the gateway's own instructions.
   id: "tool_cache/2",
   sql: "ALTER TABLE tool_cache ADD COLUMN instructions TEXT",
+}, {
+  // A large list is kept in parts (each written in its own short transaction), under a generation that
+  // becomes the row's in one small last transaction; `hash` ({@linkcode listHash} of the list's text)
+  // tells a changed list without comparing it. `generation` NULL: the list is in `tools` (a small one,
+  // or one written before this migration, when `hash` is NULL too).
+  id: "tool_cache/3",
+  sql: `
+    ALTER TABLE tool_cache ADD COLUMN hash TEXT;
+    ALTER TABLE tool_cache ADD COLUMN generation INTEGER;
+    ALTER TABLE tool_cache ADD COLUMN parts INTEGER;
+    CREATE TABLE tool_cache_parts (
+      server TEXT NOT NULL,
+      generation INTEGER NOT NULL,
+      seq INTEGER NOT NULL,
+      text TEXT NOT NULL,
+      PRIMARY KEY (server, generation, seq)
+    )`,
 }];
 
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
+  /** The server's cached list for this fingerprint; undefined when there is none (or it cannot be read). */
   load(server: string, fingerprint: string): ToolDefinition[] | undefined;
   /**
    * `json`: `JSON.stringify(tools)`, when the caller has it (a large list is serialized in slices), and
    * `hash`: its {@linkcode listHash}, when it has that too (an unchanged list is then not compared again).
+   * A promise when the list is written in steps: settles once it is (rejects when that failed).
    */
   save(
     server: string,
@@ -41,7 +63,9 @@ export interface ToolListCache {
     tools: readonly ToolDefinition[],
     json?: string,
     hash?: string,
-  ): void;
+  ): void | Promise<void>;
+  /** Finishes the writes under way at once, holding the event loop (the store is closed next). */
+  finishWrites?(): void;
   /** The server's last known `instructions` (after its tools were saved with this fingerprint). */
   loadInstructions?(server: string, fingerprint: string): string | undefined;
   saveInstructions?(server: string, fingerprint: string, instructions: string | undefined): void;
@@ -87,36 +111,195 @@ export function* listHashSteps(json: string): Generator<void, string> {
   return hash.digest("hex");
 }
 
-/** {@linkcode ToolListCache} over a store opened with {@linkcode toolCacheMigrations}. */
+/** Characters of a list's text per part: a longer list is written in parts, one part a step (~2 ms). */
+export const TOOL_CACHE_PART_CHARS = 512 * 1024;
+
+/**
+ * Slices of a write, in ms: short, as one step (a part's checkpoint, its fsync) can take ~20 ms on a
+ * busy disk on top of the slice.
+ */
+const WRITE_SLICE_MS = 2;
+
+/** Parts of a replaced list deleted per step. */
+const PARTS_DELETED_PER_STEP = 2;
+
+/** Where a part that starts at `at` ends: never between the halves of a surrogate pair. */
+function partEnd(text: string, at: number, chars: number): number {
+  let end = Math.min(text.length, at + chars);
+  const last = text.charCodeAt(end - 1);
+  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+  return end;
+}
+
+interface CacheRow {
+  fingerprint: string;
+  /** NULL in a row written before `tool_cache/3`. */
+  hash: string | null;
+  /** NULL: the list is in `tools`; else in `parts` parts of `tool_cache_parts` under this generation. */
+  generation: number | null;
+  parts: number | null;
+}
+
+/** A write of one server's list (or instructions), run in steps after the ones before it. */
+interface Job {
+  steps: Generator<void, void>;
+  stepper?: Stepper<void>;
+  settle: PromiseWithResolvers<void>;
+  /** A save's list: a save waiting behind a running one is replaced by a later one. */
+  save?: { fingerprint: string; hash: string };
+}
+
+/** Options of {@linkcode StoreToolCache}. */
+export interface StoreToolCacheOptions {
+  /** @default TOOL_CACHE_PART_CHARS (tests make parts tiny) */
+  partChars?: number;
+}
+
+/**
+ * {@linkcode ToolListCache} over a store opened with {@linkcode toolCacheMigrations}.
+ *
+ * A list of up to {@linkcode TOOL_CACHE_PART_CHARS} characters is one row, written in one statement. A
+ * longer one (a 100,000-tool list is 18 MB) is written in parts, each in its own short transaction with a
+ * turn of the event loop between them, under a new generation; one small last transaction makes that
+ * generation the row's (after checking that all its parts are there), and the replaced generation's
+ * parts are then deleted in steps. A reader (this process or another sharing the file) sees the old list
+ * or the new one, whole; a crash before the last transaction leaves the old one, and the next save
+ * deletes the parts it left. {@linkcode StoreToolCache.load} reads it at once (a gateway's start, before
+ * it serves); {@linkcode StoreToolCache.loadAsync} in steps. Writes of one server run one after another;
+ * a save waiting behind a running one is replaced by a later save, and
+ * {@linkcode StoreToolCache.finishWrites} ends them at once (before the store is closed).
+ */
 export class StoreToolCache implements ToolListCache {
   readonly #db: DatabaseSync;
   readonly #clock: () => number;
+  readonly #partChars: number;
+  /** The writes of each server under way (the first runs), in order. */
+  readonly #lanes = new Map<string, Job[]>();
 
-  constructor(db: DatabaseSync, clock: () => number = Date.now) {
+  constructor(db: DatabaseSync, clock: () => number = Date.now, options: StoreToolCacheOptions = {}) {
     this.#db = db;
     this.#clock = clock;
+    this.#partChars = options.partChars ?? TOOL_CACHE_PART_CHARS;
+    if (!Number.isSafeInteger(this.#partChars) || this.#partChars < 2) {
+      throw new RangeError(`partChars must be an integer of at least 2, got ${options.partChars}`);
+    }
   }
 
   /**
    * What this process last read or wrote of each server's list: its fingerprint and the hash of its text.
-   * A save of the same list is then a look at the row's fingerprint, not a compare of 18 MB (its first
-   * save after a start included: the load hashed what it read).
+   * A save of the same list is then a look at the row's fingerprint and hash, not a hash of 18 MB (its
+   * first save after a start included: the load hashed what it read).
    */
   readonly #known = new Map<string, { fingerprint: string; hash: string }>();
 
+  #row(server: string): CacheRow | undefined {
+    return this.#db.prepare("SELECT fingerprint, hash, generation, parts FROM tool_cache WHERE server = ?")
+      .get(server) as CacheRow | undefined;
+  }
+
   load(server: string, fingerprint: string): ToolDefinition[] | undefined {
-    const row = this.#db.prepare("SELECT fingerprint, tools FROM tool_cache WHERE server = ?").get(server) as
-      | { fingerprint: string; tools: string }
-      | undefined;
+    const row = this.#row(server);
     if (!row || row.fingerprint !== fingerprint) return undefined;
+    if (row.generation === null) return this.#loadRow(server, row);
+    // At once: the parts read one after another, joined and parsed (a start reads it before serving).
+    const steps = this.#readSteps(server, row);
+    let r = steps.next();
+    while (!r.done) r = steps.next();
+    if (!r.value) return undefined;
+    if (r.value.row.generation === null) return this.#loadRow(server, r.value.row);
     try {
-      const tools = parseJson(row.tools);
+      const tools = parseJson(r.value.parts.join(""));
       if (!Array.isArray(tools)) return undefined;
-      this.#known.set(server, { fingerprint, hash: listHash(row.tools) });
+      this.#known.set(server, { fingerprint, hash: r.value.hash });
       return tools as ToolDefinition[];
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * {@linkcode StoreToolCache.load} in steps: each part read in a step of its own and the list parsed in
+   * slices ({@linkcode parseSteps}), from the next turn of the event loop on.
+   */
+  loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
+    return new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
+      new Stepper(this.#loadSteps(server, fingerprint)).finishAsync()
+    );
+  }
+
+  /** A list kept in the row itself. */
+  #loadRow(server: string, row: CacheRow): ToolDefinition[] | undefined {
+    const text = (this.#db.prepare("SELECT tools FROM tool_cache WHERE server = ?").get(server) as
+      | { tools: string }
+      | undefined)?.tools;
+    if (text === undefined) return undefined;
+    try {
+      const tools = parseJson(text);
+      if (!Array.isArray(tools)) return undefined;
+      this.#known.set(server, { fingerprint: row.fingerprint, hash: row.hash ?? listHash(text) });
+      return tools as ToolDefinition[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
+    try {
+      const row = this.#row(server);
+      if (!row || row.fingerprint !== fingerprint) return undefined;
+      if (row.generation === null) return this.#loadRow(server, row);
+      const read = yield* this.#readSteps(server, row);
+      if (!read) return undefined;
+      if (read.row.generation === null) return this.#loadRow(server, read.row);
+      const raw = new RawBytes();
+      const encoder = new TextEncoder();
+      for (const part of read.parts) {
+        raw.append(encoder.encode(part));
+        yield;
+      }
+      const tools = yield* parseSteps(raw);
+      if (!Array.isArray(tools)) return undefined;
+      this.#known.set(server, { fingerprint, hash: read.hash });
+      return tools as ToolDefinition[];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The parts of a list kept in parts, a part a step, checked against the row's hash: undefined when they
+   * cannot be read whole. A save that replaces the list meanwhile deletes these parts: then the row is
+   * read again, and the new list's parts (`row`: the row they belong to; generation NULL: the list is in
+   * the row).
+   */
+  *#readSteps(
+    server: string,
+    row: CacheRow,
+  ): Generator<void, { row: CacheRow; parts: string[]; hash: string } | undefined> {
+    const fingerprint = row.fingerprint;
+    const part = this.#db.prepare(
+      "SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? AND seq = ?",
+    );
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const parts: string[] = [];
+      const hash = createHash("sha256");
+      for (let seq = 0; seq < (row.parts ?? 0); seq++) {
+        const got = part.get(server, row.generation, seq) as { text: string } | undefined;
+        if (!got) break;
+        parts.push(got.text);
+        hash.update(got.text);
+        yield;
+      }
+      if (parts.length === row.parts) {
+        const digest = hash.digest("hex");
+        return row.hash === null || digest === row.hash ? { row, parts, hash: digest } : undefined;
+      }
+      const now = this.#row(server);
+      if (!now || now.fingerprint !== fingerprint) return undefined;
+      if (now.generation === null) return { row: now, parts: [], hash: "" };
+      row = now;
+    }
+    return undefined;
   }
 
   save(
@@ -125,28 +308,189 @@ export class StoreToolCache implements ToolListCache {
     tools: readonly ToolDefinition[],
     json?: string,
     hash?: string,
-  ): void {
-    const known = this.#known.get(server);
-    if (hash !== undefined && known?.fingerprint === fingerprint && known.hash === hash) {
-      // The same list as the row held: unchanged unless another process rewrote it meanwhile.
-      const row = this.#db.prepare("SELECT fingerprint FROM tool_cache WHERE server = ?").get(server) as
-        | { fingerprint: string }
-        | undefined;
-      if (row?.fingerprint === fingerprint) return;
+  ): void | Promise<void> {
+    const lane = this.#lanes.get(server);
+    if (hash !== undefined) {
+      const last = lane?.findLast((job) => job.save);
+      if (last) {
+        // The same list as the save under way or waiting: nothing more to write.
+        if (last.save!.fingerprint === fingerprint && last.save!.hash === hash) return last.settle.promise;
+      } else if (!lane) {
+        const known = this.#known.get(server);
+        if (known?.fingerprint === fingerprint && known.hash === hash) {
+          // The same list as the row held: unchanged unless another process rewrote it meanwhile.
+          const row = this.#db.prepare("SELECT fingerprint, hash FROM tool_cache WHERE server = ?").get(
+            server,
+          ) as { fingerprint: string; hash: string | null } | undefined;
+          if (row?.fingerprint === fingerprint && (row.hash === null || row.hash === hash)) return;
+        }
+      }
     }
     const text = json ?? JSON.stringify(tools);
-    // Compared by SQLite: an 18 MB list is not read back into a string to learn that it did not change.
-    const same = this.#db.prepare(
-      "SELECT 1 AS same FROM tool_cache WHERE server = ? AND fingerprint = ? AND tools = ?",
-    ).get(server, fingerprint, text);
-    if (!same) {
-      this.#db.prepare(
-        `INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES (?, ?, ?, ?)
-         ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,
-           updated_at = excluded.updated_at`,
-      ).run(server, fingerprint, text, this.#clock());
+    const digest = hash ?? listHash(text);
+    const steps = this.#saveSteps(server, fingerprint, text, digest);
+    if (!lane) {
+      // Nothing under way: run it up to its first yield now (the whole write of a small list).
+      if (steps.next().done) return;
     }
-    this.#known.set(server, { fingerprint, hash: hash ?? listHash(text) });
+    return this.#enqueue(server, {
+      steps,
+      settle: Promise.withResolvers(),
+      save: { fingerprint, hash: digest },
+    });
+  }
+
+  /** Writes a list: in the row when small, else in parts then switched to in one small transaction. */
+  *#saveSteps(server: string, fingerprint: string, text: string, hash: string): Generator<void, void> {
+    const row = this.#row(server);
+    if (row?.fingerprint === fingerprint && row.hash === hash) {
+      // Unchanged (saved by another process meanwhile, or a list saved again before it was known).
+      this.#known.set(server, { fingerprint, hash });
+      return;
+    }
+    const upsert = this.#db.prepare(
+      `INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,
+         hash = excluded.hash, generation = excluded.generation, parts = excluded.parts,
+         updated_at = excluded.updated_at`,
+    );
+    if (text.length <= this.#partChars) {
+      upsert.run(server, fingerprint, text, hash, null, null, this.#clock());
+      this.#known.set(server, { fingerprint, hash });
+      if (row?.generation !== null && row?.generation !== undefined) {
+        yield;
+        yield* this.#dropSteps(server);
+      }
+      return;
+    }
+    // A generation no other save uses (one in another process included): random, 47 bits.
+    const generation = randomInt(1, 2 ** 47);
+    const insert = this.#db.prepare(
+      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES (?, ?, ?, ?)",
+    );
+    const checkpoint = this.#db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
+    let parts = 0;
+    // save() runs a save up to its first yield at once: a large list's parts wait for the next turn.
+    yield;
+    try {
+      for (let at = 0; at < text.length; parts++) {
+        const end = partEnd(text, at, this.#partChars);
+        insert.run(server, generation, parts, text.slice(at, end));
+        at = end;
+        yield;
+        // The part copied into the database file now (~4 ms): else SQLite does it after a commit that
+        // finds 1,000 pages in the log, ~30 ms in one piece. (Not inside another module's transaction.)
+        if (!this.#db.isTransaction) checkpoint.get();
+        yield;
+      }
+      // Inside another module's transaction on the shared connection (none holds one across a turn
+      // today): a savepoint, which that transaction commits; else the write lock taken up front.
+      const nested = this.#db.isTransaction;
+      this.#db.exec(nested ? "SAVEPOINT tool_cache_switch" : "BEGIN IMMEDIATE");
+      try {
+        const { n } = this.#db.prepare(
+          "SELECT COUNT(*) AS n FROM tool_cache_parts WHERE server = ? AND generation = ?",
+        ).get(server, generation) as { n: number };
+        if (Number(n) !== parts) {
+          throw new Error(
+            `the list of "${server}" was not cached: another process removed its parts while they were ` +
+              "written (it saved the same server's list at the same time); the next list is saved again",
+          );
+        }
+        upsert.run(server, fingerprint, "", hash, generation, parts, this.#clock());
+        this.#db.exec(nested ? "RELEASE tool_cache_switch" : "COMMIT");
+      } catch (error) {
+        this.#db.exec(
+          nested ? "ROLLBACK TO tool_cache_switch; RELEASE tool_cache_switch" : "ROLLBACK",
+        );
+        throw error;
+      }
+    } catch (error) {
+      try {
+        this.#db.prepare("DELETE FROM tool_cache_parts WHERE server = ? AND generation = ?").run(
+          server,
+          generation,
+        );
+      } catch {
+        // Left for the next save to delete.
+      }
+      throw error;
+    }
+    this.#known.set(server, { fingerprint, hash });
+    yield;
+    yield* this.#dropSteps(server);
+  }
+
+  /**
+   * Deletes, in steps, the parts of the server's lists that are not its row's: the replaced list's, and
+   * those a crash left. Each step looks the row's generation up again (another process may have saved).
+   */
+  *#dropSteps(server: string): Generator<void, void> {
+    const drop = this.#db.prepare(
+      `DELETE FROM tool_cache_parts WHERE rowid IN (SELECT rowid FROM tool_cache_parts WHERE server = ?
+         AND generation IS NOT (SELECT generation FROM tool_cache WHERE server = ?) LIMIT ?)`,
+    );
+    while (Number(drop.run(server, server, PARTS_DELETED_PER_STEP).changes) > 0) yield;
+  }
+
+  /** Runs `job` after the server's writes under way; settles when it has run. */
+  #enqueue(server: string, job: Job): Promise<void> {
+    // Callers may drop the promise: a failure then is not an unhandled rejection.
+    job.settle.promise.catch(() => {});
+    let lane = this.#lanes.get(server);
+    if (!lane) this.#lanes.set(server, lane = []);
+    if (job.save) {
+      // A save not started yet is replaced by this later one.
+      for (let i = lane.length - 1; i >= 1; i--) {
+        if (lane[i]!.save) lane.splice(i, 1)[0]!.settle.resolve();
+      }
+    }
+    lane.push(job);
+    if (lane.length === 1) void this.#pump(server, lane);
+    return job.settle.promise;
+  }
+
+  async #pump(server: string, lane: Job[]): Promise<void> {
+    // Not in the caller's turn (which may have had its slice already).
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    while (lane.length > 0) {
+      const job = lane[0]!;
+      job.stepper ??= new Stepper(job.steps);
+      try {
+        await job.stepper.finishAsync(WRITE_SLICE_MS);
+        job.settle.resolve();
+      } catch (error) {
+        job.settle.reject(error);
+      }
+      if (lane[0] === job) lane.shift();
+    }
+    if (this.#lanes.get(server) === lane) this.#lanes.delete(server);
+  }
+
+  /** Finishes every write under way now, holding the event loop (before the store is closed). */
+  finishWrites(): void {
+    for (const [server, lane] of this.#lanes) {
+      while (lane.length > 0) {
+        const job = lane[0]!;
+        job.stepper ??= new Stepper(job.steps);
+        try {
+          job.stepper.finish();
+          job.settle.resolve();
+        } catch (error) {
+          job.settle.reject(error);
+        }
+        lane.shift();
+      }
+      this.#lanes.delete(server);
+    }
+  }
+
+  /** Resolves when the writes under way now have run (failed ones included). */
+  async flush(): Promise<void> {
+    await Promise.all(
+      [...this.#lanes.values()].map((lane) => lane[lane.length - 1]?.settle.promise.catch(() => {})),
+    );
   }
 
   loadInstructions(server: string, fingerprint: string): string | undefined {
@@ -157,7 +501,18 @@ export class StoreToolCache implements ToolListCache {
   }
 
   saveInstructions(server: string, fingerprint: string, instructions: string | undefined): void {
-    this.#db.prepare("UPDATE tool_cache SET instructions = ? WHERE server = ? AND fingerprint = ?")
-      .run(instructions ?? null, server, fingerprint);
+    const write = () => {
+      this.#db.prepare("UPDATE tool_cache SET instructions = ? WHERE server = ? AND fingerprint = ?")
+        .run(instructions ?? null, server, fingerprint);
+    };
+    if (!this.#lanes.has(server)) return write();
+    // After the list being written (the row may not have this fingerprint yet).
+    void this.#enqueue(server, {
+      steps: (function* (): Generator<void, void> {
+        write();
+        yield* [];
+      })(),
+      settle: Promise.withResolvers(),
+    });
   }
 }

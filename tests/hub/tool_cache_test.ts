@@ -1,11 +1,30 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
-import { Hub, serverFingerprint, StoreToolCache, toolCacheMigrations } from "../../src/hub/mod.ts";
+import {
+  Hub,
+  pgStoreMigrations,
+  PgToolCache,
+  serverFingerprint,
+  StoreToolCache,
+  toolCacheMigrations,
+} from "../../src/hub/mod.ts";
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
-import { openStore } from "../../src/store/mod.ts";
-import { manyToolsConfig, tempDir } from "../helpers.ts";
+import { type DatabaseSync, openStore, PgStore } from "../../src/store/mod.ts";
+import { manyToolsConfig, runMcphub, tempDir } from "../helpers.ts";
+import { pgCluster } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+
+/** The list text the store holds for `server`: the row's, or its generation's parts joined. */
+function storedText(db: DatabaseSync, server: string): string {
+  const row = db.prepare("SELECT tools, generation FROM tool_cache WHERE server = ?").get(server) as {
+    tools: string;
+    generation: number | null;
+  };
+  if (row.generation === null) return row.tools;
+  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
+    .all(server, row.generation) as { text: string }[]).map((p) => p.text).join("");
+}
 
 function server(yaml: string, vars: Record<string, string> = {}) {
   return parseConfig(`servers:\n  s:\n${yaml}`, "mcphub.yaml", { env: env(vars), cwd: "/tmp" }).servers[0]!;
@@ -103,8 +122,8 @@ Deno.test("StoreToolCache: a list saved with the hash of what it loaded or saved
     cache.save("a", "f1", tools, json, listHash(json));
     assert.deepEqual(
       sqls,
-      ["SELECT fingerprint FROM tool_cache WHERE server = ?"],
-      "only the fingerprint is read",
+      ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"],
+      "only the fingerprint and hash are read",
     );
     // A changed list is written.
     const changed = [{ ...tools[0]!, description: "Changed" }];
@@ -131,7 +150,7 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
     const config = manyToolsConfig(100_000);
     const fingerprint = serverFingerprint(config.servers[0]!);
     for (const wait of [true, false]) {
-      db.exec("DELETE FROM tool_cache");
+      db.exec("DELETE FROM tool_cache; DELETE FROM tool_cache_parts");
       const hub = new Hub({
         config,
         env: Deno.env.toObject(),
@@ -142,17 +161,16 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
       try {
         await hub.start();
         // Either the slices end (a timer's turns) or close() finishes them.
-        if (wait) { while (!cache.load("big", fingerprint)) await new Promise((r) => setTimeout(r, 20)); }
+        if (wait) {
+          while (!(await cache.load("big", fingerprint))) await new Promise((r) => setTimeout(r, 20));
+        }
       } finally {
         await hub.close();
       }
-      const saved = cache.load("big", fingerprint)!;
+      const saved = (await cache.load("big", fingerprint))!;
       assert.equal(saved.length, 100_001, `wait: ${wait}`);
       assert.equal(saved[100_000]!.name, "t99999");
-      const text =
-        (db.prepare("SELECT tools FROM tool_cache WHERE server = 'big'").get() as { tools: string })
-          .tools;
-      assert.equal(text, JSON.stringify(saved), "the text is JSON.stringify's");
+      assert.equal(storedText(db, "big"), JSON.stringify(saved), "the text is JSON.stringify's");
     }
   } finally {
     db.close();
@@ -188,4 +206,248 @@ Deno.test('parseConfig() with serverErrors "fail-server" fails only the server w
       }),
     /bogus: unknown key/,
   );
+});
+
+/** A list of `n` tools whose text holds astral characters (surrogate pairs) and escapes, marked `v`. */
+function bigList(n: number, v: string) {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `t${i}`,
+    description: `Tool ${i} ${v} «é» 😀 "quoted" \\ ${"x".repeat(i % 7)}`,
+    inputSchema: { type: "object", properties: { a: { type: "string" } } },
+  }));
+}
+
+function partsOf(db: DatabaseSync, server: string): { generation: number; n: number }[] {
+  return db.prepare(
+    "SELECT generation, COUNT(*) AS n FROM tool_cache_parts WHERE server = ? GROUP BY generation",
+  ).all(server) as { generation: number; n: number }[];
+}
+
+Deno.test("StoreToolCache: a list over the part size round-trips exactly through parts, which a replaced list frees", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    // Tiny parts of an odd size: many part ends fall between the halves of a surrogate pair.
+    const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
+    const one = bigList(500, "one");
+    const json = JSON.stringify(one);
+    const saving = cache.save("a", "f1", one, json, listHash(json));
+    assert.ok(saving instanceof Promise, "a large list is written in steps");
+    await saving;
+    assert.equal(storedText(db, "a"), json);
+    const row = db.prepare("SELECT tools, hash, parts FROM tool_cache WHERE server = 'a'").get() as {
+      tools: string;
+      hash: string;
+      parts: number;
+    };
+    assert.deepEqual({ tools: row.tools, hash: row.hash }, { tools: "", hash: listHash(json) });
+    assert.ok(row.parts >= Math.ceil(json.length / 997), `${row.parts} parts`);
+    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), one, "read at once");
+    assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), one, "or in steps");
+    // Replaced by another large list, then by a small one: the old parts are deleted.
+    const two = bigList(400, "two");
+    await cache.save("a", "f1", two);
+    assert.deepEqual(await cache.load("a", "f1"), two);
+    assert.equal(partsOf(db, "a").length, 1);
+    const small = bigList(2, "small");
+    const cleaning = cache.save("a", "f1", small);
+    assert.deepEqual(cache.load("a", "f1"), small, "a small list is written at once");
+    await cleaning;
+    await cache.flush();
+    assert.deepEqual(partsOf(db, "a"), []);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: a save that stops between parts (a crash) leaves the old list loadable; the next save cleans up", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/s.db`;
+  const db = openStore(path, { migrations: toolCacheMigrations });
+  try {
+    const one = bigList(300, "one");
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", one);
+    // Another process writes a few parts of a new list, then dies (its connection closes mid-save).
+    const other = openStore(path, { migrations: toolCacheMigrations });
+    const dying = new StoreToolCache(other, Date.now, { partChars: 1000 });
+    const writing = dying.save("a", "f1", bigList(300, "two"));
+    const before = partsOf(db, "a").length;
+    while (partsOf(db, "a").length === before || partsOf(db, "a")[1]!.n < 3) {
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    other.close();
+    await assert.rejects(writing as Promise<void>);
+    assert.equal(partsOf(db, "a").length, 2, "its parts are left");
+    assert.deepEqual(await new StoreToolCache(db).load("a", "f1"), one, "the old list is whole");
+    const three = bigList(300, "three");
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", three);
+    assert.deepEqual(await new StoreToolCache(db).load("a", "f1"), three);
+    assert.equal(partsOf(db, "a").length, 1, "the next save deleted what the crash left");
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: two caches on one file see each other's lists whole, also saving at once", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/s.db`;
+  const dbA = openStore(path, { migrations: toolCacheMigrations });
+  const dbB = openStore(path, { migrations: toolCacheMigrations });
+  try {
+    const a = new StoreToolCache(dbA, Date.now, { partChars: 1000 });
+    const b = new StoreToolCache(dbB, Date.now, { partChars: 1000 });
+    const one = bigList(300, "one");
+    const two = bigList(300, "two");
+    await a.save("s", "f", one);
+    assert.deepEqual(await b.load("s", "f"), one);
+    // B saves while A reads: A gets one list or the other, whole.
+    const [read] = await Promise.all([a.loadAsync("s", "f"), b.save("s", "f", two)]);
+    assert.ok([one, two].some((l) => JSON.stringify(l) === JSON.stringify(read)));
+    assert.deepEqual(await a.load("s", "f"), two);
+    // Both save different lists at the same time: the one switched to last is whole.
+    const three = bigList(300, "three");
+    await Promise.allSettled([a.save("s", "f", three), b.save("s", "f", one)]);
+    const now = JSON.stringify(await a.load("s", "f"));
+    assert.ok(now === JSON.stringify(three) || now === JSON.stringify(one));
+    assert.equal(storedText(dbA, "s"), now);
+  } finally {
+    dbA.close();
+    dbB.close();
+  }
+});
+
+Deno.test("StoreToolCache: an unchanged large list costs one small read; saves under way are serialized and the latest wins", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const sqls: string[] = [];
+    const spy = new Proxy(db, {
+      get(target, key) {
+        if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
+        const value = Reflect.get(target, key);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const one = bigList(300, "one");
+    const json = JSON.stringify(one);
+    await new StoreToolCache(spy, Date.now, { partChars: 1000 }).save("a", "f1", one, json, listHash(json));
+    const cache = new StoreToolCache(spy, Date.now, { partChars: 1000 });
+    assert.deepEqual(await cache.load("a", "f1"), one);
+    sqls.length = 0;
+    assert.equal(cache.save("a", "f1", one, json, listHash(json)), undefined);
+    assert.deepEqual(sqls, ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"]);
+    // Three lists in a row: the second waits behind the first and is replaced by the third.
+    const lists = ["two", "three", "four"].map((v) => bigList(300, v));
+    const saves = lists.map((l) => cache.save("a", "f1", l));
+    cache.saveInstructions("a", "f1", "Use it.");
+    await Promise.all(saves);
+    await cache.flush();
+    assert.deepEqual(await cache.load("a", "f1"), lists[2]);
+    assert.equal(cache.loadInstructions("a", "f1"), "Use it.");
+    assert.equal(partsOf(db, "a").length, 1);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("StoreToolCache: other work keeps running while a 100,000-tool list is saved and loaded", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const tools = bigList(100_000, "big");
+    const json = JSON.stringify(tools);
+    const cache = new StoreToolCache(db);
+    // A timer that re-arms itself: its turns between the start and the end of each step run.
+    let turns = 0;
+    let ticking = true;
+    const tick = () => {
+      turns++;
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    try {
+      await cache.save("big", "f", tools, json, listHash(json));
+      const parts = partsOf(db, "big")[0]!.n;
+      assert.ok(turns >= parts, `${turns} timer turns ran during the save of ${parts} parts`);
+      turns = 0;
+      const loaded = await new StoreToolCache(db).loadAsync("big", "f");
+      assert.ok(turns >= parts, `${turns} timer turns ran during the load`);
+      assert.equal(JSON.stringify(loaded), json);
+    } finally {
+      ticking = false;
+    }
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("a hub lists a large cached list (kept in parts) while its server starts", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    // A server that never answers: its tools can only come from the cache.
+    const config = parseConfig(
+      "servers:\n  slow:\n    command: sleep\n    args: ['30']\n",
+      "mcphub.yaml",
+      { env: env({}), cwd: "/tmp" },
+    );
+    const tools = bigList(300, "cached");
+    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+    await cache.save("slow", serverFingerprint(config.servers[0]!), tools);
+    const hub = new Hub({ config, env: {}, version: "test", log: () => {}, toolCache: cache });
+    try {
+      void hub.start();
+      await hub.settled();
+      assert.equal(hub.downstream("slow")!.toolsFromCache, true);
+      assert.deepEqual(hub.downstream("slow")!.tools.map((t) => t.name), tools.map((t) => t.name));
+    } finally {
+      await hub.close();
+    }
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("mcphub store migrate copies a list kept in parts whole", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/local.db`;
+  const db = openStore(file, { migrations: toolCacheMigrations });
+  const tools = bigList(300, "migrated");
+  try {
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", tools);
+  } finally {
+    db.close();
+  }
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  const env = { XDG_DATA_HOME: `${tmp.path}/data` };
+  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], { env });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  try {
+    const cache = new PgToolCache(store);
+    await cache.preload();
+    assert.deepEqual(cache.load("a", "f1"), tools);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("StoreToolCache: a write finished inside another module's transaction switches in a savepoint", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+    const tools = bigList(100, "nested");
+    const saving = cache.save("a", "f1", tools);
+    db.exec("BEGIN IMMEDIATE");
+    cache.finishWrites();
+    assert.equal(db.isTransaction, true, "the other transaction is still open");
+    db.exec("COMMIT");
+    await saving;
+    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+    assert.equal(partsOf(db, "a").length, 1);
+  } finally {
+    db.close();
+  }
 });
