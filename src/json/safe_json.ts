@@ -17,6 +17,19 @@
  * @module
  */
 
+/** Where the JSON guard (guard.ts) keeps the `JSON.parse` it replaced, on the function it installs. */
+export const NATIVE_PARSE: unique symbol = Symbol.for("mcphub.json.nativeParse");
+
+/**
+ * V8's own `JSON.parse`, captured when this module loads (or the one the guard replaced, should the guard
+ * already be installed by another copy of this module): every native parse here goes through it, so
+ * {@linkcode parseJson} never calls itself through an installed guard.
+ */
+export const nativeParse: (
+  text: string,
+  reviver?: (this: unknown, key: string, value: unknown) => unknown,
+) => unknown = (JSON.parse as { [NATIVE_PARSE]?: typeof JSON.parse })[NATIVE_PARSE] ?? JSON.parse;
+
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 const COLON = 0x3a;
@@ -38,7 +51,7 @@ const NINE = 0x39;
  * kind as JSON.parse's, naming the position)
  */
 export function parseJson(text: string): unknown {
-  if (!hasEscapedKey(text)) return JSON.parse(text);
+  if (!hasEscapedKey(text)) return nativeParse(text);
   return parseSlowly(text);
 }
 
@@ -101,10 +114,17 @@ function unexpected(text: string, at: number): never {
 }
 
 /**
- * The JSON text parsed without V8's JSON object builder: an explicit stack (no recursion, so any depth
- * JSON.parse takes), each string token `JSON.parse`d alone, objects built by assignment.
+ * The source text of each primitive member, by the object or array that holds it and its key (an array
+ * index as a string), with the value parsed from it: what a reviver's `context.source` is.
  */
-function parseSlowly(text: string): unknown {
+export type JsonSources = Map<object, Map<string, { value: unknown; source: string }>>;
+
+/**
+ * The JSON text parsed without V8's JSON object builder: an explicit stack (no recursion, so any depth
+ * JSON.parse takes), each string token `JSON.parse`d alone, objects built by assignment. With `sources`,
+ * the source text of every primitive member is recorded there (for a reviver's `context.source`).
+ */
+export function parseSlowly(text: string, sources?: JsonSources): unknown {
   const n = text.length;
   const containers: (unknown[] | Record<string, unknown>)[] = [];
   const keys: string[] = [];
@@ -121,7 +141,7 @@ function parseSlowly(text: string): unknown {
     if (q < 0) fail("Unterminated string", n);
     at = q + 1;
     try {
-      return JSON.parse(text.slice(start, at)) as string;
+      return nativeParse(text.slice(start, at)) as string;
     } catch (error) {
       // The token's own message, at its place in the whole text.
       const message = (error as Error).message;
@@ -200,6 +220,7 @@ function parseSlowly(text: string): unknown {
     // A value starts at `at` (after whitespace).
     skip();
     let value: unknown;
+    const valueStart = at;
     const c = text.charCodeAt(at);
     if (c === LBRACE) {
       at++;
@@ -232,6 +253,7 @@ function parseSlowly(text: string): unknown {
     else unexpected(text, at);
 
     // The value goes into its container; containers it completes go into theirs.
+    let primitive = sources !== undefined && (value === null || typeof value !== "object");
     for (;;) {
       const top = containers.at(-1);
       if (top === undefined) {
@@ -241,6 +263,13 @@ function parseSlowly(text: string): unknown {
       }
       skip();
       const next = text.charCodeAt(at);
+      if (primitive) {
+        primitive = false;
+        let members = sources!.get(top);
+        if (!members) sources!.set(top, members = new Map());
+        const source = text.slice(valueStart, at).trimEnd();
+        members.set(Array.isArray(top) ? String(top.length) : keys.at(-1)!, { value, source });
+      }
       if (Array.isArray(top)) {
         top.push(value);
         if (next === COMMA) {
