@@ -81,19 +81,30 @@ export function hasEscapedKey(text: string): boolean {
 }
 
 /**
- * The closing quote of the string that goes on at `from` (its opening quote is before `from`, and a
- * backslash at `from` starts an escape), or -1. Each character is looked at a bounded number of times:
- * the run of backslashes before a quote lies after the previous quote.
+ * The rest of a string from a point inside it: characters other than a quote or a backslash, and escapes
+ * (a backslash and the character after it), at most 512 escapes at a time. It can never fail (it may match
+ * nothing) and never backtracks into what it matched: each alternative starts with a different character.
+ * The bound keeps irregexp's backtrack stack small: an unbounded `(?:…)*` throws "Maximum call stack size
+ * exceeded" on a string of ten million escapes. One `exec` runs in irregexp's native code, ~3x faster than
+ * hopping from quote to quote with `indexOf` on text full of `\"` (JSON written inside a text).
+ */
+const STRING_RUN = /[^"\\]*(?:\\[^][^"\\]*){0,512}/y;
+
+/**
+ * The closing quote of the string that goes on at `from` (its opening quote is before `from`), or -1 if
+ * the text ends first. Each character is read once.
  */
 function stringEnd(text: string, from: number): number {
   let at = from;
   for (;;) {
-    const q = text.indexOf('"', at);
-    if (q < 0) return -1;
-    let k = q - 1;
-    while (k >= at && text.charCodeAt(k) === BACKSLASH) k--;
-    if ((q - 1 - k) % 2 === 0) return q;
-    at = q + 1;
+    STRING_RUN.lastIndex = at;
+    STRING_RUN.test(text);
+    const end = STRING_RUN.lastIndex;
+    const c = text.charCodeAt(end);
+    if (c === QUOTE) return end;
+    // 512 escapes read, go on; else the text ended (a backslash as its last character included).
+    if (c !== BACKSLASH || end === text.length - 1) return -1;
+    at = end;
   }
 }
 
