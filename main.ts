@@ -4,6 +4,10 @@
  *
  * @module
  */
+// First, before any other module is evaluated: the JSON guard (src/json/guard.ts). V8's JSON.parse can be
+// poisoned by one server's text into misreading every later escaped key, and the MCP SDK parses what HTTP
+// downstreams send with the global JSON.parse and Body.json(); the guard makes both safe process-wide.
+import "./src/json/install.ts";
 // The CLI's light entry: `mcp serve` loads only what it needs (`src/cli/mod.ts` loads every command).
 import { runCli } from "./src/cli/run.ts";
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { DatabaseSync, Migration } from "../store/mod.ts";
+import { parseJson } from "../json/mod.ts";
 
 /** The store's OAuth table. Applied with the other migrations by whoever opens the store. */
 export const authMigrations: readonly Migration[] = [{
@@ -96,8 +97,10 @@ interface Row {
 function parse(text: string | null): Record<string, unknown> | undefined {
   if (text === null) return undefined;
   try {
-    const value = JSON.parse(text);
-    return value && typeof value === "object" ? value : undefined;
+    // What an authorization server sent (metadata, tokens, registration), stored as JSON: parsed so
+    // that a key it chose cannot poison V8's JSON.parse or be misread by it (see src/json).
+    const value = parseJson(text);
+    return value && typeof value === "object" ? value as Record<string, unknown> : undefined;
   } catch {
     return undefined;
   }

@@ -80,6 +80,13 @@ Deno.test("hasEscapedKey() finds escaped keys and only those", () => {
     "",
     '"\\',
   ];
+  // Around the 512 escapes that one step of the scan reads (src/json/safe_json.ts STRING_RUN).
+  for (const n of [511, 512, 513, 1024, 1025]) {
+    for (const escape of ['\\"', "\\\\", "\\u0041"]) {
+      yes.push(`{"${escape.repeat(n)}":1}`, `{"a":"${escape.repeat(n)}","${escape}":1}`);
+      no.push(`{"a":"${escape.repeat(n)}"}`, `{"a":"${escape.repeat(n)}","b":":"}`, `"${escape.repeat(n)}\\`);
+    }
+  }
   for (const t of yes) assert.equal(hasEscapedKey(t), true, t);
   for (const t of no) assert.equal(hasEscapedKey(t), false, t);
 });
