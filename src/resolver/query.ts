@@ -5,7 +5,13 @@
  *
  * @module
  */
-import { extractLocators, PATH_INTENT_WEIGHT, PATH_INTENTS } from "./locators.ts";
+import {
+  extractLocators,
+  hasPastedIdentifier,
+  IDENTIFIER_WEIGHT,
+  PATH_INTENT_WEIGHT,
+  PATH_INTENTS,
+} from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
@@ -354,6 +360,8 @@ export function parseQuery(text: string): ParsedQuery {
     }
   }
   for (const x of implied) addExtra(x.term, x.weight, []);
+  // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
+  if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
   return { words, stems, argumentLike, terms, sequence };

@@ -1,0 +1,90 @@
+/**
+ * The ranking experiments' gate in one line: LiveMCPBench's tuning half (even tasks), held-out half (odd
+ * tasks) and all 95 tasks as Recall@5 / nDCG@5, the off-topic decline rate, and the three held-out sets of
+ * `heldout.ts` (English and es/pt/fr/it; off-topic declines in brackets). A ranking change is kept only when
+ * it helps the tuning half without hurting any other column (README, "Ranking quality").
+ *
+ * ```sh
+ * deno run -A scripts/bench/livemcpbench.ts --out /tmp/lmb     # writes catalog.json and queries.jsonl
+ * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses]
+ * ```
+ *
+ * The halves are split as the README's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
+ * numbers). `--misses` also prints each tuning-half task whose gold is not all in the top five, with the
+ * rank of each gold tool and the top five: the only per-query output an experiment should be formed from.
+ *
+ * @module
+ */
+import {
+  catalogFromJson,
+  type EvalQuery,
+  type EvalSummary,
+  evaluate,
+  parseQueries,
+  resolverRanker,
+} from "../eval_resolver.ts";
+import { run as heldout } from "./heldout.ts";
+
+const DATA = new URL("./data/", import.meta.url);
+
+/** One gate row: figure name -> value as printed. */
+export type GateRow = Record<string, string>;
+
+function pair(s: EvalSummary): string {
+  const off = s.unanswerable > 0 ? ` (${s.no_match_accuracy!.toFixed(3)})` : "";
+  return `${s["recall@5"].toFixed(3)}/${s["ndcg@5"].toFixed(3)}${off}`;
+}
+
+/** Computes the gate row; with `misses`, also prints the tuning half's misses. */
+export async function gate(dir: string, misses = false): Promise<GateRow> {
+  const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(`${dir}/catalog.json`)));
+  const ranker = resolverRanker(tools, { top: 10 });
+  const all = parseQueries(await Deno.readTextFile(`${dir}/queries.jsonl`));
+  const even = all.filter((_, i) => i % 2 === 0), odd = all.filter((_, i) => i % 2 === 1);
+  const rank = { rank: ranker.rank };
+  const row: GateRow = {};
+  const evenResult = evaluate(tools, even, rank);
+  row.even = pair(evenResult.summary);
+  row.odd = pair(evaluate(tools, odd, rank).summary);
+  row.all = pair(evaluate(tools, all, rank).summary);
+  const offTopic = parseQueries(await Deno.readTextFile(new URL("livemcpbench_offtopic.jsonl", DATA)));
+  row.offtopic = evaluate(tools, offTopic, rank).summary.no_match_accuracy!.toFixed(3);
+  const h = await heldout();
+  row.h1 = pair(h.english);
+  row.h1t = pair(h.translated);
+  row.h2 = pair(h.second.english);
+  row.h2t = pair(h.second.translated);
+  row.h3 = pair(h.third.english);
+  row.h3t = pair(h.third.translated);
+  if (misses) printMisses(even, evenResult.lines, new Map(tools.map((t) => [t.namespaced, t.tool])));
+  return row;
+}
+
+function printMisses(
+  queries: readonly EvalQuery[],
+  lines: readonly { results: string[] }[],
+  wire: ReadonlyMap<string, string>,
+): void {
+  const matches = (gold: string, name: string) =>
+    gold.includes("__") ? gold === name : wire.get(name) === gold;
+  queries.forEach((q, i) => {
+    const results = lines[i]!.results;
+    const gold = [...new Set(q.gold)];
+    if (gold.length === 0 || gold.every((g) => results.slice(0, 5).some((n) => matches(g, n)))) return;
+    const ranks = gold.map((g) => `${g}@${results.findIndex((n) => matches(g, n)) + 1 || "-"}`);
+    console.log(`${q.id}: ${q.query.replace(/\s+/g, " ").slice(0, 200)}`);
+    console.log(`  gold ${ranks.join(" ")}`);
+    console.log(`  top5 ${results.slice(0, 5).join(" ")}`);
+  });
+}
+
+/** CLI: prints the misses when asked, then the gate row. */
+export async function main(args: readonly string[] = Deno.args): Promise<GateRow> {
+  const at = args.indexOf("--dir");
+  const dir = at >= 0 ? args[at + 1] ?? "/tmp/lmb" : "/tmp/lmb";
+  const row = await gate(dir, args.includes("--misses"));
+  console.log(Object.entries(row).map(([k, v]) => `${k} ${v}`).join("  "));
+  return row;
+}
+
+if (import.meta.main) await main();
