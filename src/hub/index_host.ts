@@ -133,6 +133,11 @@ export class IndexWorkerPool {
     this.#idle = this.#start();
   }
 
+  /** Whether an idle worker waits for the next build (else {@link take} starts one). */
+  get ready(): boolean {
+    return this.#idle !== undefined;
+  }
+
   /** A worker for one build: the idle one, else a new one; `onClose` ends the build's discovery at {@link close}. */
   take(onClose: (message: string) => void = () => {}): Worker {
     if (this.#closed) throw new IndexGoneError("The search index workers were shut down");
@@ -205,9 +210,20 @@ export async function workerDiscovery(
   options: WorkerDiscoveryOptions = {},
 ): Promise<Discovery> {
   const signal = options.signal;
-  if (signal?.aborted) throw new IndexGoneError("The search index was replaced by a newer catalog");
+  const replaced = "The search index was replaced by a newer catalog";
+  if (signal?.aborted) throw new IndexGoneError(replaced);
   const own = options.pool === undefined;
   const pool = options.pool ?? new IndexWorkerPool();
+  // Starting a worker holds the event loop while Deno makes its isolate (see IndexWorkerPool): in a
+  // macrotask of its own, with nothing else of this build in it.
+  const starts = !pool.ready;
+  if (starts) {
+    await macrotask();
+    if (signal?.aborted) {
+      if (own) pool.close();
+      throw new IndexGoneError(replaced);
+    }
+  }
   const worker = pool.take((message) => stop(message));
   const lease = ++leases;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -233,7 +249,6 @@ export async function workerDiscovery(
     for (const p of pending.values()) p.reject(new IndexGoneError(message));
     pending.clear();
   };
-  const replaced = "The search index was replaced by a newer catalog";
   const aborted = () => stop(replaced, true);
   signal?.addEventListener("abort", aborted, { once: true });
   worker.onmessage = (event: MessageEvent<WorkerReply>) => {
@@ -269,6 +284,7 @@ export async function workerDiscovery(
   );
   let revision: string;
   try {
+    if (starts) await macrotask();
     let size = 32;
     for (let at = 0; at < tools.length && gone === undefined;) {
       const batch: WireTool[] = tools.slice(at, at + size).map(entryFields);

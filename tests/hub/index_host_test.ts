@@ -235,3 +235,41 @@ Deno.test("a hub's index worker is started once and ends with the hub (the proce
   assert.equal(out.code, 0);
   assert.equal(new TextDecoder().decode(out.stdout), "worker\n");
 });
+
+Deno.test("workerDiscovery(): a worker started for the build is made in a macrotask with nothing else of the build in it", async () => {
+  const events: string[] = [];
+  let creationTask = false;
+  const pool = new IndexWorkerPool(() => {
+    events.push("create");
+    creationTask = true;
+    // Runs before any later macrotask of the same delay: the end of the task that made the worker.
+    setTimeout(() => creationTask = false, 0);
+    const worker = new Worker(new URL("../../src/hub/index_worker.ts", import.meta.url), { type: "module" });
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (message: unknown) => {
+      events.push(creationTask ? "post in the creation task" : "post");
+      post(message);
+    };
+    return worker;
+  });
+  const tools = TOOLS.slice(0, 200);
+  try {
+    const built = workerDiscovery(tools, { pool });
+    // Not made synchronously in the caller's task either (that task may hold a catalog slice).
+    assert.deepEqual(events, []);
+    const discovery = await built;
+    assert.equal(events[0], "create");
+    assert.deepEqual(events.filter((e) => e === "post in the creation task"), []);
+    assert.equal(discovery.revision, catalogRevision(tools));
+    discovery.close();
+    // With the worker idle in the pool, a build takes it without waiting a macrotask.
+    events.length = 0;
+    const again = await workerDiscovery(tools, { pool });
+    assert.deepEqual(events.filter((e) => e === "create"), []);
+    assert.equal(again.revision, catalogRevision(tools));
+    again.close();
+    assert.equal(pool.started, 1);
+  } finally {
+    pool.close();
+  }
+});
