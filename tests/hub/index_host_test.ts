@@ -11,6 +11,7 @@ import {
 } from "../../src/hub/index_host.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import { syntheticCatalog } from "../../scripts/bench/resolver_bench.ts";
+import { INDEX_WORKER_NICE } from "../../src/hub/index_worker.ts";
 import { DENO, FIXTURE } from "../helpers.ts";
 
 const { servers, queries } = syntheticCatalog(INDEX_WORKER_MIN_TOOLS + 1000, 12);
@@ -272,4 +273,32 @@ Deno.test("workerDiscovery(): a worker started for the build is made in a macrot
   } finally {
     pool.close();
   }
+});
+
+Deno.test({
+  name: "the index worker runs below the gateway's priority (Linux: its own thread's nice value)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const { getPriority } = await import("node:os");
+    /** The nice value of each live Web Worker thread of this process, by thread id. */
+    const workers = () => {
+      const nice = new Map<number, number>();
+      for (const entry of Deno.readDirSync("/proc/self/task")) {
+        const comm = Deno.readTextFileSync(`/proc/self/task/${entry.name}/comm`).trim();
+        if (comm.startsWith("worker-")) nice.set(Number(entry.name), getPriority(Number(entry.name)));
+      }
+      return nice;
+    };
+    const before = new Set(workers().keys());
+    const own = getPriority(Deno.pid);
+    const remote = await workerDiscovery(TOOLS);
+    try {
+      const added = [...workers()].filter(([tid]) => !before.has(tid));
+      assert.deepEqual(added.map(([, nice]) => nice), [Math.max(INDEX_WORKER_NICE, own)]);
+      // This thread keeps its own priority.
+      assert.equal(getPriority(Deno.pid), own);
+    } finally {
+      remote.close();
+    }
+  },
 });
