@@ -101,8 +101,10 @@ const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /** The one place a worker is made (a test replaces it to count or fake workers). */
 export type WorkerFactory = () => Worker;
 
-const newIndexWorker: WorkerFactory = () =>
-  new Worker(new URL("./index_worker.ts", import.meta.url).href, { type: "module" });
+/** The module an index worker runs (`index_worker_main.ts`: it lowers its thread's priority, then loads `index_worker.ts`). */
+export const INDEX_WORKER_MODULE: string = new URL("./index_worker_main.ts", import.meta.url).href;
+
+const newIndexWorker: WorkerFactory = () => new Worker(INDEX_WORKER_MODULE, { type: "module" });
 
 let leases = 0;
 

@@ -4,11 +4,11 @@
  * gateway's event loop for 0.2–0.35 s at a time. It receives the tools in batches, builds the index
  * and the catalog revision in one piece (its own event loop has nothing else to do), then answers
  * search_tools and resolve_tool queries by message. Messages are {@link WorkerRequest} and
- * {@link WorkerReply}.
+ * {@link WorkerReply}. The worker's entry is `index_worker_main.ts`, which lowers the thread's priority
+ * before this module (and the resolver) is loaded.
  *
  * @module
  */
-import { getPriority, setPriority } from "node:os";
 import { type CatalogTool, type EntryFields, reviveEntry } from "../catalog/mod.ts";
 import {
   buildIndex,
@@ -56,11 +56,6 @@ export type WorkerReply =
     | { type: "answer"; id: number; error: { name: string; message: string } }
   );
 
-interface WorkerScope {
-  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerReply): void;
-}
-
 /** Handles the messages of one worker; exported so the protocol is testable without a thread. */
 export function workerHandler(post: (reply: WorkerReply) => void): (request: WorkerRequest) => void {
   let tools: CatalogTool[] = [];
@@ -96,40 +91,4 @@ export function workerHandler(post: (reply: WorkerReply) => void): (request: Wor
       }
     }
   };
-}
-
-/**
- * The nice value the worker gives its own thread (Linux: a thread's priority is its own). On a machine
- * with few cores the worker's build and the gateway's event loop compete for a CPU; below the gateway,
- * the worker still gets every idle cycle, but the event loop gets a core as soon as it has work.
- */
-export const INDEX_WORKER_NICE = 10;
-
-/**
- * Lowers this thread's scheduling priority to `nice` (if it is not that low already); true when done. Only where it can be done
- * without asking (read and sys permissions already granted: a prompt would read the protocol's stdin)
- * and where a thread has an id of its own (Linux `/proc/thread-self`); elsewhere nothing.
- */
-export function lowerThreadPriority(nice = INDEX_WORKER_NICE): boolean {
-  try {
-    const read = Deno.permissions.querySync({ name: "read", path: "/proc/thread-self" }).state;
-    const sys = Deno.permissions.querySync({ name: "sys", kind: "setPriority" }).state;
-    if (read !== "granted" || sys !== "granted") return false;
-    const tid = Number(Deno.readLinkSync("/proc/thread-self").split("/").pop());
-    if (!Number.isInteger(tid) || tid <= 0) return false;
-    // A thread starts at its creator's nice value; it is never raised (that needs a privilege).
-    if (getPriority(tid) >= nice) return false;
-    setPriority(tid, nice);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-// Only when started as a worker (importing this file for its types runs nothing).
-if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined") {
-  lowerThreadPriority();
-  const scope = globalThis as unknown as WorkerScope;
-  const handle = workerHandler((reply) => scope.postMessage(reply));
-  scope.onmessage = (event) => handle(event.data);
 }

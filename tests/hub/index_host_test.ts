@@ -4,6 +4,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, resolveTool, searchTools } from "../../src/hub/mod.ts";
 import {
   INDEX_WORKER_MIN_TOOLS,
+  INDEX_WORKER_MODULE,
   IndexGoneError,
   IndexWorkerPool,
   localDiscovery,
@@ -11,7 +12,7 @@ import {
 } from "../../src/hub/index_host.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import { syntheticCatalog } from "../../scripts/bench/resolver_bench.ts";
-import { INDEX_WORKER_NICE } from "../../src/hub/index_worker.ts";
+import { INDEX_WORKER_NICE } from "../../src/hub/index_worker_main.ts";
 import { DENO, FIXTURE } from "../helpers.ts";
 
 const { servers, queries } = syntheticCatalog(INDEX_WORKER_MIN_TOOLS + 1000, 12);
@@ -166,7 +167,7 @@ Deno.test("IndexWorkerPool: a worker that crashed or hung is terminated and the 
   const pool = new IndexWorkerPool(() => {
     const kind = kinds[made.length];
     made.push(kind ?? "real");
-    return kind ? fakeWorker(kind) : new Worker(new URL("../../src/hub/index_worker.ts", import.meta.url), {
+    return kind ? fakeWorker(kind) : new Worker(INDEX_WORKER_MODULE, {
       type: "module",
     });
   });
@@ -245,7 +246,7 @@ Deno.test("workerDiscovery(): a worker started for the build is made in a macrot
     creationTask = true;
     // Runs before any later macrotask of the same delay: the end of the task that made the worker.
     setTimeout(() => creationTask = false, 0);
-    const worker = new Worker(new URL("../../src/hub/index_worker.ts", import.meta.url), { type: "module" });
+    const worker = new Worker(INDEX_WORKER_MODULE, { type: "module" });
     const post = worker.postMessage.bind(worker);
     worker.postMessage = (message: unknown) => {
       events.push(creationTask ? "post in the creation task" : "post");
