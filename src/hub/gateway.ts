@@ -421,11 +421,6 @@ export class Gateway {
     });
   }
 
-  /** What `tools/list` answers: meta-tools, then mounted tools. */
-  advertisedTools(): Tool[] {
-    return [...this.metaTools(), ...this.mountedTools().map(mountedDefinition)];
-  }
-
   #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;
   #onCall(request: CallToolRequest, extra: Extra, raw: true): Promise<CallToolResult | RawResult>;
   async #onCall(request: CallToolRequest, extra: Extra, raw?: true): Promise<CallToolResult | RawResult> {

@@ -542,6 +542,7 @@ export class Hub {
   /** The catalog, built in slices that yield to the event loop (100,000 tools take about 0.4 s). */
   async #catalogAsync(): Promise<{ tools: CatalogTool[]; index: CatalogIndex }> {
     if (this.#catalog) return this.#catalog;
+    if (!this.#catalogSteps) this.#warmWorker(this.#listedTools());
     const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild());
     const built = await steps.finishAsync();
     // Kept unless the catalog changed meanwhile (then the caller answers from the one it asked about).
@@ -553,10 +554,18 @@ export class Hub {
     return built;
   }
 
+  /** How many tools the next catalog may hold at most: the servers' listed tools (cut to `tools:` if set). */
+  #listedTools(): number {
+    let listed = 0;
+    for (const d of this.#downstreams.values()) listed += d.tools.length;
+    return this.#toolAllow ? Math.min(listed, this.#toolAllow.size) : listed;
+  }
+
   /**
-   * Once a catalog is large enough to be indexed in a worker, starts that worker in a macrotask of its
-   * own (after the answer that built the catalog), so that a search does not wait while Deno makes its
-   * isolate. Never at start-up: a small catalog never starts one.
+   * Once a catalog is large enough to be indexed in a worker (as its build begins, and again once it is
+   * built), starts that worker in a macrotask of its own, so that it starts (and loads the resolver)
+   * while the catalog is built in slices and no build or search waits while Deno makes its isolate.
+   * Never at start-up: a small catalog never starts one.
    */
   #warmWorker(tools: number): void {
     const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;

@@ -101,8 +101,10 @@ const macrotask = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 /** The one place a worker is made (a test replaces it to count or fake workers). */
 export type WorkerFactory = () => Worker;
 
-const newIndexWorker: WorkerFactory = () =>
-  new Worker(new URL("./index_worker.ts", import.meta.url).href, { type: "module" });
+/** The module an index worker runs (`index_worker_main.ts`: it lowers its thread's priority, then loads `index_worker.ts`). */
+export const INDEX_WORKER_MODULE: string = new URL("./index_worker_main.ts", import.meta.url).href;
+
+const newIndexWorker: WorkerFactory = () => new Worker(INDEX_WORKER_MODULE, { type: "module" });
 
 let leases = 0;
 
@@ -131,6 +133,11 @@ export class IndexWorkerPool {
   warm(): void {
     if (this.#closed || this.#idle || this.#busy.size) return;
     this.#idle = this.#start();
+  }
+
+  /** Whether an idle worker waits for the next build (else {@link take} starts one). */
+  get ready(): boolean {
+    return this.#idle !== undefined;
   }
 
   /** A worker for one build: the idle one, else a new one; `onClose` ends the build's discovery at {@link close}. */
@@ -205,9 +212,20 @@ export async function workerDiscovery(
   options: WorkerDiscoveryOptions = {},
 ): Promise<Discovery> {
   const signal = options.signal;
-  if (signal?.aborted) throw new IndexGoneError("The search index was replaced by a newer catalog");
+  const replaced = "The search index was replaced by a newer catalog";
+  if (signal?.aborted) throw new IndexGoneError(replaced);
   const own = options.pool === undefined;
   const pool = options.pool ?? new IndexWorkerPool();
+  // Starting a worker holds the event loop while Deno makes its isolate (see IndexWorkerPool): in a
+  // macrotask of its own, with nothing else of this build in it.
+  const starts = !pool.ready;
+  if (starts) {
+    await macrotask();
+    if (signal?.aborted) {
+      if (own) pool.close();
+      throw new IndexGoneError(replaced);
+    }
+  }
   const worker = pool.take((message) => stop(message));
   const lease = ++leases;
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
@@ -233,7 +251,6 @@ export async function workerDiscovery(
     for (const p of pending.values()) p.reject(new IndexGoneError(message));
     pending.clear();
   };
-  const replaced = "The search index was replaced by a newer catalog";
   const aborted = () => stop(replaced, true);
   signal?.addEventListener("abort", aborted, { once: true });
   worker.onmessage = (event: MessageEvent<WorkerReply>) => {
@@ -269,6 +286,7 @@ export async function workerDiscovery(
   );
   let revision: string;
   try {
+    if (starts) await macrotask();
     let size = 32;
     for (let at = 0; at < tools.length && gone === undefined;) {
       const batch: WireTool[] = tools.slice(at, at + size).map(entryFields);

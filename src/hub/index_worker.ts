@@ -4,7 +4,8 @@
  * gateway's event loop for 0.2–0.35 s at a time. It receives the tools in batches, builds the index
  * and the catalog revision in one piece (its own event loop has nothing else to do), then answers
  * search_tools and resolve_tool queries by message. Messages are {@link WorkerRequest} and
- * {@link WorkerReply}.
+ * {@link WorkerReply}. The worker's entry is `index_worker_main.ts`, which lowers the thread's priority
+ * before this module (and the resolver) is loaded.
  *
  * @module
  */
@@ -55,11 +56,6 @@ export type WorkerReply =
     | { type: "answer"; id: number; error: { name: string; message: string } }
   );
 
-interface WorkerScope {
-  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
-  postMessage(message: WorkerReply): void;
-}
-
 /** Handles the messages of one worker; exported so the protocol is testable without a thread. */
 export function workerHandler(post: (reply: WorkerReply) => void): (request: WorkerRequest) => void {
   let tools: CatalogTool[] = [];
@@ -95,11 +91,4 @@ export function workerHandler(post: (reply: WorkerReply) => void): (request: Wor
       }
     }
   };
-}
-
-// Only when started as a worker (importing this file for its types runs nothing).
-if (typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope !== "undefined") {
-  const scope = globalThis as unknown as WorkerScope;
-  const handle = workerHandler((reply) => scope.postMessage(reply));
-  scope.onmessage = (event) => handle(event.data);
 }

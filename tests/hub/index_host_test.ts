@@ -4,6 +4,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub, resolveTool, searchTools } from "../../src/hub/mod.ts";
 import {
   INDEX_WORKER_MIN_TOOLS,
+  INDEX_WORKER_MODULE,
   IndexGoneError,
   IndexWorkerPool,
   localDiscovery,
@@ -11,6 +12,7 @@ import {
 } from "../../src/hub/index_host.ts";
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import { syntheticCatalog } from "../../scripts/bench/resolver_bench.ts";
+import { INDEX_WORKER_NICE } from "../../src/hub/index_worker_main.ts";
 import { DENO, FIXTURE } from "../helpers.ts";
 
 const { servers, queries } = syntheticCatalog(INDEX_WORKER_MIN_TOOLS + 1000, 12);
@@ -165,7 +167,7 @@ Deno.test("IndexWorkerPool: a worker that crashed or hung is terminated and the 
   const pool = new IndexWorkerPool(() => {
     const kind = kinds[made.length];
     made.push(kind ?? "real");
-    return kind ? fakeWorker(kind) : new Worker(new URL("../../src/hub/index_worker.ts", import.meta.url), {
+    return kind ? fakeWorker(kind) : new Worker(INDEX_WORKER_MODULE, {
       type: "module",
     });
   });
@@ -234,4 +236,70 @@ Deno.test("a hub's index worker is started once and ends with the hub (the proce
   );
   assert.equal(out.code, 0);
   assert.equal(new TextDecoder().decode(out.stdout), "worker\n");
+});
+
+Deno.test("workerDiscovery(): a worker started for the build is made in a macrotask with nothing else of the build in it", async () => {
+  const events: string[] = [];
+  let creationTask = false;
+  const pool = new IndexWorkerPool(() => {
+    events.push("create");
+    creationTask = true;
+    // Runs before any later macrotask of the same delay: the end of the task that made the worker.
+    setTimeout(() => creationTask = false, 0);
+    const worker = new Worker(INDEX_WORKER_MODULE, { type: "module" });
+    const post = worker.postMessage.bind(worker);
+    worker.postMessage = (message: unknown) => {
+      events.push(creationTask ? "post in the creation task" : "post");
+      post(message);
+    };
+    return worker;
+  });
+  const tools = TOOLS.slice(0, 200);
+  try {
+    const built = workerDiscovery(tools, { pool });
+    // Not made synchronously in the caller's task either (that task may hold a catalog slice).
+    assert.deepEqual(events, []);
+    const discovery = await built;
+    assert.equal(events[0], "create");
+    assert.deepEqual(events.filter((e) => e === "post in the creation task"), []);
+    assert.equal(discovery.revision, catalogRevision(tools));
+    discovery.close();
+    // With the worker idle in the pool, a build takes it without waiting a macrotask.
+    events.length = 0;
+    const again = await workerDiscovery(tools, { pool });
+    assert.deepEqual(events.filter((e) => e === "create"), []);
+    assert.equal(again.revision, catalogRevision(tools));
+    again.close();
+    assert.equal(pool.started, 1);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test({
+  name: "the index worker runs below the gateway's priority (Linux: its own thread's nice value)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const { getPriority } = await import("node:os");
+    /** The nice value of each live Web Worker thread of this process, by thread id. */
+    const workers = () => {
+      const nice = new Map<number, number>();
+      for (const entry of Deno.readDirSync("/proc/self/task")) {
+        const comm = Deno.readTextFileSync(`/proc/self/task/${entry.name}/comm`).trim();
+        if (comm.startsWith("worker-")) nice.set(Number(entry.name), getPriority(Number(entry.name)));
+      }
+      return nice;
+    };
+    const before = new Set(workers().keys());
+    const own = getPriority(Deno.pid);
+    const remote = await workerDiscovery(TOOLS);
+    try {
+      const added = [...workers()].filter(([tid]) => !before.has(tid));
+      assert.deepEqual(added.map(([, nice]) => nice), [Math.max(INDEX_WORKER_NICE, own)]);
+      // This thread keeps its own priority.
+      assert.equal(getPriority(Deno.pid), own);
+    } finally {
+      remote.close();
+    }
+  },
 });
