@@ -178,6 +178,8 @@ Deno.test("planBuilds(): every target with the release permissions, never -A, --
       "--output",
       plan.output,
       "--include",
+      `${ROOT}src/hub/index_worker_main.ts`,
+      "--include",
       `${ROOT}src/hub/index_worker.ts`,
       `${ROOT}main.ts`,
     ]);
@@ -205,6 +207,8 @@ Deno.test("planBuilds(): a locked build takes the derived flags and bakes in --c
     "x86_64-unknown-linux-gnu",
     "--output",
     "/out/mcphub-x86_64-unknown-linux-gnu",
+    "--include",
+    `${ROOT}src/hub/index_worker_main.ts`,
     "--include",
     `${ROOT}src/hub/index_worker.ts`,
     `${ROOT}main.ts`,

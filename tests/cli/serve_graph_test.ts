@@ -53,6 +53,10 @@ Deno.test("main.ts loads only the CLI's entry before it knows the command", asyn
     "src/cli/command.ts",
     "src/cli/run.ts",
     "src/cli/suggest.ts",
+    // The JSON guard, installed before anything else (see main.ts).
+    "src/json/guard.ts",
+    "src/json/install.ts",
+    "src/json/safe_json.ts",
   ]);
 });
 
