@@ -12,6 +12,15 @@ import { type Discovery, IndexGoneError } from "./index_host.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
 import { invalidParams } from "./errors.ts";
 import { toolMarkers } from "./injection.ts";
+import { MAX_TOOL_NAME_CHARS } from "./limits.ts";
+
+/** The longest tool name echoed back in an error (as tools/call and call_tool echo them). */
+const ECHO_NAME_CHARS = 128;
+
+/** A name as echoed in an error: cut to a bound (a hostile or mistaken name may be huge). */
+function clipName(name: string): string {
+  return name.length <= ECHO_NAME_CHARS ? name : `${name.slice(0, ECHO_NAME_CHARS)}…`;
+}
 
 function invalid(message: string): never {
   invalidParams(message);
@@ -128,6 +137,14 @@ export async function describeTool(
     invalid(`describe_tool: "server" must be a string`);
   }
   const ref = { server: (server ?? undefined) as string | undefined, tool };
+  const longest = Math.max(tool.length, ref.server?.length ?? 0);
+  if (longest > MAX_TOOL_NAME_CHARS) {
+    // No lookup, no did-you-mean: no tool has a name this long.
+    invalid(
+      `describe_tool: Unknown tool "${clipName(ref.server ? `${ref.server}__${tool}` : tool)}": tool names ` +
+        `are at most ${MAX_TOOL_NAME_CHARS} characters (this one has ${longest}). Call search_tools to find tools.`,
+    );
+  }
   let entry = await hub.find(ref);
   if (!entry && !ref.server && !tool.includes("__")) {
     // A bare downstream name: the one tool in scope that has it.
@@ -147,7 +164,7 @@ export async function describeTool(
     if (down) invalid(`describe_tool: ${down}`);
     const near = hub.closest(name);
     invalid(
-      `Unknown tool "${name}".${
+      `Unknown tool "${clipName(name)}".${
         near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
       }` +
         " Call search_tools to find tools.",

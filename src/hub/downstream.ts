@@ -135,8 +135,8 @@ class PermanentError extends Error {
   override name = "PermanentError";
 }
 
-/** Keeps the last N bytes of a stream. */
-class Tail {
+/** Keeps the last N bytes of a stream, from the first whole line in them. */
+export class Tail {
   #chunks: Uint8Array[] = [];
   #size = 0;
   #cut = false;
@@ -154,8 +154,12 @@ class Tail {
     let at = 0;
     for (const c of this.#chunks) all.set(c, at), at += c.length;
     let text = new TextDecoder().decode(all.subarray(Math.max(0, this.#size - this.limit)));
-    // A cut first line may hold part of a secret that redaction cannot recognise.
-    if (this.#cut || this.#size > this.limit) text = text.slice(text.indexOf("\n") + 1);
+    // A cut first line may hold part of a secret that redaction cannot recognise: it is dropped, and when
+    // the whole tail is one cut line, so is the tail.
+    if (this.#cut || this.#size > this.limit) {
+      const nl = text.indexOf("\n");
+      text = nl < 0 ? "" : text.slice(nl + 1);
+    }
     return text;
   }
 }
