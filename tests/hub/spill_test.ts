@@ -114,7 +114,7 @@ Deno.test("a spilled result is stored byte for byte while the splitter holds a s
   }
 });
 
-Deno.test("the splitter recycles the buffers a spill lets go, so memory stays flat", async () => {
+Deno.test("the splitter recycles the buffers a spill lets go, so memory stays flat, and yields between slices", async () => {
   using store = tempStore();
   const spool = store.spool({ sliceBytes: 128 * 1024 });
   const splitter = new LineSplitter();
@@ -122,12 +122,25 @@ Deno.test("the splitter recycles the buffers a spill lets go, so memory stays fl
   splitter.spill = { threshold: () => 0, open: () => spool.writer() };
   splitter.pushRaw(enc.encode('{"result":{"content":[{"type":"text","text":"'));
   const buffers = new Set<ArrayBufferLike>();
-  for (let i = 0; i < 400; i++) {
-    const chunk = splitter.alloc(64 * 1024).fill(0x61);
-    buffers.add(chunk.buffer);
-    assert.deepEqual(splitter.pushRaw(chunk), []);
-    await splitter.settle();
+  // The event loop keeps turning while the slices are written: a timer's gaps stay short.
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  try {
+    for (let i = 0; i < 400; i++) {
+      const chunk = splitter.alloc(64 * 1024).fill(0x61);
+      buffers.add(chunk.buffer);
+      assert.deepEqual(splitter.pushRaw(chunk), []);
+      await splitter.settle();
+    }
+  } finally {
+    clearInterval(timer);
   }
+  assert.ok(longest < 250, `the event loop was held ${longest.toFixed(0)} ms`);
   const [line] = splitter.pushRaw(enc.encode('"}]},"jsonrpc":"2.0","id":"mcphub-1"}\n')) as RawBytes[];
   assert.ok(buffers.size < 40, `${buffers.size} buffers for 400 chunks`);
   const finalized = await finalizeRawResult(rawResult(line!), options(spool));
