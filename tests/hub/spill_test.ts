@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { type FinalizeOptions, finalizeRawResult } from "../../src/hub/finalize.ts";
 import { member, type RawBytes, RawResult } from "../../src/hub/raw_json.ts";
-import { LineSplitter, OversizedMessage } from "../../src/hub/stdio.ts";
-import { Spool } from "../../src/spool/mod.ts";
+import { LineSplitter, LostMessage, OversizedMessage } from "../../src/hub/stdio.ts";
+import { Spool, type SpoolWriter } from "../../src/spool/mod.ts";
 import { mixedText, seeded, tempStore } from "../spool/_helpers.ts";
 
 const enc = new TextEncoder();
@@ -192,4 +192,51 @@ Deno.test("a store that cannot be written: the spill stops, the line is kept who
   } finally {
     readOnly.close();
   }
+});
+
+Deno.test("a spill whose store fails and cannot read back: the line is reported lost, never passed short", async () => {
+  // A writer that commits what it is given, then fails, and cannot read anything back.
+  let given = 0;
+  let committed = 0;
+  let drains = 0;
+  let aborted = false;
+  const writer = {
+    get given() {
+      return given;
+    },
+    get committed() {
+      return committed;
+    },
+    queue(parts: Iterable<Uint8Array>) {
+      for (const p of parts) given += p.length;
+    },
+    drain() {
+      if (++drains > 3) return Promise.reject(new Error("disk full"));
+      committed = given - (given % 8192);
+      return Promise.resolve();
+    },
+    read(): Uint8Array {
+      throw new Error("cannot read");
+    },
+    abort() {
+      aborted = true;
+    },
+  } as unknown as SpoolWriter;
+  const splitter = new LineSplitter();
+  splitter.scanPath = RESULT_PATH;
+  splitter.spill = { threshold: () => 0, open: () => writer };
+  const out: (RawBytes | OversizedMessage)[] = [];
+  out.push(...splitter.pushRaw(enc.encode('{"result":{"content":[{"type":"text","text":"')));
+  for (let i = 0; i < 6; i++) {
+    out.push(...splitter.pushRaw(new Uint8Array(64 * 1024).fill(0x61)));
+    await splitter.settle();
+  }
+  out.push(
+    ...splitter.pushRaw(enc.encode('"}]},"jsonrpc":"2.0","id":"mcphub-1"}\n{"jsonrpc":"2.0","id":2}\n')),
+  );
+  assert.equal(out.length, 2);
+  assert.ok(out[0] instanceof LostMessage, String(out[0]));
+  assert.match((out[0] as LostMessage).message, /could not be read back \(cannot read\)/);
+  assert.ok(aborted, "the writer's chunks were deleted");
+  assert.equal((out[1] as RawBytes).text(), '{"jsonrpc":"2.0","id":2}');
 });
