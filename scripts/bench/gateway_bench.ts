@@ -269,9 +269,13 @@ function median(values: number[]): number {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-async function startupBench(dir: string): Promise<GatewayBenchReport["startup"]> {
+/**
+ * Start-up to the `initialize` answer, `runs` spawns of each alternated (after one unmeasured each):
+ * the medians, in ms, and their ratio.
+ */
+export async function startupBench(dir: string, runs = STARTUP_RUNS): Promise<GatewayBenchReport["startup"]> {
   const files = `${dir}/files`;
-  await Deno.mkdir(files);
+  await Deno.mkdir(files, { recursive: true });
   const config = await writeConfig(
     dir,
     `servers:
@@ -306,7 +310,7 @@ async function startupBench(dir: string): Promise<GatewayBenchReport["startup"]>
   await timeInitialize(minimal, 0);
   const gatewayMs: number[] = [];
   const minimalMs: number[] = [];
-  for (let i = 0; i < STARTUP_RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     gatewayMs.push(await timeInitialize(gateway, 3));
     minimalMs.push(await timeInitialize(minimal, 0));
   }

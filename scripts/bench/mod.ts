@@ -1,10 +1,12 @@
 /**
  * Runs the benchmarks in `scripts/bench/`, one after the other, each under a header.
  *
- * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench`), where a name is one of
- * `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`, `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store` (a file name such as
- * `gateway_bench.ts` also works); no name runs them all. A failing benchmark is reported and the others still run; the exit code is
- * then 1. An unknown name exits with 2.
+ * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench [name…]`), where a name is one of
+ * `goals`, `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`,
+ * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store` (a file name such as `gateway_bench.ts`
+ * also works), or `all` for every one of them. No name runs `goals`: issue #16's figures, each the median
+ * of 3 rounds against its goal (see goals_bench.ts). A failing benchmark is reported and the others still
+ * run; the exit code is then 1. An unknown name exits with 2.
  *
  * @module
  */
@@ -12,6 +14,7 @@ import { descendants } from "../../tests/helpers.ts";
 import * as context from "./context_bench.ts";
 import * as firstList from "./first_list_bench.ts";
 import * as gateway from "./gateway_bench.ts";
+import * as goals from "./goals_bench.ts";
 import * as heldout from "./heldout.ts";
 import * as hostile from "./hostile_bench.ts";
 import * as http from "./http_bench.ts";
@@ -35,6 +38,7 @@ export interface Benchmark {
 
 /** Every benchmark, in run order (static imports: STYLE forbids computed import specifiers). */
 export const BENCHMARKS: readonly Benchmark[] = [
+  { name: "goals", file: "goals_bench.ts", run: () => goals.main([]) },
   { name: "gateway", file: "gateway_bench.ts", run: () => gateway.main() },
   { name: "http", file: "http_bench.ts", run: () => http.main() },
   { name: "peer", file: "peer_bench.ts", run: () => peer.main() },
@@ -52,9 +56,13 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "pg_store", file: "pg_store_bench.ts", run: () => pgStore.main([]) },
 ];
 
-/** The benchmarks `names` select (all when empty); throws a `RangeError` on an unknown name. */
+/**
+ * The benchmarks `names` select (`goals` when empty, every one for `all`); throws a `RangeError` on an
+ * unknown name.
+ */
 export function select(names: readonly string[]): Benchmark[] {
-  if (!names.length) return [...BENCHMARKS];
+  if (!names.length) names = ["goals"];
+  if (names.includes("all")) return [...BENCHMARKS];
   return names.map((name) => {
     const bench = BENCHMARKS.find((b) =>
       b.name === name || b.file === name || b.file === `${name}.ts` || b.file === name.split("/").pop()

@@ -64,6 +64,8 @@ type PeakRow = { bytes: number; hwm: number[]; done: boolean[] };
 /** What the command line asked for (see the module's usage). */
 interface BenchOptions {
   memoryOnly: boolean;
+  /** Calls/s only, no memory part (for goals_bench.ts). */
+  ratesOnly?: boolean;
   mcphubOnly: boolean;
   /** `response_budget` for mcphub; undefined = `verbatim: true`. */
   budget?: string;
@@ -347,7 +349,9 @@ async function driver(options: BenchOptions): Promise<void> {
       peer = undefined;
     }
     const peaks: PeakRow[] = [];
-    for (const bytes of RESULT_SIZES) peaks.push({ bytes, ...await peakRow(dir.path, bytes, options) });
+    if (!options.ratesOnly) {
+      for (const bytes of RESULT_SIZES) peaks.push({ bytes, ...await peakRow(dir.path, bytes, options) });
+    }
     console.log(JSON.stringify({ sequential, inFlight, peaks }));
   } finally {
     for (const item of opened.reverse()) await Promise.resolve(item[Symbol.asyncDispose]()).catch(() => {});
@@ -363,15 +367,23 @@ async function driver(options: BenchOptions): Promise<void> {
   }
 }
 
-/** Runs the benchmark and prints its figures. */
-export async function main(args: readonly string[] = []): Promise<void> {
-  const options = benchOptions(args);
+/** Calls/s of each target, in {@link NAMES} order. */
+export interface PeerRates {
+  sequential: number[];
+  inFlight: number[];
+}
+
+/** One interleaved run of the calls/s part alone (no memory part); a string says why it cannot run. */
+export async function peerRates(): Promise<PeerRates | string> {
   const skip = await namespaceUnavailable();
-  if (skip) {
-    console.log(`SKIP: the peer benchmark needs a private network namespace: ${skip}`);
-    return;
-  }
+  if (skip) return `the peer benchmark needs a private network namespace: ${skip}`;
   await installPeers();
+  const { sequential, inFlight } = await runDriver({ memoryOnly: false, mcphubOnly: false, ratesOnly: true });
+  return { sequential, inFlight };
+}
+
+/** Runs the measuring half in a private network namespace; returns what it printed. */
+async function runDriver(options: BenchOptions): Promise<PeerRates & { peaks: PeakRow[] }> {
   const out = await run("unshare", [
     "-n",
     "sh",
@@ -383,11 +395,19 @@ export async function main(args: readonly string[] = []): Promise<void> {
   ]);
   const line = out.text.split("\n").find((l) => l.startsWith("{"));
   if (out.code !== 0 || !line) throw new Error(`peer benchmark driver failed:\n${out.text.slice(-2000)}`);
-  const { sequential, inFlight, peaks } = JSON.parse(line) as {
-    sequential: number[];
-    inFlight: number[];
-    peaks: PeakRow[];
-  };
+  return JSON.parse(line) as PeerRates & { peaks: PeakRow[] };
+}
+
+/** Runs the benchmark and prints its figures. */
+export async function main(args: readonly string[] = []): Promise<void> {
+  const options = benchOptions(args);
+  const skip = await namespaceUnavailable();
+  if (skip) {
+    console.log(`SKIP: the peer benchmark needs a private network namespace: ${skip}`);
+    return;
+  }
+  await installPeers();
+  const { sequential, inFlight, peaks } = await runDriver(options);
   const rates = options.memoryOnly
     ? []
     : [["sequential", sequential], [`${IN_FLIGHT} in flight`, inFlight]] as const;

@@ -319,15 +319,25 @@ function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(2)} s`;
 }
 
-/** Runs the benchmark, prints the figures and returns them. */
-export async function main(): Promise<SpoolE2eBenchReport> {
+/**
+ * Runs the benchmark, prints the figures and returns them. `paging: false` skips the paging part (its
+ * figures are then 0), `print: false` the printing (goals_bench.ts prints its own).
+ */
+export async function main(
+  { paging: pages = true, print = true }: { paging?: boolean; print?: boolean } = {},
+): Promise<SpoolE2eBenchReport> {
   const before = new Set(descendants(Deno.pid));
   await using dir = await tempDir("mcphub_spool_e2e_bench_");
+  const log = print ? console.log : () => {};
   try {
     let paging: SpoolE2eBenchReport["paging"] | undefined;
     const spooled = await bigCall(dir.path, "spooled", 'response_budget: "32KB"\n', async (gw, answer) => {
       const receipt = answer.structuredContent as { status: string; callId: string };
       if (receipt?.status !== "stored") throw new Error(`Expected a receipt: ${JSON.stringify(answer)}`);
+      if (!pages) {
+        paging = { pages: 0, bytes: 0, base64MBps: 0, utf8MBps: 0 };
+        return;
+      }
       const b64 = await page(gw, receipt.callId, PAGES, "base64");
       const utf8 = await page(gw, receipt.callId, PAGES, "utf8");
       paging = {
@@ -342,7 +352,7 @@ export async function main(): Promise<SpoolE2eBenchReport> {
     const text = verbatim.answer.content?.[0]?.text ?? "";
     if (text.length < RESULT_BYTES) throw new Error(`The verbatim result has ${text.length} characters`);
 
-    console.log(
+    log(
       `100 MB result (${mb(originalBytes)} serialized): receipt in ${seconds(spooled.ms)} ` +
         `(${spooled.answerBytes} B answer), verbatim in ${seconds(verbatim.ms)} (${
           mb(verbatim.answerBytes)
@@ -353,35 +363,37 @@ export async function main(): Promise<SpoolE2eBenchReport> {
       `peak ${mb(f.after.hwmBytes)} (${mbDelta(f.after.hwmBytes - f.before.rssBytes)} over RSS ${
         mb(f.before.rssBytes)
       } before)`;
-    console.log(
+    log(
       `gateway memory: spooled ${peak(spooled)}, verbatim ${peak(verbatim)}; ` +
         `peak spooled/verbatim ${(spooled.after.hwmBytes / verbatim.after.hwmBytes).toFixed(2)}`,
     );
     const times = (f: CaseFigures) => (f.after.hwmBytes / RESULT_BYTES).toFixed(2);
-    console.log(
+    log(
       `gateway peak as a multiple of the 100 MB payload: spooled ${times(spooled)}x, verbatim ${
         times(verbatim)
       }x (goal <= 2x)`,
     );
-    console.log(
+    log(
       `a concurrent echo to another server while the 100 MB result is read and spooled: slowest ${
         spooled.echo.maxMs.toFixed(0)
       } ms of ${spooled.echo.calls} calls vs a median of ${
         spooled.echo.restMs.toFixed(1)
       } ms at rest: delay ${(spooled.echo.maxMs - spooled.echo.restMs).toFixed(0)} ms (goal <= ~50 ms)`,
     );
-    console.log(
+    log(
       `gateway RSS right after the call: spooled ${mb(spooled.after.rssBytes)}, verbatim ${
         mb(verbatim.after.rssBytes)
       }`,
     );
     if (!paging) throw new Error("Paging did not run");
-    console.log(
-      `get_result paging, first ${paging.pages} pages of ${Math.round(paging.bytes / paging.pages)} B ` +
-        `(${mb(paging.bytes)}): base64 ${paging.base64MBps.toFixed(1)} MB/s, utf8 ${
-          paging.utf8MBps.toFixed(1)
-        } MB/s`,
-    );
+    if (pages) {
+      log(
+        `get_result paging, first ${paging.pages} pages of ${Math.round(paging.bytes / paging.pages)} B ` +
+          `(${mb(paging.bytes)}): base64 ${paging.base64MBps.toFixed(1)} MB/s, utf8 ${
+            paging.utf8MBps.toFixed(1)
+          } MB/s`,
+      );
+    }
     const strip = ({ answer: _, ...figures }: CaseFigures & { answer: ToolResult }) => figures;
     return { spooled: { ...strip(spooled), originalBytes }, verbatim: strip(verbatim), paging };
   } finally {

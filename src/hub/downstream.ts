@@ -16,7 +16,12 @@ import {
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, jsonSchemaValidator, Progress, Transport } from "./sdk.ts";
-import { InvalidResultError, ProtocolViolation, StdioClientTransport } from "./stdio.ts";
+import {
+  InvalidResultError,
+  type LineSpillPolicy,
+  ProtocolViolation,
+  StdioClientTransport,
+} from "./stdio.ts";
 import type { RawResult } from "./raw_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools, screenToolsSteps } from "./limits.ts";
@@ -98,6 +103,8 @@ export interface DownstreamOptions {
    * installs the handlers of server-to-client requests and notifications (see passthrough.ts).
    */
   onClient?: (client: Client) => void;
+  /** Writes a long fast-path result into the spool as it arrives (stdio servers; see stdio.ts). */
+  spill?: LineSpillPolicy;
 }
 
 /** Options of one call. */
@@ -434,6 +441,7 @@ export class Downstream {
       env: { ...this.#options.env, ...env },
       cwd,
       onStderr: (chunk) => this.#tail.push(chunk),
+      spill: this.#options.spill,
     });
     const client = this.#newClient();
     this.#watch(client, transport);

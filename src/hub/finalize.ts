@@ -7,7 +7,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { buildReceipt, type PutMeta, type ResultStore, type StoredMeta } from "../spool/mod.ts";
+import { buildReceipt, type PutMeta, type ResultStore, SpoolWriter, type StoredMeta } from "../spool/mod.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { RawResult } from "./raw_json.ts";
 
@@ -24,6 +24,33 @@ export interface FinalizeOptions {
   tool: string;
   namespaced: string;
   agent?: string;
+}
+
+/**
+ * A fast-path result longer than this (and over the budget) is written into the spool as it arrives,
+ * so the gateway holds a slice of it rather than all of it (see stdio.ts's LineSplitter.spill): below
+ * it, holding the result costs less than reading it back should it be passed after all.
+ */
+export const SPILL_AFTER_BYTES = 1024 * 1024;
+
+/**
+ * The spill policy of a gateway's stdio servers: past {@linkcode SPILL_AFTER_BYTES} and the budget,
+ * unless results pass whole; into the store `spool` opens, when it can write as bytes arrive (SQLite).
+ */
+export function spillPolicy(
+  config: () => { budget: number; verbatim: boolean },
+  spool: (() => ResultStore | undefined) | undefined,
+): { threshold(): number | undefined; open(): SpoolWriter | undefined } {
+  return {
+    threshold() {
+      const { budget, verbatim } = config();
+      return verbatim || budget === 0 || !spool ? undefined : Math.max(budget, SPILL_AFTER_BYTES);
+    },
+    open() {
+      const store = spool?.() as { writer?: () => SpoolWriter } | undefined;
+      return typeof store?.writer === "function" ? store.writer() : undefined;
+    },
+  };
 }
 
 /** The outcome of finalizing one result. */
@@ -93,7 +120,9 @@ export interface FinalizedRaw extends Omit<Finalized, "result"> {
 export async function finalizeRawResult(result: RawResult, options: FinalizeOptions): Promise<FinalizedRaw> {
   const originalBytes = result.byteLength;
   const pass: FinalizedRaw = { result, originalBytes, returnedBytes: originalBytes, spooled: false };
-  if (options.verbatim || options.budget === 0 || originalBytes <= options.budget) return pass;
+  // A result written into the spool as it arrived (see stdio.ts) that is passed after all is made whole.
+  const passWhole = () => (result.unspill(), pass);
+  if (options.verbatim || options.budget === 0 || originalBytes <= options.budget) return passWhole();
   let spool: ResultStore | undefined;
   try {
     spool = options.spool?.();
@@ -101,9 +130,11 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
     options.warn?.(
       `the result store cannot be opened, so oversized results pass through whole: ${message(error)}`,
     );
-    return pass;
+    return passWhole();
   }
-  if (!spool) return pass;
+  if (!spool) return passWhole();
+  const spill = result.spill;
+  if (result.raw.spill && (!spill || spill.writer.store !== spool)) result.unspill();
   try {
     const meta: PutMeta = {
       server: options.server,
@@ -111,10 +142,16 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
       namespaced: options.namespaced,
       agent: options.agent,
     };
-    // A store without the streaming put (another backend) takes the text.
-    const stored: StoredMeta = typeof spool.putBytes === "function"
+    // Spilled as it arrived: the rest is written and the result listed. A store without the streaming
+    // put (another backend) takes the text.
+    const stored: StoredMeta = spill && spill.writer.store === spool
+      ? await spill.writer.finish(result.raw.slice(spill.start + spill.writer.given, result.end), meta)
+      : typeof spool.putBytes === "function"
       ? await spool.putBytes(result.parts(), meta)
       : await spool.put(result.raw.text(result.start, result.end), meta);
+    if (stored.totalBytes !== originalBytes) {
+      throw new Error(`${stored.totalBytes} bytes were stored of ${originalBytes}`);
+    }
     const receipt = buildReceipt({
       result: result.preview(options.budget),
       originalBytes,
@@ -132,7 +169,8 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
     };
   } catch (error) {
     options.warn?.(`spooling an oversized result failed, so it passes through whole: ${message(error)}`);
-    return pass;
+    // Read back whole (or, should that fail, an error: never a result cut short).
+    return passWhole();
   }
 }
 

@@ -23,7 +23,7 @@ import {
 } from "./downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult, Progress } from "./sdk.ts";
-import { type FinalizeOptions, finalizeRawResult, finalizeResult } from "./finalize.ts";
+import { type FinalizeOptions, finalizeRawResult, finalizeResult, spillPolicy } from "./finalize.ts";
 import { RawResult } from "./raw_json.ts";
 import {
   type Discovery,
@@ -332,6 +332,10 @@ export class Hub {
       restartPolicy: options.restartPolicy,
       auth: serverAuth(options.authStore, server, { loginCommand: options.loginCommand }),
       onClient: (client) => this.#onClient?.(server.name, client),
+      spill: spillPolicy(
+        () => ({ budget: this.config.responseBudget, verbatim: this.config.verbatim }),
+        options.finalize?.spool,
+      ),
     });
   }
 
@@ -1025,7 +1029,11 @@ export class Hub {
       else if (result.mayHaveResources()) {
         const parsed = result.parse() as unknown as CallToolResult;
         const renamed = namespaceResultUris(entry.server, parsed);
-        if (renamed !== parsed) result = renamed;
+        if (renamed !== parsed) {
+          // Stored from here on as parsed: what was spilled as it arrived goes.
+          result.raw.discardSpill();
+          result = renamed;
+        }
       }
     }
     const finalizeOptions: FinalizeOptions = {

@@ -6,6 +6,7 @@
  * @module
  */
 import { parseJson } from "../json/mod.ts";
+import type { SpoolWriter } from "../spool/mod.ts";
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -19,12 +20,33 @@ const COLON = 0x3a;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 
-/** One message's bytes as the pipe delivered them (views, never copied), `length` bytes in all. */
+/**
+ * A line's bytes being written into the spool as they arrive (see stdio.ts's LineSplitter): the writer
+ * holds the bytes from `start` (the first byte of the `result` value) on; those it committed may be
+ * dropped from memory ({@linkcode RawBytes.dropSpilled}) and are then read back from it when read.
+ */
+export interface LineSpill {
+  writer: SpoolWriter;
+  /** The line offset of the writer's first byte. */
+  start: number;
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * One message's bytes as the pipe delivered them (views, never copied), `length` bytes in all. A spilled
+ * line ({@linkcode RawBytes.spill}) may lack a run of parts in memory: reads of them go to the spool.
+ */
 export class RawBytes {
   readonly #parts: Uint8Array[] = [];
   #length = 0;
   /** Start offset of each part. */
   readonly #offsets: number[] = [];
+  /** Parts `[from, to)` are dropped (empty in `#parts`): their bytes are in the spill's writer. */
+  #hole?: { from: number; to: number };
+
+  /** The spool writer that takes this line's result as it arrives, if any. */
+  spill?: LineSpill;
 
   constructor(parts: readonly Uint8Array[] = []) {
     for (const part of parts) this.append(part);
@@ -33,7 +55,10 @@ export class RawBytes {
   /** What a scan made of the whole (set by the LineSplitter that scanned it as it arrived): null = no container. */
   scanned?: Scanned | null;
 
-  /** The parts, in order. */
+  /**
+   * The parts, in order; those of a spill's hole are empty (read them through {@linkcode RawBytes.slice},
+   * or {@linkcode RawBytes.unspill} first).
+   */
   get parts(): readonly Uint8Array[] {
     return this.#parts;
   }
@@ -69,14 +94,82 @@ export class RawBytes {
     return this.#offsets[i]!;
   }
 
-  /** The bytes in `[start, end)` as views of the parts (no copy). */
+  /** The length of part `i`. */
+  #partLength(i: number): number {
+    return (i + 1 < this.#offsets.length ? this.#offsets[i + 1]! : this.#length) - this.#offsets[i]!;
+  }
+
+  #inHole(i: number): boolean {
+    return this.#hole !== undefined && i >= this.#hole.from && i < this.#hole.to;
+  }
+
+  /** Part `i`, read back from the spool when it was dropped. */
+  #part(i: number): Uint8Array {
+    if (!this.#inHole(i)) return this.#parts[i]!;
+    const base = this.#offsets[i]! - this.spill!.start;
+    return this.spill!.writer.read(base, base + this.#partLength(i));
+  }
+
+  /**
+   * Lets go of the parts the spill's writer has committed (all but the last part, which a scan may still
+   * read): they are read back from the spool when needed. `recycle` is given each part let go, whose
+   * buffer no one else holds then (a middle part of a line is a whole chunk: it held no newline).
+   */
+  dropSpilled(recycle?: (part: Uint8Array) => void): void {
+    const spill = this.spill;
+    if (!spill) return;
+    const upTo = spill.start + spill.writer.committed;
+    let from = this.#hole?.from ?? this.partAt(spill.start);
+    if (this.#offsets[from]! < spill.start) from++;
+    let to = this.#hole?.to ?? from;
+    while (to < this.#parts.length - 1 && this.#offsets[to]! + this.#partLength(to) <= upTo) {
+      // Neither the first part nor the last: a whole chunk of the line's own (see LineSplitter).
+      recycle?.(this.#parts[to]!);
+      this.#parts[to] = NO_BYTES;
+      to++;
+    }
+    if (to > from) this.#hole = { from, to };
+  }
+
+  /**
+   * Ends the spill: the dropped parts are read back into memory, then the writer's chunks deleted. For a
+   * line that is not stored after all (passed whole, not a result, or its store failed).
+   *
+   * @throws {SpoolWriteError} when the dropped bytes cannot be read back (then they are lost: the caller
+   * must fail the message, never pass it short)
+   */
+  unspill(): void {
+    const spill = this.spill;
+    if (!spill) return;
+    try {
+      if (this.#hole) {
+        for (let i = this.#hole.from; i < this.#hole.to; i++) {
+          const base = this.#offsets[i]! - spill.start;
+          this.#parts[i] = spill.writer.read(base, base + this.#partLength(i));
+        }
+        this.#hole = undefined;
+      }
+    } finally {
+      this.spill = undefined;
+      spill.writer.abort();
+    }
+  }
+
+  /** Ends the spill of a line that is discarded (an error answer): deletes the writer's chunks. */
+  discardSpill(): void {
+    this.spill?.writer.abort();
+    this.spill = undefined;
+    this.#hole = undefined;
+  }
+
+  /** The bytes in `[start, end)` as views of the parts (no copy; a dropped part is read back). */
   slice(start: number, end: number): Uint8Array[] {
     const out: Uint8Array[] = [];
     if (end <= start) return out;
     for (let i = this.partAt(start); i < this.#parts.length; i++) {
       const base = this.#offsets[i]!;
       if (base >= end) break;
-      const part = this.#parts[i]!;
+      const part = this.#part(i);
       const from = Math.max(start - base, 0);
       const to = Math.min(end - base, part.length);
       if (to > from) out.push(from === 0 && to === part.length ? part : part.subarray(from, to));
@@ -104,6 +197,9 @@ export class RawBytes {
   /** The byte at `at`. */
   at(at: number): number {
     const i = this.partAt(at);
+    if (this.#inHole(i)) {
+      return this.spill!.writer.read(at - this.spill!.start, at - this.spill!.start + 1)[0]!;
+    }
     return this.#parts[i]![at - this.#offsets[i]!]!;
   }
 
@@ -245,6 +341,17 @@ export class Scanner {
     this.#path = path;
     this.#at = start;
     this.#end = end;
+  }
+
+  /**
+   * The top-level member whose value is a container still open at the end of what was read: its key and
+   * the offset of its first byte (every byte read from there on belongs to it), else undefined.
+   */
+  openMember(): { key: string; start: number } | undefined {
+    if (this.#result !== undefined || this.#depth < 2) return undefined;
+    const root = this.#stack[0];
+    if (!root || root.kind !== "object" || root.mode !== "value" || root.key === undefined) return undefined;
+    return root.valueStart >= 0 ? { key: root.key, start: root.valueStart } : undefined;
   }
 
   /** Reads what has arrived: the container once it closed, null if the bytes are not one, else undefined. */
@@ -447,6 +554,19 @@ export class RawResult {
     this.end = span.end;
     this.members = members;
     this.isError = isError;
+  }
+
+  /**
+   * The spill that holds this result's bytes from its first on, written into the spool as they arrived
+   * (see stdio.ts), if any: finish it to store the result, else {@linkcode RawResult.unspill}.
+   */
+  get spill(): LineSpill | undefined {
+    return this.raw.spill?.start === this.start ? this.raw.spill : undefined;
+  }
+
+  /** Makes the result whole in memory again and deletes what was spilled (see {@linkcode RawBytes.unspill}). */
+  unspill(): void {
+    this.raw.unspill();
   }
 
   /** UTF-8 bytes of the result value as sent. */

@@ -10,6 +10,7 @@
  */
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
+import type { SpoolWriter } from "../spool/mod.ts";
 import { parseJson } from "../json/mod.ts";
 import { concat, type Member, member, RawBytes, RawResult, scan, Scanner, utf8 } from "./raw_json.ts";
 import {
@@ -36,6 +37,26 @@ export class OversizedMessage extends RangeError {
   }
 }
 
+/** What a {@linkcode LineSplitter} returns for a line whose spilled bytes could not be read back. */
+export class LostMessage extends OversizedMessage {
+  override name = "LostMessage";
+  constructor(cause: unknown) {
+    super(0);
+    this.message =
+      `A message was discarded: storing it as it arrived failed and its bytes could not be read back (${
+        cause instanceof Error ? cause.message : String(cause)
+      })`;
+  }
+}
+
+/** When and where a {@linkcode LineSplitter} writes a long result into the spool as it arrives. */
+export interface LineSpillPolicy {
+  /** Bytes of a line's `result` past which it is written as it arrives; undefined = keep it in memory. */
+  threshold(): number | undefined;
+  /** A writer into the store (undefined or a throw: none; the result is then kept in memory). */
+  open(): SpoolWriter | undefined;
+}
+
 /** Splits a byte stream into lines without copying more than once per line. */
 export class LineSplitter {
   #line = new RawBytes();
@@ -43,7 +64,24 @@ export class LineSplitter {
   #size = 0;
   /** In an oversized line: its bytes are dropped until the next newline. */
   #skipping = false;
+  /** The current line's spill threshold, once asked (Infinity: not spilled). */
+  #threshold?: number;
+  /** Lines lost since the last push (reported first by the next). */
+  #lost: LostMessage[] = [];
+  /**
+   * Buffers of {@linkcode READ_BUFFER_BYTES} let go by a spill, for {@linkcode LineSplitter.alloc}: a
+   * 100 MB result spilled through a few of them, not 1,600 that the garbage collector frees only once
+   * some 64 MB of them are waiting.
+   */
+  #pool: Uint8Array[] = [];
   constructor(readonly maxLineBytes = MAX_MESSAGE_BYTES) {}
+
+  /**
+   * When set, a scanned line's `result` past the policy's threshold is written into the spool as its
+   * chunks arrive, and the chunks committed are let go ({@linkcode LineSplitter.settle}): memory stays at
+   * a slice, not the whole result. Reads of the line fetch what was let go from the spool.
+   */
+  spill?: LineSpillPolicy;
 
   /**
    * When set, each line begun from now on is scanned (see raw_json.ts) as its chunks arrive, along this
@@ -61,7 +99,8 @@ export class LineSplitter {
 
   /** As {@linkcode push}, but each line as the bytes it arrived in (views of the chunks, never joined). */
   pushRaw(chunk: Uint8Array): (RawBytes | OversizedMessage)[] {
-    const lines: (RawBytes | OversizedMessage)[] = [];
+    const lines: (RawBytes | OversizedMessage)[] = this.#lost;
+    this.#lost = [];
     let start = 0;
     for (let i = chunk.indexOf(NEWLINE); i !== -1; i = chunk.indexOf(NEWLINE, start)) {
       this.#append(chunk.subarray(start, i), lines);
@@ -77,7 +116,9 @@ export class LineSplitter {
     if (part.length === 0 || this.#skipping) return;
     this.#size += part.length;
     if (this.#size > this.maxLineBytes) {
+      this.#line.discardSpill();
       this.#line = new RawBytes();
+      this.#threshold = undefined;
       this.#scanner = undefined;
       this.#size = 0;
       this.#skipping = true;
@@ -88,6 +129,77 @@ export class LineSplitter {
     // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
     this.#line.append(part);
     this.#scanner?.advance();
+    if (this.spill && this.#scanner) this.#spillStep(this.spill, this.#scanner);
+  }
+
+  /** Queues the bytes of the line's `result` read so far into its spill, opening one past the threshold. */
+  #spillStep(policy: LineSpillPolicy, scanner: Scanner): void {
+    const line = this.#line;
+    const open = scanner.openMember();
+    if (!open || open.key !== "result") return;
+    if (!line.spill) {
+      this.#threshold ??= policy.threshold() ?? Infinity;
+      if (line.length - open.start <= this.#threshold) return;
+      let writer: SpoolWriter | undefined;
+      try {
+        writer = policy.open();
+      } catch {
+        // no store: kept in memory (the finalize path says why)
+      }
+      if (!writer) {
+        this.#threshold = Infinity;
+        return;
+      }
+      line.spill = { writer, start: open.start };
+    }
+    const spill = line.spill;
+    if (open.start !== spill.start) return;
+    const from = spill.start + spill.writer.given;
+    if (line.length > from) spill.writer.queue(line.slice(from, line.length));
+  }
+
+  /** A buffer of `size` bytes for the next chunk (for {@linkcode readChunks}): a recycled one if it can. */
+  alloc(size: number): Uint8Array {
+    return size === READ_BUFFER_BYTES && this.#pool.length ? this.#pool.pop()! : new Uint8Array(size);
+  }
+
+  #recycle = (part: Uint8Array): void => {
+    if (
+      part.length === READ_BUFFER_BYTES && part.byteOffset === 0 && part.buffer.byteLength === part.length &&
+      this.#pool.length < POOL_BUFFERS
+    ) {
+      this.#pool.push(part);
+    }
+  };
+
+  /**
+   * Writes what the line in progress queued for its spill, a slice at a time (yielding to the event loop),
+   * and lets go of the chunks committed. A failed write ends the spill: the line is read back and kept in
+   * memory (or, if that fails too, reported lost with the next push), so no byte is passed short.
+   */
+  async settle(): Promise<void> {
+    const line = this.#line;
+    const spill = line.spill;
+    if (!spill) return;
+    try {
+      await spill.writer.drain();
+      line.dropSpilled(this.#recycle);
+      return;
+    } catch {
+      // below
+    }
+    this.#threshold = Infinity;
+    try {
+      line.unspill();
+    } catch (error) {
+      line.discardSpill();
+      // The rest of the line is dropped until its newline.
+      this.#line = new RawBytes();
+      this.#scanner = undefined;
+      this.#size = 0;
+      this.#skipping = true;
+      this.#lost.push(new LostMessage(error));
+    }
   }
 
   #take(): RawBytes {
@@ -97,6 +209,7 @@ export class LineSplitter {
     this.#line = new RawBytes();
     this.#scanner = undefined;
     this.#size = 0;
+    this.#threshold = undefined;
     return line;
   }
 }
@@ -132,17 +245,21 @@ function nextTurn(): Promise<void> {
 
 /** Size of the buffer a pipe is read into. */
 const READ_BUFFER_BYTES = 64 * 1024;
+/** Recycled read buffers a {@linkcode LineSplitter} keeps at most (2 MiB: a few spill slices). */
+const POOL_BUFFERS = 32;
 
 /**
  * Reads `stream` to its end, calling `onChunk` with each chunk (a buffer of its own, which the callee may
  * keep) and awaiting what it returns, if anything. A byte stream (Deno's pipes) is read into one reused
  * buffer and each chunk copied out at its size: a 64 KiB allocation per read, which is what the default
  * reader does, costs more than copying the few hundred bytes of a typical message, and the chunks kept
- * (a large message's lines) hold no unused space. Another stream is read as it comes.
+ * (a large message's lines) hold no unused space. `alloc` gives the buffer a chunk is copied into (fresh
+ * by default). Another stream is read as it comes.
  */
 export async function readChunks(
   stream: ReadableStream<Uint8Array>,
   onChunk: (chunk: Uint8Array) => void | Promise<void>,
+  alloc?: (size: number) => Uint8Array,
 ): Promise<void> {
   let byob: ReadableStreamBYOBReader | undefined;
   try {
@@ -174,7 +291,10 @@ export async function readChunks(
       buffer = new Uint8Array(value.buffer, 0, READ_BUFFER_BYTES);
       if (value.length === 0) continue;
       const full = value.length === READ_BUFFER_BYTES;
-      const pending = onChunk(value.slice());
+      let copy: Uint8Array;
+      if (alloc) (copy = alloc(value.length)).set(value);
+      else copy = value.slice();
+      const pending = onChunk(copy);
       if (pending) await pending;
       // A full buffer: more is waiting in the pipe, so the next read may resolve without a turn.
       if (full && performance.now() - lastTurn >= TURN_MS) await nextTurn();
@@ -341,6 +461,8 @@ export interface StdioServerParams {
   onStderr?: (chunk: Uint8Array) => void;
   /** Grace period between closing stdin, SIGTERM and SIGKILL. @default 2000 */
   killGraceMs?: number;
+  /** Writes a long fast-path result into the spool as it arrives (see {@linkcode LineSplitter.spill}). */
+  spill?: LineSpillPolicy;
 }
 
 /**
@@ -536,8 +658,9 @@ export class StdioClientTransport implements Transport {
 
   async #pump(stream: ReadableStream<Uint8Array>): Promise<void> {
     const splitter = new LineSplitter();
+    splitter.spill = this.#params.spill;
     try {
-      await readChunks(stream, (chunk) => this.#lines(splitter, chunk));
+      await readChunks(stream, (chunk) => this.#lines(splitter, chunk), (size) => splitter.alloc(size));
     } catch (error) {
       if (!this.#closed) this.onerror?.(error as Error);
     }
@@ -555,6 +678,8 @@ export class StdioClientTransport implements Transport {
       if (this.#rawCalls.size && this.#routeRaw(raw)) continue;
       let message: JSONRPCMessage;
       try {
+        // Spilled as it arrived, but not a fast-path answer after all: whole again for the SDK.
+        raw.unspill();
         // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
         const lead = slicedParseApplies(raw) ? await new Stepper(leadSteps(raw)).finishAsync() : -1;
         if (lead >= 0 && (raw.at(lead) === 0x7b || raw.at(lead) === 0x5b)) {
@@ -573,6 +698,7 @@ export class StdioClientTransport implements Transport {
       // progress notification written just before its response reaches the caller before the result.
       if (!("id" in message)) await null;
     }
+    await splitter.settle();
   }
 
   async #drainStderr(stream: ReadableStream<Uint8Array>): Promise<void> {
@@ -719,6 +845,7 @@ export class StdioClientTransport implements Transport {
 function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): void {
   const error = member(members, "error");
   const result = member(members, "result");
+  let settled = false;
   try {
     if (error) {
       const e = raw.json(error.start, error.end) as
@@ -727,6 +854,7 @@ function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): vo
       if (!e || typeof e !== "object" || typeof e.code !== "number" || typeof e.message !== "string") {
         throw new InvalidResultError("the error answer has no numeric code and string message");
       }
+      raw.discardSpill();
       call.reject(new McpError(e.code, e.message, e.data));
       return;
     }
@@ -738,8 +866,10 @@ function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): vo
     const isError = member(inner.members, "isError");
     const flag = isError ? raw.text(isError.start, isError.end) : "false";
     if (flag !== "true" && flag !== "false") throw new InvalidResultError('"isError" is not a boolean');
+    settled = true;
     call.resolve(new RawResult(raw, result, inner.members, flag === "true"));
   } catch (cause) {
+    if (!settled) raw.discardSpill();
     call.reject(
       cause instanceof InvalidResultError ? cause : new InvalidResultError(String(cause), { cause }),
     );

@@ -27,6 +27,7 @@ export {
   type SpoolOptions,
   type SpoolPage,
   SpoolWriteError,
+  SpoolWriter,
   type StoredMeta,
 } from "./spool.ts";
 export { PgSpool, pgSpoolMigrations } from "./pg_spool.ts";

@@ -408,6 +408,40 @@ export class Spool implements ResultStore {
     return storedMeta(callId, meta, totalBytes, now);
   }
 
+  /**
+   * A writer that stores a result as its bytes arrive (see {@linkcode SpoolWriter}): the bytes are
+   * written in the same slices as {@linkcode Spool.putBytes}, so the caller can let go of each slice once
+   * it is committed rather than hold the whole result until it is complete.
+   */
+  writer(): SpoolWriter {
+    return new SpoolWriter(this, {
+      db: this.#db,
+      callId: newCallId(),
+      chunkBytes: this.#chunkBytes,
+      sliceBytes: this.#sliceBytes,
+      insertChunk: this.#insertChunk,
+      selectChunks: this.#selectChunks,
+      deleteChunks: this.#deleteChunks,
+      finish: (callId, meta, totalBytes) => {
+        const now = this.#clock();
+        this.#prune(now);
+        this.#insertResult.run(
+          callId,
+          meta.server,
+          meta.tool,
+          meta.namespaced,
+          meta.agent ?? null,
+          totalBytes,
+          this.#chunkBytes,
+          now,
+          now + RETENTION_MS,
+        );
+        this.#lastPruneAt = now;
+        return storedMeta(callId, meta, totalBytes, now);
+      },
+    });
+  }
+
   /** The stored result's metadata; `undefined` when the callId is unknown, malformed or expired. */
   meta(callId: string): StoredMeta | undefined {
     const row = this.#row(callId);
@@ -485,5 +519,209 @@ export class Spool implements ResultStore {
   #prune(now: number): number {
     this.#deleteExpiredChunks.run(now);
     return Number(this.#deleteExpiredResults.run(now).changes);
+  }
+}
+
+/** What a {@linkcode SpoolWriter} uses of its {@linkcode Spool}. @internal */
+interface WriterParts {
+  db: DatabaseSync;
+  callId: string;
+  chunkBytes: number;
+  sliceBytes: number;
+  insertChunk: StatementSync;
+  selectChunks: StatementSync;
+  deleteChunks: StatementSync;
+  /** Lists the result (in the open transaction) and answers its metadata. */
+  finish(callId: string, meta: PutMeta, totalBytes: number): StoredMeta;
+}
+
+/**
+ * A result stored as it arrives, from {@linkcode Spool.writer}: {@linkcode SpoolWriter.write} queues
+ * bytes (views, not copies: the caller must not reuse their buffers) and writes them in transactions of
+ * `sliceBytes` (one synchronous run each, never open across an await, so other writers of the connection
+ * are not caught in it), yielding to the event loop after each; {@linkcode SpoolWriter.committed} bytes
+ * are then durable and readable with {@linkcode SpoolWriter.read}. {@linkcode SpoolWriter.finish} writes
+ * the rest and lists the result (it is invisible until then, like a {@linkcode Spool.putBytes} under
+ * way); {@linkcode SpoolWriter.abort} deletes what was written.
+ */
+export class SpoolWriter {
+  /** The store it writes into. */
+  readonly store: ResultStore;
+  readonly #p: WriterParts;
+  #queue: Uint8Array[] = [];
+  #queued = 0;
+  /** A chunk's bytes that did not fill it, copied (they wait for the next write). */
+  #carry: Uint8Array;
+  #carried = 0;
+  #seq = 0;
+  #committed = 0;
+  #given = 0;
+  #done = false;
+
+  constructor(store: ResultStore, parts: WriterParts) {
+    this.store = store;
+    this.#p = parts;
+    this.#carry = new Uint8Array(parts.chunkBytes);
+  }
+
+  /** Bytes given to {@linkcode SpoolWriter.write} so far. */
+  get given(): number {
+    return this.#given;
+  }
+
+  /** Bytes committed so far (a prefix of those given): they may be dropped by the caller and read back. */
+  get committed(): number {
+    return this.#committed;
+  }
+
+  /**
+   * Queues `parts`; when a slice's worth is queued, writes it and yields to the event loop.
+   *
+   * @throws {SpoolWriteError} when the write fails (nothing of that slice is committed)
+   */
+  async write(parts: Iterable<Uint8Array>): Promise<void> {
+    this.queue(parts);
+    await this.drain();
+  }
+
+  /** When a slice's worth is queued: writes it and yields to the event loop. @throws {SpoolWriteError} */
+  async drain(): Promise<void> {
+    if (this.#queued < this.#p.sliceBytes) return;
+    this.#flush(false);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+
+  /** Queues `parts` (views: their buffers must not be reused) without writing. */
+  queue(parts: Iterable<Uint8Array>): void {
+    this.#enqueue(parts);
+  }
+
+  #enqueue(parts: Iterable<Uint8Array>): void {
+    if (this.#done) throw new SpoolWriteError("The spool writer is finished");
+    for (const part of parts) {
+      if (!part.length) continue;
+      this.#queue.push(part);
+      this.#queued += part.length;
+      this.#given += part.length;
+    }
+  }
+
+  /** Writes the queue (all of it when `last`, else its whole chunks) in one transaction. */
+  #flush(last: boolean, then?: () => void): void {
+    const { db, callId, chunkBytes: size, insertChunk } = this.#p;
+    let seq = this.#seq;
+    let carried = this.#carried;
+    const carry = this.#carry;
+    let written = 0;
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      try {
+        for (const part of this.#queue) {
+          let at = 0;
+          while (at < part.length) {
+            if (carried === 0 && part.length - at >= size) {
+              insertChunk.run(callId, seq++, part.subarray(at, at + size));
+              at += size;
+              written += size;
+              continue;
+            }
+            const n = Math.min(size - carried, part.length - at);
+            carry.set(part.subarray(at, at + n), carried);
+            carried += n;
+            at += n;
+            if (carried === size) {
+              insertChunk.run(callId, seq++, carry);
+              written += size;
+              carried = 0;
+            }
+          }
+        }
+        if (last && carried) {
+          insertChunk.run(callId, seq++, carry.subarray(0, carried));
+          written += carried;
+          carried = 0;
+        }
+        then?.();
+        db.exec("COMMIT");
+      } catch (error) {
+        if (db.isTransaction) db.exec("ROLLBACK");
+        throw error;
+      }
+    } catch (error) {
+      // The carry may hold bytes of the failed slice: this writer cannot go on (the caller aborts it).
+      this.#done = true;
+      throw new SpoolWriteError(`Cannot store the result in the spool: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    // The committed prefix: the carried bytes are copied, so the queue's views are no longer needed.
+    this.#committed += written;
+    this.#seq = seq;
+    this.#carried = carried;
+    this.#queue = [];
+    this.#queued = 0;
+  }
+
+  /**
+   * Reads committed bytes `[from, to)` back.
+   *
+   * @throws {RangeError} when the range is not committed; {@linkcode SpoolWriteError} when the chunks are gone
+   */
+  read(from: number, to: number): Uint8Array {
+    if (from < 0 || to > this.#committed || to < from) {
+      throw new RangeError(`Cannot read bytes ${from}-${to}: ${this.#committed} are committed`);
+    }
+    if (to === from) return new Uint8Array(0);
+    const size = this.#p.chunkBytes;
+    const chunks = this.#p.selectChunks.all(
+      this.#p.callId,
+      Math.floor(from / size),
+      Math.floor((to - 1) / size),
+    ) as { seq: number; data: Uint8Array }[];
+    const bytes = assemblePage(chunks, from, to, size);
+    if (!bytes) throw new SpoolWriteError(`The spooled bytes ${from}-${to} are gone`);
+    return bytes;
+  }
+
+  /**
+   * Writes `parts` and whatever is queued, in slices that yield, and lists the result under `meta`.
+   *
+   * @throws {SpoolWriteError} when the write fails (the caller aborts the writer)
+   */
+  async finish(parts: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta> {
+    this.#enqueue(parts);
+    // Whole slices first, each in its own transaction, as putBytes writes them.
+    while (this.#queued > this.#p.sliceBytes) {
+      const queue = this.#queue;
+      let take = 0;
+      let i = 0;
+      while (i < queue.length && take + queue[i]!.length <= this.#p.sliceBytes) take += queue[i++]!.length;
+      if (i === 0) i = 1;
+      const rest = queue.slice(i);
+      const restBytes = rest.reduce((n, p) => n + p.length, 0);
+      this.#queue = queue.slice(0, i);
+      this.#queued -= restBytes;
+      this.#flush(false);
+      this.#queue = rest;
+      this.#queued = restBytes;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    const total = this.#given;
+    let stored: StoredMeta | undefined;
+    this.#flush(true, () => stored = this.#p.finish(this.#p.callId, meta, total));
+    this.#done = true;
+    return stored!;
+  }
+
+  /** Deletes the chunks written (the result was passed whole or failed); never throws. */
+  abort(): void {
+    this.#done = true;
+    this.#queue = [];
+    this.#queued = 0;
+    try {
+      if (this.#seq) this.#p.deleteChunks.run(this.#p.callId);
+    } catch {
+      // the chunks of an unlisted callId are never read
+    }
   }
 }

@@ -160,6 +160,9 @@ Deno.test("an oversized result on the fast path is stored from its bytes and pag
       done = page.done;
     }
     assert.deepEqual(JSON.parse(text), expected);
+    // Byte for byte what the fixture wrote (3 MiB: past 1 MiB, so written into the spool as it arrived).
+    const sent = JSON.stringify({ content: [{ type: "text", text: "0123456789abcdef".repeat(bytes / 16) }] });
+    assert.equal(text, sent);
   } finally {
     await direct.close();
   }
