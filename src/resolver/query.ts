@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  DIRECTORY_INTENT,
   extractLocators,
   hasPastedIdentifier,
   IDENTIFIER_WEIGHT,
@@ -358,6 +359,12 @@ export function parseQuery(text: string): ParsedQuery {
       const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
+  }
+  if (spans.some((s) => s.directory)) {
+    // Reading what is in a directory ("read the articles in /a/papers") starts by listing it.
+    const [verbs, targets] = DIRECTORY_INTENT;
+    const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
+    if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
   }
   for (const x of implied) addExtra(x.term, x.weight, []);
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
