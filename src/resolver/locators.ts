@@ -30,6 +30,16 @@ export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] =
 ].map(([verbs, targets]) => [new Set(verbs!.split(" ").map(stem)), targets!.split(" ").map(stem)]);
 
 /**
+ * Verbs that, next to a directory path (no file extension), also mean listing it first: "read the
+ * articles in /a/papers" reads files the agent must find by listing the directory. Only reading verbs: a
+ * directory written to ("save it in /a/reports") needs no listing.
+ */
+export const DIRECTORY_INTENT: readonly [ReadonlySet<string>, readonly string[]] = [
+  new Set("read open load view".split(" ").map(stem)),
+  ["list", "directory"].map(stem),
+];
+
+/**
  * Weight of the `id` term a pasted identifier implies: a request that names one item by its number
  * ("arxiv 2203.12277", "issue 48213", "story 44490510") wants the tool that takes an identifier, not a
  * search. Tuned on the LiveMCPBench dev half (0.3: no change; 0.5–1: the same ranks).
@@ -54,6 +64,8 @@ export function hasPastedIdentifier(text: string): boolean {
 export interface Span {
   /** A file system path (rather than a URL). */
   path: boolean;
+  /** A file system path without a file extension: a directory. */
+  directory: boolean;
   /** Words that count as typed (file extensions, host names). */
   words: { word: string; weight: number }[];
   /** Lower-weight terms that do not count towards coverage. */
@@ -78,6 +90,7 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     const url = trimPunctuation(match);
     const span: Span = {
       path: false,
+      directory: false,
       words: [],
       extras: [{ term: "url", weight: IMPLIED_WEIGHT }, { term: "web", weight: IMPLIED_WEIGHT }],
     };
@@ -97,12 +110,13 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");
     const last = segments.at(-1) ?? "";
     const dot = last.lastIndexOf(".");
-    const span: Span = { path: true, words: [], extras: [] };
+    const span: Span = { path: true, directory: false, words: [], extras: [] };
     if (dot > 0 && dot < last.length - 1) {
       span.words.push({ word: last.slice(dot + 1).toLowerCase(), weight: 0.7 });
       segments[segments.length - 1] = last.slice(0, dot);
       span.extras.push({ term: stem("file"), weight: IMPLIED_WEIGHT });
     } else {
+      span.directory = true;
       span.extras.push({ term: stem("directory"), weight: IMPLIED_WEIGHT });
       span.extras.push({ term: stem("file"), weight: IMPLIED_WEIGHT * 0.6 });
     }

@@ -6,6 +6,7 @@
  * @module
  */
 import {
+  DIRECTORY_INTENT,
   extractLocators,
   hasPastedIdentifier,
   IDENTIFIER_WEIGHT,
@@ -246,6 +247,22 @@ function bounded(text: string): string {
   return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 
+/**
+ * A question of how to reach a place: "how do I get to", "how can we get there", "how to walk from", "how
+ * should we travel from". Not "how do I get the logs" (no to/there/from after the verb).
+ */
+export const ROUTE_QUESTION =
+  /\bhow (?:(?:do|can|should|would) (?:i|we|you) |to )?(get|go|travel|walk|drive) (?:to|there|from)\b/i;
+
+/** What a {@link ROUTE_QUESTION} asks for. */
+export const ROUTE_TERMS: readonly string[] = ["direction", "route"].map(stem);
+
+/**
+ * Weight of {@link ROUTE_TERMS} for a route question: the phrase names the need outright, so its terms weigh
+ * like typed words (LiveMCPBench dev half: 0.3 and 0.5 changed nothing, 0.7 to 1.5 the same ranks).
+ */
+export const ROUTE_WEIGHT = 1;
+
 /** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
 export function parseQuery(text: string): ParsedQuery {
   text = bounded(text);
@@ -359,7 +376,19 @@ export function parseQuery(text: string): ParsedQuery {
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
   }
+  if (spans.some((s) => s.directory)) {
+    // Reading what is in a directory ("read the articles in /a/papers") starts by listing it.
+    const [verbs, targets] = DIRECTORY_INTENT;
+    const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
+    if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+  }
   for (const x of implied) addExtra(x.term, x.weight, []);
+  // "How do I get to X?" asks for directions, though it names neither directions nor a route.
+  const route = ROUTE_QUESTION.exec(rest);
+  if (route) {
+    const at = byStem.get(stem(route[1]!.toLowerCase()));
+    for (const t of ROUTE_TERMS) addExtra(t, ROUTE_WEIGHT, at === undefined ? [] : [at]);
+  }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
