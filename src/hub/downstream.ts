@@ -26,8 +26,34 @@ import { Stepper } from "./slices.ts";
 /** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
 export const GARBAGE_QUOTE_CHARS = 120;
 
-/** Characters of cached definitions packed (serialized) between two yields (~1 ms). */
-const CACHE_PACK_CHARS = 256 * 1024;
+/** Lists of fewer tools are packed at once (no turn of the event loop in between). */
+const PACK_STEPS_MIN_TOOLS = 1_000;
+
+/** Characters of definitions packed (serialized) between two yields (~1 ms). */
+const PACK_CHARS = 256 * 1024;
+
+/**
+ * `defs.map(packTool)` in steps (100,000 definitions take ~0.1 s to serialize); undefined when `stop`
+ * says so between two steps.
+ */
+function* packSteps(
+  defs: readonly ToolDefinition[],
+  stop: () => boolean = () => false,
+): Generator<void, PackedTool[] | undefined> {
+  const packed: PackedTool[] = [];
+  let chars = 0;
+  for (const def of defs) {
+    if (chars >= PACK_CHARS) {
+      chars = 0;
+      yield;
+      if (stop()) return undefined;
+    }
+    const tool = packTool(def);
+    packed.push(tool);
+    chars += tool.json.length;
+  }
+  return packed;
+}
 
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
@@ -281,19 +307,9 @@ export class Downstream {
 
   *#cacheSteps(tools: readonly ToolDefinition[]): Generator<void, void> {
     const { accepted, rejected } = yield* screenToolsSteps(tools);
-    const packed: PackedTool[] = [];
-    let chars = 0;
-    for (const def of accepted) {
-      if (chars >= CACHE_PACK_CHARS) {
-        chars = 0;
-        yield;
-        if (!this.#wantsCache()) return;
-      }
-      const tool = packTool(def);
-      packed.push(tool);
-      chars += tool.json.length;
-    }
     if (!this.#wantsCache()) return;
+    const packed = yield* packSteps(accepted, () => !this.#wantsCache());
+    if (!packed || !this.#wantsCache()) return;
     this.#cached = packed;
     this.#rejected = rejected;
     if (this.toolsFromCache) this.#options.onToolsChanged?.();
@@ -675,7 +691,9 @@ export class Downstream {
         this.#options.log(`server "${this.name}": tool ${JSON.stringify(this.redact(r.name))} ${r.reason}`);
       }
     }
-    this.#tools = accepted.map(packTool);
+    this.#tools = accepted.length < PACK_STEPS_MIN_TOOLS
+      ? accepted.map(packTool)
+      : (await new Stepper(packSteps(accepted)).finishAsync())!;
     this.#rejected = rejected;
     this.#listedLive = true;
     try {
