@@ -11,6 +11,8 @@ import {
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
 import { type DatabaseSync, openStore, PgStore } from "../../src/store/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
+import { Downstream } from "../../src/hub/downstream.ts";
+import type { ToolDefinition } from "../../src/catalog/mod.ts";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { Client } from "@modelcontextprotocol/sdk/client";
 import {
@@ -589,5 +591,64 @@ Deno.test("a gateway answers initialize and pings while a 100,000-tool cached li
     }
   } finally {
     db.close();
+  }
+});
+
+Deno.test("a cached list read before the server lists is screened and listed; one read after the live list is dropped", async () => {
+  const config = parseConfig(
+    `servers:\n  f:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+    "mcphub.yaml",
+    { env: env({}), cwd: "/tmp" },
+  ).servers[0]!;
+  let deep: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 100; i++) deep = { type: "object", properties: { x: deep } };
+  const cached = [{ name: "cached_a", inputSchema: { type: "object" } }, {
+    name: "cached_deep",
+    inputSchema: deep,
+  }];
+  const open = (list: Promise<readonly ToolDefinition[] | undefined>, changes: { n: number }) =>
+    new Downstream(config, {
+      env: Deno.env.toObject(),
+      clientName: "test",
+      clientVersion: "1",
+      connectTimeoutMs: 30_000,
+      log: () => {},
+      cachedTools: list,
+      onToolsChanged: () => changes.n++,
+    });
+  {
+    const list = Promise.withResolvers<readonly ToolDefinition[] | undefined>();
+    const changes = { n: 0 };
+    const d = open(list.promise, changes);
+    try {
+      assert.deepEqual([d.tools.length, d.toolsFromCache, d.cacheLoading], [0, false, true]);
+      list.resolve(cached);
+      await d.cacheLoaded;
+      assert.deepEqual(d.tools.map((t) => t.name), ["cached_a"]);
+      assert.deepEqual(d.rejected.map((r) => r.name), ["cached_deep"]);
+      assert.deepEqual([d.toolsFromCache, d.cacheLoading, changes.n], [true, false, 1]);
+      await d.connect();
+      assert.equal(d.state, "connected");
+      assert.ok(d.tools.some((t) => t.name === "echo") && !d.tools.some((t) => t.name === "cached_a"));
+      assert.deepEqual([d.toolsFromCache, d.rejected], [false, []]);
+    } finally {
+      await d.close();
+    }
+  }
+  {
+    const list = Promise.withResolvers<readonly ToolDefinition[] | undefined>();
+    const changes = { n: 0 };
+    const d = open(list.promise, changes);
+    try {
+      await d.connect();
+      const live = d.tools.map((t) => t.name);
+      assert.ok(live.includes("echo"));
+      list.resolve(cached);
+      await d.cacheLoaded;
+      assert.deepEqual(d.tools.map((t) => t.name), live);
+      assert.deepEqual([d.toolsFromCache, d.rejected, changes.n], [false, [], 0]);
+    } finally {
+      await d.close();
+    }
   }
 });
