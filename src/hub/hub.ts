@@ -364,6 +364,7 @@ export class Hub {
     // The cached list is read in steps (100,000 tools: ~0.5 s read and parsed, then checked and packed),
     // so the gateway serves meanwhile; a shared store's, once its snapshot is loaded.
     this.#cacheReads.set(d, () => {
+      if (this.#closed) return;
       const instructions = cache.loadInstructions &&
         this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
       if (instructions && !this.#instructions.has(server.name) && d.state !== "connected") {
