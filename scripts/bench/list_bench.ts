@@ -18,7 +18,8 @@
  * `--host [--base DIR]` measures the host's view instead: a gateway serves a host over in-memory pipes
  * (initialize, then tools/list, answered once the 100,000-tool server is listed, parsed, validated and
  * mounted); reported, the longest hold of a 1 ms ticker from the host's initialize to its tools/list
- * answer read whole (and the holds over 50 ms, on stderr). With `--base DIR` (a checkout of another
+ * answer read whole (and the holds over 50 ms, on stderr), the same from the hub's construction (a cached
+ * list read there counts), and the time from the hub's construction to the host's initialize answered. With `--base DIR` (a checkout of another
  * commit, with this script copied into its `scripts/bench/`) the two alternate, baseline first. With
  * `--cache`, the hub has a tool-list cache in a fresh store (as `mcp serve` has): the run lasts until
  * the list is saved there too. `--warm`: the store already holds the list (a previous run saved it, as
@@ -100,6 +101,14 @@ interface HostRun {
   holdMs: number;
   /** Time from the host's `initialize` to that answer. */
   answerMs: number;
+  /** Longest gap from the hub's construction (a cache read in it included) to that answer. */
+  startHoldMs: number;
+  /** Time from the hub's construction to the host's `initialize` answered (the gateway's first answer). */
+  firstMs: number;
+  /** Time from the host's `initialize` sent to its answer. */
+  initMs: number;
+  /** Time from the host's `initialize` sent to its `tools/list` answer read whole. */
+  listMs: number;
   /** Bytes of the answer's line. */
   answerBytes: number;
   /** Holds over 50 ms: `ms@start+ms`. */
@@ -165,6 +174,13 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
       timed("load", r)[0] = start;
       return r;
     }
+    // deno-lint-ignore no-explicit-any
+    override loadAsync(...args: [any, any]): any {
+      const start = performance.now();
+      const r = super.loadAsync(...args);
+      timed("load", r)[0] = start;
+      return r;
+    }
   }
   // Started before the hub (a cache read in its constructor is a hold too); the host's window starts at t0.
   const ticker = gapTicker();
@@ -201,6 +217,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
+  const made = performance.now();
   const hub = new Hub({
     config: manyToolsConfig(tools),
     env: Deno.env.toObject(),
@@ -235,7 +252,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     return lines.shift()!;
   };
   const transport = new StdioServerTransport(input.readable, output);
-  let t0 = 0, t1 = 0, bytes = 0;
+  let t0 = 0, t1 = 0, bytes = 0, initialized = 0, listed = 0;
   try {
     await gateway.connect(transport);
     early.push(...gaps);
@@ -251,10 +268,11 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
       },
     });
     await answer();
+    initialized = performance.now();
     await send({ jsonrpc: "2.0", method: "notifications/initialized" });
     await send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} });
     const list = await answer();
-    t1 = performance.now();
+    t1 = listed = performance.now();
     bytes = list.reduce((n, part) => n + part.length, 0);
     const head = new TextDecoder().decode(list[0]!.subarray(0, 40));
     if (!head.startsWith('{"result":{"tools":[')) {
@@ -284,8 +302,13 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
       ...[...early, ...gaps].filter((g) => windows[kind].some(([s, e]) => g[1] >= s && g[0] <= e))
         .map((g) => g[1] - g[0]),
     );
+  const fromStart = [...early, ...gaps].filter((g) => g[1] >= made && g[0] <= t1 + 2);
   return {
     holdMs: Math.max(0, ...within.map((g) => g[1] - g[0])),
+    startHoldMs: Math.max(0, ...fromStart.map((g) => g[1] - g[0])),
+    firstMs: initialized - made,
+    initMs: initialized - t0,
+    listMs: listed - t0,
     answerMs: t1 - t0,
     answerBytes: bytes,
     holds: within.filter((g) => g[1] - g[0] > 50).map((g) =>
@@ -342,7 +365,12 @@ async function hostMain(
   for (const [name, rs] of runs) {
     const m = (f: (r: HostRun) => number) => median(rs.map(f)).toFixed(0).padStart(6);
     console.log(
-      `${name.padEnd(5)} longest hold ${m((r) => r.holdMs)} ms; answered after ${m((r) => r.answerMs)} ms ` +
+      `${name.padEnd(5)} longest hold ${m((r) => r.holdMs)} ms (${
+        m((r) => r.startHoldMs)
+      } ms from the hub's start); initialize answered ${m((r) => r.firstMs)} ms after the hub's start ` +
+        `(${m((r) => r.initMs)} ms after it was sent); tools/list answered after ${
+          m((r) => r.listMs)
+        } ms, run ${m((r) => r.answerMs)} ms ` +
         `(${(rs[0]!.answerBytes / 1e6).toFixed(1)} MB)` +
         (mode === "host"
           ? ""

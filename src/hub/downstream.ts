@@ -31,6 +31,35 @@ import { Stepper } from "./slices.ts";
 /** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
 export const GARBAGE_QUOTE_CHARS = 120;
 
+/** Lists of fewer tools are packed at once (no turn of the event loop in between). */
+const PACK_STEPS_MIN_TOOLS = 1_000;
+
+/** Characters of definitions packed (serialized) between two yields (~1 ms). */
+const PACK_CHARS = 256 * 1024;
+
+/**
+ * `defs.map(packTool)` in steps (100,000 definitions take ~0.1 s to serialize); undefined when `stop`
+ * says so between two steps.
+ */
+function* packSteps(
+  defs: readonly ToolDefinition[],
+  stop: () => boolean = () => false,
+): Generator<void, PackedTool[] | undefined> {
+  const packed: PackedTool[] = [];
+  let chars = 0;
+  for (const def of defs) {
+    if (chars >= PACK_CHARS) {
+      chars = 0;
+      yield;
+      if (stop()) return undefined;
+    }
+    const tool = packTool(def);
+    packed.push(tool);
+    chars += tool.json.length;
+  }
+  return packed;
+}
+
 /** Bytes of a server's stderr kept for error reports. */
 export const STDERR_TAIL_BYTES = 8 * 1024;
 
@@ -91,9 +120,10 @@ export interface DownstreamOptions {
   restartPolicy?: RestartPolicy;
   /**
    * The server's last good tool list (from the store): listed as its tools while its first connection
-   * attempt is under way, so the first `tools/list` is complete.
+   * attempt is under way, so the first `tools/list` is complete. A promise: the list as it is read in
+   * steps (see {@linkcode Downstream.useCachedTools}).
    */
-  cachedTools?: readonly ToolDefinition[];
+  cachedTools?: readonly ToolDefinition[] | Promise<readonly ToolDefinition[] | undefined>;
   /** Called with every tool list the server answers (to keep the cache). */
   onToolsListed?: (tools: readonly ToolDefinition[]) => void;
   /** OAuth for a remote server (tokens from the store); undefined = none. */
@@ -191,6 +221,11 @@ export class Downstream {
   /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
   #tools: PackedTool[] = [];
   #cached?: readonly PackedTool[];
+  /** Settles once a cached list given as a promise is read, screened and packed (or dropped). */
+  #cacheLoaded: Promise<void> = Promise.resolve();
+  #cacheLoading = false;
+  /** The server has answered a `tools/list` of its own (a cached list still loading is then dropped). */
+  #listedLive = false;
   #rejected: RejectedTool[] = [];
   /** list_changed coalescing: the refresh in flight, and whether one more is queued behind it. */
   #refreshing?: Promise<void>;
@@ -217,8 +252,10 @@ export class Downstream {
     this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
     this.#state = !config.enabled ? "disabled" : config.loadError !== undefined ? "failed" : "connecting";
     if (config.loadError !== undefined) this.#error = config.loadError;
-    if (options.cachedTools) {
-      const screened = screenTools(options.cachedTools);
+    const cached = options.cachedTools;
+    if (cached instanceof Promise) this.useCachedTools(cached);
+    else if (cached) {
+      const screened = screenTools(cached);
       this.#cached = screened.accepted.map(packTool);
       this.#rejected = screened.rejected;
     }
@@ -257,6 +294,48 @@ export class Downstream {
   get toolsFromCache(): boolean {
     return this.#state === "connecting" && !this.#everConnected && this.#cached !== undefined;
   }
+  /**
+   * Takes the server's last good tool list as it is read from the store (in steps: a 100,000-tool list
+   * takes ~0.5 s to read and parse): once read, it is checked against the limits and packed in slices
+   * too, then listed as the server's tools while its first connection attempt is under way (the hub is
+   * told, as for a refreshed list). Dropped when the server has listed its own tools meanwhile.
+   * {@linkcode Downstream.cacheLoaded} settles when that is done.
+   */
+  useCachedTools(list: Promise<readonly ToolDefinition[] | undefined>): void {
+    this.#cacheLoading = true;
+    this.#cacheLoaded = list
+      .then((tools) =>
+        tools && this.#wantsCache() ? new Stepper(this.#cacheSteps(tools)).finishAsync() : undefined
+      )
+      .then(() => {}, () => {})
+      .finally(() => this.#cacheLoading = false);
+  }
+
+  /** True while a cached list may still be listed: no live list yet, first attempt (or none yet). */
+  #wantsCache(): boolean {
+    return !this.#listedLive && !this.#everConnected && !this.#closing;
+  }
+
+  *#cacheSteps(tools: readonly ToolDefinition[]): Generator<void, void> {
+    const { accepted, rejected } = yield* screenToolsSteps(tools);
+    if (!this.#wantsCache()) return;
+    const packed = yield* packSteps(accepted, () => !this.#wantsCache());
+    if (!packed || !this.#wantsCache()) return;
+    this.#cached = packed;
+    this.#rejected = rejected;
+    if (this.toolsFromCache) this.#options.onToolsChanged?.();
+  }
+
+  /** Settles once the cached list given as a promise is listed (or dropped); never rejects. */
+  get cacheLoaded(): Promise<void> {
+    return this.#cacheLoaded;
+  }
+
+  /** True while a cached list given as a promise is being read, screened and packed. */
+  get cacheLoading(): boolean {
+    return this.#cacheLoading;
+  }
+
   /** Resolves once the current connection attempt has finished, either way. */
   get ready(): Promise<void> {
     return this.#ready;
@@ -624,8 +703,11 @@ export class Downstream {
         this.#options.log(`server "${this.name}": tool ${JSON.stringify(this.redact(r.name))} ${r.reason}`);
       }
     }
-    this.#tools = accepted.map(packTool);
+    this.#tools = accepted.length < PACK_STEPS_MIN_TOOLS
+      ? accepted.map(packTool)
+      : (await new Stepper(packSteps(accepted)).finishAsync())!;
     this.#rejected = rejected;
+    this.#listedLive = true;
     try {
       this.#options.onToolsListed?.(accepted);
     } catch {

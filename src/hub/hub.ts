@@ -220,9 +220,40 @@ export class Hub {
       this.#followBase();
       return;
     }
+    const ready = options.storeReady;
+    this.#storeDone = ready === undefined;
     for (const server of this.#inScope(options.config)) {
       this.#downstreams.set(server.name, this.#newDownstream(server, options.config));
     }
+    if (ready) {
+      // A shared store's snapshot is in memory once it settles: its cached lists are read then.
+      this.#storeRead = ready.catch(() => {}).then(() => {
+        this.#storeDone = true;
+        for (const d of this.#downstreams.values()) this.#readCache(d);
+      });
+    }
+  }
+
+  /** Settles once a shared store's snapshots are loaded (or could not be) and the cache reads are asked for. */
+  #storeRead: Promise<void> = Promise.resolve();
+  /** The store's snapshots are loaded: a new downstream's cached list is read at once. */
+  #storeDone = true;
+  /** Cache reads waiting for the store's snapshots, by downstream. */
+  #cacheReads = new WeakMap<Downstream, () => void>();
+
+  #readCache(d: Downstream): void {
+    const read = this.#cacheReads.get(d);
+    this.#cacheReads.delete(d);
+    read?.();
+  }
+
+  /**
+   * Settles once the cached lists of this hub's servers are read, checked and listed (after a shared
+   * store's snapshots): local work in slices, never the servers. Never rejects.
+   */
+  async #cachedLists(): Promise<void> {
+    await (this.#options.base ?? this).#storeRead;
+    await Promise.all([...this.#downstreams.values()].map((d) => d.cacheLoaded));
   }
 
   /** A view: its servers are the base's connections in its scope (after every reload of the base). */
@@ -301,10 +332,7 @@ export class Hub {
     const options = this.#options;
     const fingerprint = serverFingerprint(server);
     const cache = options.toolCache;
-    const cachedInstructions = cache?.loadInstructions &&
-      this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
-    if (cachedInstructions) this.#instructions.set(server.name, cachedInstructions);
-    else this.#instructions.delete(server.name);
+    this.#instructions.delete(server.name);
     const onStateChange = () => {
       const d = this.#downstreams.get(server.name);
       if (d?.state === "connected") {
@@ -319,8 +347,7 @@ export class Hub {
       }
       this.#changed();
     };
-    return new Downstream(server, {
-      cachedTools: cache && this.#cacheOp(() => cache.load(server.name, fingerprint)),
+    const d = new Downstream(server, {
       onToolsListed: cache && ((tools) => this.#cacheSave(cache, server.name, fingerprint, tools)),
       env: serverEnvironment(options.env, config, server),
       clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
@@ -337,6 +364,29 @@ export class Hub {
         options.finalize?.spool,
       ),
     });
+    if (!cache) return d;
+    // The cached list is read in steps (100,000 tools: ~0.5 s read and parsed, then checked and packed),
+    // so the gateway serves meanwhile; a shared store's, once its snapshot is loaded.
+    this.#cacheReads.set(d, () => {
+      if (this.#closed) return;
+      const instructions = cache.loadInstructions &&
+        this.#cacheOp(() => cache.loadInstructions!(server.name, fingerprint));
+      if (instructions && !this.#instructions.has(server.name) && d.state !== "connected") {
+        this.#instructions.set(server.name, instructions);
+      }
+      const list = cache.loadAsync
+        ? this.#cacheOp(() => cache.loadAsync!(server.name, fingerprint))
+        : Promise.resolve().then(() => this.#cacheOp(() => cache.load(server.name, fingerprint)));
+      d.useCachedTools(
+        (list ?? Promise.resolve(undefined)).catch((error) =>
+          this.#cacheOp(() => {
+            throw error;
+          })
+        ),
+      );
+    });
+    if (this.#storeDone) this.#readCache(d);
+    return d;
   }
 
   /**
@@ -468,10 +518,9 @@ export class Hub {
       this.#started.resolve();
       return Promise.resolve();
     }
-    const ready = this.#options.storeReady;
-    if (ready) {
+    if (this.#options.storeReady) {
       // A shared store's pins and cache are read first (bounded by its connect timeout; failure = fail open).
-      return ready.catch(() => {}).then(() => this.#closed ? undefined : this.#connectAll());
+      return this.#storeRead.then(() => this.#closed ? undefined : this.#connectAll());
     }
     return this.#connectAll();
   }
@@ -485,12 +534,14 @@ export class Hub {
   }
 
   /**
-   * Resolves once the catalog is complete enough to answer `tools/list` and discovery: every server
-   * whose tools are not known yet (no usable cache) has connected or failed, or `startup_wait` has
-   * passed since start. At once when nothing is pending.
+   * Resolves once the catalog is complete enough to answer `tools/list` and discovery: the cached lists
+   * are read (in slices, after a shared store's snapshots), and every server whose tools are not known
+   * yet (no usable cache) has connected or failed, or `startup_wait` has passed since start.
    */
   settled(): Promise<void> {
     this.#startup ??= this.#started.promise.then(async () => {
+      // Cached lists still being read are the first answer's (whatever startup_wait says, as when read at once).
+      await this.#cachedLists();
       const wait = this.config.startupWaitMs;
       const pending = this.connectingServers().map((name) => this.#downstreams.get(name)!.ready);
       if (wait <= 0 || pending.length === 0) return;
@@ -545,6 +596,8 @@ export class Hub {
 
   /** The catalog, built in slices that yield to the event loop (100,000 tools take about 0.4 s). */
   async #catalogAsync(): Promise<{ tools: CatalogTool[]; index: CatalogIndex }> {
+    // Cached lists still being read at start are part of it (list_servers, discovery).
+    if (this.downstreams.some((d) => d.cacheLoading)) await this.#cachedLists();
     if (this.#catalog) return this.#catalog;
     if (!this.#catalogSteps) this.#warmWorker(this.#listedTools());
     const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild());

@@ -1,8 +1,8 @@
 /**
- * Tool pins and the tool-list cache on the shared PostgreSQL store. The hub asks both synchronously (a
- * tools/list must not wait on the network), so each keeps a snapshot in memory, loaded before the servers
- * start ({@linkcode PgToolPins.load}) and refreshed while tools are held, and writes through in the
- * background. A definition approved once is approved for every replica: each replica re-reads the pins
+ * Tool pins and the tool-list cache on the shared PostgreSQL store. The hub asks both without waiting on
+ * the network (a tools/list must not), so each keeps a snapshot in memory, loaded before the servers
+ * start ({@linkcode PgToolPins.load}, {@linkcode PgToolCache.preload}: the hub reads the cached lists once
+ * that has settled) and refreshed while tools are held, and writes through in the background. A definition approved once is approved for every replica: each replica re-reads the pins
  * of its held tools every 2 s.
  *
  * @module
@@ -25,6 +25,8 @@ import {
   unchecked,
 } from "./pinning.ts";
 import type { ToolListCache } from "./tool_cache.ts";
+import { parseTextSteps } from "./sliced_json.ts";
+import { Stepper } from "./slices.ts";
 
 /** The PostgreSQL schema of pins and the tool cache (the SQLite one's columns, 64-bit times). */
 export const pgHubMigrations: PgMigration[] = [{
@@ -258,6 +260,19 @@ export class PgToolCache implements ToolListCache {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * {@linkcode PgToolCache.load} in steps: the snapshot's text (loaded by {@linkcode PgToolCache.preload})
+   * parsed in slices from the next turn of the event loop on (a 100,000-tool list is 18 MB).
+   */
+  loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
+    const row = this.#rows.get(server);
+    if (!row || row.fingerprint !== fingerprint) return Promise.resolve(undefined);
+    const text = row.tools;
+    return new Promise((resolve) => setTimeout(resolve, 0))
+      .then(() => new Stepper(parseTextSteps(text)).finishAsync())
+      .then((tools) => Array.isArray(tools) ? tools as ToolDefinition[] : undefined, () => undefined);
   }
 
   save(

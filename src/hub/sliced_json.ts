@@ -383,3 +383,23 @@ function* walk(
   pieces.push("}");
   return true;
 }
+
+/**
+ * The value of the JSON text `text`, as {@linkcode parseJson} gives it, built in steps: a text of
+ * {@linkcode ENCODE_CHARS} characters or more is encoded a piece at a time (never between the halves of a
+ * surrogate pair) and parsed by {@linkcode parseSteps}; a shorter one at once.
+ * @throws {SyntaxError} when it is not JSON
+ */
+export function* parseTextSteps(text: string): Generator<void, unknown> {
+  if (text.length < ENCODE_CHARS) return parseJson(text);
+  const raw = new RawBytes();
+  for (let at = 0; at < text.length;) {
+    let end = Math.min(text.length, at + ENCODE_CHARS);
+    const last = text.charCodeAt(end - 1);
+    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
+    raw.append(encoder.encode(text.slice(at, end)));
+    at = end;
+    yield;
+  }
+  return yield* parseSteps(raw);
+}

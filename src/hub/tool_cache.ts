@@ -53,6 +53,11 @@ export interface ToolListCache {
   /** The server's cached list for this fingerprint; undefined when there is none (or it cannot be read). */
   load(server: string, fingerprint: string): ToolDefinition[] | undefined;
   /**
+   * {@linkcode ToolListCache.load} in steps (read and parsed in slices, from the next turn of the event
+   * loop on): what the hub uses at start when the cache has it. Never rejects.
+   */
+  loadAsync?(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined>;
+  /**
    * `json`: `JSON.stringify(tools)`, when the caller has it (a large list is serialized in slices), and
    * `hash`: its {@linkcode listHash}, when it has that too (an unchanged list is then not compared again).
    * A promise when the list is written in steps: settles once it is (rejects when that failed).
@@ -164,8 +169,8 @@ export interface StoreToolCacheOptions {
  * generation the row's (after checking that all its parts are there), and the replaced generation's
  * parts are then deleted in steps. A reader (this process or another sharing the file) sees the old list
  * or the new one, whole; a crash before the last transaction leaves the old one, and the next save
- * deletes the parts it left. {@linkcode StoreToolCache.load} reads it at once (a gateway's start, before
- * it serves); {@linkcode StoreToolCache.loadAsync} in steps. Writes of one server run one after another;
+ * deletes the parts it left. {@linkcode StoreToolCache.loadAsync} reads it in steps (a gateway's start:
+ * it serves meanwhile); {@linkcode StoreToolCache.load} at once. Writes of one server run one after another;
  * a save waiting behind a running one is replaced by a later save, and
  * {@linkcode StoreToolCache.finishWrites} ends them at once (before the store is closed).
  */

@@ -4,6 +4,7 @@ import {
   jsonTextSteps,
   leadSteps,
   parseSteps,
+  parseTextSteps,
   slicedParse,
   slicedParseApplies,
   slicedStringifyApplies,
@@ -480,4 +481,25 @@ Deno.test("StdioClientTransport: huge lines parsed in slices, in order, with the
   assert.ok(seen[2] instanceof ProtocolViolation);
   assert.equal(seen[2].message, "Not a JSON-RPC 2.0 message");
   assert.equal((seen[3] as { params: { data: string } }).params.data, "last");
+});
+
+Deno.test("parseTextSteps equals JSON.parse of a long text, its pieces never splitting a surrogate pair", () => {
+  // Each shift puts a piece boundary on another offset, inside a pair among them.
+  for (const shift of [0, 1, 2, 3]) {
+    const tools = Array.from(
+      { length: 20_000 },
+      (_, i) => ({ name: `t${i}`, description: "😀é".repeat(i % 5) }),
+    );
+    const text = " ".repeat(shift) + JSON.stringify(tools);
+    const steps = parseTextSteps(text);
+    let yields = 0;
+    let r = steps.next();
+    while (!r.done) yields++, r = steps.next();
+    assert.deepEqual(r.value, JSON.parse(text), `shift ${shift}`);
+    assert.ok(yields >= Math.floor(text.length / (256 * 1024)), `${yields} yields`);
+  }
+  // A short text at once, and invalid JSON is a SyntaxError either way.
+  assert.deepEqual(drain(parseTextSteps('{"a":[1]}')), { a: [1] });
+  assert.throws(() => drain(parseTextSteps("[" + "1,".repeat(300_000))), SyntaxError);
+  assert.throws(() => drain(parseTextSteps("[1,")), SyntaxError);
 });

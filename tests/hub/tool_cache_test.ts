@@ -10,7 +10,22 @@ import {
 } from "../../src/hub/mod.ts";
 import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
 import { type DatabaseSync, openStore, PgStore } from "../../src/store/mod.ts";
-import { manyToolsConfig, runMcphub, tempDir } from "../helpers.ts";
+import { Gateway } from "../../src/hub/gateway.ts";
+import { Downstream } from "../../src/hub/downstream.ts";
+import type { ToolDefinition } from "../../src/catalog/mod.ts";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { Client } from "@modelcontextprotocol/sdk/client";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  manyToolsConfig,
+  q,
+  runMcphub,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 import { pgCluster } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
@@ -449,5 +464,191 @@ Deno.test("StoreToolCache: a write finished inside another module's transaction 
     assert.equal(partsOf(db, "a").length, 1);
   } finally {
     db.close();
+  }
+});
+
+/** A config whose one server never answers: its tools can only come from the cache. */
+function silentConfig() {
+  return parseConfig("servers:\n  slow:\n    command: sleep\n    args: ['30']\n", "mcphub.yaml", {
+    env: env({}),
+    cwd: "/tmp",
+  });
+}
+
+Deno.test("a hub on the shared PostgreSQL store lists the cached list and instructions once the store's snapshot is read", async () => {
+  const cluster = await pgCluster();
+  const store = new PgStore(await cluster.database(), { migrations: pgStoreMigrations });
+  try {
+    const config = silentConfig();
+    const fingerprint = serverFingerprint(config.servers[0]!);
+    const tools = bigList(300, "pg");
+    const writer = new PgToolCache(store);
+    await writer.preload();
+    writer.save("slow", fingerprint, tools);
+    writer.saveInstructions("slow", fingerprint, "Use slow for slow things.");
+    await writer.flush();
+    // As `mcp serve` opens it: the hub is made before the snapshot is read.
+    const cache = new PgToolCache(store);
+    const hub = new Hub({
+      config,
+      env: {},
+      version: "test",
+      log: () => {},
+      toolCache: cache,
+      storeReady: cache.preload(),
+    });
+    try {
+      void hub.start();
+      await hub.settled();
+      const d = hub.downstream("slow")!;
+      assert.equal(d.state, "connecting");
+      assert.equal(d.toolsFromCache, true);
+      assert.deepEqual(d.tools.map((t) => t.name), tools.map((t) => t.name));
+      assert.deepEqual(
+        (await hub.catalogAsync()).map((t) => t.namespaced),
+        tools.map((t) => `slow__${t.name}`).sort(),
+      );
+      assert.equal(hub.instructions("slow"), "Use slow for slow things.");
+    } finally {
+      await hub.close();
+    }
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("a gateway on the shared PostgreSQL store answers its first tools/list from the cached list", async () => {
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  await using tmp = await tempDir();
+  // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
+  const config = await writeConfig(
+    tmp.path,
+    `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(FIXTURE)
+    }, --slow-start, "4000"]\n`,
+  );
+  const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
+  {
+    await using gw = await connectGateway(config, options);
+    const first = await gw.client.listTools();
+    assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
+    // The call waits for the server; its list is then cached (written through before the gateway exits).
+    const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
+    assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
+  }
+  await using gw = await connectGateway(config, options);
+  const names = (await gw.client.listTools()).tools.map((t) => t.name);
+  const servers = structured<{ servers: { name: string; state: string }[] }>(
+    await gw.client.callTool({ name: "list_servers", arguments: {} }),
+  ).servers;
+  assert.equal(servers[0]!.state, "connecting", "the server was still starting when tools/list answered");
+  assert.ok(
+    names.includes("slow__echo") && names.includes("slow__wait"),
+    `warm: cached tools at once: ${names}`,
+  );
+  const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
+  assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
+});
+
+Deno.test("a gateway answers initialize and pings while a 100,000-tool cached list is read; tools/list has all of it", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const config = silentConfig();
+    const tools = bigList(100_000, "warm");
+    await new StoreToolCache(db).save("slow", serverFingerprint(config.servers[0]!), tools);
+    const hub = new Hub({
+      config,
+      env: {},
+      version: "test",
+      log: () => {},
+      toolCache: new StoreToolCache(db),
+    });
+    const d = hub.downstream("slow")!;
+    // Nothing of it was read in the constructor: the gateway can serve at once.
+    assert.equal(d.tools.length, 0);
+    const gateway = new Gateway(hub, { version: "test", log: () => {}, start: () => void hub.start() });
+    const [inner, outer] = InMemoryTransport.createLinkedPair();
+    const client = new Client({ name: "host", version: "1" });
+    try {
+      await gateway.connect(inner);
+      await client.connect(outer);
+      assert.equal(d.tools.length, 0, "initialize was answered while the cached list was read");
+      await client.ping();
+      assert.equal(d.tools.length, 0, "a ping was answered while the cached list was read");
+      // tools/list waits for the cached list (never the server, which never answers): all of it.
+      const listed = (await client.listTools()).tools.map((t) => t.name).filter((n) =>
+        n.startsWith("slow__")
+      );
+      assert.equal(listed.length, 100_000);
+      assert.deepEqual(new Set(listed), new Set(tools.map((t) => `slow__${t.name}`)));
+      assert.deepEqual([d.state, d.toolsFromCache, d.tools.length], ["connecting", true, 100_000]);
+    } finally {
+      await client.close();
+      await gateway.close();
+      await hub.close();
+    }
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("a cached list read before the server lists is screened and listed; one read after the live list is dropped", async () => {
+  const config = parseConfig(
+    `servers:\n  f:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+    "mcphub.yaml",
+    { env: env({}), cwd: "/tmp" },
+  ).servers[0]!;
+  let deep: Record<string, unknown> = { type: "string" };
+  for (let i = 0; i < 100; i++) deep = { type: "object", properties: { x: deep } };
+  const cached = [{ name: "cached_a", inputSchema: { type: "object" } }, {
+    name: "cached_deep",
+    inputSchema: deep,
+  }];
+  const open = (list: Promise<readonly ToolDefinition[] | undefined>, changes: { n: number }) =>
+    new Downstream(config, {
+      env: Deno.env.toObject(),
+      clientName: "test",
+      clientVersion: "1",
+      connectTimeoutMs: 30_000,
+      log: () => {},
+      cachedTools: list,
+      onToolsChanged: () => changes.n++,
+    });
+  {
+    const list = Promise.withResolvers<readonly ToolDefinition[] | undefined>();
+    const changes = { n: 0 };
+    const d = open(list.promise, changes);
+    try {
+      assert.deepEqual([d.tools.length, d.toolsFromCache, d.cacheLoading], [0, false, true]);
+      list.resolve(cached);
+      await d.cacheLoaded;
+      assert.deepEqual(d.tools.map((t) => t.name), ["cached_a"]);
+      assert.deepEqual(d.rejected.map((r) => r.name), ["cached_deep"]);
+      assert.deepEqual([d.toolsFromCache, d.cacheLoading, changes.n], [true, false, 1]);
+      await d.connect();
+      assert.equal(d.state, "connected");
+      assert.ok(d.tools.some((t) => t.name === "echo") && !d.tools.some((t) => t.name === "cached_a"));
+      assert.deepEqual([d.toolsFromCache, d.rejected], [false, []]);
+    } finally {
+      await d.close();
+    }
+  }
+  {
+    const list = Promise.withResolvers<readonly ToolDefinition[] | undefined>();
+    const changes = { n: 0 };
+    const d = open(list.promise, changes);
+    try {
+      await d.connect();
+      const live = d.tools.map((t) => t.name);
+      assert.ok(live.includes("echo"));
+      list.resolve(cached);
+      await d.cacheLoaded;
+      assert.deepEqual(d.tools.map((t) => t.name), live);
+      assert.deepEqual([d.toolsFromCache, d.rejected, changes.n], [false, [], 0]);
+    } finally {
+      await d.close();
+    }
   }
 });

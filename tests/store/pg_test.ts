@@ -187,6 +187,25 @@ Deno.test("PgToolCache: a tool list saved by one replica is loaded by another", 
   assert.equal(b.loadInstructions("s", "fp1"), "Use t.");
 });
 
+Deno.test("PgToolCache.loadAsync: a large list parsed in steps is load's value; other fingerprints get none", async () => {
+  await using store = await freshStore();
+  const a = new PgToolCache(store);
+  await a.preload();
+  const tools = Array.from({ length: 20_000 }, (_, i) => ({
+    name: `t${i}`,
+    description: `Tool ${i} «é» 😀 "q" \\`,
+    inputSchema: { type: "object" },
+  }));
+  a.save("s", "fp1", tools);
+  await a.flush();
+  const b = new PgToolCache(store);
+  await b.preload();
+  assert.deepEqual(await b.loadAsync("s", "fp1"), tools);
+  assert.deepEqual(await b.loadAsync("s", "fp1"), b.load("s", "fp1"));
+  assert.equal(await b.loadAsync("s", "fp2"), undefined);
+  assert.equal(await b.loadAsync("other", "fp1"), undefined);
+});
+
 Deno.test("PgStore: errors never carry the password, and the URL is printed without it", async () => {
   const cluster = await pgCluster();
   const wrong = `postgres://mcphub:not-${cluster.password}@127.0.0.1:${cluster.port}/postgres`;
