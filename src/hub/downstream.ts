@@ -5,7 +5,7 @@
  * @module
  */
 import type { ServerConfig } from "../config/mod.ts";
-import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
+import { type PackedTool, packTool, type ToolDefinition } from "../catalog/mod.ts";
 import {
   AjvJsonSchemaValidator,
   CallToolResultSchema,
@@ -179,6 +179,8 @@ export class Downstream {
   #error?: string;
   /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
   #tools: PackedTool[] = [];
+  /** Names of the listed tools that declare an `outputSchema` (looked up on every call). */
+  #withOutputSchema = new Set<string>();
   #cached?: readonly PackedTool[];
   #rejected: RejectedTool[] = [];
   /** list_changed coalescing: the refresh in flight, and whether one more is queued behind it. */
@@ -613,6 +615,7 @@ export class Downstream {
       }
     }
     this.#tools = accepted.map(packTool);
+    this.#withOutputSchema = new Set(accepted.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     this.#rejected = rejected;
     try {
       this.#options.onToolsListed?.(accepted);
@@ -711,7 +714,7 @@ export class Downstream {
   }
 
   #hasOutputSchema(name: string): boolean {
-    return this.#tools.some((t) => t.name === name && unpackTool(t).outputSchema !== undefined);
+    return this.#withOutputSchema.has(name);
   }
 
   #teardown(): void {
