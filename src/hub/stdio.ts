@@ -252,7 +252,23 @@ export function readSocket(
     // Destroyed without an end (its pipe closed under it): what came was all there is.
     stream.once("close", onEnd);
     stream.once("error", fail);
+    // A stream paused before (the gateway's stdin is, until it is read) does not flow by a listener alone.
+    stream.resume();
   });
+}
+
+/**
+ * Bytes the gateway reads: a web stream, or a Node stream read from its `data` events (the gateway's
+ * stdin as a socket: see host_input.ts).
+ */
+export type ByteSource = ReadableStream<Uint8Array> | Readable;
+
+/** Reads `source` to its end as {@linkcode readChunks} or {@linkcode readSocket} does. */
+export function readSource(
+  source: ByteSource,
+  onChunk: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<void> {
+  return source instanceof ReadableStream ? readChunks(source, onChunk) : readSocket(source, onChunk);
 }
 
 /** Where a {@linkcode CoalescingWriter} writes: a web stream's writer, or {@linkcode streamWriter}'s. */
@@ -1007,13 +1023,13 @@ export class StdioServerTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
-  #input: ReadableStream<Uint8Array>;
+  #input: ByteSource;
   #output: CoalescingWriter;
   #closed = false;
 
   /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
   constructor(
-    input: ReadableStream<Uint8Array>,
+    input: ByteSource,
     output: WritableStream<Uint8Array>,
     options: { writeSync?: (bytes: Uint8Array) => number } = {},
   ) {
@@ -1029,7 +1045,7 @@ export class StdioServerTransport implements Transport {
   async #pump(): Promise<void> {
     const splitter = new LineSplitter(MAX_HOST_MESSAGE_BYTES);
     try {
-      await readChunks(this.#input, (chunk) => {
+      await readSource(this.#input, (chunk) => {
         this.#output.readerAlive();
         for (const line of splitter.push(chunk)) {
           if (line instanceof OversizedMessage) {
