@@ -8,8 +8,7 @@
  *
  * @module
  */
-import { ChildProcess } from "node:child_process";
-import { constants as osConstants } from "node:os";
+import type { ChildProcess } from "node:child_process";
 import type { Readable, Writable } from "node:stream";
 import { ErrorCode, JSONRPCMessageSchema, McpError } from "./sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "./sdk.ts";
@@ -629,8 +628,11 @@ export class StdioClientTransport implements Transport {
    * not found, PermissionDenied for one the system refuses to run, NotCapable for one our permissions
    * do not include.
    */
-  start(): Promise<void> {
+  async start(): Promise<void> {
     const { command, args, env, cwd } = this.#params;
+    const { ChildProcess } = await childProcessModule();
+    // Closed while the module loaded (a connect that was given up): nothing may start now.
+    if (this.#closed) throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
     const child = new ChildProcess();
     this.#child = child;
     const [file, argv] = literalCommandLine(command, args, env);
@@ -646,10 +648,12 @@ export class StdioClientTransport implements Transport {
         detached: Deno.build.os !== "windows",
       });
     } catch (error) {
-      return Promise.reject(error);
+      this.#child = undefined;
+      throw error;
     }
     // Not started: the reason comes as an event on the next tick.
     if (child.pid === undefined) {
+      this.#child = undefined;
       return new Promise((_, reject) => child.once("error", (error) => reject(spawnError(command, error))));
     }
     child.on("error", (error) => {
@@ -674,7 +678,6 @@ export class StdioClientTransport implements Transport {
       this.#writer?.close().catch(() => {});
       this.#finish();
     });
-    return Promise.resolve();
   }
 
   async #pump(stream: Readable): Promise<void> {
@@ -919,10 +922,27 @@ function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): vo
   }
 }
 
+/** Signal numbers by name (from node:os, loaded with node:child_process). */
+let signalNumbers: Record<string, number> = {};
+let childProcessLoaded: Promise<typeof import("node:child_process")> | undefined;
+
+/**
+ * node:child_process, loaded with the first server started rather than with this module: a gateway
+ * starts its servers after it answered the host's `initialize`, which need not wait for it.
+ */
+function childProcessModule(): Promise<typeof import("node:child_process")> {
+  return childProcessLoaded ??= Promise.all([import("node:child_process"), import("node:os")]).then(
+    ([module, os]) => {
+      signalNumbers = os.constants.signals as unknown as Record<string, number>;
+      return module;
+    },
+  );
+}
+
 /** A child's end as `Deno.Command` reports it (a signal's code is 128 + its number, as a shell's). */
 function commandStatus(code: number | null, signal: string | null): Deno.CommandStatus {
   if (signal) {
-    const number = (osConstants.signals as Record<string, number>)[signal] ?? 0;
+    const number = signalNumbers[signal] ?? 0;
     return { success: false, code: 128 + number, signal: signal as Deno.Signal };
   }
   return { success: code === 0, code: code ?? 1, signal: null };
