@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type JSONRPCMessage, loadHttpSdk, StdioServerTransport } from "../hub/mod.ts";
+import { type ByteSource, type JSONRPCMessage, loadHttpSdk, StdioServerTransport } from "../hub/mod.ts";
 
 /** Pause between a notification and a following response written to the host. */
 const RESPONSE_GAP_MS = 5;
@@ -15,7 +15,7 @@ export interface BridgeOptions {
   url: URL;
   /** Sent as `Authorization: Bearer TOKEN`. */
   token?: string;
-  input: ReadableStream<Uint8Array>;
+  input: ByteSource;
   output: WritableStream<Uint8Array>;
   log: (line: string) => void;
 }

@@ -5,7 +5,7 @@
  * @module
  */
 import type { ServerConfig } from "../config/mod.ts";
-import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
+import { type PackedTool, packTool, type ToolDefinition } from "../catalog/mod.ts";
 import {
   AjvJsonSchemaValidator,
   CallToolResultSchema,
@@ -220,6 +220,8 @@ export class Downstream {
   #error?: string;
   /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
   #tools: PackedTool[] = [];
+  /** Names of the listed tools that declare an `outputSchema` (looked up on every call). */
+  #withOutputSchema = new Set<string>();
   #cached?: readonly PackedTool[];
   /** Settles once a cached list given as a promise is read, screened and packed (or dropped). */
   #cacheLoaded: Promise<void> = Promise.resolve();
@@ -706,6 +708,7 @@ export class Downstream {
     this.#tools = accepted.length < PACK_STEPS_MIN_TOOLS
       ? accepted.map(packTool)
       : (await new Stepper(packSteps(accepted)).finishAsync())!;
+    this.#withOutputSchema = new Set(accepted.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     this.#rejected = rejected;
     this.#listedLive = true;
     try {
@@ -805,7 +808,7 @@ export class Downstream {
   }
 
   #hasOutputSchema(name: string): boolean {
-    return this.#tools.some((t) => t.name === name && unpackTool(t).outputSchema !== undefined);
+    return this.#withOutputSchema.has(name);
   }
 
   #teardown(): void {

@@ -64,6 +64,7 @@ export { MAX_DEFINITION_BYTES, MAX_DEFINITION_DEPTH, MAX_TOOL_NAME_CHARS } from 
 export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";
 export { hostInput } from "./host_input.ts";
 export {
+  type ByteSource,
   LineSplitter,
   MAX_HOST_MESSAGE_BYTES,
   MAX_MESSAGE_BYTES,

@@ -37,7 +37,7 @@ import {
 import { type CallEvent, Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "./meta_tools.ts";
-import { StdioServerTransport } from "./stdio.ts";
+import { type ByteSource, StdioServerTransport } from "./stdio.ts";
 import { SessionRelay } from "./passthrough.ts";
 import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
 import { type PinStore, toolPinMigrations, ToolPins } from "./pinning.ts";
@@ -61,7 +61,7 @@ export interface StartGatewayOptions {
    * @default no token store then
    */
   authStorePath?: string;
-  input: ReadableStream<Uint8Array>;
+  input: ByteSource;
   output: WritableStream<Uint8Array>;
   /**
    * A synchronous write to the same pipe (`Deno.stdout.writeSync`), used for small batches: Deno's

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { Readable } from "node:stream";
 import {
   CoalescingWriter,
   Deadlines,
   readChunks,
+  readSocket,
   SYNC_CREDIT_BYTES,
   SYNC_WRITE_BYTES,
 } from "../../src/hub/stdio.ts";
@@ -156,3 +158,37 @@ for (const kind of ["byte", "default"] as const) {
     assert.deepEqual(got, expected);
   });
 }
+
+Deno.test("readSocket keeps every byte in order past chunks handled later, and timers run while a stream always has data", async () => {
+  // A stream whose every read has data at once: without a turn, the timer below would wait until it ends.
+  const SIZE = 64 * 1024;
+  const CAP = 20_000;
+  let fired = false;
+  let sent = 0;
+  const expected: number[] = [];
+  const stream = new Readable({
+    read() {
+      if (fired || sent === CAP) return void this.push(null);
+      expected.push(sent % 251);
+      this.push(new Uint8Array(SIZE).fill(sent++ % 251));
+    },
+  });
+  const timer = setTimeout(() => fired = true, 0);
+  const got: number[] = [];
+  let bytes = 0;
+  let n = 0;
+  try {
+    await readSocket(stream, (chunk) => {
+      for (let at = 0; at < chunk.length; at += SIZE) got.push(chunk[at]!);
+      bytes += chunk.length;
+      // Now and then a chunk handled later: the stream pauses, and what still comes waits its turn.
+      return ++n % 7 === 0 ? new Promise((resolve) => queueMicrotask(resolve)) : undefined;
+    });
+  } finally {
+    clearTimeout(timer);
+  }
+  assert.equal(fired, true);
+  assert.ok(sent < CAP, `the timer waited for all ${CAP} chunks`);
+  assert.equal(bytes, sent * SIZE);
+  assert.deepEqual(got, expected);
+});
