@@ -8,8 +8,9 @@
  * - `process`: the catalog built in one piece, the index in 20 ms slices in process (the hub before
  *   the index worker);
  * - `worker`: the catalog built in slices, the index in a Web Worker (`src/hub/index_host.ts`) started
- *   for this build, in a macrotask of its own as the build begins (as the hub does when a catalog's
- *   servers list 5,000 tools or more), queries answered by message (a hub's first build);
+ *   for this build, in a macrotask of its own as the build begins, the catalog's first slice a macrotask
+ *   after it (as the hub does when a catalog's servers list 5,000 tools or more: `warmSoon`), queries
+ *   answered by message (a hub's first build); reported with how long making the worker held the loop;
  * - `reuse`: the same with the hub's index worker already started (`IndexWorkerPool`: by an earlier build,
  *   or at idle once the catalog grew large), as every later build of the hub finds it.
  *
@@ -38,9 +39,11 @@ import {
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import {
   type Discovery,
+  INDEX_WORKER_MODULE,
   IndexWorkerPool,
   localDiscovery,
   workerDiscovery,
+  type WorkerFactory,
 } from "../../src/hub/index_host.ts";
 import { Stepper } from "../../src/hub/slices.ts";
 import { describeEntry } from "../../src/hub/discovery.ts";
@@ -67,6 +70,11 @@ export interface WayReport {
   gaps: string[];
   /** Holds over 50 ms with their times (ms of `performance.now()`), for `--trace-gc`. */
   holds: Hold[];
+  /**
+   * `worker`: when (`performance.now()`) Deno was asked to make the index worker, how long that held this
+   * thread, and the whole hold of the event loop it was part of (what else ran in the same turn).
+   */
+  workerMade?: { at: number; ms: number; hold?: number };
   /** `--trace-gc`: `performance.now()` at the end of the calibrating `gc()`, and when the index worker started. */
   calibration?: { gcEnd: number; buildAt?: number; workerAt?: number };
 }
@@ -98,7 +106,7 @@ function schedstat(): [number, number] | undefined {
 function probe(
   label: () => string,
   trace: boolean,
-  onGap: (ms: number) => void,
+  onGap: (ms: number, start: number) => void,
 ): { holds: Hold[]; stop: () => void } {
   const holds: Hold[] = [];
   let last = performance.now();
@@ -106,7 +114,7 @@ function probe(
   const ticker = setInterval(() => {
     const now = performance.now();
     const next = sched ? schedstat() : undefined;
-    onGap(now - last);
+    onGap(now - last, last);
     if (now - last > 50) {
       const hold: Hold = { step: label(), start: last, ms: now - last };
       if (sched && next) {
@@ -167,9 +175,13 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
   const held = { build: 0, query: 0 };
   const steps: Record<string, number> = {};
   const calibration = trace ? { gcEnd: calibrate() } as NonNullable<WayReport["calibration"]> : undefined;
-  const { holds, stop } = probe(() => step, trace, (gap) => {
+  let workerMade: WayReport["workerMade"];
+  const { holds, stop } = probe(() => step, trace, (gap, start) => {
     held[phase] = Math.max(held[phase], gap);
     steps[step] = Math.max(steps[step] ?? 0, gap);
+    if (workerMade && workerMade.hold === undefined && start <= workerMade.at) {
+      if (workerMade.at <= start + gap) workerMade.hold = gap;
+    }
   });
   let pool: IndexWorkerPool | undefined;
   if (way === "reuse") {
@@ -186,14 +198,19 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
   const context = (revision: string) => ({ contractVersion: "1", catalogRevision: revision });
   const t0 = performance.now();
   if (calibration) calibration.buildAt = t0;
+  let warming: Promise<void> | undefined;
   if (way === "worker") {
-    // As the hub does when a large catalog's build begins: its worker started in a macrotask of its own.
-    pool = new IndexWorkerPool();
-    const started = pool;
-    setTimeout(() => {
-      if (calibration) calibration.workerAt = performance.now();
-      started.warm();
-    }, 0);
+    // As the hub does when a large catalog's build begins: its worker started in a macrotask of its own,
+    // the catalog's slices a macrotask after it.
+    const made: WorkerFactory = () => {
+      const at = performance.now();
+      if (calibration) calibration.workerAt = at;
+      const worker = new Worker(INDEX_WORKER_MODULE, { type: "module" });
+      workerMade = { at, ms: performance.now() - at, hold: undefined };
+      return worker;
+    };
+    pool = new IndexWorkerPool(made);
+    warming = pool.warmSoon();
   }
   let catalog;
   let names: CatalogIndex;
@@ -219,7 +236,7 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
     const built = await new Stepper(function* () {
       const tools = yield* catalogSteps(input);
       return { tools, names: yield* CatalogIndex.build(tools) };
-    }()).finishAsync();
+    }()).after(warming).finishAsync();
     catalog = built.tools;
     names = built.names;
     step = "index";
@@ -259,6 +276,7 @@ async function runWay(way: Way, tools: number, trace = false): Promise<WayReport
     gaps: holds.slice(0, 40).map((h) => `${h.step}@${h.start.toFixed(0)}+${h.ms.toFixed(0)}`),
     holds,
     calibration,
+    workerMade,
   };
 }
 
@@ -482,6 +500,14 @@ export async function main(args: readonly string[] = Deno.args): Promise<void> {
       } ms building (catalog ${r.steps.catalog!.toFixed(0)}, index ${r.steps.index?.toFixed(0) ?? "-"}), ${
         r.queryHoldMs.toFixed(0)
       } ms querying (${r.queryMs.toFixed(1)} ms a query); peak RSS ${r.peakRssMb.toFixed(0)} MB`,
+    );
+  }
+  for (const r of reports.filter((r) => r.workerMade)) {
+    const { ms, hold } = r.workerMade!;
+    console.log(
+      `  ${r.way}: making the index worker held the loop ${ms.toFixed(0)} ms${
+        hold !== undefined ? `, in a hold of ${hold.toFixed(0)} ms` : ""
+      }`,
     );
   }
   for (const r of reports.filter((r) => r.way === "worker" || r.way === "reuse")) {

@@ -184,7 +184,6 @@ export class Hub {
   #workerFailed = false;
   /** The index worker, kept from one large catalog's index to the next (started once, see #warmWorker). */
   #workers?: IndexWorkerPool;
-  #warmTimer?: ReturnType<typeof setTimeout>;
   /** Pin verdicts per server, for the tool list they were computed from. */
   #verdicts = new Map<string, { tools: readonly PackedTool[]; verdict: PackedVerdict }>();
   /** Pin checks in progress (taken in slices by the catalog build), per server, for the list checked. */
@@ -599,8 +598,10 @@ export class Hub {
     // Cached lists still being read at start are part of it (list_servers, discovery).
     if (this.downstreams.some((d) => d.cacheLoading)) await this.#cachedLists();
     if (this.#catalog) return this.#catalog;
-    if (!this.#catalogSteps) this.#warmWorker(this.#listedTools());
-    const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild());
+    // The build's slices begin once the index worker (if it is started for this build) is made.
+    const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild()).after(
+      this.#warmWorker(this.#listedTools()),
+    );
     const built = await steps.finishAsync();
     // Kept unless the catalog changed meanwhile (then the caller answers from the one it asked about).
     if (this.#catalogSteps === steps) {
@@ -622,15 +623,13 @@ export class Hub {
    * Once a catalog is large enough to be indexed in a worker (as its build begins, and again once it is
    * built), starts that worker in a macrotask of its own, so that it starts (and loads the resolver)
    * while the catalog is built in slices and no build or search waits while Deno makes its isolate.
-   * Never at start-up: a small catalog never starts one.
+   * Never at start-up: a small catalog never starts one. Settles a macrotask after the worker is made
+   * (see `IndexWorkerPool.warmSoon`); undefined when no worker is started.
    */
-  #warmWorker(tools: number): void {
+  #warmWorker(tools: number): Promise<void> | undefined {
     const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
-    if (tools < threshold || this.#workerFailed || this.#closed || this.#warmTimer !== undefined) return;
-    this.#warmTimer = setTimeout(() => {
-      this.#warmTimer = undefined;
-      if (!this.#workerFailed && !this.#closed) (this.#workers ??= new IndexWorkerPool()).warm();
-    }, 0);
+    if (tools < threshold || this.#workerFailed || this.#closed) return undefined;
+    return (this.#workers ??= new IndexWorkerPool()).warmSoon();
   }
 
   *#catalogBuild(): Generator<void, { tools: CatalogTool[]; index: CatalogIndex }> {
@@ -1174,8 +1173,6 @@ export class Hub {
     // And the writes under way finished (a large list is written in steps): the list they switch to is whole.
     if (!this.#options.base) this.#cacheOp(() => this.#options.toolCache?.finishWrites?.());
     this.#dropDiscovery();
-    clearTimeout(this.#warmTimer);
-    this.#warmTimer = undefined;
     this.#workers?.close();
     clearInterval(this.#pinTimer);
     this.#pinTimer = undefined;

@@ -118,6 +118,8 @@ let leases = 0;
  */
 export class IndexWorkerPool {
   #idle?: Worker;
+  /** A {@link warmSoon} whose macrotask has not run yet. */
+  #warming?: { promise: Promise<void>; done: () => void; timer: ReturnType<typeof setTimeout> };
   /** Workers lent to a build, with what ends that build's discovery when the pool closes. */
   readonly #busy = new Map<Worker, (message: string) => void>();
   readonly #create: WorkerFactory;
@@ -131,8 +133,36 @@ export class IndexWorkerPool {
 
   /** Starts a worker now if there is none (idle or busy), so that a later build does not wait for it. */
   warm(): void {
-    if (this.#closed || this.#idle || this.#busy.size) return;
-    this.#idle = this.#start();
+    const warming = this.#warming;
+    this.#warming = undefined;
+    clearTimeout(warming?.timer);
+    try {
+      if (this.#closed || this.#idle || this.#busy.size) return;
+      this.#idle = this.#start();
+    } finally {
+      // Scheduled once the worker is made: a macrotask after this one.
+      warming?.done();
+    }
+  }
+
+  /**
+   * {@link warm} in a macrotask of its own, if there is no worker (idle, busy or about to start): the
+   * promise settles one macrotask after that one, so that what the caller starts once it settles (a
+   * catalog slice, say) never runs in the same turn of the event loop as Deno making the isolate (the
+   * two made one hold of their sums). Undefined when there is nothing to wait for; {@link close} settles
+   * it too.
+   */
+  warmSoon(): Promise<void> | undefined {
+    if (this.#closed || this.#idle || this.#busy.size) return undefined;
+    if (this.#warming) return this.#warming.promise;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    const warming = {
+      promise,
+      done: () => setTimeout(resolve, 0),
+      timer: setTimeout(() => this.warm(), 0),
+    };
+    this.#warming = warming;
+    return promise;
   }
 
   /** Whether an idle worker waits for the next build (else {@link take} starts one). */
@@ -170,6 +200,9 @@ export class IndexWorkerPool {
   /** Terminates every worker; later builds are refused with {@link IndexGoneError}. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#warming?.timer);
+    this.#warming?.done();
+    this.#warming = undefined;
     this.#idle?.terminate();
     this.#idle = undefined;
     const busy = [...this.#busy];

@@ -18,6 +18,7 @@ export class Stepper<T> {
   #done = false;
   #value?: T;
   #running?: Promise<T>;
+  #gate?: Promise<unknown>;
 
   constructor(steps: Generator<void, T>) {
     this.#steps = steps;
@@ -53,9 +54,19 @@ export class Stepper<T> {
     return this.#value!;
   }
 
+  /**
+   * The slices of {@link Stepper.finishAsync} begin only once `gate` settles (a caller of
+   * {@link Stepper.finish} still finishes at once). Set before the first `finishAsync`.
+   */
+  after(gate: Promise<unknown> | undefined): this {
+    this.#gate = gate;
+    return this;
+  }
+
   /** Finishes the build in slices of about `sliceMs`, a macrotask apart. */
   finishAsync(sliceMs = SLICE_MS): Promise<T> {
     this.#running ??= (async () => {
+      if (this.#gate) await this.#gate.catch(() => {});
       while (!this.#run(sliceMs)) await new Promise((resolve) => setTimeout(resolve, 0));
       return this.#value!;
     })();

@@ -13,6 +13,7 @@ import {
 import { buildIndex, catalogRevision, resolveResponse, searchResponse } from "../../src/resolver/mod.ts";
 import { syntheticCatalog } from "../../scripts/bench/resolver_bench.ts";
 import { INDEX_WORKER_NICE } from "../../src/hub/index_worker_main.ts";
+import { Stepper } from "../../src/hub/slices.ts";
 import { DENO, FIXTURE } from "../helpers.ts";
 
 const { servers, queries } = syntheticCatalog(INDEX_WORKER_MIN_TOOLS + 1000, 12);
@@ -274,6 +275,69 @@ Deno.test("workerDiscovery(): a worker started for the build is made in a macrot
   } finally {
     pool.close();
   }
+});
+
+Deno.test("IndexWorkerPool.warmSoon(): the worker is made in a macrotask of its own; a build gated on it slices after that one", async () => {
+  const events: string[] = [];
+  let creationTask = false;
+  const pool = new IndexWorkerPool(() => {
+    events.push("create");
+    creationTask = true;
+    // Runs before any later macrotask of the same delay: the end of the task that made the worker.
+    setTimeout(() => creationTask = false, 0);
+    return new Worker(INDEX_WORKER_MODULE, { type: "module" });
+  });
+  try {
+    const warming = pool.warmSoon();
+    assert.ok(warming);
+    // Asked twice before it ran: the same start.
+    assert.equal(pool.warmSoon(), warming);
+    // Not made in the caller's task (that task may hold a catalog slice).
+    assert.equal(events.length, 0);
+    const steps = new Stepper(function* () {
+      for (let i = 0; i < 3; i++) {
+        events.push(creationTask ? "slice in the creation task" : "slice");
+        yield;
+      }
+      return "built";
+    }()).after(warming);
+    // A slice per step: every step yields to the event loop.
+    assert.equal(await steps.finishAsync(0), "built");
+    assert.deepEqual(events, ["create", "slice", "slice", "slice"]);
+    assert.equal(pool.started, 1);
+    // A worker is there: nothing to wait for, none started.
+    assert.equal(pool.warmSoon(), undefined);
+    assert.equal(pool.started, 1);
+  } finally {
+    pool.close();
+  }
+  // Closing the pool settles a pending start without making a worker.
+  const closed = new IndexWorkerPool(() => {
+    throw new Error("no worker may be made");
+  });
+  const pending = closed.warmSoon()!;
+  closed.close();
+  await pending;
+  assert.equal(closed.started, 0);
+  assert.equal(closed.warmSoon(), undefined);
+});
+
+Deno.test("Stepper.after(): slices wait for the gate; finish() does not", async () => {
+  const gate = Promise.withResolvers<void>();
+  let steps = 0;
+  const stepper = new Stepper(function* () {
+    for (let i = 0; i < 4; i++) {
+      steps++;
+      yield;
+    }
+    return steps;
+  }()).after(gate.promise);
+  const sliced = stepper.finishAsync(0);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.equal(steps, 0, "no slice before the gate settles");
+  assert.equal(stepper.finish(), 4);
+  gate.reject(new Error("a failed gate still lets the build finish"));
+  assert.equal(await sliced, 4);
 });
 
 Deno.test({
