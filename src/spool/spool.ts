@@ -304,17 +304,7 @@ export class Spool implements ResultStore {
           this.#insertChunk.run(callId, seq++, chunk);
           totalBytes += chunk.length;
         }
-        this.#insertResult.run(
-          callId,
-          meta.server,
-          meta.tool,
-          meta.namespaced,
-          meta.agent ?? null,
-          totalBytes,
-          this.#chunkBytes,
-          now,
-          now + RETENTION_MS,
-        );
+        this.#recordResult(callId, meta, totalBytes, this.#chunkBytes, now);
         this.#db.exec("COMMIT");
       } catch (error) {
         if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
@@ -380,17 +370,7 @@ export class Spool implements ResultStore {
       if (filled) insert(buffer.subarray(0, filled));
       if (!db.isTransaction) db.exec("BEGIN IMMEDIATE");
       this.#prune(now);
-      this.#insertResult.run(
-        callId,
-        meta.server,
-        meta.tool,
-        meta.namespaced,
-        meta.agent ?? null,
-        totalBytes,
-        size,
-        now,
-        now + RETENTION_MS,
-      );
+      this.#recordResult(callId, meta, totalBytes, size, now);
       db.exec("COMMIT");
     } catch (error) {
       try {
@@ -425,17 +405,7 @@ export class Spool implements ResultStore {
       finish: (callId, meta, totalBytes) => {
         const now = this.#clock();
         this.#prune(now);
-        this.#insertResult.run(
-          callId,
-          meta.server,
-          meta.tool,
-          meta.namespaced,
-          meta.agent ?? null,
-          totalBytes,
-          this.#chunkBytes,
-          now,
-          now + RETENTION_MS,
-        );
+        this.#recordResult(callId, meta, totalBytes, this.#chunkBytes, now);
         this.#lastPruneAt = now;
         return storedMeta(callId, meta, totalBytes, now);
       },
@@ -516,6 +486,20 @@ export class Spool implements ResultStore {
     return this.#selectMeta.get(callId, this.#clock()) as ResultRow | undefined;
   }
 
+  /** The row that lists a stored result (its chunks written in the same transaction). */
+  #recordResult(callId: string, meta: PutMeta, totalBytes: number, chunkBytes: number, now: number): void {
+    this.#insertResult.run(
+      callId,
+      meta.server,
+      meta.tool,
+      meta.namespaced,
+      meta.agent ?? null,
+      totalBytes,
+      chunkBytes,
+      now,
+      now + RETENTION_MS,
+    );
+  }
   #prune(now: number): number {
     this.#deleteExpiredChunks.run(now);
     return Number(this.#deleteExpiredResults.run(now).changes);
