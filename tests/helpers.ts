@@ -293,3 +293,89 @@ export function manyToolsConfig(tools: number): Config {
   const yaml = `servers:\n  big:\n    command: ${DENO}\n    args: ${JSON.stringify(args)}\n`;
   return parseConfig(yaml, "/tmp/mcphub.yaml", { env: { get: () => undefined }, cwd: "/tmp" });
 }
+
+/** A gateway process driven by hand over raw pipes. */
+export class RawGateway {
+  child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #buffer = "";
+  #lines: string[] = [];
+  #waiters: (() => void)[] = [];
+  stdoutDone: Promise<void>;
+  stderr = "";
+
+  constructor(config: string, db: string, flags: string[]) {
+    const child = new Deno.Command(DENO, {
+      args: [
+        "run",
+        "--no-prompt",
+        ...flags,
+        `${ROOT}main.ts`,
+        "--config",
+        config,
+        "--db",
+        db,
+        "mcp",
+        "serve",
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    this.child = child;
+    this.#writer = child.stdin.getWriter();
+    this.stdoutDone = (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of child.stdout) {
+        this.#buffer += dec.decode(chunk, { stream: true });
+        let at;
+        while ((at = this.#buffer.indexOf("\n")) !== -1) {
+          this.#lines.push(this.#buffer.slice(0, at));
+          this.#buffer = this.#buffer.slice(at + 1);
+          this.#waiters.splice(0).forEach((w) => w());
+        }
+      }
+      this.#waiters.splice(0).forEach((w) => w());
+    })();
+    (async () => {
+      const dec = new TextDecoder();
+      for await (const chunk of child.stderr) this.stderr += dec.decode(chunk);
+    })();
+  }
+
+  /** Every line written to stdout so far. */
+  get lines(): string[] {
+    return this.#lines;
+  }
+
+  /** Trailing bytes after the last newline (must be empty at the end). */
+  get rest(): string {
+    return this.#buffer;
+  }
+
+  /** Writes bytes as they are (a message in pieces). */
+  async write(bytes: Uint8Array): Promise<void> {
+    await this.#writer.write(bytes);
+  }
+
+  async send(message: unknown): Promise<void> {
+    await this.#writer.write(
+      new TextEncoder().encode((typeof message === "string" ? message : JSON.stringify(message)) + "\n"),
+    );
+  }
+
+  /** Waits for the response with this id. */
+  async response(id: number | string | null): Promise<Record<string, unknown>> {
+    for (;;) {
+      for (const line of this.#lines) {
+        const m = JSON.parse(line);
+        if (m.id === id && ("result" in m || "error" in m)) return m;
+      }
+      await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    }
+  }
+
+  async closeStdin(): Promise<void> {
+    await this.#writer.close();
+  }
+}

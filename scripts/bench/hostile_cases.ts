@@ -26,6 +26,7 @@ import {
   FIXTURE,
   gatewayFlags,
   q,
+  RawGateway,
   ROOT,
   runMcphub,
   structured,
@@ -377,64 +378,41 @@ async function hostMessage(mib: number): Promise<CaseRow> {
   await using dir = await tempDir("mcphub-hostile-cases-");
   const path = await writeConfig(dir.path, `servers:\n${healthy}`);
   const db = `${dir.path}/mcphub.db`;
-  const child = new Deno.Command(DENO, {
-    args: [
-      "run",
-      "--no-prompt",
-      ...await gatewayFlags(path, db),
-      `${ROOT}main.ts`,
-      "--config",
-      path,
-      "--db",
-      db,
-      "mcp",
-      "serve",
-    ],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  const gw = new RawGateway(path, db, await gatewayFlags(path, db));
   const enc = new TextEncoder();
-  const w = child.stdin.getWriter();
-  let out = "";
-  let wake = () => {};
-  const reading = (async () => {
-    for await (const c of child.stdout) (out += new TextDecoder().decode(c)), wake();
-  })();
-  const waitFor = async (s: string) => {
-    while (!out.includes(s)) await new Promise<void>((r) => wake = r);
-  };
   const peak = () =>
-    Number(Deno.readTextFileSync(`/proc/${child.pid}/status`).match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
-  await w.write(enc.encode(
-    JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    }) + "\n",
-  ));
-  await waitFor('"id":1');
+    Number(Deno.readTextFileSync(`/proc/${gw.child.pid}/status`).match(/VmHWM:\s+(\d+) kB/)![1]) / 1024;
+  await gw.send({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+  });
+  await gw.response(1);
   const before = peak();
   const piece = enc.encode("x".repeat(1 << 20));
   const t0 = performance.now();
-  await w.write(enc.encode('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"'));
-  for (let i = 0; i < mib; i++) await w.write(piece);
-  await w.write(enc.encode('"}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n'));
-  await waitFor('"id":4');
+  await gw.write(enc.encode('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"'));
+  for (let i = 0; i < mib; i++) await gw.write(piece);
+  await gw.write(enc.encode('"}}\n{"jsonrpc":"2.0","id":4,"method":"ping"}\n'));
+  await gw.response(4);
   const took = performance.now() - t0;
   const after = peak();
-  const refused = out.match(/"code":(-\d+),"message":"Request too large[^"]*"/);
-  await w.close();
-  await child.status;
-  await reading;
+  // The refusal (id null) is written before the ping's answer.
+  const error = gw.lines.map((line) => JSON.parse(line)).find((m) => m.id === null && m.error)?.error as
+    | { code: number; message: string }
+    | undefined;
+  const refused = error?.message.startsWith("Request too large") ? error.code : undefined;
+  await gw.closeStdin();
+  await gw.child.status;
+  await gw.stdoutDone;
   return {
     case: `a ${mib} MiB message from the host`,
     before: "buffered whole (cap 1 GB both ways): a 200 MB line peaked at 1.7 GB",
     after:
       `${
-        refused
-          ? `refused (${refused[1]}, "Request too large", limit ${MAX_HOST_MESSAGE_BYTES / 2 ** 20} MiB)`
+        refused !== undefined
+          ? `refused (${refused}, "Request too large", limit ${MAX_HOST_MESSAGE_BYTES / 2 ** 20} MiB)`
           : "NOT refused"
       }; ` +
       `peak RSS ${Math.round(before)} → ${Math.round(after)} MiB; answered the next request ${

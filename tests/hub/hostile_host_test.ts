@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { toolPinMigrations, ToolPins } from "../../src/hub/mod.ts";
 import { MAX_HOST_MESSAGE_BYTES } from "../../src/hub/stdio.ts";
 import { openStore } from "../../src/store/mod.ts";
-import { DENO, FIXTURE, gatewayFlags, q, ROOT, runMcphub, tempDir, writeConfig } from "../helpers.ts";
+import { DENO, FIXTURE, gatewayFlags, q, RawGateway, runMcphub, tempDir, writeConfig } from "../helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -29,100 +29,63 @@ Deno.test({
       `servers:\n  good:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
     );
     const db = `${dir.path}/mcphub.db`;
-    const child = new Deno.Command(DENO, {
-      args: [
-        "run",
-        "--no-prompt",
-        ...await gatewayFlags(path, db),
-        `${ROOT}main.ts`,
-        "--config",
-        path,
-        "--db",
-        db,
-        "mcp",
-        "serve",
-      ],
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "null",
-    }).spawn();
-    const writer = child.stdin.getWriter();
-    const answers: Record<string, unknown>[] = [];
-    let wake = () => {};
-    const reading = (async () => {
-      let buffer = "";
-      const dec = new TextDecoder();
-      for await (const chunk of child.stdout) {
-        buffer += dec.decode(chunk, { stream: true });
-        for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
-          answers.push(JSON.parse(buffer.slice(0, nl)));
-          buffer = buffer.slice(nl + 1);
-          wake();
-        }
-      }
-    })();
-    const answer = async (id: number | null) => {
-      for (;;) {
-        const found = answers.find((a) => a.id === id);
-        if (found) return found;
-        await new Promise<void>((resolve) => wake = resolve);
-      }
-    };
-    const send = (message: Record<string, unknown>) =>
-      writer.write(enc.encode(JSON.stringify({ jsonrpc: "2.0", ...message }) + "\n"));
+    const gw = new RawGateway(path, db, await gatewayFlags(path, db));
     try {
-      await send({
+      await gw.send({
+        jsonrpc: "2.0",
         id: 1,
         method: "initialize",
         params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
       });
-      await answer(1);
-      await send({ method: "notifications/initialized" });
-      await send({
+      await gw.response(1);
+      await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+      await gw.send({
+        jsonrpc: "2.0",
         id: 2,
         method: "tools/call",
         params: { name: "good__echo", arguments: { text: "before" } },
       });
-      assert.deepEqual((await answer(2) as { result: { content: unknown } }).result.content, [
+      assert.deepEqual((await gw.response(2) as { result: { content: unknown } }).result.content, [
         { type: "text", text: "before" },
       ]);
-      const before = peakRss(child.pid);
+      const before = peakRss(gw.child.pid);
       // 64 MiB (four times the limit) of one request, written 1 MiB at a time.
       const size = 4 * MAX_HOST_MESSAGE_BYTES;
       const piece = enc.encode("x".repeat(1 << 20));
-      await writer.write(enc.encode('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"'));
-      for (let sent = 0; sent < size; sent += piece.length) await writer.write(piece);
-      await writer.write(enc.encode('"}}\n'));
-      const refused = await answer(null) as { error: { code: number; message: string } };
+      await gw.write(enc.encode('{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"'));
+      for (let sent = 0; sent < size; sent += piece.length) await gw.write(piece);
+      await gw.write(enc.encode('"}}\n'));
+      const refused = await gw.response(null) as { error: { code: number; message: string } };
       assert.equal(refused.error.code, -32600);
       assert.equal(
         refused.error.message,
         `Request too large: a message exceeded the gateway's ${MAX_HOST_MESSAGE_BYTES}-byte limit for ` +
           "messages from the host and was discarded unread",
       );
-      await send({
+      await gw.send({
+        jsonrpc: "2.0",
         id: 4,
         method: "tools/call",
         params: { name: "good__echo", arguments: { text: "after" } },
       });
-      assert.deepEqual((await answer(4) as { result: { content: unknown } }).result.content, [
+      assert.deepEqual((await gw.response(4) as { result: { content: unknown } }).result.content, [
         { type: "text", text: "after" },
       ]);
       // Not buffered: what the gateway keeps of the line stops at the limit (16 MiB); a buffered line would
       // be held at least twice (its chunks, then the text decoded from them), as before (a 200 MB line
       // peaked at 1.7 GB). What it grows by is read chunks let go but not yet collected, which V8 frees on
       // its external-memory schedule (measured: 47-71 MiB for 64 MiB, 162 MiB for 256 MiB).
-      const grew = peakRss(child.pid) - before;
+      const grew = peakRss(gw.child.pid) - before;
       assert.ok(grew < 1.5 * size, `peak RSS grew by ${(grew / 2 ** 20).toFixed(1)} MiB`);
       assert.equal(
-        answers.some((a) => a.id === 3),
+        gw.lines.some((line) => JSON.parse(line).id === 3),
         false,
         "the oversized request is never answered as a call",
       );
     } finally {
-      await writer.close().catch(() => {});
-      const status = await child.status;
-      await reading;
+      await gw.closeStdin().catch(() => {});
+      const status = await gw.child.status;
+      await gw.stdoutDone;
       assert.equal(status.code, 0);
     }
   },
