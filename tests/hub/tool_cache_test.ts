@@ -386,7 +386,9 @@ Deno.test("StoreToolCache: other work keeps running while a 100,000-tool list is
       assert.ok(turns >= parts, `${turns} timer turns ran during the save of ${parts} parts`);
       turns = 0;
       const loaded = await new StoreToolCache(db).loadAsync("big", "f");
-      assert.ok(turns >= parts, `${turns} timer turns ran during the load`);
+      // The load runs in time slices (SLICE_MS each), so how many depends on the machine's speed; one that
+      // held the loop for the whole read would let the timer in once at most (the turn before it starts).
+      assert.ok(turns >= 2, `${turns} timer turns ran during the load`);
       assert.equal(JSON.stringify(loaded), json);
     } finally {
       ticking = false;
