@@ -12,6 +12,8 @@ import {
 import { definitionProblem, UnparsedDefinition } from "../../src/hub/limits.ts";
 import { drain } from "../../src/catalog/mod.ts";
 import { scan } from "../../src/hub/raw_json.ts";
+import { StdioClientTransport } from "../../src/hub/stdio.ts";
+import { DENO, tempDir } from "../helpers.ts";
 
 /** The bytes of `text` as one part, or split into parts of `size` bytes (every seam is crossed). */
 function raw(text: string, size?: number): RawBytes {
@@ -227,4 +229,59 @@ Deno.test("standInSteps() replaces only the big over-limit tools; the line then 
     assert.equal(message.result.tools[3].name, "small");
     assert.equal(message.result.nextCursor, "c");
   }
+});
+
+Deno.test("StdioClientTransport judges tools from bytes only in the answer to a tools/list it sent", async () => {
+  await using tmp = await tempDir();
+  const script = `${tmp.path}/echo_tools.ts`;
+  // Answers every request, whatever its method, with a tools list: `ok` and a 2,000-deep `deep`.
+  await Deno.writeTextFile(
+    script,
+    `const deep = '{"name":"deep","inputSchema":' + '{"a":'.repeat(2000) + '1' + '}'.repeat(2000) + '}';
+const enc = new TextEncoder();
+let buffer = "";
+for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+  buffer += chunk;
+  for (let i = buffer.indexOf("\\n"); i !== -1; i = buffer.indexOf("\\n")) {
+    const { id } = JSON.parse(buffer.slice(0, i));
+    buffer = buffer.slice(i + 1);
+    const line = '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":{"tools":[{"name":"ok"},' + deep + ']}}\\n';
+    await Deno.stdout.write(enc.encode(line));
+  }
+}
+`,
+  );
+  const transport = new StdioClientTransport({
+    command: DENO,
+    args: ["run", "-A", script],
+    env: Deno.env.toObject(),
+  });
+  const seen = new Map<unknown, unknown[]>();
+  let waiting = 0;
+  let done: () => void = () => {};
+  transport.onmessage = (message) => {
+    const m = message as unknown as { id: unknown; result: { tools: unknown[] } };
+    seen.set(m.id, m.result.tools);
+    if (seen.size === waiting) done();
+  };
+  transport.onerror = (error) => seen.set("error", [error]);
+  await transport.start();
+  try {
+    const all = new Promise<void>((resolve) => done = resolve);
+    const sends: [string | number, string][] = [[1, "tools/list"], [2, "prompts/list"], ["x", "tools/list"]];
+    waiting = sends.length;
+    for (const [id, method] of sends) await transport.send({ jsonrpc: "2.0", id, method });
+    await all;
+  } finally {
+    await transport.close();
+  }
+  const deep = "it nests deeper than 64 levels (the limit of a tool definition)";
+  assert.deepEqual(seen.get(1), [{ name: "ok" }, new UnparsedDefinition("deep", deep)]);
+  assert.deepEqual(seen.get("x"), [{ name: "ok" }, new UnparsedDefinition("deep", deep)]);
+  // Another request's answer is parsed as it is, tools or not.
+  const other = seen.get(2)!;
+  assert.equal(other.length, 2);
+  assert.ok(!(other[1] instanceof UnparsedDefinition));
+  assert.equal((other[1] as { name: string }).name, "deep");
+  assert.equal(seen.has("error"), false);
 });
