@@ -50,8 +50,11 @@ const ARRAY = 2;
  */
 export const SCAN_MIN_BYTES = 4 * 1024;
 
-/** Tools replaced by a stand-in so far (tests watch it: such a tool was never parsed). */
-export const definitionScans: { standIns: number } = { standIns: 0 };
+/**
+ * Tools replaced by a stand-in, and members left unread (see {@linkcode unreadMembers}), so far: tests
+ * watch them (such a value was never parsed).
+ */
+export const definitionScans: { standIns: number; unread: number } = { standIns: 0, unread: 0 };
 
 /** Bytes read between two yields. */
 const STEP_BYTES = 256 * 1024;
@@ -572,16 +575,64 @@ export function* standInSteps(raw: RawBytes, tools: Member): Generator<void, Sta
 
 const NULL = utf8("null");
 
+/** Bytes of a line put in place of a value (see {@linkcode replaceSpans}). */
+export interface Replacement {
+  span: Member;
+  bytes: Uint8Array;
+}
+
 /** The line with each stand-in's bytes replaced by `null` (views of the line's parts, no copy). */
 export function withoutStandIns(raw: RawBytes, standIns: readonly StandIn[]): RawBytes {
+  return replaceSpans(raw, standIns.map(({ span }) => ({ span, bytes: NULL })));
+}
+
+/** The line with the bytes of each span replaced (spans apart, in any order; views, no copy). */
+export function replaceSpans(raw: RawBytes, replacements: readonly Replacement[]): RawBytes {
   const out = new RawBytes();
   let at = 0;
-  for (const { span } of standIns) {
+  for (const { span, bytes } of [...replacements].sort((a, b) => a.span.start - b.span.start)) {
     for (const view of raw.slice(at, span.start)) out.append(view);
-    out.append(NULL);
+    out.append(bytes);
     at = span.end;
   }
   for (const view of raw.slice(at, raw.length)) out.append(view);
+  return out;
+}
+
+/**
+ * Members of a `tools/list` answer the gateway does not read (neither `jsonrpc`, `id`, `result`, `error`,
+ * nor the result's `tools` and `nextCursor`) of this size or more are not parsed: each is read as an
+ * empty value of its kind (`{}`, `[]`, `""`, else `null`), so a 50 MB `_meta` costs no `JSON.parse`.
+ */
+export const UNREAD_MEMBER_BYTES = 64 * 1024;
+
+const READ_TOP = new Set(["jsonrpc", "id", "result", "error"]);
+const READ_RESULT = new Set(["tools", "nextCursor"]);
+const EMPTY: Record<number, Uint8Array> = {
+  [OPEN_BRACE]: utf8("{}"),
+  [OPEN_BRACKET]: utf8("[]"),
+  [QUOTE]: utf8('""'),
+};
+
+/**
+ * The members of a `tools/list` answer (`top`, the envelope's, and `result`, its result's) that are not
+ * read and not parsed (see {@link UNREAD_MEMBER_BYTES}), with their empty values.
+ */
+export function unreadMembers(
+  raw: RawBytes,
+  top: readonly Member[],
+  result: readonly Member[],
+): Replacement[] {
+  const out: Replacement[] = [];
+  const add = (members: readonly Member[], read: Set<string>) => {
+    for (const span of members) {
+      if (span.end - span.start < UNREAD_MEMBER_BYTES || read.has(span.key!)) continue;
+      out.push({ span, bytes: EMPTY[raw.at(span.start)] ?? NULL });
+    }
+  };
+  add(top, READ_TOP);
+  add(result, READ_RESULT);
+  definitionScans.unread += out.length;
   return out;
 }
 

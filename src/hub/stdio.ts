@@ -23,7 +23,14 @@ import {
   stringifySteps,
 } from "./sliced_json.ts";
 import { Stepper } from "./slices.ts";
-import { putStandIns, SCAN_MIN_BYTES, standInSteps, withoutStandIns } from "./definition_scan.ts";
+import {
+  putStandIns,
+  type Replacement,
+  replaceSpans,
+  SCAN_MIN_BYTES,
+  standInSteps,
+  unreadMembers,
+} from "./definition_scan.ts";
 
 const NEWLINE = 0x0a;
 
@@ -552,6 +559,15 @@ const CLOSE_LINE = utf8("}\n");
 const RESULT_PATH = ["result", "content", "*"];
 /** A `tools/list` answer is read down to its tools (each one's bytes), in the same pass. */
 const TOOLS_PATH = ["result", "tools"];
+/** What the gateway reads of a `tools/list` answer's scan. */
+interface ListAnswer {
+  tools: Member;
+  top: readonly Member[];
+  result: readonly Member[];
+}
+
+const NULL_BYTES = utf8("null");
+
 /** `tools/list` requests whose answers are awaited, per connection (the last ones sent). */
 const LIST_IDS = 16;
 
@@ -891,8 +907,8 @@ export class StdioClientTransport implements Transport {
       }
       // The answer to a tools/list of ours: its over-limit tools judged from their bytes, never parsed.
       if (this.#listIds.length && raw.length >= SCAN_MIN_BYTES) {
-        const tools = this.#listedTools(raw);
-        if (tools) return this.#deliverList(lines, i, tools);
+        const answer = this.#listAnswer(raw);
+        if (answer) return this.#deliverList(lines, i, answer);
       }
       // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
       if (slicedParseApplies(raw)) return this.#deliverSliced(lines, i);
@@ -931,10 +947,11 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * The `tools` member of `raw` when it answers a `tools/list` the gateway sent (by its id: that request
-   * is then no longer awaited), else undefined. Reads the line's scan only (made as it arrived).
+   * When `raw` answers a `tools/list` the gateway sent (by its id: that request is then no longer
+   * awaited), its `tools` member and the members of the answer and of its result, else undefined. Reads
+   * the line's scan only (made as it arrived).
    */
-  #listedTools(raw: RawBytes): Member | undefined {
+  #listAnswer(raw: RawBytes): ListAnswer | undefined {
     const top = raw.scanned;
     if (!top || top.kind !== "object") return undefined;
     const id = member(top.members, "id");
@@ -952,20 +969,24 @@ export class StdioClientTransport implements Transport {
     this.#listIds.splice(k, 1);
     if (result.kind !== "object") return undefined;
     const tools = member(result.members, "tools");
-    return tools && raw.at(tools.start) === 0x5b ? tools : undefined;
+    if (!tools || raw.at(tools.start) !== 0x5b) return undefined;
+    return { tools, top: top.members, result: result.members };
   }
 
   /**
    * Delivers line `at`, a `tools/list` answer, then the lines after it: each tool over the depth or size
-   * limit is judged from its bytes in slices and replaced by its stand-in, unparsed (see
-   * definition_scan.ts); the rest of the line is parsed as any other.
+   * limit is judged from its bytes in slices and replaced by its stand-in, unparsed, and big members the
+   * gateway does not read are not parsed either (see definition_scan.ts); the rest of the line is parsed
+   * as any other.
    */
-  async #deliverList(lines: (RawBytes | OversizedMessage)[], at: number, tools: Member): Promise<void> {
+  async #deliverList(lines: (RawBytes | OversizedMessage)[], at: number, answer: ListAnswer): Promise<void> {
     const raw = lines[at] as RawBytes;
     let message: JSONRPCMessage | undefined;
     try {
-      const standIns = await new Stepper(standInSteps(raw, tools)).finishAsync();
-      message = await parseRaw(standIns.length ? withoutStandIns(raw, standIns) : raw);
+      const standIns = await new Stepper(standInSteps(raw, answer.tools)).finishAsync();
+      const replaced: Replacement[] = unreadMembers(raw, answer.top, answer.result);
+      for (const { span } of standIns) replaced.push({ span, bytes: NULL_BYTES });
+      message = await parseRaw(replaced.length ? replaceSpans(raw, replaced) : raw);
       if (message && standIns.length) putStandIns(message, standIns);
     } catch (error) {
       this.onerror?.(error as Error);

@@ -5,8 +5,11 @@ import {
   definitionShapeSteps,
   judgeDefinitionSteps,
   putStandIns,
+  replaceSpans,
   SCAN_MIN_BYTES,
   standInSteps,
+  UNREAD_MEMBER_BYTES,
+  unreadMembers,
   withoutStandIns,
 } from "../../src/hub/definition_scan.ts";
 import { definitionProblem, UnparsedDefinition } from "../../src/hub/limits.ts";
@@ -284,4 +287,25 @@ for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream(
   assert.ok(!(other[1] instanceof UnparsedDefinition));
   assert.equal((other[1] as { name: string }).name, "deep");
   assert.equal(seen.has("error"), false);
+});
+
+Deno.test("unreadMembers() leaves big members the gateway does not read unparsed, as empty values of their kind", () => {
+  const big = "x".repeat(UNREAD_MEMBER_BYTES);
+  const deep = "[".repeat(UNREAD_MEMBER_BYTES) + "]".repeat(UNREAD_MEMBER_BYTES);
+  const line =
+    `{"jsonrpc":"2.0","id":7,"a":"${big}","b":${deep},"small":"s","result":{"_meta":{"k":"${big}"},` +
+    `"tools":[{"name":"${big}"}],"nextCursor":"${big}","n":${"9".repeat(UNREAD_MEMBER_BYTES)},"t":true}}`;
+  const r = raw(line, 4096);
+  const top = scan(r, 0, r.length, ["result", "tools"])!;
+  const result = top.members.find((m) => m.key === "result")!.children!;
+  const unread = unreadMembers(r, top.members, result.members);
+  assert.deepEqual(unread.map((u) => u.span.key), ["a", "b", "_meta", "n"]);
+  assert.deepEqual(JSON.parse(replaceSpans(r, unread).text()), {
+    jsonrpc: "2.0",
+    id: 7,
+    a: "",
+    b: [],
+    small: "s",
+    result: { _meta: {}, tools: [{ name: big }], nextCursor: big, n: null, t: true },
+  });
 });

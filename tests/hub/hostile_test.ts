@@ -129,6 +129,25 @@ Deno.test("a 1,000,000-deep tool and a 2 MB description are judged from their by
   });
 });
 
+Deno.test("a tools/list answer's big values outside the tools (_meta, unknown members) are never parsed: the server's tools work", async () => {
+  const yaml = `servers:\n${
+    hostile("bad", ["--mode", "meta", "--bytes", "2000000", "--depth", "100000"])
+  }${healthy}`;
+  const before = definitionScans.unread;
+  await withHub(yaml, async (hub) => {
+    const bad = hub.servers().find((s) => s.name === "bad")!;
+    assert.equal(bad.state, "connected");
+    assert.equal(bad.rejected, undefined);
+    assert.ok(hub.catalog().some((t) => t.namespaced === "bad__ok"));
+    // The result's `_meta` and its `extra`: read as empty values, unparsed.
+    assert.equal(definitionScans.unread - before, 2);
+    const entry = hub.catalog().find((t) => t.namespaced === "bad__ok")!;
+    const result = await hub.call(entry, {}, { via: "mount" });
+    assert.deepEqual(result.content, [{ type: "text", text: "ok" }]);
+    await healthyAnswersWithin(hub, 2000);
+  });
+});
+
 Deno.test("a 256 KiB run of capitals in a description: listed, searched and did-you-mean in bounded time; the healthy server answers", async () => {
   const yaml = `servers:\n${hostile("bad", ["--mode", "capitals"])}${healthy}`;
   await withHub(yaml, async (hub) => {
