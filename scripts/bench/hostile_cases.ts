@@ -166,6 +166,23 @@ async function deep(depth: number): Promise<CaseRow> {
   });
 }
 
+/** A tools/list answer whose result carries 50 MB values outside its tools (`_meta`, an unknown member). */
+async function meta(): Promise<CaseRow> {
+  const args = ["--mode", "meta", "--bytes", "50000000", "--depth", "100000"];
+  return await withGateway(hostile("bad", args), async (client) => {
+    const r = await responsiveness(client, settledFn(client, "bad"));
+    const bad = (await servers(client)).find((s) => s.name === "bad")!;
+    return {
+      case: "50 MB values outside the tools of a tools/list answer (_meta, an unknown member)",
+      before: "one JSON.parse of each value",
+      after: `${bad.state}, ${bad.tools ?? 0} tool(s) mounted; unresponsive ≤ ${
+        ms(Math.max(r.pingMs, r.callMs))
+      } (ping ${ms(r.pingMs)}, healthy call ${ms(r.callMs)}, ${r.calls} calls)`,
+      command: `${SCRIPT} --only meta-50mb`,
+    };
+  });
+}
+
 /**
  * The longest run of the secret's characters found in `text`, when it is 4 or more: shorter runs ("012",
  * "abc") are in any text.
@@ -443,6 +460,7 @@ const CASES: Record<string, () => Promise<CaseRow | CaseRow[]>> = {
   "capitals-50mb": () => capitals(50_000_000, "50 MB", "never finished"),
   "deep-6000": () => deep(6000),
   "deep-1000000": () => deep(1_000_000),
+  "meta-50mb": meta,
   secrets,
   storm,
   noise,

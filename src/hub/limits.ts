@@ -15,7 +15,34 @@ export const MAX_DEFINITION_BYTES = 512 * 1024;
 /** Longest tool name, in characters. */
 export const MAX_TOOL_NAME_CHARS = 256;
 /** Characters of a rejected tool's name shown in `list_servers`. */
-const SHOWN_NAME_CHARS = 128;
+export const SHOWN_NAME_CHARS = 128;
+
+/** The reasons a definition is not mounted (tests pin them). */
+export const NOT_AN_OBJECT = "the definition is not an object";
+/** See {@link NOT_AN_OBJECT}. */
+export const NAME_NOT_A_STRING = "its name is not a non-empty string";
+/** See {@link NOT_AN_OBJECT}. */
+export const TOO_DEEP =
+  `it nests deeper than ${MAX_DEFINITION_DEPTH} levels (the limit of a tool definition)`;
+/** See {@link NOT_AN_OBJECT}. */
+export const TOO_LARGE = `it is larger than ${MAX_DEFINITION_BYTES} bytes (the limit of a tool definition)`;
+/** See {@link NOT_AN_OBJECT}. */
+export function nameTooLong(chars: number): string {
+  return `its name is ${chars} characters long (limit ${MAX_TOOL_NAME_CHARS})`;
+}
+
+/**
+ * A listed tool judged over the limits from its bytes and never parsed (see definition_scan.ts): it
+ * takes the definition's place in the list, and {@linkcode screenTools} lists it as rejected.
+ */
+export class UnparsedDefinition {
+  /**
+   * @param name the definition's name when it is a string, cut to more than {@link SHOWN_NAME_CHARS}
+   * characters when longer (what `list_servers` shows of it is cut from this as from the whole)
+   * @param problem why it is not mounted, in the words of {@linkcode definitionProblem}
+   */
+  constructor(readonly name: string | undefined, readonly problem: string) {}
+}
 
 /** A tool the gateway did not mount, and why. */
 export interface RejectedTool {
@@ -29,12 +56,11 @@ export interface RejectedTool {
  * {@link MAX_DEFINITION_BYTES}: the work is bounded by the limits, not by what the server sent.
  */
 export function definitionProblem(def: unknown): string | undefined {
-  if (def === null || typeof def !== "object" || Array.isArray(def)) return "the definition is not an object";
+  if (def instanceof UnparsedDefinition) return def.problem;
+  if (def === null || typeof def !== "object" || Array.isArray(def)) return NOT_AN_OBJECT;
   const name = (def as { name?: unknown }).name;
-  if (typeof name !== "string" || name === "") return "its name is not a non-empty string";
-  if (name.length > MAX_TOOL_NAME_CHARS) {
-    return `its name is ${name.length} characters long (limit ${MAX_TOOL_NAME_CHARS})`;
-  }
+  if (typeof name !== "string" || name === "") return NAME_NOT_A_STRING;
+  if (name.length > MAX_TOOL_NAME_CHARS) return nameTooLong(name.length);
   const stack: { value: unknown; depth: number }[] = [{ value: def, depth: 1 }];
   let bytes = 0;
   while (stack.length > 0) {
@@ -42,9 +68,7 @@ export function definitionProblem(def: unknown): string | undefined {
     if (typeof value === "string") bytes += value.length + 2;
     else if (value === null || typeof value !== "object") bytes += 8;
     else {
-      if (depth > MAX_DEFINITION_DEPTH) {
-        return `it nests deeper than ${MAX_DEFINITION_DEPTH} levels (the limit of a tool definition)`;
-      }
+      if (depth > MAX_DEFINITION_DEPTH) return TOO_DEEP;
       bytes += 2;
       if (Array.isArray(value)) {
         for (const item of value) {
@@ -59,9 +83,7 @@ export function definitionProblem(def: unknown): string | undefined {
         }
       }
     }
-    if (bytes > MAX_DEFINITION_BYTES) {
-      return `it is larger than ${MAX_DEFINITION_BYTES} bytes (the limit of a tool definition)`;
-    }
+    if (bytes > MAX_DEFINITION_BYTES) return TOO_LARGE;
   }
   return undefined;
 }

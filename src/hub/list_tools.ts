@@ -14,6 +14,7 @@ import {
   ToolSchema,
 } from "./sdk.ts";
 import { SLICE_MS, Stepper } from "./slices.ts";
+import { UnparsedDefinition } from "./limits.ts";
 
 /** Above this many tools in one page, the page is validated in slices; smaller pages take the SDK's path. */
 export const SLICED_LIST_MIN_TOOLS = 1_000;
@@ -61,11 +62,21 @@ export async function listToolsPage(
   sliceMs = SLICE_MS,
 ): Promise<ListToolsResult> {
   // The answer comes back as sent (any object); all of its checks are made below.
-  const raw = await client.request({ method: "tools/list", params }, ANY_OBJECT, options) as Record<
+  let raw = await client.request({ method: "tools/list", params }, ANY_OBJECT, options) as Record<
     string,
     unknown
   >;
-  const tools = raw.tools;
+  let tools = raw.tools;
+  // Tools judged over the limits from their bytes (stdio.ts) are checked as a valid placeholder, so the
+  // others' errors keep their indexes, and come back in their place: the caller lists them as rejected.
+  const standIns = new Map<number, UnparsedDefinition>();
+  if (Array.isArray(tools)) {
+    tools.forEach((tool, i) => tool instanceof UnparsedDefinition && standIns.set(i, tool));
+    if (standIns.size) {
+      tools = tools.map((tool) => tool instanceof UnparsedDefinition ? PLACEHOLDER : tool);
+      raw = { ...raw, tools };
+    }
+  }
   let result: ListToolsResult;
   if (!Array.isArray(tools) || tools.length <= listSlicing.minTools) {
     const parsed = sdkSafeParse(ListToolsResultSchema, raw);
@@ -74,9 +85,19 @@ export async function listToolsPage(
   } else {
     result = await new Stepper(validateSteps(raw, tools)).finishAsync(sliceMs);
   }
-  (client as unknown as ToolMetadataCache).cacheToolMetadata(result.tools);
+  if (!standIns.size) {
+    (client as unknown as ToolMetadataCache).cacheToolMetadata(result.tools);
+    return result;
+  }
+  (client as unknown as ToolMetadataCache).cacheToolMetadata(result.tools.filter((_, i) => !standIns.has(i)));
+  for (const [i, standIn] of standIns) {
+    result.tools[i] = standIn as unknown as ListToolsResult["tools"][number];
+  }
   return result;
 }
+
+/** What a stand-in is checked as (see {@linkcode listToolsPage}). */
+const PLACEHOLDER = { name: "unparsed", inputSchema: { type: "object" } };
 
 /**
  * Validates a page as `ListToolsResultSchema` would, the tools one by one: the rest of the page first

@@ -124,7 +124,7 @@ function notJson(raw: RawBytes, at: number, what = "not valid JSON", cause?: unk
  * Scans the container at `[start, end)` a piece of the line at a time: the scanner reads a growing view
  * of the line (the same bytes, appended as it goes).
  */
-function* scanSteps(
+export function* scanSteps(
   raw: RawBytes,
   start: number,
   end: number,

@@ -23,6 +23,14 @@ import {
   stringifySteps,
 } from "./sliced_json.ts";
 import { Stepper } from "./slices.ts";
+import {
+  putStandIns,
+  type Replacement,
+  replaceSpans,
+  SCAN_MIN_BYTES,
+  standInSteps,
+  unreadMembers,
+} from "./definition_scan.ts";
 
 const NEWLINE = 0x0a;
 
@@ -92,6 +100,13 @@ export class LineSplitter {
   scanPath?: readonly string[];
 
   /**
+   * Whether a line begun from now on may spill (see {@linkcode LineSplitter.spill}): only while a fast-path
+   * call waits, not for a line scanned because a `tools/list` answer is awaited.
+   */
+  scanSpills = true;
+  #lineSpills = true;
+
+  /**
    * Feeds bytes; returns the complete lines they finish (without the newline), in order, with an
    * {@linkcode OversizedMessage} in place of each line over the limit (whose bytes are not kept).
    */
@@ -127,11 +142,14 @@ export class LineSplitter {
       lines.push(new OversizedMessage(this.maxLineBytes));
       return;
     }
-    if (this.#line.length === 0 && this.scanPath) this.#scanner = new Scanner(this.#line, this.scanPath);
+    if (this.#line.length === 0 && this.scanPath) {
+      this.#scanner = new Scanner(this.#line, this.scanPath);
+      this.#lineSpills = this.scanSpills;
+    }
     // Deno's streams hand out a fresh buffer per chunk, so a view is safe to keep (no copy of big messages).
     this.#line.append(part);
     this.#scanner?.advance();
-    if (this.spill && this.#scanner) this.#spillStep(this.spill, this.#scanner);
+    if (this.spill && this.#scanner && this.#lineSpills) this.#spillStep(this.spill, this.#scanner);
   }
 
   /** Queues the bytes of the line's `result` read so far into its spill, opening one past the threshold. */
@@ -482,6 +500,18 @@ async function parseLineSliced(raw: RawBytes, lead: number): Promise<JSONRPCMess
   return parsed.data;
 }
 
+/** A line parsed whole, or in slices when huge (see sliced_json.ts); undefined for a blank line. */
+async function parseRaw(raw: RawBytes): Promise<JSONRPCMessage | undefined> {
+  if (slicedParseApplies(raw)) {
+    const lead = await new Stepper(leadSteps(raw)).finishAsync();
+    if (lead >= 0 && (raw.at(lead) === 0x7b || raw.at(lead) === 0x5b)) {
+      return await parseLineSliced(raw, lead);
+    }
+  }
+  const line = decodeLine(raw);
+  return line.trim() === "" ? undefined : parseLine(line);
+}
+
 function validateMessage(value: unknown, line: string): JSONRPCMessage {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (!parsed.success) throw new ProtocolViolation("Not a JSON-RPC 2.0 message", line);
@@ -527,6 +557,19 @@ const CLOSE_LINE = utf8("}\n");
 
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
+/** A `tools/list` answer is read down to its tools (each one's bytes), in the same pass. */
+const TOOLS_PATH = ["result", "tools"];
+/** What the gateway reads of a `tools/list` answer's scan. */
+interface ListAnswer {
+  tools: Member;
+  top: readonly Member[];
+  result: readonly Member[];
+}
+
+const NULL_BYTES = utf8("null");
+
+/** `tools/list` requests whose answers are awaited, per connection (the last ones sent). */
+const LIST_IDS = 16;
 
 /**
  * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
@@ -838,7 +881,8 @@ export class StdioClientTransport implements Transport {
    * or a notification is followed by more (then the rest follows when the returned promise settles).
    */
   #lines(splitter: LineSplitter, chunk: Uint8Array): void | Promise<void> {
-    splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : undefined;
+    splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : this.#listIds.length ? TOOLS_PATH : undefined;
+    splitter.scanSpills = this.#rawCalls.size > 0;
     const delivered = this.#deliver(splitter.pushRaw(chunk), 0);
     // The line in progress may have queued bytes for its spill: written (yielding) before the next chunk.
     if (delivered) return delivered.then(() => splitter.spilling ? splitter.settle() : undefined);
@@ -860,6 +904,11 @@ export class StdioClientTransport implements Transport {
       } catch (error) {
         this.onerror?.(error as Error);
         continue;
+      }
+      // The answer to a tools/list of ours: its over-limit tools judged from their bytes, never parsed.
+      if (this.#listIds.length && raw.length >= SCAN_MIN_BYTES) {
+        const answer = this.#listAnswer(raw);
+        if (answer) return this.#deliverList(lines, i, answer);
       }
       // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
       if (slicedParseApplies(raw)) return this.#deliverSliced(lines, i);
@@ -886,13 +935,59 @@ export class StdioClientTransport implements Transport {
     const raw = lines[at] as RawBytes;
     let message: JSONRPCMessage | undefined;
     try {
-      const lead = await new Stepper(leadSteps(raw)).finishAsync();
-      if (lead >= 0 && (raw.at(lead) === 0x7b || raw.at(lead) === 0x5b)) {
-        message = await parseLineSliced(raw, lead);
-      } else {
-        const line = decodeLine(raw);
-        if (line.trim() !== "") message = parseLine(line);
-      }
+      message = await parseRaw(raw);
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    if (message) {
+      this.onmessage?.(message);
+      if (!("id" in message)) await null;
+    }
+    return this.#deliver(lines, at + 1);
+  }
+
+  /**
+   * When `raw` answers a `tools/list` the gateway sent (by its id: that request is then no longer
+   * awaited), its `tools` member and the members of the answer and of its result, else undefined. Reads
+   * the line's scan only (made as it arrived).
+   */
+  #listAnswer(raw: RawBytes): ListAnswer | undefined {
+    const top = raw.scanned;
+    if (!top || top.kind !== "object") return undefined;
+    const id = member(top.members, "id");
+    if (!id || id.end - id.start > 64) return undefined;
+    let value: unknown;
+    try {
+      value = raw.json(id.start, id.end);
+    } catch {
+      return undefined;
+    }
+    const k = this.#listIds.indexOf(value as string | number);
+    // A response (a request of the server's own may carry the same id: a different space).
+    const result = member(top.members, "result")?.children;
+    if (k < 0 || !result || member(top.members, "method")) return undefined;
+    this.#listIds.splice(k, 1);
+    if (result.kind !== "object") return undefined;
+    const tools = member(result.members, "tools");
+    if (!tools || raw.at(tools.start) !== 0x5b) return undefined;
+    return { tools, top: top.members, result: result.members };
+  }
+
+  /**
+   * Delivers line `at`, a `tools/list` answer, then the lines after it: each tool over the depth or size
+   * limit is judged from its bytes in slices and replaced by its stand-in, unparsed, and big members the
+   * gateway does not read are not parsed either (see definition_scan.ts); the rest of the line is parsed
+   * as any other.
+   */
+  async #deliverList(lines: (RawBytes | OversizedMessage)[], at: number, answer: ListAnswer): Promise<void> {
+    const raw = lines[at] as RawBytes;
+    let message: JSONRPCMessage | undefined;
+    try {
+      const standIns = await new Stepper(standInSteps(raw, answer.tools)).finishAsync();
+      const replaced: Replacement[] = unreadMembers(raw, answer.top, answer.result);
+      for (const { span } of standIns) replaced.push({ span, bytes: NULL_BYTES });
+      message = await parseRaw(replaced.length ? replaceSpans(raw, replaced) : raw);
+      if (message && standIns.length) putStandIns(message, standIns);
     } catch (error) {
       this.onerror?.(error as Error);
     }
@@ -913,8 +1008,15 @@ export class StdioClientTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
+    if ("method" in message && message.method === "tools/list" && "id" in message) {
+      this.#listIds.push(message.id);
+      if (this.#listIds.length > LIST_IDS) this.#listIds.shift();
+    }
     await this.#writer.write(message);
   }
+
+  /** Ids of the `tools/list` requests sent whose answers have not come (the last {@link LIST_IDS}). */
+  #listIds: (string | number)[] = [];
 
   #rawCalls = new Map<string, RawCall>();
   #rawSeq = 0;

@@ -12,6 +12,7 @@ import { buildCatalog, CatalogIndex } from "../../src/catalog/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
 import { slicedParse, slicedStringify } from "../../src/hub/sliced_json.ts";
+import { definitionScans } from "../../src/hub/definition_scan.ts";
 import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -91,6 +92,58 @@ Deno.test("a 6,000-deep tool is rejected, listed with its reason, and every othe
     }]);
     const { revision } = await hub.discovery();
     assert.match(revision, /^[0-9a-f]{16}$/);
+    await healthyAnswersWithin(hub, 2000);
+  });
+});
+
+Deno.test("a 1,000,000-deep tool and a 2 MB description are judged from their bytes, never parsed: rejected with their reasons, every other tool works", async () => {
+  const yaml = `servers:\n${hostile("deep", ["--mode", "deep", "--depth", "1000000"])}${
+    hostile("caps", ["--mode", "capitals", "--bytes", "2000000"])
+  }${healthy}`;
+  const before = definitionScans.standIns;
+  await withHub(yaml, async (hub, logs) => {
+    const names = hub.catalog().map((t) => t.namespaced).sort();
+    assert.deepEqual(names.filter((n) => !n.startsWith("good__")), ["caps__ok", "deep__ok"]);
+    assert.ok(names.includes("good__echo"));
+    const by = new Map(hub.servers().map((s) => [s.name, s]));
+    assert.equal(by.get("deep")!.state, "connected");
+    assert.deepEqual(by.get("deep")!.rejected, [{
+      name: "deep",
+      reason: "not mounted: it nests deeper than 64 levels (the limit of a tool definition)",
+    }]);
+    assert.equal(by.get("caps")!.state, "connected");
+    assert.deepEqual(by.get("caps")!.rejected, [{
+      name: `${"SHOUT".repeat(50).slice(0, 128)}…`,
+      reason: "not mounted: it is larger than 524288 bytes (the limit of a tool definition)",
+    }]);
+    // Both stood in for by their bytes' verdict (the walk over a parsed value would list the same).
+    assert.equal(definitionScans.standIns - before, 2);
+    assert.ok(logs.some((l) => l.includes('tool "deep" not mounted: it nests deeper than 64 levels')));
+    // The other tools of both servers answer, and so does the healthy server.
+    for (const server of ["deep", "caps"]) {
+      const entry = hub.catalog().find((t) => t.namespaced === `${server}__ok`)!;
+      const result = await hub.call(entry, {}, { via: "mount" });
+      assert.deepEqual(result.content, [{ type: "text", text: "ok" }]);
+    }
+    await healthyAnswersWithin(hub, 2000);
+  });
+});
+
+Deno.test("a tools/list answer's big values outside the tools (_meta, unknown members) are never parsed: the server's tools work", async () => {
+  const yaml = `servers:\n${
+    hostile("bad", ["--mode", "meta", "--bytes", "2000000", "--depth", "100000"])
+  }${healthy}`;
+  const before = definitionScans.unread;
+  await withHub(yaml, async (hub) => {
+    const bad = hub.servers().find((s) => s.name === "bad")!;
+    assert.equal(bad.state, "connected");
+    assert.equal(bad.rejected, undefined);
+    assert.ok(hub.catalog().some((t) => t.namespaced === "bad__ok"));
+    // The result's `_meta` and its `extra`: read as empty values, unparsed.
+    assert.equal(definitionScans.unread - before, 2);
+    const entry = hub.catalog().find((t) => t.namespaced === "bad__ok")!;
+    const result = await hub.call(entry, {}, { via: "mount" });
+    assert.deepEqual(result.content, [{ type: "text", text: "ok" }]);
     await healthyAnswersWithin(hub, 2000);
   });
 });
