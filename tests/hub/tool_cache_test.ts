@@ -30,15 +30,23 @@ import { pgCluster } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
-/** The list text the store holds for `server`: the row's, or its generation's parts joined. */
+/** The parts of the list the store holds for `server` (its row's generation): each a JSON array of tools. */
+function storedParts(db: DatabaseSync, server: string): string[] {
+  const row = db.prepare("SELECT generation FROM tool_cache WHERE server = ?").get(server) as {
+    generation: number | null;
+  };
+  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
+    .all(server, row.generation) as { text: string }[]).map((p) => p.text);
+}
+
+/** The list text the store holds for `server`: the row's, or its generation's parts joined as one array. */
 function storedText(db: DatabaseSync, server: string): string {
   const row = db.prepare("SELECT tools, generation FROM tool_cache WHERE server = ?").get(server) as {
     tools: string;
     generation: number | null;
   };
   if (row.generation === null) return row.tools;
-  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
-    .all(server, row.generation) as { text: string }[]).map((p) => p.text).join("");
+  return `[${storedParts(db, server).map((p) => p.slice(1, -1)).join(",")}]`;
 }
 
 function server(yaml: string, vars: Record<string, string> = {}) {
@@ -242,7 +250,7 @@ Deno.test("StoreToolCache: a list over the part size round-trips exactly through
   await using tmp = await tempDir();
   const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
   try {
-    // Tiny parts of an odd size: many part ends fall between the halves of a surrogate pair.
+    // Tiny parts of an odd size (each ~6 tools).
     const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
     const one = bigList(500, "one");
     const json = JSON.stringify(one);
