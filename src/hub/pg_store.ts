@@ -27,6 +27,7 @@ import {
   joinedPartsSteps,
   listHash,
   TOOL_CACHE_PART_CHARS,
+  TOOL_CACHE_READ_SLICE_MS,
   type ToolListCache,
   toolPartsSteps,
 } from "./tool_cache.ts";
@@ -283,7 +284,7 @@ export class PgToolCache implements ToolListCache {
    */
   loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
     return new Promise((resolve) => setTimeout(resolve, 0))
-      .then(() => new Stepper(this.#loadSteps(server, fingerprint)).finishAsync());
+      .then(() => new Stepper(this.#loadSteps(server, fingerprint)).finishAsync(TOOL_CACHE_READ_SLICE_MS));
   }
 
   *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
