@@ -882,3 +882,37 @@ Deno.test("PgToolCache keeps a large list as parts of whole tools; tool_cache/4 
     await store.close();
   }
 });
+
+Deno.test("mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/local.db`;
+  const tools = bigList(300, "old form");
+  const json = JSON.stringify(tools);
+  const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
+  try {
+    db.prepare(
+      "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
+    ).run(listHash(json));
+    const part = db.prepare(
+      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
+    );
+    part.run(0, json.slice(0, 1001));
+    part.run(1, json.slice(1001));
+  } finally {
+    db.close();
+  }
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
+    env: { XDG_DATA_HOME: `${tmp.path}/data` },
+  });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  try {
+    const cache = new PgToolCache(store);
+    await cache.preload();
+    assert.deepEqual(cache.load("a", "f1"), tools);
+  } finally {
+    await store.close();
+  }
+});
