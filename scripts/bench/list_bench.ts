@@ -26,7 +26,8 @@
  * a gateway's earlier start did): the answer comes from the cache, the run lasts until the live list,
  * the same, is parsed, mounted and saved. With either, also reported: the longest hold overlapping a
  * cache save (from its call to the end of its write: concurrent work and GC pauses in that window count
- * too) or load, and the cache's longest single store statement (its own share of a hold).
+ * too) or load, the time a load took (from its call to the list read whole), and the cache's longest
+ * single store statement (its own share of a hold).
  *
  * @module
  */
@@ -119,6 +120,8 @@ interface HostRun {
   saveHoldMs: number;
   /** With a cache: the longest hold from a load's call to its list read whole (the start's read of it). */
   loadHoldMs: number;
+  /** With a cache: the time from a load's call to its list read whole (the longest such load). */
+  loadMs: number;
   /** With a cache: its longest store statement (a part written, checkpointed or read; 18 MB at once). */
   statementMs: number;
 }
@@ -318,6 +321,7 @@ async function hostChild(tools: number, cached: boolean, warm = false): Promise<
     saveHoldMs: cacheHold("save"),
     statementMs,
     loadHoldMs: cacheHold("load"),
+    loadMs: Math.max(0, ...windows.load.map(([s, e]) => e - s)),
   };
 }
 
@@ -376,7 +380,9 @@ async function hostMain(
           ? ""
           : `; longest hold saving the list ${m((r) => r.saveHoldMs)} ms, loading it ${
             m((r) => r.loadHoldMs)
-          } ms; longest cache statement ${m((r) => r.statementMs)} ms`),
+          } ms (read in ${m((r) => r.loadMs ?? NaN)} ms); longest cache statement ${
+            m((r) => r.statementMs)
+          } ms`),
     );
   }
 }

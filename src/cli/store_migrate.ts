@@ -13,6 +13,7 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { isPostgresUrl, type PgTx, redactDbUrl } from "../store/mod.ts";
 import { INSERT_COLUMNS } from "../intelligence/mod.ts";
 import { fileExists, openPgStore } from "./store_access.ts";
+import { listHash, toolListParts } from "../hub/mod.ts";
 
 const HELP = `Usage: mcphub store migrate --from FILE --to URL
 
@@ -129,6 +130,8 @@ async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandC
       );
       const instructions = columns.includes("instructions") ? "instructions" : "NULL AS instructions";
       const generation = columns.includes("generation") ? "generation" : "NULL AS generation";
+      const partsByTool = db.prepare("SELECT 1 FROM schema_migrations WHERE id = 'tool_cache/4'").get() !==
+        undefined;
       for (
         const r of db.prepare(
           `SELECT server, fingerprint, tools, updated_at, ${instructions}, ${generation} FROM tool_cache`,
@@ -136,15 +139,25 @@ async function copy(db: DatabaseSync, url: string, source: string, ctx: CommandC
           .all() as Record<string, string | number | null>[]
       ) {
         if (r.generation !== null) {
-          // A large list is kept in parts (tool_cache/3): joined, the list's text.
-          r.tools = (db.prepare(
+          // A large list is kept in parts: each a JSON array of whole tools (tool_cache/4), or a piece of
+          // the list's text cut anywhere (tool_cache/3). Joined, the list's text.
+          const parts = (db.prepare(
             "SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq",
-          ).all(r.server, r.generation) as { text: string }[]).map((p) => p.text).join("");
+          ).all(r.server, r.generation) as { text: string }[]).map((p) => p.text);
+          r.tools = partsByTool ? `[${parts.map((p) => p.slice(1, -1)).join(",")}]` : parts.join("");
+        }
+        let tools: string;
+        try {
+          // The shared store keeps the list's parts joined by newlines (see PgToolCache).
+          tools = toolListParts(String(r.tools)).join("\n");
+        } catch {
+          continue; // not a list: a cache row is not worth failing the migration for
         }
         const done = await store.all(
-          `INSERT INTO tool_cache (server, fingerprint, tools, updated_at, instructions) VALUES (?, ?, ?, ?, ?)
+          `INSERT INTO tool_cache (server, fingerprint, tools, hash, updated_at, instructions)
+           VALUES (?, ?, ?, ?, ?, ?)
            ON CONFLICT (server) DO NOTHING RETURNING server`,
-          [r.server, r.fingerprint, r.tools, r.updated_at, r.instructions],
+          [r.server, r.fingerprint, tools, listHash(String(r.tools)), r.updated_at, r.instructions],
         );
         copied.cache += done.length;
       }

@@ -47,7 +47,14 @@ export {
   type DownstreamState,
   type RestartPolicy,
 } from "./downstream.ts";
-export { serverFingerprint, StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
+export {
+  listHash,
+  serverFingerprint,
+  StoreToolCache,
+  toolCacheMigrations,
+  type ToolListCache,
+  toolListParts,
+} from "./tool_cache.ts";
 export {
   approveCommand as approveCommandText,
   definitionHash,

@@ -9,7 +9,6 @@
  */
 import type { PgMigration, PgStore } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
-import { parseJson } from "../json/mod.ts";
 import {
   type ChangeRow,
   changesOf,
@@ -24,8 +23,14 @@ import {
   type Trust,
   unchecked,
 } from "./pinning.ts";
-import type { ToolListCache } from "./tool_cache.ts";
-import { parseTextSteps } from "./sliced_json.ts";
+import {
+  joinedPartsSteps,
+  listHash,
+  TOOL_CACHE_PART_CHARS,
+  TOOL_CACHE_READ_SLICE_MS,
+  type ToolListCache,
+  toolPartsSteps,
+} from "./tool_cache.ts";
 import { Stepper } from "./slices.ts";
 
 /** The PostgreSQL schema of pins and the tool cache (the SQLite one's columns, 64-bit times). */
@@ -39,6 +44,14 @@ export const pgHubMigrations: PgMigration[] = [{
       updated_at BIGINT NOT NULL,
       instructions TEXT
     )`,
+}, {
+  // A list is kept as its parts (each a JSON array of whole tools, see `toolListParts`) joined by newlines,
+  // with `hash`, the list text's `listHash`: each part is parsed on its own. Rows of the old form (one
+  // text) are dropped: the servers list their tools again.
+  id: "tool_cache/4",
+  sql: `
+    ALTER TABLE tool_cache ADD COLUMN hash TEXT;
+    DELETE FROM tool_cache`,
 }, {
   id: "tool_pins/1",
   sql: `
@@ -220,7 +233,10 @@ export class PgToolPins implements PinStore {
 
 interface CacheRow {
   fingerprint: string;
+  /** The list's parts (`toolListParts`) joined by newlines (`JSON.stringify` writes none). */
   tools: string;
+  /** `listHash` of the list's text; null: written by a version before `tool_cache/4` (not read). */
+  hash: string | null;
   instructions: string | null;
 }
 
@@ -237,42 +253,51 @@ export class PgToolCache implements ToolListCache {
     this.#writes = new WriteQueue((m) => options.warn?.(`saving the tool-list cache failed: ${m}`));
   }
 
+  /**
+   * Servers whose row could not be read (corrupt, or of another form): the next save rewrites it, also
+   * when the row's hash is the list's.
+   */
+  readonly #unreadable = new Set<string>();
+
   /** Reads every cached list (before the servers start). */
   async preload(): Promise<void> {
     const rows = await this.#store.run((sql) =>
-      sql`SELECT server, fingerprint, tools, instructions FROM tool_cache`
+      sql`SELECT server, fingerprint, tools, hash, instructions FROM tool_cache`
     );
     for (const r of rows) {
       this.#rows.set(String(r.server), {
         fingerprint: String(r.fingerprint),
         tools: String(r.tools),
+        hash: r.hash === null ? null : String(r.hash),
         instructions: r.instructions as string | null,
       });
     }
   }
 
   load(server: string, fingerprint: string): ToolDefinition[] | undefined {
-    const row = this.#rows.get(server);
-    if (!row || row.fingerprint !== fingerprint) return undefined;
-    try {
-      const tools = parseJson(row.tools);
-      return Array.isArray(tools) ? tools as ToolDefinition[] : undefined;
-    } catch {
-      return undefined;
-    }
+    return new Stepper(this.#loadSteps(server, fingerprint)).finish();
   }
 
   /**
    * {@linkcode PgToolCache.load} in steps: the snapshot's text (loaded by {@linkcode PgToolCache.preload})
-   * parsed in slices from the next turn of the event loop on (a 100,000-tool list is 18 MB).
+   * parsed a part a step from the next turn of the event loop on (a 100,000-tool list is 18 MB).
    */
   loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
-    const row = this.#rows.get(server);
-    if (!row || row.fingerprint !== fingerprint) return Promise.resolve(undefined);
-    const text = row.tools;
     return new Promise((resolve) => setTimeout(resolve, 0))
-      .then(() => new Stepper(parseTextSteps(text)).finishAsync())
-      .then((tools) => Array.isArray(tools) ? tools as ToolDefinition[] : undefined, () => undefined);
+      .then(() => new Stepper(this.#loadSteps(server, fingerprint)).finishAsync(TOOL_CACHE_READ_SLICE_MS));
+  }
+
+  *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
+    const row = this.#rows.get(server);
+    if (!row || row.fingerprint !== fingerprint) return undefined;
+    try {
+      const tools = row.hash === null ? undefined : yield* joinedPartsSteps(row.tools, row.hash);
+      if (tools) return tools;
+    } catch {
+      // Unreadable: as a corrupt row.
+    }
+    if (this.#rows.get(server) === row) this.#unreadable.add(server);
+    return undefined;
   }
 
   save(
@@ -280,22 +305,35 @@ export class PgToolCache implements ToolListCache {
     fingerprint: string,
     tools: readonly ToolDefinition[],
     json?: string,
-    _hash?: string,
+    hash?: string,
   ): void {
     const text = json ?? JSON.stringify(tools);
-    const row = this.#rows.get(server);
-    if (row && row.fingerprint === fingerprint && row.tools === text) return;
-    const instructions = row?.fingerprint === fingerprint ? row.instructions : null;
-    this.#rows.set(server, { fingerprint, tools: text, instructions });
+    const digest = hash ?? listHash(text);
+    const old = this.#rows.get(server);
+    if (old?.fingerprint === fingerprint && old.hash === digest && !this.#unreadable.has(server)) return;
+    this.#unreadable.delete(server);
+    // Until its parts are cut (in steps), the snapshot holds the whole text: one part.
+    const row: CacheRow = {
+      fingerprint,
+      tools: text,
+      hash: digest,
+      instructions: old?.fingerprint === fingerprint ? old.instructions : null,
+    };
+    this.#rows.set(server, row);
+    const cutting = text.length <= TOOL_CACHE_PART_CHARS
+      ? undefined
+      : new Stepper(toolPartsSteps(text, TOOL_CACHE_PART_CHARS)).finishAsync();
     const now = this.#clock();
-    this.#writes.push(() =>
-      this.#store.run((sql) =>
-        sql`INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES (${server}, ${fingerprint},
-              ${text}, ${now})
+    this.#writes.push(async () => {
+      const stored = cutting ? (await cutting).join("\n") : text;
+      if (this.#rows.get(server) === row) row.tools = stored;
+      await this.#store.run((sql) =>
+        sql`INSERT INTO tool_cache (server, fingerprint, tools, hash, updated_at) VALUES (${server},
+              ${fingerprint}, ${stored}, ${digest}, ${now})
             ON CONFLICT (server) DO UPDATE SET fingerprint = excluded.fingerprint, tools = excluded.tools,
-              updated_at = excluded.updated_at`
-      )
-    );
+              hash = excluded.hash, updated_at = excluded.updated_at`
+      );
+    });
   }
 
   loadInstructions(server: string, fingerprint: string): string | undefined {

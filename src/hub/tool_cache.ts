@@ -11,8 +11,6 @@ import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 import { parseJson } from "../json/mod.ts";
-import { RawBytes } from "./raw_json.ts";
-import { parseSteps } from "./sliced_json.ts";
 import { Stepper } from "./slices.ts";
 
 /** The store migrations of the tool cache. */
@@ -46,6 +44,14 @@ export const toolCacheMigrations: Migration[] = [{
       text TEXT NOT NULL,
       PRIMARY KEY (server, generation, seq)
     )`,
+}, {
+  // Parts are cut between tools (see {@linkcode toolListParts}): each is a JSON array of whole tools,
+  // parsed on its own. Parts cut anywhere (tool_cache/3) and rows without a hash are dropped: the
+  // servers list their tools again, and the next save writes them in the new form.
+  id: "tool_cache/4",
+  sql: `
+    DELETE FROM tool_cache_parts;
+    DELETE FROM tool_cache WHERE generation IS NOT NULL OR hash IS NULL`,
 }];
 
 /** Where the hub keeps and finds cached tool lists. */
@@ -116,7 +122,10 @@ export function* listHashSteps(json: string): Generator<void, string> {
   return hash.digest("hex");
 }
 
-/** Characters of a list's text per part: a longer list is written in parts, one part a step (~2 ms). */
+/**
+ * Characters of a list's text per part: a longer list is kept in parts, each a JSON array of whole tools
+ * of at most this many characters (unless one tool alone is longer), written and read a part a step.
+ */
 export const TOOL_CACHE_PART_CHARS = 512 * 1024;
 
 /**
@@ -125,15 +134,120 @@ export const TOOL_CACHE_PART_CHARS = 512 * 1024;
  */
 const WRITE_SLICE_MS = 2;
 
+/**
+ * Slices of a read, in ms: about one part (read, parsed and hashed in ~5 ms) a slice, as the new objects
+ * of each part bring young-generation collections on top.
+ */
+export const TOOL_CACHE_READ_SLICE_MS = 3;
+
 /** Parts of a replaced list deleted per step. */
 const PARTS_DELETED_PER_STEP = 2;
 
-/** Where a part that starts at `at` ends: never between the halves of a surrogate pair. */
-function partEnd(text: string, at: number, chars: number): number {
-  let end = Math.min(text.length, at + chars);
-  const last = text.charCodeAt(end - 1);
-  if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-  return end;
+/** Characters of a list's text scanned for tool boundaries between two yields (~1 ms). */
+const SCAN_CHARS = 512 * 1024;
+
+/**
+ * A list's text (`JSON.stringify` of an array: no whitespace between tokens) cut between tools, in steps:
+ * each part `[` + whole tools + `]`, at most `partChars` characters unless one tool alone is longer.
+ * `"[" + parts.map((p) => p.slice(1, -1)).join(",") + "]"` is the text again.
+ *
+ * @throws {SyntaxError} when `text` is not a JSON array
+ */
+export function* toolPartsSteps(text: string, partChars: number): Generator<void, string[]> {
+  if (text.charCodeAt(0) !== 0x5b) throw new SyntaxError("The tool list is not a JSON array");
+  const parts: string[] = [];
+  // The part under way begins at `start`; `cut` ends its last whole tool (at a top-level comma).
+  let start = 1;
+  let cut = -1;
+  let depth = 0;
+  let inString = false;
+  let budget = SCAN_CHARS;
+  for (let i = 1; i < text.length; i++) {
+    if (--budget === 0) {
+      budget = SCAN_CHARS;
+      yield;
+    }
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // a backslash: the next character is escaped
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) depth++;
+    else if ((c === 0x7d || c === 0x5d) && depth > 0) depth--;
+    else if (c === 0x2c || c === 0x5d) {
+      if (depth !== 0) continue;
+      // A tool ends at `i`: the part so far is closed before it when it would grow past the size.
+      if (i - start + 2 > partChars && cut > start) {
+        parts.push(`[${text.slice(start, cut)}]`);
+        start = cut + 1;
+      }
+      cut = i;
+      if (c === 0x5d) {
+        if (i !== text.length - 1) throw new SyntaxError("The tool list has text after its end");
+        if (i > start) parts.push(`[${text.slice(start, i)}]`);
+        return parts;
+      }
+    }
+  }
+  throw new SyntaxError("The tool list ends early");
+}
+
+/** {@linkcode toolPartsSteps} at once. */
+export function toolListParts(text: string, partChars = TOOL_CACHE_PART_CHARS): string[] {
+  return new Stepper(toolPartsSteps(text, partChars)).finish();
+}
+
+/**
+ * Parts (from {@linkcode toolPartsSteps}) parsed and checked against `hash`, the {@linkcode listHash} of
+ * the list's whole text, a part a step: each part with native `JSON.parse` (a 512 Ki-character part:
+ * ~3 ms) through {@linkcode parseJson}.
+ */
+class PartReader {
+  readonly tools: ToolDefinition[] = [];
+  readonly #hash = createHash("sha256");
+  #parts = 0;
+
+  /** Adds a part; false when it is not a JSON array of tools (a corrupt part). */
+  add(part: string): boolean {
+    let tools: unknown;
+    try {
+      tools = parseJson(part);
+    } catch {
+      return false;
+    }
+    if (!Array.isArray(tools)) return false;
+    this.#hash.update(this.#parts++ === 0 ? "[" : ",");
+    this.#hash.update(part.slice(1, -1));
+    for (const tool of tools) this.tools.push(tool);
+    return true;
+  }
+
+  /** The hash of the list's text that the parts make. */
+  digest(): string {
+    if (this.#parts === 0) this.#hash.update("[");
+    return this.#hash.update("]").digest("hex");
+  }
+}
+
+/**
+ * The tools of a list kept as {@linkcode toolListParts} joined by newlines (the shared store's form:
+ * `JSON.stringify` writes no raw newline), a part a step; undefined when the text does not match `hash`.
+ */
+export function* joinedPartsSteps(
+  text: string,
+  hash: string,
+): Generator<void, ToolDefinition[] | undefined> {
+  const reader = new PartReader();
+  for (let at = 0; at < text.length;) {
+    const end = text.indexOf("\n", at);
+    const stop = end < 0 ? text.length : end;
+    if (!reader.add(text.slice(at, stop))) return undefined;
+    at = stop + 1;
+    yield;
+  }
+  return reader.digest() === hash ? reader.tools : undefined;
 }
 
 interface CacheRow {
@@ -202,106 +316,88 @@ export class StoreToolCache implements ToolListCache {
       .get(server) as CacheRow | undefined;
   }
 
+  /**
+   * Servers whose row this process could not read (corrupt, or in a form it does not read): the next save
+   * rewrites it, also when the row's hash is the list's.
+   */
+  readonly #unreadable = new Set<string>();
+
   load(server: string, fingerprint: string): ToolDefinition[] | undefined {
-    const row = this.#row(server);
-    if (!row || row.fingerprint !== fingerprint) return undefined;
-    if (row.generation === null) return this.#loadRow(server, row);
-    // At once: the parts read one after another, joined and parsed (a start reads it before serving).
-    const steps = this.#readSteps(server, row);
-    let r = steps.next();
-    while (!r.done) r = steps.next();
-    if (!r.value) return undefined;
-    if (r.value.row.generation === null) return this.#loadRow(server, r.value.row);
-    try {
-      const tools = parseJson(r.value.parts.join(""));
-      if (!Array.isArray(tools)) return undefined;
-      this.#known.set(server, { fingerprint, hash: r.value.hash });
-      return tools as ToolDefinition[];
-    } catch {
-      return undefined;
-    }
+    return new Stepper(this.#loadSteps(server, fingerprint)).finish();
   }
 
   /**
-   * {@linkcode StoreToolCache.load} in steps: each part read in a step of its own and the list parsed in
-   * slices ({@linkcode parseSteps}), from the next turn of the event loop on.
+   * {@linkcode StoreToolCache.load} in steps, from the next turn of the event loop on: a part read, parsed
+   * and hashed a step.
    */
   loadAsync(server: string, fingerprint: string): Promise<ToolDefinition[] | undefined> {
     return new Promise((resolve) => setTimeout(resolve, 0)).then(() =>
-      new Stepper(this.#loadSteps(server, fingerprint)).finishAsync()
+      new Stepper(this.#loadSteps(server, fingerprint)).finishAsync(TOOL_CACHE_READ_SLICE_MS)
     );
   }
 
-  /** A list kept in the row itself. */
-  #loadRow(server: string, row: CacheRow): ToolDefinition[] | undefined {
+  /** The server's list for `fingerprint`; a row that cannot be read whole is cold (and rewritten). */
+  *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
+    let row: CacheRow | undefined;
+    try {
+      row = this.#row(server);
+      if (!row || row.fingerprint !== fingerprint) return undefined;
+      const tools = row.generation === null
+        ? this.#readRow(server, row)
+        : yield* this.#readParts(server, row);
+      if (tools) return tools;
+    } catch {
+      // Unreadable: as a corrupt row.
+    }
+    if (row?.fingerprint === fingerprint) {
+      this.#unreadable.add(server);
+      this.#known.delete(server);
+    }
+    return undefined;
+  }
+
+  /** A list kept in the row itself, checked against the row's hash. */
+  #readRow(server: string, row: CacheRow): ToolDefinition[] | undefined {
     const text = (this.#db.prepare("SELECT tools FROM tool_cache WHERE server = ?").get(server) as
       | { tools: string }
       | undefined)?.tools;
-    if (text === undefined) return undefined;
-    try {
-      const tools = parseJson(text);
-      if (!Array.isArray(tools)) return undefined;
-      this.#known.set(server, { fingerprint: row.fingerprint, hash: row.hash ?? listHash(text) });
-      return tools as ToolDefinition[];
-    } catch {
-      return undefined;
-    }
-  }
-
-  *#loadSteps(server: string, fingerprint: string): Generator<void, ToolDefinition[] | undefined> {
-    try {
-      const row = this.#row(server);
-      if (!row || row.fingerprint !== fingerprint) return undefined;
-      if (row.generation === null) return this.#loadRow(server, row);
-      const read = yield* this.#readSteps(server, row);
-      if (!read) return undefined;
-      if (read.row.generation === null) return this.#loadRow(server, read.row);
-      const raw = new RawBytes();
-      const encoder = new TextEncoder();
-      for (const part of read.parts) {
-        raw.append(encoder.encode(part));
-        yield;
-      }
-      const tools = yield* parseSteps(raw);
-      if (!Array.isArray(tools)) return undefined;
-      this.#known.set(server, { fingerprint, hash: read.hash });
-      return tools as ToolDefinition[];
-    } catch {
-      return undefined;
-    }
+    if (text === undefined || row.hash === null || listHash(text) !== row.hash) return undefined;
+    const tools = parseJson(text);
+    if (!Array.isArray(tools)) return undefined;
+    this.#known.set(server, { fingerprint: row.fingerprint, hash: row.hash });
+    return tools as ToolDefinition[];
   }
 
   /**
-   * The parts of a list kept in parts, a part a step, checked against the row's hash: undefined when they
-   * cannot be read whole. A save that replaces the list meanwhile deletes these parts: then the row is
-   * read again, and the new list's parts (`row`: the row they belong to; generation NULL: the list is in
-   * the row).
+   * A list kept in parts, a part read, parsed and hashed a step, checked against the row's hash:
+   * undefined when it cannot be read whole. A save that replaces the list meanwhile deletes these parts:
+   * then the row is read again, and the new list.
    */
-  *#readSteps(
-    server: string,
-    row: CacheRow,
-  ): Generator<void, { row: CacheRow; parts: string[]; hash: string } | undefined> {
+  *#readParts(server: string, row: CacheRow): Generator<void, ToolDefinition[] | undefined> {
     const fingerprint = row.fingerprint;
     const part = this.#db.prepare(
       "SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? AND seq = ?",
     );
     for (let attempt = 0; attempt < 3; attempt++) {
-      const parts: string[] = [];
-      const hash = createHash("sha256");
+      const reader = new PartReader();
+      let whole = true;
       for (let seq = 0; seq < (row.parts ?? 0); seq++) {
         const got = part.get(server, row.generation, seq) as { text: string } | undefined;
-        if (!got) break;
-        parts.push(got.text);
-        hash.update(got.text);
+        if (!got) {
+          whole = false;
+          break;
+        }
+        if (!reader.add(got.text)) return undefined;
         yield;
       }
-      if (parts.length === row.parts) {
-        const digest = hash.digest("hex");
-        return row.hash === null || digest === row.hash ? { row, parts, hash: digest } : undefined;
+      if (whole) {
+        if (row.hash === null || reader.digest() !== row.hash) return undefined;
+        this.#known.set(server, { fingerprint, hash: row.hash });
+        return reader.tools;
       }
       const now = this.#row(server);
       if (!now || now.fingerprint !== fingerprint) return undefined;
-      if (now.generation === null) return { row: now, parts: [], hash: "" };
+      if (now.generation === null) return this.#readRow(server, now);
       row = now;
     }
     return undefined;
@@ -320,7 +416,7 @@ export class StoreToolCache implements ToolListCache {
       if (last) {
         // The same list as the save under way or waiting: nothing more to write.
         if (last.save!.fingerprint === fingerprint && last.save!.hash === hash) return last.settle.promise;
-      } else if (!lane) {
+      } else if (!lane && !this.#unreadable.has(server)) {
         const known = this.#known.get(server);
         if (known?.fingerprint === fingerprint && known.hash === hash) {
           // The same list as the row held: unchanged unless another process rewrote it meanwhile.
@@ -348,7 +444,7 @@ export class StoreToolCache implements ToolListCache {
   /** Writes a list: in the row when small, else in parts then switched to in one small transaction. */
   *#saveSteps(server: string, fingerprint: string, text: string, hash: string): Generator<void, void> {
     const row = this.#row(server);
-    if (row?.fingerprint === fingerprint && row.hash === hash) {
+    if (row?.fingerprint === fingerprint && row.hash === hash && !this.#unreadable.has(server)) {
       // Unchanged (saved by another process meanwhile, or a list saved again before it was known).
       this.#known.set(server, { fingerprint, hash });
       return;
@@ -363,6 +459,7 @@ export class StoreToolCache implements ToolListCache {
     if (text.length <= this.#partChars) {
       upsert.run(server, fingerprint, text, hash, null, null, this.#clock());
       this.#known.set(server, { fingerprint, hash });
+      this.#unreadable.delete(server);
       if (row?.generation !== null && row?.generation !== undefined) {
         yield;
         yield* this.#dropSteps(server);
@@ -375,14 +472,13 @@ export class StoreToolCache implements ToolListCache {
       "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES (?, ?, ?, ?)",
     );
     const checkpoint = this.#db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
-    let parts = 0;
     // save() runs a save up to its first yield at once: a large list's parts wait for the next turn.
     yield;
+    const texts = yield* toolPartsSteps(text, this.#partChars);
+    const parts = texts.length;
     try {
-      for (let at = 0; at < text.length; parts++) {
-        const end = partEnd(text, at, this.#partChars);
-        insert.run(server, generation, parts, text.slice(at, end));
-        at = end;
+      for (let seq = 0; seq < parts; seq++) {
+        insert.run(server, generation, seq, texts[seq]!);
         yield;
         // The part copied into the database file now (~4 ms): else SQLite does it after a commit that
         // finds 1,000 pages in the log, ~30 ms in one piece. (Not inside another module's transaction.)
@@ -423,6 +519,7 @@ export class StoreToolCache implements ToolListCache {
       throw error;
     }
     this.#known.set(server, { fingerprint, hash });
+    this.#unreadable.delete(server);
     yield;
     yield* this.#dropSteps(server);
   }

@@ -8,7 +8,7 @@ import {
   StoreToolCache,
   toolCacheMigrations,
 } from "../../src/hub/mod.ts";
-import { listHash, listHashSteps } from "../../src/hub/tool_cache.ts";
+import { listHash, listHashSteps, toolListParts } from "../../src/hub/tool_cache.ts";
 import { type DatabaseSync, openStore, PgStore } from "../../src/store/mod.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { Downstream } from "../../src/hub/downstream.ts";
@@ -30,15 +30,23 @@ import { pgCluster } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
-/** The list text the store holds for `server`: the row's, or its generation's parts joined. */
+/** The parts of the list the store holds for `server` (its row's generation): each a JSON array of tools. */
+function storedParts(db: DatabaseSync, server: string): string[] {
+  const row = db.prepare("SELECT generation FROM tool_cache WHERE server = ?").get(server) as {
+    generation: number | null;
+  };
+  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
+    .all(server, row.generation) as { text: string }[]).map((p) => p.text);
+}
+
+/** The list text the store holds for `server`: the row's, or its generation's parts joined as one array. */
 function storedText(db: DatabaseSync, server: string): string {
   const row = db.prepare("SELECT tools, generation FROM tool_cache WHERE server = ?").get(server) as {
     tools: string;
     generation: number | null;
   };
   if (row.generation === null) return row.tools;
-  return (db.prepare("SELECT text FROM tool_cache_parts WHERE server = ? AND generation = ? ORDER BY seq")
-    .all(server, row.generation) as { text: string }[]).map((p) => p.text).join("");
+  return `[${storedParts(db, server).map((p) => p.slice(1, -1)).join(",")}]`;
 }
 
 function server(yaml: string, vars: Record<string, string> = {}) {
@@ -242,7 +250,7 @@ Deno.test("StoreToolCache: a list over the part size round-trips exactly through
   await using tmp = await tempDir();
   const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
   try {
-    // Tiny parts of an odd size: many part ends fall between the halves of a surrogate pair.
+    // Tiny parts of an odd size (each ~6 tools).
     const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
     const one = bigList(500, "one");
     const json = JSON.stringify(one);
@@ -652,5 +660,259 @@ Deno.test("a cached list read before the server lists is screened and listed; on
     } finally {
       await d.close();
     }
+  }
+});
+
+/** Tools whose text holds what a cut must not mistake for a boundary: commas, brackets, braces, escapes. */
+function trickyList(n: number, v: string): ToolDefinition[] {
+  return Array.from({ length: n }, (_, i) => ({
+    name: `t${i}`,
+    description: `${v} ${i}: "a, b]" }, {"x": [1, 2]}, \\"], [ \\ ${"é😀,".repeat(i % 5)}`,
+    inputSchema: {
+      type: "object",
+      properties: { "a,]": { type: "string", enum: ["[", "]", "{", "}", ",", '\\"'] } },
+    },
+  }));
+}
+
+Deno.test("toolListParts() cuts between tools: each part a JSON array of whole tools within the size, a larger tool alone", () => {
+  const tools: ToolDefinition[] = trickyList(200, "cut");
+  // One tool larger than a part, among the others.
+  tools.splice(77, 0, { name: "huge", description: "h,]}".repeat(2000), inputSchema: { type: "object" } });
+  const json = JSON.stringify(tools);
+  for (const partChars of [300, 997, 4096]) {
+    const parts = toolListParts(json, partChars);
+    const parsed = parts.map((p) => JSON.parse(p) as ToolDefinition[]);
+    assert.deepEqual(parsed.flat(), tools, `${partChars}: the parts hold every tool, in order`);
+    assert.equal(`[${parts.map((p) => p.slice(1, -1)).join(",")}]`, json, "joined, the text again");
+    for (const [i, part] of parts.entries()) {
+      if (part.length > partChars) {
+        assert.deepEqual(
+          parsed[i]!.map((t) => t.name),
+          ["huge"],
+          `${partChars}: only a tool larger than a part`,
+        );
+      } else {
+        // Full: the next part's first tool would not have fitted.
+        const next = parsed[i + 1]?.[0];
+        if (next) assert.ok(part.length + 1 + JSON.stringify(next).length > partChars);
+      }
+    }
+  }
+  assert.deepEqual(toolListParts("[]", 10), []);
+  assert.deepEqual(toolListParts('[{"a":1}]', 2), ['[{"a":1}]']);
+  assert.throws(() => toolListParts('{"a":1}', 10), SyntaxError);
+  assert.throws(() => toolListParts('[{"a":1}', 10), SyntaxError);
+});
+
+Deno.test("StoreToolCache keeps a large list in parts of whole tools, a tool larger than a part in a part of its own", async () => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  try {
+    const tools: ToolDefinition[] = trickyList(300, "parts");
+    tools.splice(150, 0, { name: "huge", description: "x".repeat(5000), inputSchema: { type: "object" } });
+    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", tools);
+    const parts = storedParts(db, "a");
+    assert.deepEqual(parts, toolListParts(JSON.stringify(tools), 1000));
+    assert.deepEqual(parts.flatMap((p) => JSON.parse(p) as ToolDefinition[]), tools);
+    assert.ok(parts.some((p) => p.length > 5000 && (JSON.parse(p) as unknown[]).length === 1));
+    assert.ok(parts.every((p) => p.length <= 1000 || p.includes('"huge"')));
+    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+    assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), tools);
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("tool_cache/4 drops lists kept in parts cut anywhere and rows without a hash; a hashed row stays", async () => {
+  await using tmp = await tempDir();
+  const path = `${tmp.path}/s.db`;
+  const small = JSON.stringify(bigList(2, "small"));
+  const large = JSON.stringify(bigList(50, "large"));
+  const old = openStore(path, { migrations: toolCacheMigrations.slice(0, 3) });
+  try {
+    const row = old.prepare(
+      "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES (?, ?, ?, ?, ?, ?, 1)",
+    );
+    row.run("hashed", "f1", small, listHash(small), null, null);
+    row.run("unhashed", "f1", small, null, null, null);
+    row.run("parted", "f1", "", listHash(large), 7, 2);
+    const part = old.prepare(
+      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES (?, ?, ?, ?)",
+    );
+    part.run("parted", 7, 0, large.slice(0, 1000));
+    part.run("parted", 7, 1, large.slice(1000));
+  } finally {
+    old.close();
+  }
+  const db = openStore(path, { migrations: toolCacheMigrations });
+  try {
+    assert.deepEqual(db.prepare("SELECT server FROM tool_cache ORDER BY server").all().map((r) => r.server), [
+      "hashed",
+    ]);
+    assert.equal((db.prepare("SELECT COUNT(*) AS n FROM tool_cache_parts").get() as { n: number }).n, 0);
+    assert.deepEqual(new StoreToolCache(db).load("hashed", "f1"), bigList(2, "small"));
+    assert.equal(new StoreToolCache(db).load("parted", "f1"), undefined);
+  } finally {
+    db.close();
+  }
+});
+
+/** Saves `tools` as a hub does (with the list's text and hash); true when the store was written. */
+async function savedAgain(db: DatabaseSync, cache: StoreToolCache, tools: readonly ToolDefinition[]) {
+  const before = db.prepare("SELECT updated_at, generation FROM tool_cache WHERE server = 'a'").get();
+  const json = JSON.stringify(tools);
+  await cache.save("a", "f1", tools, json, listHash(json));
+  await cache.flush();
+  return JSON.stringify(
+    db.prepare("SELECT updated_at, generation FROM tool_cache WHERE server = 'a'").get(),
+  ) !==
+    JSON.stringify(before);
+}
+
+Deno.test("StoreToolCache: a corrupt part or row is cold and rewritten by the next save of the same list", async (t) => {
+  await using tmp = await tempDir();
+  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  let clock = 1;
+  const tick = () => clock++;
+  try {
+    const large = trickyList(100, "corrupt");
+    const small = bigList(3, "small");
+    const cases: [string, readonly ToolDefinition[], string][] = [
+      // Not JSON any more (a torn page).
+      [
+        "a part cut short",
+        large,
+        "UPDATE tool_cache_parts SET text = substr(text, 1, length(text) - 9) WHERE seq = 1",
+      ],
+      // Still JSON, another list: only the hash tells.
+      [
+        "a part's tools changed",
+        large,
+        "UPDATE tool_cache_parts SET text = replace(text, '\"t1\"', '\"t9\"') WHERE seq = 0",
+      ],
+      ["a part missing", large, "DELETE FROM tool_cache_parts WHERE seq = 2"],
+      ["a part not an array", large, "UPDATE tool_cache_parts SET text = '{}' WHERE seq = 0"],
+      [
+        "a small row's tools changed",
+        small,
+        "UPDATE tool_cache SET tools = replace(tools, '\"t1\"', '\"t9\"')",
+      ],
+      ["a small row not JSON", small, "UPDATE tool_cache SET tools = '[{'"],
+      ["a small row without a hash", small, "UPDATE tool_cache SET hash = NULL"],
+    ];
+    for (const [name, tools, corrupt] of cases) {
+      await t.step(name, async () => {
+        db.exec("DELETE FROM tool_cache; DELETE FROM tool_cache_parts");
+        const json = JSON.stringify(tools);
+        await new StoreToolCache(db, tick, { partChars: 1000 }).save("a", "f1", tools, json, listHash(json));
+        db.exec(corrupt);
+        const sync = new StoreToolCache(db, tick, { partChars: 1000 });
+        assert.equal(sync.load("a", "f1"), undefined, "cold, at once");
+        const cache = new StoreToolCache(db, tick, { partChars: 1000 });
+        assert.equal(await cache.loadAsync("a", "f1"), undefined, "cold, in steps");
+        // The same list (same hash as the row's) is written again, whole.
+        assert.equal(await savedAgain(db, cache, tools), true, "rewritten");
+        assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+        assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), tools);
+        // Then unchanged again: not written a second time.
+        assert.equal(await savedAgain(db, cache, tools), false, "then not written again");
+        assert.equal(await savedAgain(db, sync, tools), true, "the other reader rewrites too");
+      });
+    }
+  } finally {
+    db.close();
+  }
+});
+
+Deno.test("PgToolCache keeps a large list as parts of whole tools; tool_cache/4 drops old rows; a corrupt row is cold and rewritten", async () => {
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  const before = pgStoreMigrations.filter((m) => m.id !== "tool_cache/4");
+  const old = new PgStore(url, { migrations: before });
+  try {
+    await old.all(
+      "INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES ('old', 'f1', '[]', 1)",
+    );
+  } finally {
+    await old.close();
+  }
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  try {
+    assert.deepEqual(await store.all("SELECT server FROM tool_cache"), [], "the old row is dropped");
+    // Over two parts (512 Ki characters each): 8,000 tools of ~200 characters.
+    const tools = trickyList(8000, "pg");
+    const json = JSON.stringify(tools);
+    assert.ok(json.length > 2 * 512 * 1024, `${json.length}`);
+    const writer = new PgToolCache(store);
+    await writer.preload();
+    writer.save("a", "f1", tools, json, listHash(json));
+    await writer.flush();
+    const [row] = await store.all("SELECT tools, hash FROM tool_cache WHERE server = 'a'");
+    assert.equal(row!.hash, listHash(json));
+    assert.equal(row!.tools, toolListParts(json).join("\n"));
+    assert.ok(String(row!.tools).split("\n").length >= 3);
+    const reader = new PgToolCache(store);
+    await reader.preload();
+    assert.deepEqual(reader.load("a", "f1"), tools);
+    assert.deepEqual(await reader.loadAsync("a", "f1"), tools);
+    // A part's tools changed in the store: cold, and the next save of the same list writes it again.
+    await store.all(`UPDATE tool_cache SET tools = replace(tools, '"t1"', '"t9"'), updated_at = 0`);
+    const cold = new PgToolCache(store);
+    await cold.preload();
+    assert.equal(await cold.loadAsync("a", "f1"), undefined);
+    assert.equal(cold.load("a", "f1"), undefined);
+    cold.save("a", "f1", tools, json, listHash(json));
+    await cold.flush();
+    const [again] = await store.all("SELECT tools, updated_at FROM tool_cache WHERE server = 'a'");
+    assert.notEqual(Number(again!.updated_at), 0, "rewritten");
+    assert.equal(again!.tools, toolListParts(json).join("\n"));
+    const warm = new PgToolCache(store);
+    await warm.preload();
+    assert.deepEqual(await warm.loadAsync("a", "f1"), tools);
+    // A small list: one part, hash-checked too.
+    const small = bigList(3, "small");
+    warm.save("b", "f1", small);
+    await warm.flush();
+    await store.all(`UPDATE tool_cache SET tools = '[]' WHERE server = 'b'`);
+    const checked = new PgToolCache(store);
+    await checked.preload();
+    assert.equal(checked.load("b", "f1"), undefined);
+  } finally {
+    await store.close();
+  }
+});
+
+Deno.test("mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole", async () => {
+  await using tmp = await tempDir();
+  const file = `${tmp.path}/local.db`;
+  const tools = bigList(300, "old form");
+  const json = JSON.stringify(tools);
+  const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
+  try {
+    db.prepare(
+      "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
+    ).run(listHash(json));
+    const part = db.prepare(
+      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
+    );
+    part.run(0, json.slice(0, 1001));
+    part.run(1, json.slice(1001));
+  } finally {
+    db.close();
+  }
+  const cluster = await pgCluster();
+  const url = await cluster.database();
+  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
+    env: { XDG_DATA_HOME: `${tmp.path}/data` },
+  });
+  assert.equal(migrated.code, 0, migrated.stderr);
+  const store = new PgStore(url, { migrations: pgStoreMigrations });
+  try {
+    const cache = new PgToolCache(store);
+    await cache.preload();
+    assert.deepEqual(cache.load("a", "f1"), tools);
+  } finally {
+    await store.close();
   }
 });
