@@ -18,7 +18,8 @@
  *
  * Three small sets over the second set's catalog, each written before the feature it measures ranked it:
  * `data/heldout_ids_queries.jsonl` (pasted identifiers), `data/heldout_dirs_queries.jsonl` (reading
- * from a directory) and `data/heldout_routes_queries.jsonl` (how to reach a place; three controls).
+ * from a directory), `data/heldout_routes_queries.jsonl` (how to reach a place; three controls) and
+ * `data/heldout_hosts_queries.jsonl` (bare host names: `example.com`, `docs.python.org/3/whatsnew`).
  *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
@@ -47,7 +48,7 @@ export interface HeldoutReport {
   /** The third query set, over the second set's catalog (issue #17). */
   third: { english: EvalSummary; translated: EvalSummary };
   /** The single-feature query sets over the second set's catalog (pasted ids, directory reads, routes). */
-  features: { ids: EvalSummary; dirs: EvalSummary; routes: EvalSummary };
+  features: { ids: EvalSummary; dirs: EvalSummary; routes: EvalSummary; hosts: EvalSummary };
 }
 
 /** Scores the resolver on the held-out sets; `ranking` overrides the ranking parameters. */
@@ -76,6 +77,7 @@ export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
       ids: evaluate(tools2, await load("heldout_ids_queries.jsonl"), ranker2).summary,
       dirs: evaluate(tools2, await load("heldout_dirs_queries.jsonl"), ranker2).summary,
       routes: evaluate(tools2, await load("heldout_routes_queries.jsonl"), ranker2).summary,
+      hosts: evaluate(tools2, await load("heldout_hosts_queries.jsonl"), ranker2).summary,
     },
   };
 }
@@ -107,6 +109,7 @@ export function format(r: HeldoutReport): string {
     row(`pasted ids (${r.features.ids.answerable})`, r.features.ids),
     row(`directory reads (${r.features.dirs.answerable})`, r.features.dirs),
     row(`routes (${r.features.routes.answerable})`, r.features.routes),
+    row(`bare host names (${r.features.hosts.answerable})`, r.features.hosts),
   ].join("\n");
 }
 
