@@ -101,6 +101,20 @@ function printMisses(
   });
 }
 
+/** Reads `--ranking`'s JSON: an object of ranking options (merged over the defaults by the index). */
+export function parseRanking(json: string): RankingOptions {
+  let ranking: unknown;
+  try {
+    ranking = JSON.parse(json);
+  } catch (cause) {
+    throw new SyntaxError(`Cannot use --ranking: not JSON: ${json}`, { cause });
+  }
+  if (typeof ranking !== "object" || ranking === null || Array.isArray(ranking)) {
+    throw new TypeError(`Cannot use --ranking: expected a JSON object of ranking options: ${json}`);
+  }
+  return ranking as RankingOptions;
+}
+
 /** CLI: prints the misses when asked, then the gate row. */
 export async function main(args: readonly string[] = Deno.args): Promise<GateRow> {
   const value = (flag: string) => {
@@ -109,17 +123,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<GateRow
   };
   const dir = value("--dir") ?? "/tmp/lmb";
   const json = value("--ranking");
-  let ranking: RankingOptions | undefined;
-  if (json !== undefined) {
-    try {
-      ranking = JSON.parse(json);
-    } catch (cause) {
-      throw new SyntaxError(`Cannot use --ranking: not JSON: ${json}`, { cause });
-    }
-    if (typeof ranking !== "object" || ranking === null || Array.isArray(ranking)) {
-      throw new TypeError(`Cannot use --ranking: expected a JSON object of ranking options: ${json}`);
-    }
-  }
+  const ranking = json === undefined ? undefined : parseRanking(json);
   const row = await gate(dir, {
     misses: args.includes("--misses"),
     oddMisses: args.includes("--odd-misses"),
