@@ -19,7 +19,8 @@
  * Three small sets over the second set's catalog, each written before the feature it measures ranked it:
  * `data/heldout_ids_queries.jsonl` (pasted identifiers), `data/heldout_dirs_queries.jsonl` (reading
  * from a directory), `data/heldout_routes_queries.jsonl` (how to reach a place; three controls) and
- * `data/heldout_hosts_queries.jsonl` (bare host names: `example.com`, `docs.python.org/3/whatsnew`).
+ * `data/heldout_hosts_queries.jsonl` (bare host names: `example.com`, `docs.python.org/3/whatsnew`) and
+ * `data/heldout_shopping_queries.jsonl` (buying things; three controls).
  *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
@@ -48,7 +49,13 @@ export interface HeldoutReport {
   /** The third query set, over the second set's catalog (issue #17). */
   third: { english: EvalSummary; translated: EvalSummary };
   /** The single-feature query sets over the second set's catalog (pasted ids, directory reads, routes). */
-  features: { ids: EvalSummary; dirs: EvalSummary; routes: EvalSummary; hosts: EvalSummary };
+  features: {
+    ids: EvalSummary;
+    dirs: EvalSummary;
+    routes: EvalSummary;
+    hosts: EvalSummary;
+    shopping: EvalSummary;
+  };
 }
 
 /** Scores the resolver on the held-out sets; `ranking` overrides the ranking parameters. */
@@ -78,6 +85,7 @@ export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
       dirs: evaluate(tools2, await load("heldout_dirs_queries.jsonl"), ranker2).summary,
       routes: evaluate(tools2, await load("heldout_routes_queries.jsonl"), ranker2).summary,
       hosts: evaluate(tools2, await load("heldout_hosts_queries.jsonl"), ranker2).summary,
+      shopping: evaluate(tools2, await load("heldout_shopping_queries.jsonl"), ranker2).summary,
     },
   };
 }
@@ -110,6 +118,7 @@ export function format(r: HeldoutReport): string {
     row(`directory reads (${r.features.dirs.answerable})`, r.features.dirs),
     row(`routes (${r.features.routes.answerable})`, r.features.routes),
     row(`bare host names (${r.features.hosts.answerable})`, r.features.hosts),
+    row(`shopping (${r.features.shopping.answerable})`, r.features.shopping),
   ].join("\n");
 }
 

@@ -2,7 +2,7 @@
  * The ranking experiments' gate in one line: LiveMCPBench's tuning half (even tasks), held-out half (odd
  * tasks) and all 95 tasks as Recall@5 / nDCG@5, the off-topic decline rate, and every held-out set of
  * `heldout.ts`: the three sets (English and es/pt/fr/it; off-topic declines in brackets) and the pasted-id,
- * directory-read, route and host-name sets (`ids`, `dirs`, `routes`, `hosts`). A ranking change is kept only when it helps the
+ * directory-read, route, host-name and shopping sets (`ids`, `dirs`, `routes`, `hosts`, `shop`). A ranking change is kept only when it helps the
  * tuning half without hurting any other column (README, "Ranking quality").
  *
  * ```sh
@@ -77,6 +77,7 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   row.dirs = pair(h.features.dirs);
   row.routes = pair(h.features.routes);
   row.hosts = pair(h.features.hosts);
+  row.shop = pair(h.features.shopping);
   const wire = new Map(tools.map((t) => [t.namespaced, t.tool]));
   if (options.misses) printMisses(even, evenResult.lines, wire);
   if (options.oddMisses) printMisses(odd, oddResult.lines, wire);
