@@ -16,12 +16,19 @@
  * tuning and before the resolver ranked any of it: `data/heldout3_queries.jsonl` (50 English queries
  * over all 20 servers, 5 of them off-topic) and `data/heldout3_translated.jsonl` (16 es/pt/fr/it).
  *
+ * Three small sets over the second set's catalog, each written before the feature it measures ranked it:
+ * `data/heldout_ids_queries.jsonl` (pasted identifiers), `data/heldout_dirs_queries.jsonl` (reading
+ * from a directory), `data/heldout_routes_queries.jsonl` (how to reach a place; three controls) and
+ * `data/heldout_hosts_queries.jsonl` (bare host names: `example.com`, `docs.python.org/3/whatsnew`) and
+ * `data/heldout_shopping_queries.jsonl` (buying things; three controls).
+ *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
  * ```
  *
  * @module
  */
+import type { RankingOptions } from "../../src/resolver/mod.ts";
 import {
   catalogFromJson,
   type EvalSummary,
@@ -41,17 +48,25 @@ export interface HeldoutReport {
   second: { tools: number; english: EvalSummary; translated: EvalSummary };
   /** The third query set, over the second set's catalog (issue #17). */
   third: { english: EvalSummary; translated: EvalSummary };
+  /** The single-feature query sets over the second set's catalog (pasted ids, directory reads, routes). */
+  features: {
+    ids: EvalSummary;
+    dirs: EvalSummary;
+    routes: EvalSummary;
+    hosts: EvalSummary;
+    shopping: EvalSummary;
+  };
 }
 
-/** Scores the resolver on the held-out sets. */
-export async function run(): Promise<HeldoutReport> {
+/** Scores the resolver on the held-out sets; `ranking` overrides the ranking parameters. */
+export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
   const load = async (name: string) => parseQueries(await Deno.readTextFile(new URL(name, DATA)));
   const catalog = async (name: string) =>
     catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(name, DATA))));
   const tools = await catalog("heldout_catalog.json");
-  const ranker = resolverRanker(tools, { top: 10 });
+  const ranker = resolverRanker(tools, { top: 10, ranking });
   const tools2 = await catalog("heldout2_catalog.json");
-  const ranker2 = resolverRanker(tools2, { top: 10 });
+  const ranker2 = resolverRanker(tools2, { top: 10, ranking });
   return {
     tools: tools.length,
     english: evaluate(tools, await load("heldout_queries.jsonl"), ranker).summary,
@@ -64,6 +79,13 @@ export async function run(): Promise<HeldoutReport> {
     third: {
       english: evaluate(tools2, await load("heldout3_queries.jsonl"), ranker2).summary,
       translated: evaluate(tools2, await load("heldout3_translated.jsonl"), ranker2).summary,
+    },
+    features: {
+      ids: evaluate(tools2, await load("heldout_ids_queries.jsonl"), ranker2).summary,
+      dirs: evaluate(tools2, await load("heldout_dirs_queries.jsonl"), ranker2).summary,
+      routes: evaluate(tools2, await load("heldout_routes_queries.jsonl"), ranker2).summary,
+      hosts: evaluate(tools2, await load("heldout_hosts_queries.jsonl"), ranker2).summary,
+      shopping: evaluate(tools2, await load("heldout_shopping_queries.jsonl"), ranker2).summary,
     },
   };
 }
@@ -91,6 +113,12 @@ export function format(r: HeldoutReport): string {
     row(`English (${r.third.english.answerable})`, r.third.english),
     row(`es/pt/fr/it (${r.third.translated.answerable})`, r.third.translated),
     `off-topic (${r.third.english.unanswerable}): no_match accuracy ${r.third.english.no_match_accuracy}`,
+    `single-feature sets over held-out 2's catalog`,
+    row(`pasted ids (${r.features.ids.answerable})`, r.features.ids),
+    row(`directory reads (${r.features.dirs.answerable})`, r.features.dirs),
+    row(`routes (${r.features.routes.answerable})`, r.features.routes),
+    row(`bare host names (${r.features.hosts.answerable})`, r.features.hosts),
+    row(`shopping (${r.features.shopping.answerable})`, r.features.shopping),
   ].join("\n");
 }
 

@@ -1,17 +1,21 @@
 /**
  * The ranking experiments' gate in one line: LiveMCPBench's tuning half (even tasks), held-out half (odd
- * tasks) and all 95 tasks as Recall@5 / nDCG@5, the off-topic decline rate, and the three held-out sets of
- * `heldout.ts` (English and es/pt/fr/it; off-topic declines in brackets). A ranking change is kept only when
- * it helps the tuning half without hurting any other column (README, "Ranking quality").
+ * tasks) and all 95 tasks as Recall@5 / nDCG@5, the off-topic decline rate, and every held-out set of
+ * `heldout.ts`: the three sets (English and es/pt/fr/it; off-topic declines in brackets) and the pasted-id,
+ * directory-read, route, host-name and shopping sets (`ids`, `dirs`, `routes`, `hosts`, `shop`). A ranking change is kept only when it helps the
+ * tuning half without hurting any other column (README, "Ranking quality").
  *
  * ```sh
  * deno run -A scripts/bench/livemcpbench.ts --out /tmp/lmb     # writes catalog.json and queries.jsonl
- * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses]
+ * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses] [--odd-misses] [--ranking '{"nameBonus":1}']
  * ```
  *
  * The halves are split as the README's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
  * numbers). `--misses` also prints each tuning-half task whose gold is not all in the top five, with the
- * rank of each gold tool and the top five: the only per-query output an experiment should be formed from.
+ * rank of each gold tool and the top five: the per-query output an experiment should be formed from;
+ * `--odd-misses` prints the held-out half's the same way (read for failure classes, never for rules about
+ * one task). `--ranking` overrides ranking parameters (`RankingOptions` as JSON, merged over the defaults)
+ * for every set, so a parameter is swept without editing code.
  *
  * @module
  */
@@ -23,6 +27,7 @@ import {
   parseQueries,
   resolverRanker,
 } from "../eval_resolver.ts";
+import type { RankingOptions } from "../../src/resolver/mod.ts";
 import { run as heldout } from "./heldout.ts";
 
 const DATA = new URL("./data/", import.meta.url);
@@ -35,28 +40,47 @@ function pair(s: EvalSummary): string {
   return `${s["recall@5"].toFixed(3)}/${s["ndcg@5"].toFixed(3)}${off}`;
 }
 
-/** Computes the gate row; with `misses`, also prints the tuning half's misses. */
-export async function gate(dir: string, misses = false): Promise<GateRow> {
+/** What {@link gate} prints besides the row, and the ranking it measures. */
+export interface GateOptions {
+  /** Print the tuning half's misses. */
+  misses?: boolean;
+  /** Print the held-out half's misses. */
+  oddMisses?: boolean;
+  /** Ranking parameters over the defaults. */
+  ranking?: RankingOptions;
+}
+
+/** Computes the gate row, printing the misses asked for. */
+export async function gate(dir: string, options: GateOptions = {}): Promise<GateRow> {
+  const { ranking } = options;
   const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(`${dir}/catalog.json`)));
-  const ranker = resolverRanker(tools, { top: 10 });
+  const ranker = resolverRanker(tools, { top: 10, ranking });
   const all = parseQueries(await Deno.readTextFile(`${dir}/queries.jsonl`));
   const even = all.filter((_, i) => i % 2 === 0), odd = all.filter((_, i) => i % 2 === 1);
   const rank = { rank: ranker.rank };
   const row: GateRow = {};
   const evenResult = evaluate(tools, even, rank);
   row.even = pair(evenResult.summary);
-  row.odd = pair(evaluate(tools, odd, rank).summary);
+  const oddResult = evaluate(tools, odd, rank);
+  row.odd = pair(oddResult.summary);
   row.all = pair(evaluate(tools, all, rank).summary);
   const offTopic = parseQueries(await Deno.readTextFile(new URL("livemcpbench_offtopic.jsonl", DATA)));
   row.offtopic = evaluate(tools, offTopic, rank).summary.no_match_accuracy!.toFixed(3);
-  const h = await heldout();
+  const h = await heldout(ranking);
   row.h1 = pair(h.english);
   row.h1t = pair(h.translated);
   row.h2 = pair(h.second.english);
   row.h2t = pair(h.second.translated);
   row.h3 = pair(h.third.english);
   row.h3t = pair(h.third.translated);
-  if (misses) printMisses(even, evenResult.lines, new Map(tools.map((t) => [t.namespaced, t.tool])));
+  row.ids = pair(h.features.ids);
+  row.dirs = pair(h.features.dirs);
+  row.routes = pair(h.features.routes);
+  row.hosts = pair(h.features.hosts);
+  row.shop = pair(h.features.shopping);
+  const wire = new Map(tools.map((t) => [t.namespaced, t.tool]));
+  if (options.misses) printMisses(even, evenResult.lines, wire);
+  if (options.oddMisses) printMisses(odd, oddResult.lines, wire);
   return row;
 }
 
@@ -78,11 +102,34 @@ function printMisses(
   });
 }
 
+/** Reads `--ranking`'s JSON: an object of ranking options (merged over the defaults by the index). */
+export function parseRanking(json: string): RankingOptions {
+  let ranking: unknown;
+  try {
+    ranking = JSON.parse(json);
+  } catch (cause) {
+    throw new SyntaxError(`Cannot use --ranking: not JSON: ${json}`, { cause });
+  }
+  if (typeof ranking !== "object" || ranking === null || Array.isArray(ranking)) {
+    throw new TypeError(`Cannot use --ranking: expected a JSON object of ranking options: ${json}`);
+  }
+  return ranking as RankingOptions;
+}
+
 /** CLI: prints the misses when asked, then the gate row. */
 export async function main(args: readonly string[] = Deno.args): Promise<GateRow> {
-  const at = args.indexOf("--dir");
-  const dir = at >= 0 ? args[at + 1] ?? "/tmp/lmb" : "/tmp/lmb";
-  const row = await gate(dir, args.includes("--misses"));
+  const value = (flag: string) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const dir = value("--dir") ?? "/tmp/lmb";
+  const json = value("--ranking");
+  const ranking = json === undefined ? undefined : parseRanking(json);
+  const row = await gate(dir, {
+    misses: args.includes("--misses"),
+    oddMisses: args.includes("--odd-misses"),
+    ranking,
+  });
   console.log(Object.entries(row).map(([k, v]) => `${k} ${v}`).join("  "));
   return row;
 }

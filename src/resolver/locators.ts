@@ -14,7 +14,21 @@ const IMPLIED_WEIGHT = 0.5;
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
 const PATH =
   /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
-const HOST_NOISE = new Set("www com org net io co cn dev app html htm php".split(" "));
+/** Top-level domains that mark a bare host name (lower case: "done.It works" is two sentences). */
+const TLDS = "com org net gov edu io co ai dev app info me so uk de fr jp cn ru us ca au nl it es br".split(
+  " ",
+);
+/**
+ * A web address typed without its scheme: a host name ending in a common top-level domain, with an
+ * optional path (`www.baidu.com`, `docs.python.org/3/whatsnew`). Not part of an e-mail address or of a
+ * longer dotted word; file names (`README.md`, `app.py`) end in no such domain.
+ */
+const BARE_HOST = new RegExp(
+  String.raw`(?<![\p{L}\p{N}@._\/-])(?:[A-Za-z0-9][A-Za-z0-9-]{0,62}\.)+(?:${TLDS.join("|")})` +
+    String.raw`(?:\/[^\s<>"'\x60)\]]*)?(?![\p{L}\p{N}@_-])`,
+  "gu",
+);
+const HOST_NOISE = new Set(["www", "html", "htm", "php", ...TLDS]);
 
 /** Weight of the file operation a path plus a verb implies. */
 export const PATH_INTENT_WEIGHT = 1;
@@ -86,15 +100,14 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
       }
     }
   };
-  let rest = text.replace(URL, (match) => {
-    const url = trimPunctuation(match);
+  const webAddress = (match: string) => {
     const span: Span = {
       path: false,
       directory: false,
       words: [],
       extras: [{ term: "url", weight: IMPLIED_WEIGHT }, { term: "web", weight: IMPLIED_WEIGHT }],
     };
-    const body = url.replace(/^https?:\/\//i, "").split(/[?#]/)[0]!;
+    const body = trimPunctuation(match).replace(/^https?:\/\//i, "").split(/[?#]/)[0]!;
     const [host = "", ...path] = body.split("/");
     for (const label of host.toLowerCase().split(".")) {
       if (label && !HOST_NOISE.has(label) && !/^\d+$/.test(label)) {
@@ -104,7 +117,9 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     segmentsOf(path.filter((p) => p.length <= 40), span);
     spans.push(span);
     return " ";
-  });
+  };
+  // A host name typed without its scheme ("open example.com") is a web address too.
+  let rest = text.replace(URL, webAddress).replace(BARE_HOST, webAddress);
   rest = rest.replace(PATH, (match) => {
     const path = trimPunctuation(match);
     const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");

@@ -80,6 +80,8 @@ function adversarial(): [string, string][] {
     out.push([`${size} x " and"`, " and".repeat(size / 4)]);
     out.push([`${size} x "/a"`, " /a".repeat(Math.floor(size / 3))]);
     out.push([`${size} url dots`, "https://a" + ".".repeat(size) + "x"]);
+    out.push([`${size} host labels`, "a.".repeat(size / 2) + "x"]);
+    out.push([`${size} long label then dot`, ("a".repeat(62) + "-").repeat(Math.floor(size / 63)) + ".x"]);
     out.push([`${size} quotes`, '"'.repeat(size)]);
     out.push([`${size} combining marks`, "e" + "\u0301".repeat(size)]);
     out.push([`${size} CJK`, "必应搜索".repeat(size / 4)]);
