@@ -62,10 +62,10 @@ export class HttpListScreen {
     const type = response.headers.get("content-type") ?? "";
     // A stream may carry the answer to a tools/list sent after it opened (the older HTTP+SSE transport).
     if (type.includes("application/json") && this.#listIds.length) {
-      return new Response((await this.#screenBody(response.body)) as Uint8Array<ArrayBuffer>, response);
+      return rebuilt(response, (await this.#screenBody(response.body)) as Uint8Array<ArrayBuffer>);
     }
     if (type.includes("text/event-stream")) {
-      return new Response(this.#screenEvents(response.body), response);
+      return rebuilt(response, this.#screenEvents(response.body));
     }
     return response;
   };
@@ -202,6 +202,13 @@ function listRequestId(init: RequestInit | undefined): Id | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `response` with `body` (its length may differ: no `content-length`). */
+function rebuilt(response: Response, body: BodyInit): Response {
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(body, { status: response.status, statusText: response.statusText, headers });
 }
 
 function startsWith(raw: RawBytes, prefix: Uint8Array): boolean {
