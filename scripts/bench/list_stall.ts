@@ -1,7 +1,7 @@
 /**
  * In-process: the longest stretch the event loop was held while a Hub starts, lists and screens one
  * hostile server (a 1,000,000-deep schema, a 50 MB description, 50 MB values outside the tools), measured by
- * a 0 ms timer chain.
+ * a 0 ms timer chain (`longestStepMs`; `longestThen1sMs` includes the second after it).
  *
  * ```sh
  * flock /tmp/bench.lock deno run -A scripts/bench/list_stall.ts [deep-1000000,capitals-50mb,meta-50mb]
@@ -79,12 +79,16 @@ for (const name of names) {
   const t0 = performance.now();
   await hub.start();
   const took = performance.now() - t0;
+  const duringStart = longest;
+  // And for 1 s after (the garbage of what was parsed is collected then).
+  await new Promise((resolve) => setTimeout(resolve, 1000));
   running = false;
   const bad = hub.servers().find((s) => s.name === "bad")!;
   console.log(
     JSON.stringify({
       case: name,
-      longestStepMs: +longest.toFixed(1),
+      longestStepMs: +duringStart.toFixed(1),
+      longestThen1sMs: +longest.toFixed(1),
       startMs: Math.round(took),
       rejected: bad.rejected,
     }),
