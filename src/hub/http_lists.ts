@@ -60,10 +60,11 @@ export class HttpListScreen {
     const response = await this.#base(input, init);
     if (!response.ok || !response.body) return response;
     const type = response.headers.get("content-type") ?? "";
-    // A stream may carry the answer to a tools/list sent after it opened (the older HTTP+SSE transport).
     if (type.includes("application/json") && this.#listIds.length) {
       return rebuilt(response, (await this.#screenBody(response.body)) as Uint8Array<ArrayBuffer>);
     }
+    // Any stream: it may carry the answer to a tools/list sent after it opened (the older HTTP+SSE
+    // transport's GET stream); its lines are scanned only while a list is awaited.
     if (type.includes("text/event-stream")) {
       return rebuilt(response, this.#screenEvents(response.body));
     }
