@@ -184,6 +184,50 @@ async function meta(): Promise<CaseRow> {
 }
 
 /**
+ * The hostile fixture serving `args` over HTTP (`path`: `/mcp` answers JSON, `/mcp-sse` SSE), the gateway
+ * listing it as a remote server: the same cases as over stdio, the SDK's HTTP transports in between.
+ */
+async function overHttp(args: string[], path: string, label: string, only: string): Promise<CaseRow> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", HOSTILE, ...args, "--http"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  try {
+    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    let match: RegExpMatchArray | null = null;
+    while (!(match = text.match(/listening on (\d+)\n/))) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error("the hostile fixture exited before listening");
+      text += value;
+    }
+    lines.releaseLock();
+    const yaml = `  bad:\n    url: ${q(`http://127.0.0.1:${match[1]}${path}`)}\n`;
+    return await withGateway(yaml, async (client) => {
+      const r = await responsiveness(client, settledFn(client, "bad"));
+      const bad = (await servers(client)).find((s) => s.name === "bad")!;
+      const fate = bad.rejected?.length
+        ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
+        : `tool mounted`;
+      return {
+        case: `${label}, over Streamable HTTP (${path === "/mcp" ? "JSON" : "SSE"} answers)`,
+        before: "one JSON.parse of the whole answer",
+        after: `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${ms(r.pingMs)}, healthy call ${
+          ms(r.callMs)
+        }, ${r.calls} calls); ${bad.state}, ${fate}`,
+        command: `${SCRIPT} --only ${only}`,
+      };
+    });
+  } finally {
+    child.kill("SIGTERM");
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  }
+}
+
+/**
  * The longest run of the secret's characters found in `text`, when it is 4 or more: shorter runs ("012",
  * "abc") are in any text.
  */
@@ -461,6 +505,34 @@ const CASES: Record<string, () => Promise<CaseRow | CaseRow[]>> = {
   "deep-6000": () => deep(6000),
   "deep-1000000": () => deep(1_000_000),
   "meta-50mb": meta,
+  "deep-1000000-http": () =>
+    overHttp(
+      ["--mode", "deep", "--depth", "1000000"],
+      "/mcp",
+      "tool schema nested 1,000,000 levels",
+      "deep-1000000-http",
+    ),
+  "deep-1000000-http-sse": () =>
+    overHttp(
+      ["--mode", "deep", "--depth", "1000000"],
+      "/mcp-sse",
+      "tool schema nested 1,000,000 levels",
+      "deep-1000000-http-sse",
+    ),
+  "capitals-50mb-http": () =>
+    overHttp(
+      ["--mode", "capitals", "--bytes", "50000000"],
+      "/mcp",
+      "50 MB of capitals in a description",
+      "capitals-50mb-http",
+    ),
+  "capitals-50mb-http-sse": () =>
+    overHttp(
+      ["--mode", "capitals", "--bytes", "50000000"],
+      "/mcp-sse",
+      "50 MB of capitals in a description",
+      "capitals-50mb-http-sse",
+    ),
   secrets,
   storm,
   noise,

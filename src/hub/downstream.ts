@@ -27,6 +27,7 @@ import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools, screenToolsSteps } from "./limits.ts";
 import { listToolsPage } from "./list_tools.ts";
 import { Stepper } from "./slices.ts";
+import { HttpListScreen } from "./http_lists.ts";
 
 /** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
 export const GARBAGE_QUOTE_CHARS = 120;
@@ -590,21 +591,34 @@ export class Downstream {
     ]);
     const url = new URL(this.config.url!);
     const requestInit: RequestInit = { headers: this.config.headers };
-    const authOptions = auth ? { authProvider: auth.provider, fetch: auth.fetch } : {};
-    const sseOptions = {
-      requestInit,
-      eventSourceInit: { fetch: withHeaders(requestInit, auth?.fetch) },
-      ...authOptions,
+    // Each transport's fetch judges over-limit tools in tools/list answers from their bytes (http_lists.ts).
+    const authOptions = auth ? { authProvider: auth.provider } : {};
+    const sseTransport = () => {
+      const screen = new HttpListScreen(auth?.fetch);
+      const transport = new SSEClientTransport(url, {
+        requestInit,
+        eventSourceInit: { fetch: withHeaders(requestInit, screen.fetch) },
+        fetch: screen.fetch,
+        ...authOptions,
+      });
+      screen.watch(transport);
+      return transport;
     };
     if (this.config.transport === "sse") {
       const client = this.#newClient();
-      const transport = new SSEClientTransport(url, sseOptions);
+      const transport = sseTransport();
       this.#watch(client, transport);
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
       return;
     }
     const client = this.#newClient();
-    const transport = new StreamableHTTPClientTransport(url, { requestInit, ...authOptions });
+    const screen = new HttpListScreen(auth?.fetch);
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit,
+      fetch: screen.fetch,
+      ...authOptions,
+    });
+    screen.watch(transport);
     this.#watch(client, transport);
     try {
       await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
@@ -613,7 +627,7 @@ export class Downstream {
       // The server may speak only the older HTTP+SSE transport.
       await transport.close().catch(() => {});
       const sseClient = this.#newClient();
-      const sse = new SSEClientTransport(url, sseOptions);
+      const sse = sseTransport();
       this.#watch(sseClient, sse);
       try {
         await sseClient.connect(sse, { signal, timeout: this.#options.connectTimeoutMs });

@@ -1,0 +1,166 @@
+/**
+ * Over-limit tools of an HTTP downstream judged from their bytes (src/hub/http_lists.ts): the SDK's HTTP
+ * transports with {@linkcode HttpListScreen} in front of them, and the hostile fixture over HTTP as a
+ * downstream of `mcp serve` (Streamable HTTP with JSON and with SSE answers, the older HTTP+SSE transport).
+ */
+import assert from "node:assert/strict";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { HttpListScreen } from "../../src/hub/http_lists.ts";
+import { UnparsedDefinition } from "../../src/hub/limits.ts";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  ROOT,
+  structured,
+  tempDir,
+  until,
+  writeConfig,
+} from "../helpers.ts";
+
+const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+const DEEP = "it nests deeper than 64 levels (the limit of a tool definition)";
+const LARGE = "it is larger than 524288 bytes (the limit of a tool definition)";
+const SHOUT = "SHOUT".repeat(50);
+
+/** The hostile fixture serving HTTP with `args`; resolves once it listens. */
+async function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", HOSTILE, ...args, "--http"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let match: RegExpMatchArray | null = null;
+  while (!(match = text.match(/listening on (\d+)\n/))) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error(`the hostile fixture exited before listening: ${await child.status}`);
+    text += value;
+  }
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  return {
+    port: Number(match[1]),
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
+  };
+}
+
+const TRANSPORTS = [
+  { label: "Streamable HTTP, JSON answers", path: "/mcp", sse: false },
+  { label: "Streamable HTTP, SSE answers", path: "/mcp-sse", sse: false },
+  { label: "HTTP+SSE", path: "/sse", sse: true },
+];
+
+/** Sends `requests` on a transport with a screen in front and collects the answers' results by id. */
+async function answers(
+  url: string,
+  sse: boolean,
+  requests: [string | number, string][],
+): Promise<Map<unknown, { tools?: unknown[] }>> {
+  const screen = new HttpListScreen();
+  const transport: Transport = sse
+    ? new SSEClientTransport(new URL(url), { fetch: screen.fetch, eventSourceInit: { fetch: screen.fetch } })
+    : new StreamableHTTPClientTransport(new URL(url), { fetch: screen.fetch });
+  screen.watch(transport);
+  const seen = new Map<unknown, { tools?: unknown[] }>();
+  let done: () => void = () => {};
+  const all = new Promise<void>((resolve) => done = resolve);
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if (!("id" in message)) return;
+    seen.set(message.id, (message as { result: { tools?: unknown[] } }).result);
+    if (seen.size === requests.length + 1) done();
+  };
+  transport.onerror = (error: Error) => seen.set("error", { tools: [error] });
+  await transport.start();
+  try {
+    await transport.send({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+    });
+    for (const [id, method] of requests) {
+      await transport.send({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: method === "tools/call" ? { name: "ok" } : {},
+      });
+    }
+    await all;
+  } finally {
+    await transport.close();
+  }
+  assert.equal(seen.has("error"), false, String(seen.get("error")?.tools?.[0]));
+  return seen;
+}
+
+for (const { label, path, sse } of TRANSPORTS) {
+  Deno.test(`HttpListScreen, ${label}: an over-limit tool in a tools/list answer arrives as its stand-in`, async () => {
+    {
+      await using fixture = await startHostileHttp(["--mode", "deep", "--depth", "2000"]);
+      const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[1, "tools/list"], [
+        "x",
+        "tools/call",
+      ]]);
+      const tools = seen.get(1)!.tools!;
+      assert.equal(tools.length, 2);
+      assert.equal((tools[0] as { name: string }).name, "ok");
+      assert.deepEqual(tools[1], new UnparsedDefinition("deep", DEEP));
+      assert.deepEqual(seen.get("x"), { content: [{ type: "text", text: "ok" }] });
+    }
+    {
+      await using fixture = await startHostileHttp(["--mode", "capitals", "--bytes", "600000"]);
+      const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[7, "tools/list"]]);
+      const tools = seen.get(7)!.tools!;
+      assert.ok(tools[1] instanceof UnparsedDefinition);
+      assert.equal(tools[1].problem, LARGE);
+      assert.ok(tools[1].name?.startsWith(SHOUT.slice(0, 129)));
+    }
+  });
+
+  Deno.test(`${label}: a deep or huge tool is rejected as over stdio, every other tool works`, async () => {
+    await using deep = await startHostileHttp(["--mode", "deep", "--depth", "100000"]);
+    await using caps = await startHostileHttp(["--mode", "capitals", "--bytes", "2000000"]);
+    await using dir = await tempDir();
+    const server = (name: string, port: number) =>
+      `  ${name}:\n    url: ${q(`http://127.0.0.1:${port}${path}`)}\n${sse ? "    transport: sse\n" : ""}`;
+    const config = await writeConfig(
+      dir.path,
+      `servers:\n  good:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n${
+        server("deep", deep.port)
+      }${server("caps", caps.port)}`,
+    );
+    await using gw = await connectGateway(config, { allowAll: true });
+    type Servers = { servers: { name: string; state: string; tools?: number; rejected?: unknown[] }[] };
+    const listed = await until("all servers connected", async () => {
+      const { servers } = structured<Servers>(
+        await gw.client.callTool({ name: "list_servers", arguments: {} }),
+      );
+      return servers.length === 3 && servers.every((s) => s.state === "connected") ? servers : undefined;
+    });
+    const by = new Map(listed.map((s) => [s.name, s]));
+    assert.deepEqual(by.get("deep")!.rejected, [{ name: "deep", reason: `not mounted: ${DEEP}` }]);
+    assert.deepEqual(by.get("caps")!.rejected, [{
+      name: `${SHOUT.slice(0, 128)}…`,
+      reason: `not mounted: ${LARGE}`,
+    }]);
+    for (const name of ["deep__ok", "caps__ok"]) {
+      const r = await gw.client.callTool({ name, arguments: {} });
+      assert.deepEqual(r.content, [{ type: "text", text: "ok" }], gw.stderr());
+    }
+    const echo = await gw.client.callTool({ name: "good__echo", arguments: { text: "hi" } });
+    assert.deepEqual(echo.content, [{ type: "text", text: "hi" }]);
+  });
+}
