@@ -13,6 +13,7 @@ import {
   ErrorCode,
   loadHttpSdk,
   McpError,
+  sdkSafeParse,
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, jsonSchemaValidator, Progress, Transport } from "./sdk.ts";
@@ -22,7 +23,8 @@ import {
   ProtocolViolation,
   StdioClientTransport,
 } from "./stdio.ts";
-import type { RawResult } from "./raw_json.ts";
+import { type Member, member, RawBytes, type RawResult } from "./raw_json.ts";
+import { parseSteps, slicedParseApplies } from "./sliced_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools, screenToolsSteps } from "./limits.ts";
 import { listToolsPage } from "./list_tools.ts";
@@ -145,7 +147,8 @@ export interface DownstreamCallOptions {
   onProgress?: (progress: Progress) => void;
   /**
    * Relay the result as bytes (a {@linkcode RawResult}) where the connection allows it: a stdio server,
-   * a tool without an `outputSchema` (whose check stays with the SDK). @default false
+   * a tool that does not require task-based execution (a tool with an `outputSchema` gets the SDK
+   * client's check of its `structuredContent`, made here). @default false
    */
   raw?: boolean;
 }
@@ -221,8 +224,6 @@ export class Downstream {
   #error?: string;
   /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
   #tools: PackedTool[] = [];
-  /** Names of the listed tools that declare an `outputSchema` (looked up on every call). */
-  #withOutputSchema = new Set<string>();
   #cached?: readonly PackedTool[];
   /** Settles once a cached list given as a promise is read, screened and packed (or dropped). */
   #cacheLoaded: Promise<void> = Promise.resolve();
@@ -722,7 +723,6 @@ export class Downstream {
     this.#tools = accepted.length < PACK_STEPS_MIN_TOOLS
       ? accepted.map(packTool)
       : (await new Stepper(packSteps(accepted)).finishAsync())!;
-    this.#withOutputSchema = new Set(accepted.filter((t) => t.outputSchema !== undefined).map((t) => t.name));
     this.#rejected = rejected;
     this.#listedLive = true;
     try {
@@ -778,8 +778,19 @@ export class Downstream {
     }
     const transport = this.#transport;
     try {
-      if (options.raw && transport instanceof StdioClientTransport && !this.#hasOutputSchema(name)) {
-        return await transport.callRaw(name, args, options);
+      const metadata = client as unknown as ToolMetadata;
+      if (options.raw && transport instanceof StdioClientTransport && !metadata.isToolTaskRequired(name)) {
+        const result = await transport.callRaw(name, args, options);
+        const validate = metadata.getToolOutputValidator(name);
+        if (validate) {
+          try {
+            await checkOutput(name, result, validate);
+          } catch (error) {
+            result.raw.discardSpill();
+            throw error;
+          }
+        }
+        return result;
       }
       return await client.callTool({ name, arguments: args }, CallToolResultSchema, {
         signal: options.signal,
@@ -821,10 +832,6 @@ export class Downstream {
     }
   }
 
-  #hasOutputSchema(name: string): boolean {
-    return this.#withOutputSchema.has(name);
-  }
-
   #teardown(): void {
     const transport = this.#transport;
     this.#client = undefined;
@@ -859,6 +866,72 @@ export class Downstream {
     // A process from a failed attempt (one that hung in start-up) is still being stopped: wait for it.
     await Promise.all([...this.#teardowns]);
   }
+}
+
+/**
+ * The SDK Client's own record of the last `tools/list` (private in its types; `listToolsPage` fills it as
+ * `listTools` does): what its `callTool` checks before and after a call.
+ */
+interface ToolMetadata {
+  /** The tool's `outputSchema` check (see {@linkcode lazyValidator}), if it declared one. */
+  getToolOutputValidator(name: string): JsonSchemaValidator<unknown> | undefined;
+  /** `execution.taskSupport: "required"`: `callTool` refuses it (a task call is for the SDK's own API). */
+  isToolTaskRequired(name: string): boolean;
+}
+
+/**
+ * The check `Client.callTool` makes of a result of a tool with an `outputSchema`, made on a result relayed
+ * as bytes: the same validator, the same errors (texts and codes), once. Only `structuredContent` is
+ * parsed (a big one in slices, from the bytes as they came, read back from the spool if they were
+ * spilled); the rest stays bytes.
+ */
+async function checkOutput(
+  name: string,
+  result: RawResult,
+  validate: JsonSchemaValidator<unknown>,
+): Promise<void> {
+  const span = member(result.members, "structuredContent");
+  if (span && result.raw.at(span.start) !== 0x7b) {
+    // Not an object: the SDK's parse of the result refuses it; the same parse gives the same error.
+    const parsed = sdkSafeParse(CallToolResultSchema, result.parse());
+    if (!parsed.success) throw parsed.error;
+  }
+  if (!span) {
+    if (result.isError) return;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Tool ${name} has an output schema but did not return structured content`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = await parseSpan(result.raw, span);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new InvalidResultError(`"structuredContent" is not JSON (${error.message})`, { cause: error });
+  }
+  let verdict: ReturnType<JsonSchemaValidator<unknown>>;
+  try {
+    verdict = validate(value);
+  } catch (error) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (!verdict.valid) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Structured content does not match the tool's output schema: ${verdict.errorMessage}`,
+    );
+  }
+}
+
+/** The JSON value at `span` of `raw`: parsed at once, or in slices when big (other calls go on meanwhile). */
+async function parseSpan(raw: RawBytes, span: Member): Promise<unknown> {
+  const bytes = new RawBytes(raw.slice(span.start, span.end));
+  if (!slicedParseApplies(bytes)) return bytes.json();
+  return await new Stepper(parseSteps(bytes, 0)).finishAsync();
 }
 
 /** `text` cut to `max` characters with an ellipsis; callers redact first. */
