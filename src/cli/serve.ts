@@ -175,7 +175,7 @@ export const serveCommand: Command = {
       storePath: storeLocation(ctx, config),
       authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
-      input: hostInput(),
+      input: await hostInput(),
       output: Deno.stdout.writable,
       outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.

@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { fstatSync } from "node:fs";
 import { Socket } from "node:net";
 import type { ByteSource } from "./stdio.ts";
 
@@ -20,17 +19,15 @@ import type { ByteSource } from "./stdio.ts";
  * non-blocking would make stdout's synchronous writes fail), a paused socket read without Deno's helper
  * thread; otherwise `Deno.stdin.readable`.
  */
-export function hostInput(): ByteSource {
-  return stdinSocket() ?? Deno.stdin.readable;
+export async function hostInput(): Promise<ByteSource> {
+  return await stdinSocket() ?? Deno.stdin.readable;
 }
 
 /** A non-blocking socket on fd 0, or undefined where Deno's stdin must serve. */
-function stdinSocket(): Socket | undefined {
+async function stdinSocket(): Promise<Socket | undefined> {
   if (Deno.build.os === "windows") return undefined;
   try {
-    const input = fstatSync(0);
-    const output = fstatSync(1);
-    if (input.dev === output.dev && input.ino === output.ino) return undefined;
+    if (await sameFile()) return undefined;
     // Throws for a file, a terminal or a character device (/dev/null): those keep Deno's stdin.
     const socket = new Socket({ fd: 0, readable: true, writable: false });
     socket.pause();
@@ -40,4 +37,28 @@ function stdinSocket(): Socket | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether fd 0 and fd 1 are one file (device and inode). Read through /dev/stdin and /dev/stdout, which
+ * name the descriptors themselves on Linux and macOS: node:fs's `fstatSync` would cost ~10 ms of module
+ * loading before the host's `initialize` can be read. Where they cannot be read (a locked build without
+ * read permission on them), `fstatSync`.
+ */
+async function sameFile(): Promise<boolean> {
+  let input: { dev: number; ino: number | null };
+  let output: typeof input;
+  try {
+    // Asked first, so that a run with narrower permissions never prompts on a terminal.
+    for (const path of ["/dev/stdin", "/dev/stdout"]) {
+      if (Deno.permissions.querySync({ name: "read", path }).state !== "granted") throw new Error("no read");
+    }
+    input = Deno.statSync("/dev/stdin");
+    output = Deno.statSync("/dev/stdout");
+  } catch {
+    const { fstatSync } = await import("node:fs");
+    input = fstatSync(0);
+    output = fstatSync(1);
+  }
+  return input.dev === output.dev && input.ino === output.ino;
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "./hashing.ts";
 import { canonicalJson } from "../catalog/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
@@ -52,7 +52,7 @@ function pinned(def: ToolDefinition): Record<string, unknown> {
 
 /** SHA-256 (hex) of a definition's pinned fields in canonical JSON. */
 export function definitionHash(def: ToolDefinition): string {
-  return createHash("sha256").update(canonicalJson(pinned(def))).digest("hex");
+  return nodeCrypto().createHash("sha256").update(canonicalJson(pinned(def))).digest("hex");
 }
 
 /** A tool that is not mounted until approved. */

@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { createHash, randomInt } from "node:crypto";
 import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "../catalog/mod.ts";
 import { parseJson } from "../json/mod.ts";
 import { Stepper } from "./slices.ts";
+import { nodeCrypto, sha256Hex } from "./hashing.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{
@@ -96,12 +96,12 @@ export function serverFingerprint(server: ServerConfig): string {
     env: Object.keys(server.env).sort(),
     headers: Object.keys(server.headers).map((h) => h.toLowerCase()).sort(),
   };
-  return createHash("sha256").update(JSON.stringify(identity)).digest("hex");
+  return sha256Hex(JSON.stringify(identity));
 }
 
 /** Identifies a list's JSON text: SHA-256 of its UTF-8, hex (fed in pieces by {@linkcode listHashSteps}). */
 export function listHash(json: string): string {
-  return createHash("sha256").update(json).digest("hex");
+  return nodeCrypto().createHash("sha256").update(json).digest("hex");
 }
 
 /** Characters of a list's text hashed between two yields. */
@@ -109,7 +109,7 @@ const HASH_CHARS = 1024 * 1024;
 
 /** {@linkcode listHash} in steps (an 18 MB list takes ~50 ms to hash). */
 export function* listHashSteps(json: string): Generator<void, string> {
-  const hash = createHash("sha256");
+  const hash = nodeCrypto().createHash("sha256");
   for (let at = 0; at < json.length;) {
     let end = Math.min(json.length, at + HASH_CHARS);
     // Never between the halves of a surrogate pair (each half alone would be hashed as U+FFFD).
@@ -206,7 +206,7 @@ export function toolListParts(text: string, partChars = TOOL_CACHE_PART_CHARS): 
  */
 class PartReader {
   readonly tools: ToolDefinition[] = [];
-  readonly #hash = createHash("sha256");
+  readonly #hash = nodeCrypto().createHash("sha256");
   #parts = 0;
 
   /** Adds a part; false when it is not a JSON array of tools (a corrupt part). */
@@ -467,7 +467,7 @@ export class StoreToolCache implements ToolListCache {
       return;
     }
     // A generation no other save uses (one in another process included): random, 47 bits.
-    const generation = randomInt(1, 2 ** 47);
+    const generation = nodeCrypto().randomInt(1, 2 ** 47);
     const insert = this.#db.prepare(
       "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES (?, ?, ?, ?)",
     );

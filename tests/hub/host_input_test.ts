@@ -3,9 +3,21 @@ import { DENO, ROOT, tempDir } from "../helpers.ts";
 
 const ECHO = `${ROOT}tests/fixtures/host_input_echo.ts`;
 
-Deno.test("hostInput reads a pipe on the event loop and keeps every byte of chunks written apart", async () => {
+for (
+  const [label, permissions] of [
+    ["", ["--allow-all"]],
+    // A locked build may not read /dev/stdin and /dev/stdout: fd 0 and 1 are compared by node:fs then.
+    [" (no read permission on /dev)", ["--allow-all", "--deny-read=/dev/stdin,/dev/stdout"]],
+  ] as const
+) {
+  Deno.test(`hostInput reads a pipe on the event loop and keeps every byte of chunks written apart${label}`, async () => {
+    await pipeRoundTrip(permissions);
+  });
+}
+
+async function pipeRoundTrip(permissions: readonly string[]): Promise<void> {
   const child = new Deno.Command(DENO, {
-    args: ["run", "--no-prompt", "--allow-all", ECHO],
+    args: ["run", "--no-prompt", ...permissions, ECHO],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
@@ -29,7 +41,7 @@ Deno.test("hostInput reads a pipe on the event loop and keeps every byte of chun
   assert.equal(status.code, 0, err);
   assert.deepEqual(out, new Uint8Array(await new Blob(sent).arrayBuffer()));
   if (Deno.build.os === "linux") assert.equal(err, "nonblocking yes\n");
-});
+}
 
 Deno.test({
   name: "hostInput falls back to Deno's stdin for a file and for /dev/null",
