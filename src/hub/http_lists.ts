@@ -20,7 +20,7 @@ import {
   standInSteps,
   unreadMembers,
 } from "./definition_scan.ts";
-import { Stepper } from "./slices.ts";
+import { SLICE_MS, Stepper } from "./slices.ts";
 
 /** A `tools/list` answer is read down to its tools (each one's bytes), in the same pass. */
 const TOOLS_PATH = ["result", "tools"];
@@ -30,6 +30,8 @@ const LIST_IDS = 16;
 const REQUEST_PEEK_BYTES = 4096;
 const NULL_BYTES = utf8("null");
 const LF = 0x0a;
+/** A chunk larger than this is appended and scanned in pieces of this size, a yield check between. */
+const SCAN_PIECE_BYTES = 64 * 1024;
 const DATA = utf8("data:");
 
 type Id = string | number;
@@ -99,9 +101,17 @@ export class HttpListScreen {
   async #screenBody(body: ReadableStream<Uint8Array>): Promise<Uint8Array> {
     const raw = new RawBytes();
     const scanner = new Scanner(raw, TOOLS_PATH);
+    const turn = new Turns();
+    // Chunks that have arrived already come one after another in microtasks: without a macrotask
+    // between, a 2 MB answer scanned as it is read held the event loop ~90 ms (a ping waited for it).
     for await (const chunk of body) {
-      raw.append(chunk);
-      scanner.advance();
+      for (let at = 0; at < chunk.length; at += SCAN_PIECE_BYTES) {
+        raw.append(
+          at === 0 && chunk.length <= SCAN_PIECE_BYTES ? chunk : chunk.subarray(at, at + SCAN_PIECE_BYTES),
+        );
+        scanner.advance();
+        await turn.check();
+      }
     }
     const out = raw.length >= SCAN_MIN_BYTES ? await this.#rewrite(raw, scanner.advance()) : raw;
     return concat(out.parts, out.length);
@@ -116,40 +126,48 @@ export class HttpListScreen {
     let line = new RawBytes();
     let scanner: Scanner | undefined;
     let decided = false;
+    const turn = new Turns();
     return new ReadableStream<Uint8Array>({
       // A pull that enqueues nothing is not called again: read until a line is complete or the end.
       pull: async (out) => {
         for (let sent = false; !sent;) {
-          const { value, done } = await reader.read();
+          const { value: chunk, done } = await reader.read();
           if (done) {
             if (line.length) out.enqueue(concat(line.parts, line.length));
             out.close();
             return;
           }
-          let at = 0;
-          while (at < value.length) {
-            const lf = value.indexOf(LF, at);
-            const end = lf < 0 ? value.length : lf;
-            if (end > at) line.append(value.subarray(at, end));
-            if (!decided && (line.length >= DATA.length || lf >= 0)) {
-              decided = true;
-              if (this.#listIds.length && startsWith(line, DATA)) {
-                scanner = new Scanner(line, TOOLS_PATH, DATA.length);
+          // A big chunk in pieces, and a macrotask now and then: see #screenBody.
+          for (let piece = 0; piece < chunk.length; piece += SCAN_PIECE_BYTES) {
+            await turn.check();
+            const value = chunk.length <= SCAN_PIECE_BYTES
+              ? chunk
+              : chunk.subarray(piece, piece + SCAN_PIECE_BYTES);
+            let at = 0;
+            while (at < value.length) {
+              const lf = value.indexOf(LF, at);
+              const end = lf < 0 ? value.length : lf;
+              if (end > at) line.append(value.subarray(at, end));
+              if (!decided && (line.length >= DATA.length || lf >= 0)) {
+                decided = true;
+                if (this.#listIds.length && startsWith(line, DATA)) {
+                  scanner = new Scanner(line, TOOLS_PATH, DATA.length);
+                }
               }
+              scanner?.advance();
+              if (lf < 0) break;
+              let whole = line;
+              if (scanner && line.length >= SCAN_MIN_BYTES) {
+                whole = await this.#rewrite(line, scanner.advance());
+              }
+              for (const part of whole.parts) out.enqueue(part);
+              out.enqueue(value.subarray(lf, lf + 1));
+              sent = true;
+              line = new RawBytes();
+              scanner = undefined;
+              decided = false;
+              at = lf + 1;
             }
-            scanner?.advance();
-            if (lf < 0) break;
-            let whole = line;
-            if (scanner && line.length >= SCAN_MIN_BYTES) {
-              whole = await this.#rewrite(line, scanner.advance());
-            }
-            for (const part of whole.parts) out.enqueue(part);
-            out.enqueue(value.subarray(lf, lf + 1));
-            sent = true;
-            line = new RawBytes();
-            scanner = undefined;
-            decided = false;
-            at = lf + 1;
           }
         }
       },
@@ -216,4 +234,15 @@ function startsWith(raw: RawBytes, prefix: Uint8Array): boolean {
   if (raw.length < prefix.length) return false;
   for (let i = 0; i < prefix.length; i++) if (raw.at(i) !== prefix[i]) return false;
   return true;
+}
+
+/** Lets other work in (a macrotask) once {@link SLICE_MS} have passed since the last time. */
+class Turns {
+  #since = performance.now();
+
+  async check(): Promise<void> {
+    if (performance.now() - this.#since < SLICE_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#since = performance.now();
+  }
 }

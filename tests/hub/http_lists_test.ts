@@ -164,3 +164,50 @@ for (const { label, path, sse } of TRANSPORTS) {
     assert.deepEqual(echo.content, [{ type: "text", text: "hi" }]);
   });
 }
+
+for (const sse of [false, true]) {
+  Deno.test(`a ${sse ? "stream's event" : "body"} that has all arrived is screened a slice at a time: timers run meanwhile`, async () => {
+    // 8 MB of nesting: scanned in one go (each chunk's read a microtask after the last) it held the loop.
+    const depth = 4_000_000;
+    const json = `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"deep","inputSchema":{"type":"object",` +
+      `"properties":{"x":${"[".repeat(depth)}${
+        "]".repeat(depth)
+      }}}},{"name":"ok","inputSchema":{"type":"object"}}]}}`;
+    const bytes = new TextEncoder().encode(sse ? `event: message\ndata: ${json}\n\n` : json);
+    const CHUNK = 64 * 1024;
+    let ticks = 0;
+    let ticksAtLastRead = -1;
+    let chunk = 0;
+    const chunks = Math.ceil(bytes.length / CHUNK);
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (chunk === chunks - 1) ticksAtLastRead = ticks;
+        controller.enqueue(bytes.subarray(chunk * CHUNK, ++chunk * CHUNK));
+        if (chunk === chunks) controller.close();
+      },
+    });
+    const screen = new HttpListScreen(() =>
+      Promise.resolve(
+        new Response(body, { headers: { "content-type": sse ? "text/event-stream" : "application/json" } }),
+      )
+    );
+    let ticking = true;
+    const tick = () => {
+      ticks++;
+      if (ticking) setTimeout(tick, 0);
+    };
+    setTimeout(tick, 0);
+    try {
+      const response = await screen.fetch("http://127.0.0.1:1/mcp", {
+        method: "POST",
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }),
+      });
+      const text = await response.text();
+      // The deep tool reaches the transport as its stand-in's place holder; the other one whole.
+      assert.ok(text.includes('"tools":[null,{"name":"ok"'), text.slice(0, 200));
+    } finally {
+      ticking = false;
+    }
+    assert.ok(ticksAtLastRead > 0, `timers ran ${ticksAtLastRead} times before the last chunk was read`);
+  });
+}
