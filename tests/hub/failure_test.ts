@@ -163,7 +163,14 @@ Deno.test("a server that exits mid-call: outcome unknown, run exactly once, not 
       async () => (await servers(gw.client)).fx?.state === "connected" || undefined,
     );
   }
-  assert.equal(fds(), before);
+  // At most as many as before: a restarted process's pipes close as their reads end, which a loaded
+  // machine may finish after the call returned (in CI the first crash's last pipe closed only after
+  // `before` was taken: 31 after, 32 before). A leak (one per restart) never gets back to `before`.
+  await until(
+    "the dead servers' descriptors to be closed",
+    () => Promise.resolve(fds() <= before || undefined),
+  );
+  assert.ok(fds() <= before, `${fds()} descriptors after 3 restarts, ${before} before`);
 });
 
 Deno.test("timeout_ms and call_timeout fire with the limit named, and cancel downstream", async () => {
