@@ -29,6 +29,43 @@ export const FIXTURE = `${ROOT}tests/fixtures/fixture_server.ts`;
 /** The deno executable running the tests. */
 export const DENO = Deno.execPath();
 
+/** The hostile fixture server script (modes for each case of issue #12). */
+export const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+
+/**
+ * The hostile fixture serving HTTP with `args` (`/mcp`: Streamable HTTP with JSON answers, `/mcp-sse`: with
+ * SSE answers, `/sse`: the older HTTP+SSE transport); resolves once it listens. Disposing it stops it.
+ */
+export async function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", HOSTILE, ...args, "--http"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let match: RegExpMatchArray | null = null;
+  while (!(match = text.match(/listening on (\d+)\n/))) {
+    const { value, done } = await lines.read();
+    if (done) {
+      throw new Error(`the hostile fixture exited before listening: ${JSON.stringify(await child.status)}`);
+    }
+    text += value;
+  }
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  return {
+    port: Number(match[1]),
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
+  };
+}
+
 /** A small deterministic PRNG (mulberry32): values in [0, 1), so a failure can be replayed from its seed. */
 export function prng(seed: number): () => number {
   return () => {

@@ -25,17 +25,17 @@ import {
   DENO,
   FIXTURE,
   gatewayFlags,
+  HOSTILE,
   q,
   RawGateway,
-  ROOT,
   runMcphub,
+  startHostileHttp,
   structured,
   tempDir,
   writeConfig,
 } from "../../tests/helpers.ts";
 import { syntheticCatalog } from "./resolver_bench.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu"; // 39 characters
 const SCRIPT = "deno run -A scripts/bench/hostile_cases.ts";
 
@@ -188,43 +188,23 @@ async function meta(): Promise<CaseRow> {
  * listing it as a remote server: the same cases as over stdio, the SDK's HTTP transports in between.
  */
 async function overHttp(args: string[], path: string, label: string, only: string): Promise<CaseRow> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, ...args, "--http"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  try {
-    const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-    let text = "";
-    let match: RegExpMatchArray | null = null;
-    while (!(match = text.match(/listening on (\d+)\n/))) {
-      const { value, done } = await lines.read();
-      if (done) throw new Error("the hostile fixture exited before listening");
-      text += value;
-    }
-    lines.releaseLock();
-    const yaml = `  bad:\n    url: ${q(`http://127.0.0.1:${match[1]}${path}`)}\n`;
-    return await withGateway(yaml, async (client) => {
-      const r = await responsiveness(client, settledFn(client, "bad"));
-      const bad = (await servers(client)).find((s) => s.name === "bad")!;
-      const fate = bad.rejected?.length
-        ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
-        : `tool mounted`;
-      return {
-        case: `${label}, over Streamable HTTP (${path === "/mcp" ? "JSON" : "SSE"} answers)`,
-        before: "one JSON.parse of the whole answer",
-        after: `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${ms(r.pingMs)}, healthy call ${
-          ms(r.callMs)
-        }, ${r.calls} calls); ${bad.state}, ${fate}`,
-        command: `${SCRIPT} --only ${only}`,
-      };
-    });
-  } finally {
-    child.kill("SIGTERM");
-    await child.status;
-    await child.stdout.cancel().catch(() => {});
-  }
+  await using hostile = await startHostileHttp(args);
+  const yaml = `  bad:\n    url: ${q(`http://127.0.0.1:${hostile.port}${path}`)}\n`;
+  return await withGateway(yaml, async (client) => {
+    const r = await responsiveness(client, settledFn(client, "bad"));
+    const bad = (await servers(client)).find((s) => s.name === "bad")!;
+    const fate = bad.rejected?.length
+      ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
+      : `tool mounted`;
+    return {
+      case: `${label}, over Streamable HTTP (${path === "/mcp" ? "JSON" : "SSE"} answers)`,
+      before: "one JSON.parse of the whole answer",
+      after: `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${ms(r.pingMs)}, healthy call ${
+        ms(r.callMs)
+      }, ${r.calls} calls); ${bad.state}, ${fate}`,
+      command: `${SCRIPT} --only ${only}`,
+    };
+  });
 }
 
 /**

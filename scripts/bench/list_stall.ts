@@ -19,44 +19,25 @@
 import "../../src/json/install.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
-import { DENO, ROOT } from "../../tests/helpers.ts";
+import { DENO, HOSTILE, startHostileHttp } from "../../tests/helpers.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const cases: Record<string, string[]> = {
   "deep-1000000": ["--mode", "deep", "--depth", "1000000"],
   "capitals-50mb": ["--mode", "capitals", "--bytes", "50000000"],
   // Huge values outside the tools: in _meta, in the result, in the envelope (issue #12's last gap).
   "meta-50mb": ["--mode", "meta", "--bytes", "50000000", "--depth", "100000"],
 };
-/** The hostile fixture serving `args` over HTTP, and the URL of `path` on it. */
-async function serveHttp(args: string[], path: string): Promise<{ url: string; child: Deno.ChildProcess }> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, ...args, "--http"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the hostile fixture exited before listening");
-    text += value;
-  }
-  lines.releaseLock();
-  return { url: `http://127.0.0.1:${match[1]}${path}`, child };
-}
-
 const only = Deno.args[0]?.split(",");
 const names = only ?? Object.keys(cases);
 for (const name of names) {
   const http = name.match(/^(.*?)-http(-sse)?$/);
   const args = cases[http ? http[1]! : name];
   if (!args) throw new Error(`no case "${name}"`);
-  const served = http ? await serveHttp(args, http[2] ? "/mcp-sse" : "/mcp") : undefined;
+  await using served = http ? await startHostileHttp(args) : undefined;
   const yaml = served
-    ? `servers:\n  bad:\n    url: ${JSON.stringify(served.url)}\n`
+    ? `servers:\n  bad:\n    url: ${
+      JSON.stringify(`http://127.0.0.1:${served.port}${http![2] ? "/mcp-sse" : "/mcp"}`)
+    }\n`
     : `servers:\n  bad:\n    command: ${DENO}\n    args: ${
       JSON.stringify(["run", "-A", HOSTILE, ...args])
     }\n`;
@@ -94,8 +75,4 @@ for (const name of names) {
     }),
   );
   await hub.close();
-  if (served) {
-    served.child.kill("SIGTERM");
-    await served.child.status;
-  }
 }

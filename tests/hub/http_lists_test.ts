@@ -15,46 +15,16 @@ import {
   DENO,
   FIXTURE,
   q,
-  ROOT,
+  startHostileHttp,
   structured,
   tempDir,
   until,
   writeConfig,
 } from "../helpers.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const DEEP = "it nests deeper than 64 levels (the limit of a tool definition)";
 const LARGE = "it is larger than 524288 bytes (the limit of a tool definition)";
 const SHOUT = "SHOUT".repeat(50);
-
-/** The hostile fixture serving HTTP with `args`; resolves once it listens. */
-async function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, ...args, "--http"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`the hostile fixture exited before listening: ${await child.status}`);
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    port: Number(match[1]),
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
 
 const TRANSPORTS = [
   { label: "Streamable HTTP, JSON answers", path: "/mcp", sse: false },

@@ -16,7 +16,18 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { guardedJsonParse, installJsonGuard, jsonGuardInstalled } from "../../src/json/mod.ts";
 import { nativeParse } from "../../src/json/safe_json.ts";
-import { connectGateway, DENO, prng, q, ROOT, structured, tempDir, until, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  prng,
+  q,
+  ROOT,
+  startHostileHttp,
+  structured,
+  tempDir,
+  until,
+  writeConfig,
+} from "../helpers.ts";
 
 const R = String.raw;
 const NATIVE_JSON = Response.prototype.json;
@@ -208,37 +219,7 @@ Deno.test("main.ts imports the guard before any other module, and importing it i
 // ---------------------------------------------------------------------------------------------------
 // End to end: the hostile fixture over HTTP as a downstream of `mcp serve`.
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const ARGS = { zq: "e", "café": "x" };
-
-/** The hostile fixture in poison mode, serving HTTP; resolves once it listens. */
-async function startHostileHttp(): Promise<{ port: number } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, "--mode", "poison", "--http"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`the hostile fixture exited before listening: ${await child.status}`);
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    port: Number(match[1]),
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
 
 const TRANSPORTS = [
   { label: "Streamable HTTP, JSON answers", path: "/mcp", sse: false },
@@ -248,7 +229,7 @@ const TRANSPORTS = [
 
 for (const { label, path, sse } of TRANSPORTS) {
   Deno.test(`${label}: a hostile downstream's poison does not corrupt another server's escaped keys`, async () => {
-    await using fixture = await startHostileHttp();
+    await using fixture = await startHostileHttp(["--mode", "poison"]);
     const url = `http://127.0.0.1:${fixture.port}${path}`;
     // Direct: what a client that reads JSON right gets from the server.
     const client = new Client({ name: "direct", version: "1" });
