@@ -499,6 +499,13 @@ const CASES: Record<string, () => Promise<CaseRow | CaseRow[]>> = {
       "tool schema nested 1,000,000 levels",
       "deep-1000000-http-sse",
     ),
+  "deep-1000000-http-sse-lines": () =>
+    overHttp(
+      ["--mode", "deep", "--depth", "1000000", "--data-lines", "1000"],
+      "/mcp-sse",
+      "tool schema nested 1,000,000 levels, its SSE event cut into 1,000 data: lines",
+      "deep-1000000-http-sse-lines",
+    ),
   "capitals-50mb-http": () =>
     overHttp(
       ["--mode", "capitals", "--bytes", "50000000"],

@@ -33,6 +33,8 @@ const LF = 0x0a;
 /** A chunk larger than this is appended and scanned in pieces of this size, a yield check between. */
 const SCAN_PIECE_BYTES = 64 * 1024;
 const DATA = utf8("data:");
+const DATA_SPACE = utf8("data: ");
+const LF_BYTES = new Uint8Array([LF]);
 
 type Id = string | number;
 
@@ -118,21 +120,54 @@ export class HttpListScreen {
   }
 
   /**
-   * An event stream whose `data:` lines are scanned as they arrive (each line's value from after
-   * `data:`), and each rewritten when it answers an awaited `tools/list`; other lines pass unchanged.
+   * An event stream whose `data:` lines are scanned as they arrive (the value from after `data:`), and
+   * rewritten when they answer an awaited `tools/list`; other lines pass unchanged. An event's data may
+   * be split over several `data:` lines (a parser joins their values with a line feed): while a scanned
+   * value is still open at the end of its line, the next `data:` lines of the event are joined to it (LF,
+   * then their value) and scanned as one, and the event's data is written back, rewritten or not, as
+   * `data: ` lines holding the same value. Other field lines in between pass at once; the blank line that
+   * ends the event ends the join.
    */
   #screenEvents(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
     const reader = body.getReader();
+    /** The line being read; with `joined`, the head of a line until it is known to be `data:` or not. */
     let line = new RawBytes();
     let scanner: Scanner | undefined;
     let decided = false;
+    /** An event's data being joined: `data:` and the first value, then LF and each next value. */
+    let joined: RawBytes | undefined;
+    /** The current line continues `joined`: its bytes after `data:` (and one space) go there. */
+    let continuing = false;
+    /** A space after `data:` is still to be dropped (it may come in the next chunk). */
+    let dropSpace = false;
     const turn = new Turns();
+    const emit = (out: ReadableStreamDefaultController<Uint8Array>, raw: RawBytes) => {
+      for (const part of raw.parts) out.enqueue(part);
+    };
+    /** Writes the joined data back as `data: ` lines (its LFs become line breaks), then forgets it. */
+    const finish = async (out: ReadableStreamDefaultController<Uint8Array>) => {
+      const data = joined!;
+      const whole = data.length >= SCAN_MIN_BYTES ? await this.#rewrite(data, scanner!.advance()) : data;
+      for (const part of whole.parts) {
+        let at = 0;
+        for (let lf = part.indexOf(LF); lf >= 0; lf = part.indexOf(LF, at)) {
+          out.enqueue(part.subarray(at, lf + 1));
+          out.enqueue(DATA_SPACE);
+          at = lf + 1;
+        }
+        if (at < part.length) out.enqueue(at === 0 ? part : part.subarray(at));
+      }
+      out.enqueue(LF_BYTES);
+      joined = undefined;
+      scanner = undefined;
+    };
     return new ReadableStream<Uint8Array>({
       // A pull that enqueues nothing is not called again: read until a line is complete or the end.
       pull: async (out) => {
         for (let sent = false; !sent;) {
           const { value: chunk, done } = await reader.read();
           if (done) {
+            if (joined) await finish(out);
             if (line.length) out.enqueue(concat(line.parts, line.length));
             out.close();
             return;
@@ -146,25 +181,71 @@ export class HttpListScreen {
             let at = 0;
             while (at < value.length) {
               const lf = value.indexOf(LF, at);
-              const end = lf < 0 ? value.length : lf;
+              let end = lf < 0 ? value.length : lf;
+              if (continuing) {
+                if (dropSpace && end > at) {
+                  dropSpace = false;
+                  if (value[at] === 0x20) at++;
+                }
+                if (end > at) joined!.append(value.subarray(at, end));
+                scanner!.advance();
+                if (lf < 0) break;
+                continuing = false;
+                dropSpace = false;
+                at = lf + 1;
+                continue;
+              }
               if (end > at) line.append(value.subarray(at, end));
               if (!decided && (line.length >= DATA.length || lf >= 0)) {
                 decided = true;
-                if (this.#listIds.length && startsWith(line, DATA)) {
+                const data = startsWith(line, DATA);
+                if (joined && data) {
+                  // The event's next data line: LF, then its value, into the joined data.
+                  continuing = true;
+                  dropSpace = true;
+                  joined.append(LF_BYTES);
+                  const rest = concat(line.slice(DATA.length, line.length), line.length - DATA.length);
+                  line = new RawBytes();
+                  decided = false;
+                  if (rest.length) {
+                    dropSpace = false;
+                    joined.append(rest[0] === 0x20 ? rest.subarray(1) : rest);
+                  }
+                  scanner!.advance();
+                  if (lf < 0) break;
+                  continuing = false;
+                  dropSpace = false;
+                  at = lf + 1;
+                  continue;
+                }
+                if (!joined && data && this.#listIds.length) {
                   scanner = new Scanner(line, TOOLS_PATH, DATA.length);
                 }
               }
-              scanner?.advance();
+              if (!joined) scanner?.advance();
               if (lf < 0) break;
-              let whole = line;
-              if (scanner && line.length >= SCAN_MIN_BYTES) {
-                whole = await this.#rewrite(line, scanner.advance());
+              end = lf;
+              if (joined) {
+                // A line within the joined event: the blank line ends it; other fields pass at once.
+                if (line.length === 0) await finish(out);
+                else emit(out, line);
+                out.enqueue(LF_BYTES);
+                sent = true;
+              } else if (scanner && scanner.advance() === undefined) {
+                // A value still open at the end of its line: the event's next data lines may continue it
+                // (nothing is sent yet, so this pull reads on).
+                joined = line;
+              } else {
+                let whole = line;
+                if (scanner && line.length >= SCAN_MIN_BYTES) {
+                  whole = await this.#rewrite(line, scanner.advance());
+                }
+                emit(out, whole);
+                out.enqueue(LF_BYTES);
+                scanner = undefined;
+                sent = true;
               }
-              for (const part of whole.parts) out.enqueue(part);
-              out.enqueue(value.subarray(lf, lf + 1));
-              sent = true;
               line = new RawBytes();
-              scanner = undefined;
               decided = false;
               at = lf + 1;
             }

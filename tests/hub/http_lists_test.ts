@@ -100,6 +100,28 @@ for (const { label, path, sse } of TRANSPORTS) {
     }
   });
 
+  if (path !== "/mcp") {
+    Deno.test(`HttpListScreen, ${label}: an answer cut into 40 data: lines is screened as one`, async () => {
+      await using fixture = await startHostileHttp([
+        "--mode",
+        "deep",
+        "--depth",
+        "100000",
+        "--data-lines",
+        "40",
+      ]);
+      const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[1, "tools/list"], [
+        "x",
+        "tools/call",
+      ]]);
+      const tools = seen.get(1)!.tools!;
+      assert.equal(tools.length, 2);
+      assert.equal((tools[0] as { name: string }).name, "ok");
+      assert.deepEqual(tools[1], new UnparsedDefinition("deep", DEEP));
+      assert.deepEqual(seen.get("x"), { content: [{ type: "text", text: "ok" }] });
+    });
+  }
+
   Deno.test(`${label}: a deep or huge tool is rejected as over stdio, every other tool works`, async () => {
     await using deep = await startHostileHttp(["--mode", "deep", "--depth", "100000"]);
     await using caps = await startHostileHttp(["--mode", "capitals", "--bytes", "2000000"]);
@@ -181,3 +203,66 @@ for (const sse of [false, true]) {
     assert.ok(ticksAtLastRead > 0, `timers ran ${ticksAtLastRead} times before the last chunk was read`);
   });
 }
+
+/** The events of an SSE text as a parser reads them: each one's fields, `data` lines joined with LF. */
+function sseEvents(text: string): { event?: string; id?: string; data: string }[] {
+  const events: { event?: string; id?: string; data: string }[] = [];
+  let data: string[] = [];
+  let fields: { event?: string; id?: string } = {};
+  for (const line of text.split("\n")) {
+    if (line === "") {
+      if (data.length) events.push({ ...fields, data: data.join("\n") });
+      data = [];
+      fields = {};
+      continue;
+    }
+    if (line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const name = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? "" : line.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (name === "data") data.push(value);
+    else if (name === "event" || name === "id") fields[name] = value;
+  }
+  return events;
+}
+
+Deno.test("an answer split over several data: lines is joined, screened and written back as the same value", async () => {
+  const depth = 3000;
+  const list = `{"jsonrpc":"2.0","id":7,"result":{"tools":[{"name":"deep","inputSchema":{"type":"object",` +
+    `"properties":{"x":${"[".repeat(depth)}${
+      "]".repeat(depth)
+    }}}},{"name":"ok","inputSchema":{"type":"object"}}]}}`;
+  const cut = list.indexOf("[[[[");
+  const tail = list.indexOf(',{"name":"ok"');
+  // A comment and an id between the event's data lines, one data line without its space: all allowed.
+  const text = ": hello\n" +
+    `event: message\ndata: ${list.slice(0, cut)}\nid: 12\ndata: ${list.slice(cut, tail)}\n: between\n` +
+    `data:${list.slice(tail)}\n\n` +
+    'event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message",\n' +
+    'data: "params":{"level":"info","data":"a\\nb"}}\n\n';
+  const bytes = new TextEncoder().encode(text);
+  for (const size of [7, 1000, bytes.length]) {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += size) controller.enqueue(bytes.subarray(at, at + size));
+        controller.close();
+      },
+    });
+    const screen = new HttpListScreen(() =>
+      Promise.resolve(new Response(body, { headers: { "content-type": "text/event-stream" } }))
+    );
+    const response = await screen.fetch("http://127.0.0.1:1/mcp", {
+      method: "POST",
+      body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: {} }),
+    });
+    const [screened, direct] = [sseEvents(await response.text()), sseEvents(text)];
+    assert.equal(screened.length, 2, `chunks of ${size}`);
+    assert.deepEqual({ ...screened[0], data: undefined }, { event: "message", id: "12", data: undefined });
+    const expected = JSON.parse(direct[0]!.data);
+    expected.result.tools[0] = null;
+    assert.deepEqual(JSON.parse(screened[0]!.data), expected, `chunks of ${size}`);
+    // An event that answers nothing awaited: the same value.
+    assert.deepEqual(screened[1], direct[1]);
+  }
+});
