@@ -141,6 +141,15 @@ export class HttpListScreen {
     /** A space after `data:` is still to be dropped (it may come in the next chunk). */
     let dropSpace = false;
     const turn = new Turns();
+    /** Bytes of a data line that continues `joined` (its first space after `data:` dropped). */
+    const continueValue = (bytes: Uint8Array) => {
+      if (dropSpace && bytes.length) {
+        dropSpace = false;
+        if (bytes[0] === 0x20) bytes = bytes.subarray(1);
+      }
+      if (bytes.length) joined!.append(bytes);
+      scanner!.advance();
+    };
     const emit = (out: ReadableStreamDefaultController<Uint8Array>, raw: RawBytes) => {
       for (const part of raw.parts) out.enqueue(part);
     };
@@ -183,12 +192,7 @@ export class HttpListScreen {
               const lf = value.indexOf(LF, at);
               let end = lf < 0 ? value.length : lf;
               if (continuing) {
-                if (dropSpace && end > at) {
-                  dropSpace = false;
-                  if (value[at] === 0x20) at++;
-                }
-                if (end > at) joined!.append(value.subarray(at, end));
-                scanner!.advance();
+                continueValue(value.subarray(at, end));
                 if (lf < 0) break;
                 continuing = false;
                 dropSpace = false;
@@ -200,22 +204,15 @@ export class HttpListScreen {
                 decided = true;
                 const data = startsWith(line, DATA);
                 if (joined && data) {
-                  // The event's next data line: LF, then its value, into the joined data.
+                  // The event's next data line: LF, then its value, into the joined data; the line's end
+                  // is then handled as any continuing line's (from `end`, the LF or the piece's end).
                   continuing = true;
                   dropSpace = true;
                   joined.append(LF_BYTES);
-                  const rest = concat(line.slice(DATA.length, line.length), line.length - DATA.length);
+                  continueValue(concat(line.slice(DATA.length, line.length), line.length - DATA.length));
                   line = new RawBytes();
                   decided = false;
-                  if (rest.length) {
-                    dropSpace = false;
-                    joined.append(rest[0] === 0x20 ? rest.subarray(1) : rest);
-                  }
-                  scanner!.advance();
-                  if (lf < 0) break;
-                  continuing = false;
-                  dropSpace = false;
-                  at = lf + 1;
+                  at = end;
                   continue;
                 }
                 if (!joined && data && this.#listIds.length) {

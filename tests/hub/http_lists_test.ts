@@ -76,20 +76,23 @@ async function answers(
   return seen;
 }
 
+/** The deep fixture with `args` behind a screen: its deep tool arrives as its stand-in, the rest whole. */
+async function assertDeepStandIn(args: string[], path: string, sse: boolean): Promise<void> {
+  await using fixture = await startHostileHttp(["--mode", "deep", ...args]);
+  const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[1, "tools/list"], [
+    "x",
+    "tools/call",
+  ]]);
+  const tools = seen.get(1)!.tools!;
+  assert.equal(tools.length, 2);
+  assert.equal((tools[0] as { name: string }).name, "ok");
+  assert.deepEqual(tools[1], new UnparsedDefinition("deep", DEEP));
+  assert.deepEqual(seen.get("x"), { content: [{ type: "text", text: "ok" }] });
+}
+
 for (const { label, path, sse } of TRANSPORTS) {
   Deno.test(`HttpListScreen, ${label}: an over-limit tool in a tools/list answer arrives as its stand-in`, async () => {
-    {
-      await using fixture = await startHostileHttp(["--mode", "deep", "--depth", "2000"]);
-      const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[1, "tools/list"], [
-        "x",
-        "tools/call",
-      ]]);
-      const tools = seen.get(1)!.tools!;
-      assert.equal(tools.length, 2);
-      assert.equal((tools[0] as { name: string }).name, "ok");
-      assert.deepEqual(tools[1], new UnparsedDefinition("deep", DEEP));
-      assert.deepEqual(seen.get("x"), { content: [{ type: "text", text: "ok" }] });
-    }
+    await assertDeepStandIn(["--depth", "2000"], path, sse);
     {
       await using fixture = await startHostileHttp(["--mode", "capitals", "--bytes", "600000"]);
       const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[7, "tools/list"]]);
@@ -102,23 +105,7 @@ for (const { label, path, sse } of TRANSPORTS) {
 
   if (path !== "/mcp") {
     Deno.test(`HttpListScreen, ${label}: an answer cut into 40 data: lines is screened as one`, async () => {
-      await using fixture = await startHostileHttp([
-        "--mode",
-        "deep",
-        "--depth",
-        "100000",
-        "--data-lines",
-        "40",
-      ]);
-      const seen = await answers(`http://127.0.0.1:${fixture.port}${path}`, sse, [[1, "tools/list"], [
-        "x",
-        "tools/call",
-      ]]);
-      const tools = seen.get(1)!.tools!;
-      assert.equal(tools.length, 2);
-      assert.equal((tools[0] as { name: string }).name, "ok");
-      assert.deepEqual(tools[1], new UnparsedDefinition("deep", DEEP));
-      assert.deepEqual(seen.get("x"), { content: [{ type: "text", text: "ok" }] });
+      await assertDeepStandIn(["--depth", "100000", "--data-lines", "40"], path, sse);
     });
   }
 
