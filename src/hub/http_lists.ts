@@ -190,7 +190,7 @@ export class HttpListScreen {
             let at = 0;
             while (at < value.length) {
               const lf = value.indexOf(LF, at);
-              let end = lf < 0 ? value.length : lf;
+              const end = lf < 0 ? value.length : lf;
               if (continuing) {
                 continueValue(value.subarray(at, end));
                 if (lf < 0) break;
@@ -221,7 +221,6 @@ export class HttpListScreen {
               }
               if (!joined) scanner?.advance();
               if (lf < 0) break;
-              end = lf;
               if (joined) {
                 // A line within the joined event: the blank line ends it; other fields pass at once.
                 if (line.length === 0) await finish(out);
