@@ -940,9 +940,16 @@ export class StdioClientTransport implements Transport {
 
   #gate = new NoticeGate();
 
-  /** Hands a message to the client (the SDK's), noting the answers the gate must know of. */
+  /**
+   * Hands a message to the client (the SDK's), noting the answers the gate must know of, and a small
+   * `tools/list` answer (a big one was taken by its bytes): no later line is scanned for one any more.
+   */
   #hand(message: JSONRPCMessage): void {
     this.#gate.delivered(message);
+    if (this.#listIds.length && "id" in message && !("method" in message)) {
+      const k = this.#listIds.indexOf(message.id!);
+      if (k >= 0) this.#listIds.splice(k, 1);
+    }
     this.onmessage?.(message);
   }
 
