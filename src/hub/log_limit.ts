@@ -79,7 +79,8 @@ export function rateLimitedLog(
         return;
       }
       w.dropped++;
-      schedule();
+      // A summary is due: the sweep's timer is set (a storm's lines do not look for one each).
+      if (timer === undefined) schedule();
     },
     flush() {
       clearTimeout(timer);

@@ -23,6 +23,7 @@ import {
   stringifySteps,
 } from "./sliced_json.ts";
 import { Stepper } from "./slices.ts";
+import { NoticeGate } from "./notice_gate.ts";
 import {
   putStandIns,
   type Replacement,
@@ -916,18 +917,40 @@ export class StdioClientTransport implements Transport {
       try {
         const line = decodeLine(raw);
         if (line.trim() === "") continue;
-        message = parseLine(line);
+        const value = parseLineJson(line);
+        // A storm's notifications stop here, before the SDK's checks (see notice_gate.ts).
+        const admitted = this.#gate.admits(value, line);
+        if (admitted !== true) {
+          if (admitted) this.onerror?.(admitted);
+          continue;
+        }
+        message = validateMessage(value, line);
       } catch (error) {
         this.onerror?.(error as Error);
         continue;
       }
-      this.onmessage?.(message);
+      this.#hand(message);
       // The SDK runs a notification's handler one microtask later but a response at once: yield so a
       // progress notification written just before its response reaches the caller before the result.
       if (!("id" in message) && i + 1 < lines.length) {
         return Promise.resolve().then(() => this.#deliver(lines, i + 1));
       }
     }
+  }
+
+  #gate = new NoticeGate();
+
+  /**
+   * Hands a message to the client (the SDK's), noting the answers the gate must know of, and a small
+   * `tools/list` answer (a big one was taken by its bytes): no later line is scanned for one any more.
+   */
+  #hand(message: JSONRPCMessage): void {
+    this.#gate.delivered(message);
+    if (this.#listIds.length && "id" in message && !("method" in message)) {
+      const k = this.#listIds.indexOf(message.id!);
+      if (k >= 0) this.#listIds.splice(k, 1);
+    }
+    this.onmessage?.(message);
   }
 
   /** Delivers line `at`, parsed in slices, then the lines after it. */
@@ -940,7 +963,7 @@ export class StdioClientTransport implements Transport {
       this.onerror?.(error as Error);
     }
     if (message) {
-      this.onmessage?.(message);
+      this.#hand(message);
       if (!("id" in message)) await null;
     }
     return this.#deliver(lines, at + 1);
@@ -992,7 +1015,7 @@ export class StdioClientTransport implements Transport {
       this.onerror?.(error as Error);
     }
     if (message) {
-      this.onmessage?.(message);
+      this.#hand(message);
       if (!("id" in message)) await null;
     }
     return this.#deliver(lines, at + 1);
@@ -1012,6 +1035,7 @@ export class StdioClientTransport implements Transport {
       this.#listIds.push(message.id);
       if (this.#listIds.length > LIST_IDS) this.#listIds.shift();
     }
+    this.#gate.sent(message);
     await this.#writer.write(message);
   }
 
