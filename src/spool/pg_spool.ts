@@ -1,7 +1,9 @@
 /**
  * The spool on the shared PostgreSQL store: the same chunks and page reads as the SQLite {@linkcode Spool}
  * (`bytea` rows keyed `(call_id, seq)`, a page reads the one or two chunks it overlaps), one transaction
- * per put, and retention by an idempotent delete that any replica may run.
+ * per put (a binary COPY of the chunks, then the result's row), and retention by an idempotent delete that
+ * any replica may run. A result written as it arrives goes through a local scratch spool first (see
+ * {@linkcode PgSpool.writer}).
  *
  * @module
  */
