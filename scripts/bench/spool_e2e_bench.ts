@@ -16,7 +16,10 @@
  * verbatim answer, and would time itself rather than the gateway. Every process and temp dir is gone
  * when `main()` returns.
  *
- * Usage: deno run -A scripts/bench/spool_e2e_bench.ts
+ * With `--pg`, the gateways' store is a fresh database of a throwaway local PostgreSQL cluster (see
+ * `tests/store/_pg.ts`) instead of a SQLite file: the shared store's spool, measured the same way.
+ *
+ * Usage: deno run -A scripts/bench/spool_e2e_bench.ts [--pg]
  *
  * @module
  */
@@ -260,9 +263,10 @@ async function bigCall(
   extra: string,
   then?: (gw: RawGateway, answer: ToolResult) => Promise<void>,
   concurrent = false,
+  db = `${dir}/${name}.db`,
 ): Promise<CaseFigures & { answer: ToolResult }> {
   const config = await writeConfig(dir, fixtureConfig(extra), `${name}.yaml`);
-  await using gw = await RawGateway.start(config, `${dir}/${name}.db`);
+  await using gw = await RawGateway.start(config, db);
   const pid = gatewayPid(gw.pid);
   await waitConnected(() => listServers(gw));
   // Opens the spool (lazily opened on the first oversized result) and warms the result path.
@@ -321,32 +325,40 @@ function seconds(ms: number): string {
 
 /**
  * Runs the benchmark, prints the figures and returns them. `paging: false` skips the paging part (its
- * figures are then 0), `print: false` the printing (goals_bench.ts prints its own).
+ * figures are then 0), `print: false` the printing (goals_bench.ts prints its own), `db` gives the
+ * spooled case's store (a `postgres://` URL; else a SQLite file).
  */
 export async function main(
-  { paging: pages = true, print = true }: { paging?: boolean; print?: boolean } = {},
+  { paging: pages = true, print = true, db }: { paging?: boolean; print?: boolean; db?: string } = {},
 ): Promise<SpoolE2eBenchReport> {
   const before = new Set(descendants(Deno.pid));
   await using dir = await tempDir("mcphub_spool_e2e_bench_");
   const log = print ? console.log : () => {};
   try {
     let paging: SpoolE2eBenchReport["paging"] | undefined;
-    const spooled = await bigCall(dir.path, "spooled", 'response_budget: "32KB"\n', async (gw, answer) => {
-      const receipt = answer.structuredContent as { status: string; callId: string };
-      if (receipt?.status !== "stored") throw new Error(`Expected a receipt: ${JSON.stringify(answer)}`);
-      if (!pages) {
-        paging = { pages: 0, bytes: 0, base64MBps: 0, utf8MBps: 0 };
-        return;
-      }
-      const b64 = await page(gw, receipt.callId, PAGES, "base64");
-      const utf8 = await page(gw, receipt.callId, PAGES, "utf8");
-      paging = {
-        pages: PAGES,
-        bytes: b64.bytes,
-        base64MBps: b64.bytes / MB / (b64.ms / 1000),
-        utf8MBps: utf8.bytes / MB / (utf8.ms / 1000),
-      };
-    }, true);
+    const spooled = await bigCall(
+      dir.path,
+      "spooled",
+      'response_budget: "32KB"\n',
+      async (gw, answer) => {
+        const receipt = answer.structuredContent as { status: string; callId: string };
+        if (receipt?.status !== "stored") throw new Error(`Expected a receipt: ${JSON.stringify(answer)}`);
+        if (!pages) {
+          paging = { pages: 0, bytes: 0, base64MBps: 0, utf8MBps: 0 };
+          return;
+        }
+        const b64 = await page(gw, receipt.callId, PAGES, "base64");
+        const utf8 = await page(gw, receipt.callId, PAGES, "utf8");
+        paging = {
+          pages: PAGES,
+          bytes: b64.bytes,
+          base64MBps: b64.bytes / MB / (b64.ms / 1000),
+          utf8MBps: utf8.bytes / MB / (utf8.ms / 1000),
+        };
+      },
+      true,
+      db,
+    );
     const originalBytes = (spooled.answer.structuredContent as { originalBytes: number }).originalBytes;
     const verbatim = await bigCall(dir.path, "verbatim", "verbatim: true\n");
     const text = verbatim.answer.content?.[0]?.text ?? "";
@@ -402,4 +414,15 @@ export async function main(
   }
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  if (Deno.args.includes("--pg")) {
+    const { pgCluster } = await import("../../tests/store/_pg.ts");
+    const cluster = await pgCluster();
+    try {
+      console.log("store: PostgreSQL (a throwaway local cluster)");
+      await main({ db: await cluster.database() });
+    } finally {
+      await cluster.stop();
+    }
+  } else await main();
+}

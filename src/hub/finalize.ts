@@ -142,6 +142,9 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
       namespaced: options.namespaced,
       agent: options.agent,
     };
+    // Read before the result is stored: a store that publishes elsewhere (PostgreSQL) deletes the
+    // spilled bytes it read them from once they are published.
+    const preview = result.preview(options.budget);
     // Spilled as it arrived: the rest is written and the result listed. A store without the streaming
     // put (another backend) takes the text.
     const stored: StoredMeta = spill && spill.writer.store === spool
@@ -153,7 +156,7 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
       throw new Error(`${stored.totalBytes} bytes were stored of ${originalBytes}`);
     }
     const receipt = buildReceipt({
-      result: result.preview(options.budget),
+      result: preview,
       originalBytes,
       callId: stored.callId,
       server: options.server,

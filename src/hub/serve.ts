@@ -199,7 +199,8 @@ function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
         "through whole, tool pins are not checked, and it is retried in the background",
     );
   });
-  const spool = new PgSpool(store);
+  const scratch = scratchSpool(options.authStorePath, warn);
+  const spool = new PgSpool(store, { scratch: scratch.open });
   // Retention runs hourly on every replica whether or not anyone pages a result (the delete is idempotent).
   const pruner = setInterval(() => {
     spool.maybePrune().catch((error) => warn(`pruning expired results failed: ${(error as Error).message}`));
@@ -218,6 +219,51 @@ function openPgStore(url: string, options: GatewayCoreOptions): GatewayStore {
       await Promise.allSettled([toolCache.flush(), pins.flush()]);
       await store.close();
       local?.close();
+      scratch.close();
+    },
+  };
+}
+
+/**
+ * The local scratch spool of a gateway on the shared store (see PgSpool.writer): a file of its own
+ * beside the local store (`mcphub-scratch-PID.db`, a directory the gateway may write), opened on the
+ * first result written as it arrives, emptied when opened, removed on close. Without a local store, or
+ * when the file cannot be opened (warned once), results are stored once whole.
+ */
+function scratchSpool(localPath: string | undefined, warn: (message: string) => void): {
+  open: () => Spool | undefined;
+  close: () => void;
+} {
+  const cut = localPath ? Math.max(localPath.lastIndexOf("/"), localPath.lastIndexOf("\\")) : -1;
+  const path = localPath && localPath !== ":memory:"
+    ? `${cut >= 0 ? localPath.slice(0, cut + 1) : ""}mcphub-scratch-${Deno.pid}.db`
+    : undefined;
+  let opened: { db: DatabaseSync; spool: Spool } | null | undefined = path ? undefined : null;
+  return {
+    open() {
+      if (opened === undefined) {
+        try {
+          const db = openStore(path!, { migrations: spoolMigrations });
+          db.exec("DELETE FROM spool_chunks");
+          opened = { db, spool: new Spool(db) };
+        } catch (error) {
+          opened = null;
+          warn(`${(error as Error).message}; oversized results are stored once whole`);
+        }
+      }
+      return opened?.spool;
+    },
+    close() {
+      if (!opened) return;
+      opened.db.close();
+      opened = null;
+      for (const suffix of ["", "-wal", "-shm"]) {
+        try {
+          Deno.removeSync(`${path}${suffix}`);
+        } catch {
+          // gone already
+        }
+      }
     },
   };
 }

@@ -29,6 +29,7 @@ export {
   SpoolWriteError,
   SpoolWriter,
   type StoredMeta,
+  type WriterTarget,
 } from "./spool.ts";
 export { PgSpool, pgSpoolMigrations } from "./pg_spool.ts";
 export {

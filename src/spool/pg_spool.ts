@@ -1,11 +1,13 @@
 /**
  * The spool on the shared PostgreSQL store: the same chunks and page reads as the SQLite {@linkcode Spool}
  * (`bytea` rows keyed `(call_id, seq)`, a page reads the one or two chunks it overlaps), one transaction
- * per put, and retention by an idempotent delete that any replica may run.
+ * per put (a binary COPY of the chunks, then the result's row), and retention by an idempotent delete that
+ * any replica may run. A result written as it arrives goes through a local scratch spool first (see
+ * {@linkcode PgSpool.writer}).
  *
  * @module
  */
-import type { PgMigration, PgStore } from "../store/mod.ts";
+import type { PgMigration, PgStore, PgTx } from "../store/mod.ts";
 import { utf8Chunks } from "./_utf8.ts";
 import {
   assemblePage,
@@ -18,9 +20,11 @@ import {
   type ResultRow,
   type ResultStore,
   RETENTION_MS,
+  type Spool,
   type SpoolOptions,
   type SpoolPage,
   SpoolWriteError,
+  type SpoolWriter,
   type StoredMeta,
   storedMeta,
   toMeta,
@@ -51,20 +55,165 @@ export const pgSpoolMigrations: PgMigration[] = [{
   `,
 }];
 
-// Chunks per INSERT: one round trip carries ~512 KiB.
-const ROWS_PER_INSERT = 64;
+/** PostgreSQL's binary COPY header: signature, flags, header extension length. */
+const COPY_HEADER = new Uint8Array([
+  0x50,
+  0x47,
+  0x43,
+  0x4f,
+  0x50,
+  0x59,
+  0x0a,
+  0xff,
+  0x0d,
+  0x0a,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+  0,
+]);
+/** Bytes of rows per COPY write (each write is a message to the server, copied once by the driver). */
+const COPY_WRITE_BYTES = 256 * 1024;
+
+/** Longest run of COPY work, in ms, before other calls get a turn. */
+const COPY_TURN_MS = 8;
+
+/** The node stream postgres.js answers a `COPY … FROM STDIN` with (the few members used here). */
+interface CopyStream {
+  write(chunk: Uint8Array): boolean;
+  end(callback: (error?: Error | null) => void): void;
+  once(event: "drain" | "error", listener: (error?: Error) => void): void;
+  off(event: "drain" | "error", listener: (error?: Error) => void): void;
+}
+
+/**
+ * Writes `chunks` as rows `(callId, 0…)` of `spool_chunks` with a binary COPY on `tx`: the bytes as they
+ * are, no hex text (an INSERT's `bytea` parameter is sent as hex: twice the bytes, made as strings the
+ * garbage collector is slow to take back), waiting for the socket to drain. Answers the bytes written.
+ */
+async function copyChunks(tx: PgTx, callId: string, chunks: Iterable<Uint8Array>): Promise<number> {
+  const stream = await (tx`COPY spool_chunks (call_id, seq, data) FROM STDIN WITH (FORMAT binary)`
+    .writable() as unknown as Promise<CopyStream>);
+  let failed: Error | undefined;
+  const onError = (error?: Error) => failed ??= error ?? new Error("COPY failed");
+  stream.once("error", onError);
+  const id = new TextEncoder().encode(callId);
+  const rowHead = 2 + 4 + id.length + 4 + 4 + 4;
+  let batch = new Uint8Array(COPY_WRITE_BYTES + rowHead);
+  let view = new DataView(batch.buffer);
+  let used = 0;
+  let since = performance.now();
+  const send = async (bytes: Uint8Array) => {
+    if (failed) throw failed;
+    if (stream.write(bytes)) {
+      // The socket took it at once (the server keeps up): other calls get a turn every few ms anyway.
+      if (performance.now() - since < COPY_TURN_MS) return;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      since = performance.now();
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const drained = () => (stream.off("error", errored), resolve());
+      const errored = (error?: Error) => (stream.off("drain", drained), reject(error));
+      stream.once("drain", drained);
+      stream.once("error", errored);
+    });
+    since = performance.now();
+  };
+  const flush = async () => {
+    // The driver may keep a view until it writes it: every write gets a buffer of its own.
+    await send(batch.subarray(0, used));
+    batch = new Uint8Array(COPY_WRITE_BYTES + rowHead);
+    view = new DataView(batch.buffer);
+    used = 0;
+  };
+  batch.set(COPY_HEADER);
+  used = COPY_HEADER.length;
+  let seq = 0;
+  let total = 0;
+  for (const chunk of chunks) {
+    if (used + rowHead + chunk.length > batch.length) {
+      await flush();
+      if (rowHead + chunk.length > batch.length) batch = new Uint8Array(rowHead + chunk.length);
+      view = new DataView(batch.buffer);
+    }
+    view.setInt16(used, 3);
+    view.setInt32(used + 2, id.length);
+    batch.set(id, used + 6);
+    let at = used + 6 + id.length;
+    view.setInt32(at, 4);
+    view.setInt32(at + 4, seq++);
+    view.setInt32(at + 8, chunk.length);
+    at += 12;
+    batch.set(chunk, at);
+    used = at + chunk.length;
+    total += chunk.length;
+  }
+  if (used + 2 > batch.length) await flush();
+  view.setInt16(used, -1);
+  used += 2;
+  await send(batch.subarray(0, used));
+  await new Promise<void>((resolve, reject) => stream.end((error) => error ? reject(error) : resolve()));
+  stream.off("error", onError);
+  if (failed) throw failed;
+  return total;
+}
+
+/**
+ * `parts` cut into chunks of `size` bytes (the last may be shorter): views of a part where a chunk lies
+ * within one, else a copy (a chunk is used before the next is asked for).
+ */
+function* rechunk(parts: Iterable<Uint8Array>, size: number): Generator<Uint8Array> {
+  const carry = new Uint8Array(size);
+  let carried = 0;
+  for (const part of parts) {
+    let at = 0;
+    while (at < part.length) {
+      if (carried === 0 && part.length - at >= size) {
+        yield part.subarray(at, at + size);
+        at += size;
+        continue;
+      }
+      const n = Math.min(size - carried, part.length - at);
+      carry.set(part.subarray(at, at + n), carried);
+      carried += n;
+      at += n;
+      if (carried === size) {
+        yield carry;
+        carried = 0;
+      }
+    }
+  }
+  if (carried) yield carry.subarray(0, carried);
+}
+
+/** What a {@linkcode PgSpool} takes beside {@linkcode SpoolOptions}. */
+export interface PgSpoolOptions extends SpoolOptions {
+  /**
+   * A local spool for results written as they arrive (see {@linkcode PgSpool.writer}), opened on first
+   * use; without one (or when it answers undefined), a result is stored once it is whole.
+   */
+  scratch?: () => Spool | undefined;
+}
 
 /** {@linkcode ResultStore} on PostgreSQL (see the module doc). */
 export class PgSpool implements ResultStore {
   readonly #store: PgStore;
   readonly #clock: () => number;
   readonly #chunkBytes: number;
+  readonly #scratch?: () => Spool | undefined;
   #lastPruneAt = Number.NEGATIVE_INFINITY;
 
-  constructor(store: PgStore, options: SpoolOptions = {}) {
+  constructor(store: PgStore, options: PgSpoolOptions = {}) {
     this.#store = store;
     this.#clock = options.clock ?? Date.now;
     this.#chunkBytes = options.chunkBytes ?? CHUNK_BYTES;
+    this.#scratch = options.scratch;
     if (!Number.isSafeInteger(this.#chunkBytes) || this.#chunkBytes < 1) {
       throw new RangeError(`chunkBytes must be a positive integer, got ${options.chunkBytes}`);
     }
@@ -76,84 +225,47 @@ export class PgSpool implements ResultStore {
    *
    * @throws {SpoolWriteError} when the write fails
    */
-  async put(payload: string, meta: PutMeta): Promise<StoredMeta> {
-    const now = this.#clock();
-    const callId = newCallId();
-    let totalBytes = 0;
-    try {
-      await this.#store.begin(async (tx) => {
-        let seq = 0;
-        let batch: { call_id: string; seq: number; data: Uint8Array }[] = [];
-        for (const chunk of utf8Chunks(payload, this.#chunkBytes)) {
-          // utf8Chunks reuses its buffer: each batched row keeps its own copy.
-          batch.push({ call_id: callId, seq: seq++, data: chunk.slice() });
-          totalBytes += chunk.length;
-          if (batch.length === ROWS_PER_INSERT) {
-            await tx`INSERT INTO spool_chunks ${tx(batch, "call_id", "seq", "data")}`;
-            batch = [];
-          }
-        }
-        if (batch.length) await tx`INSERT INTO spool_chunks ${tx(batch, "call_id", "seq", "data")}`;
-        await tx`INSERT INTO spool_results
-          (call_id, server, tool, namespaced, agent, total_bytes, chunk_bytes, created_at, expires_at)
-          VALUES (${callId}, ${meta.server}, ${meta.tool}, ${meta.namespaced}, ${meta.agent ?? null},
-            ${totalBytes}, ${this.#chunkBytes}, ${now}, ${now + RETENTION_MS})`;
-      });
-    } catch (error) {
-      throw new SpoolWriteError(
-        `Cannot store the ${meta.namespaced} result in the spool: ${(error as Error).message}`,
-        { cause: error },
-      );
-    }
-    return storedMeta(callId, meta, totalBytes, now);
+  put(payload: string, meta: PutMeta): Promise<StoredMeta> {
+    // utf8Chunks reuses its buffer: each chunk is copied into the COPY's batch before the next is made.
+    return this.#publish(utf8Chunks(payload, this.#chunkBytes), meta);
   }
 
   /**
    * Stores the concatenation of `parts` (UTF-8 bytes as they arrived, never joined into one buffer) under a
-   * new callId, in one transaction; the network writes between batches let other calls run.
+   * new callId, in one transaction; the network writes let other calls run.
    *
    * @throws {SpoolWriteError} when the write fails
    */
-  async putBytes(parts: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta> {
+  putBytes(parts: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta> {
+    return this.#publish(rechunk(parts, this.#chunkBytes), meta);
+  }
+
+  /**
+   * A writer that stores a result as its bytes arrive, as the SQLite spool's does: into the local
+   * scratch spool (which can be read back synchronously, should the result be passed whole after all),
+   * then, once whole, copied here from there a few chunks at a time, and deleted there. Undefined
+   * without a scratch spool.
+   */
+  writer(): SpoolWriter | undefined {
+    const scratch = this.#scratch?.();
+    return scratch?.writer({
+      store: this,
+      publish: (chunks, meta) => this.#publish(rechunk(chunks, this.#chunkBytes), meta),
+    });
+  }
+
+  /** Stores `chunks` (of the chunk size) and lists them under a new callId, in one transaction. */
+  async #publish(chunks: Iterable<Uint8Array>, meta: PutMeta): Promise<StoredMeta> {
     const now = this.#clock();
     const callId = newCallId();
-    const size = this.#chunkBytes;
     let totalBytes = 0;
     try {
       await this.#store.begin(async (tx) => {
-        let seq = 0;
-        let batch: { call_id: string; seq: number; data: Uint8Array }[] = [];
-        let buffer = new Uint8Array(size);
-        let filled = 0;
-        const flush = async () => {
-          await tx`INSERT INTO spool_chunks ${tx(batch, "call_id", "seq", "data")}`;
-          batch = [];
-        };
-        for (const part of parts) {
-          let at = 0;
-          while (at < part.length) {
-            const n = Math.min(size - filled, part.length - at);
-            buffer.set(part.subarray(at, at + n), filled);
-            filled += n;
-            at += n;
-            if (filled === size) {
-              batch.push({ call_id: callId, seq: seq++, data: buffer });
-              totalBytes += size;
-              buffer = new Uint8Array(size);
-              filled = 0;
-              if (batch.length === ROWS_PER_INSERT) await flush();
-            }
-          }
-        }
-        if (filled) {
-          batch.push({ call_id: callId, seq: seq++, data: buffer.subarray(0, filled) });
-          totalBytes += filled;
-        }
-        if (batch.length) await flush();
+        totalBytes = await copyChunks(tx, callId, chunks);
         await tx`INSERT INTO spool_results
           (call_id, server, tool, namespaced, agent, total_bytes, chunk_bytes, created_at, expires_at)
           VALUES (${callId}, ${meta.server}, ${meta.tool}, ${meta.namespaced}, ${meta.agent ?? null},
-            ${totalBytes}, ${size}, ${now}, ${now + RETENTION_MS})`;
+            ${totalBytes}, ${this.#chunkBytes}, ${now}, ${now + RETENTION_MS})`;
       });
     } catch (error) {
       throw new SpoolWriteError(

@@ -251,6 +251,7 @@ export class Spool implements ResultStore {
   readonly #deleteExpiredChunks: StatementSync;
   readonly #deleteExpiredResults: StatementSync;
   readonly #deleteChunks: StatementSync;
+  readonly #deleteChunkRange: StatementSync;
   #lastPruneAt = Number.NEGATIVE_INFINITY;
 
   constructor(db: DatabaseSync, options: SpoolOptions = {}) {
@@ -282,6 +283,7 @@ export class Spool implements ResultStore {
     );
     this.#deleteExpiredResults = db.prepare("DELETE FROM spool_results WHERE expires_at <= ?");
     this.#deleteChunks = db.prepare("DELETE FROM spool_chunks WHERE call_id = ?");
+    this.#deleteChunkRange = db.prepare("DELETE FROM spool_chunks WHERE call_id = ? AND seq BETWEEN ? AND ?");
   }
 
   /**
@@ -391,10 +393,12 @@ export class Spool implements ResultStore {
   /**
    * A writer that stores a result as its bytes arrive (see {@linkcode SpoolWriter}): the bytes are
    * written in the same slices as {@linkcode Spool.putBytes}, so the caller can let go of each slice once
-   * it is committed rather than hold the whole result until it is complete.
+   * it is committed rather than hold the whole result until it is complete. With a `target`, the result
+   * is not listed here: once written, it is published there (this spool is then the scratch space of a
+   * store that cannot be read back synchronously, see pg_spool.ts).
    */
-  writer(): SpoolWriter {
-    return new SpoolWriter(this, {
+  writer(target?: WriterTarget): SpoolWriter {
+    return new SpoolWriter(target?.store ?? this, {
       db: this.#db,
       callId: newCallId(),
       chunkBytes: this.#chunkBytes,
@@ -402,6 +406,8 @@ export class Spool implements ResultStore {
       insertChunk: this.#insertChunk,
       selectChunks: this.#selectChunks,
       deleteChunks: this.#deleteChunks,
+      deleteChunkRange: this.#deleteChunkRange,
+      publish: target?.publish,
       finish: (callId, meta, totalBytes) => {
         const now = this.#clock();
         this.#prune(now);
@@ -506,6 +512,21 @@ export class Spool implements ResultStore {
   }
 }
 
+/**
+ * Where a {@linkcode Spool.writer}'s result goes when it is not listed in that spool: `store` is the
+ * writer's {@linkcode SpoolWriter.store}; `publish` stores the result's chunks (read back in order, a few
+ * at a time) and answers its metadata. The written chunks are deleted after, published or not.
+ */
+export interface WriterTarget {
+  store: ResultStore;
+  publish(chunks: Iterable<Uint8Array>, meta: PutMeta, totalBytes: number): Promise<StoredMeta>;
+}
+
+/** Chunks a {@linkcode SpoolWriter} reads back at a time when it publishes its result. */
+const PUBLISH_READ_CHUNKS = 32;
+/** Chunks a {@linkcode SpoolWriter} deletes at a time once its result is published (1 MiB). */
+const DELETE_SLICE_CHUNKS = 128;
+
 /** What a {@linkcode SpoolWriter} uses of its {@linkcode Spool}. @internal */
 interface WriterParts {
   db: DatabaseSync;
@@ -515,8 +536,11 @@ interface WriterParts {
   insertChunk: StatementSync;
   selectChunks: StatementSync;
   deleteChunks: StatementSync;
+  deleteChunkRange: StatementSync;
   /** Lists the result (in the open transaction) and answers its metadata. */
   finish(callId: string, meta: PutMeta, totalBytes: number): StoredMeta;
+  /** When set, the result is published there instead of listed (see {@linkcode WriterTarget}). */
+  publish?: WriterTarget["publish"];
 }
 
 /**
@@ -691,10 +715,54 @@ export class SpoolWriter {
       await new Promise((resolve) => setTimeout(resolve, 0));
     }
     const total = this.#given;
+    const publish = this.#p.publish;
+    if (publish) {
+      this.#flush(true);
+      this.#done = true;
+      // Published: the scratch chunks go, a slice at a time. Not: they stay for the caller to read back
+      // (then abort).
+      const stored = await publish(this.#chunks(), meta, total);
+      this.deleted = this.#deleteSliced();
+      return stored;
+    }
     let stored: StoredMeta | undefined;
     this.#flush(true, () => stored = this.#p.finish(this.#p.callId, meta, total));
     this.#done = true;
     return stored!;
+  }
+
+  /** Settles once a published result's scratch chunks are deleted (see {@linkcode WriterTarget}). */
+  deleted?: Promise<void>;
+
+  /**
+   * Deletes the chunks written, {@linkcode DELETE_SLICE_CHUNKS} at a time, yielding between: deleting a
+   * 100 MB result's rows at once held the event loop for ~80 ms.
+   */
+  async #deleteSliced(): Promise<void> {
+    const seqs = this.#seq;
+    this.#seq = 0;
+    for (let seq = 0; seq < seqs; seq += DELETE_SLICE_CHUNKS) {
+      try {
+        this.#p.deleteChunkRange.run(this.#p.callId, seq, seq + DELETE_SLICE_CHUNKS - 1);
+      } catch {
+        return; // the chunks of an unlisted callId are never read
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+  }
+
+  /** The written chunks in order, read back {@linkcode PUBLISH_READ_CHUNKS} at a time. */
+  *#chunks(): Generator<Uint8Array> {
+    for (let seq = 0; seq < this.#seq; seq += PUBLISH_READ_CHUNKS) {
+      const rows = this.#p.selectChunks.all(this.#p.callId, seq, seq + PUBLISH_READ_CHUNKS - 1) as {
+        seq: number;
+        data: Uint8Array;
+      }[];
+      if (rows.length !== Math.min(PUBLISH_READ_CHUNKS, this.#seq - seq)) {
+        throw new SpoolWriteError(`The spooled chunks from ${seq} on are gone`);
+      }
+      for (const row of rows) yield row.data;
+    }
   }
 
   /** Deletes the chunks written (the result was passed whole or failed); never throws. */

@@ -3,8 +3,15 @@
  * spool, records, pins, the tool-list cache, retention, and what happens while the database is down.
  */
 import assert from "node:assert/strict";
-import { PgStore, PgStoreError, redactDbUrl } from "../../src/store/mod.ts";
-import { getResultResponse, PgSpool, RETENTION_MS } from "../../src/spool/mod.ts";
+import { openStore, PgStore, PgStoreError, redactDbUrl } from "../../src/store/mod.ts";
+import {
+  getResultResponse,
+  PgSpool,
+  RETENTION_MS,
+  Spool,
+  spoolMigrations,
+  SpoolWriteError,
+} from "../../src/spool/mod.ts";
 import { pgRecordSink, queryStats, Recorder } from "../../src/intelligence/mod.ts";
 import { pgStoreMigrations, PgToolCache, PgToolPins } from "../../src/hub/mod.ts";
 import { decidePins, PIN_CHUNK } from "../../src/hub/pinning.ts";
@@ -301,4 +308,69 @@ Deno.test("PgSpool.putBytes(): parts stored as they came read back as the same b
   const page = await spool.readPage(stored.callId, 0, bytes.length);
   assert.ok(typeof page === "object");
   assert.deepEqual(page.bytes, bytes);
+});
+
+/** A scratch spool on a SQLite file of its own, as a gateway on the shared store opens one. */
+async function scratchSpool(): Promise<{ spool: Spool; chunks: () => number } & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "mcphub-scratch-test-" });
+  const db = openStore(`${dir}/scratch.db`, { migrations: spoolMigrations });
+  return {
+    spool: new Spool(db),
+    chunks: () => Number((db.prepare("SELECT COUNT(*) AS n FROM spool_chunks").get() as { n: number }).n),
+    [Symbol.asyncDispose]: async () => {
+      db.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+function unevenParts(bytes: Uint8Array): Uint8Array[] {
+  const parts: Uint8Array[] = [];
+  for (let at = 0, n = 1; at < bytes.length; at += n, n = (n * 7 + 3) % 200_000 + 1) {
+    parts.push(bytes.slice(at, Math.min(bytes.length, at + n)));
+  }
+  return parts;
+}
+
+Deno.test("PgSpool.writer(): written as it arrives into the scratch, published whole, the scratch emptied", async () => {
+  await using store = await freshStore();
+  await using scratch = await scratchSpool();
+  const spool = new PgSpool(store, { scratch: () => scratch.spool });
+  const bytes = new TextEncoder().encode(
+    JSON.stringify({ content: [{ type: "text", text: "ü✓ x".repeat(400_000) }] }),
+  );
+  const parts = unevenParts(bytes);
+  const writer = spool.writer()!;
+  assert.equal(writer.store, spool);
+  const half = Math.floor(parts.length / 2);
+  for (const part of parts.slice(0, half)) await writer.write([part]);
+  assert.ok(writer.committed > 0 && scratch.chunks() > 0, "slices are committed to the scratch as they come");
+  assert.deepEqual(writer.read(0, 100), bytes.subarray(0, 100));
+  const stored = await writer.finish(parts.slice(half), { server: "s", tool: "t", namespaced: "s__t" });
+  assert.equal(stored.totalBytes, bytes.length);
+  const page = await spool.readPage(stored.callId, 0, bytes.length);
+  assert.ok(typeof page === "object");
+  assert.deepEqual(page.bytes, bytes);
+  await writer.deleted;
+  assert.equal(scratch.chunks(), 0);
+  // Without a scratch spool there is no writer: results are stored once whole.
+  assert.equal(new PgSpool(store).writer(), undefined);
+});
+
+Deno.test("PgSpool.writer(): when PostgreSQL fails, the bytes stay readable from the scratch until aborted", async () => {
+  const store = new PgStore(await (await pgCluster()).database(), { migrations: pgStoreMigrations });
+  await using scratch = await scratchSpool();
+  const spool = new PgSpool(store, { scratch: () => scratch.spool });
+  const bytes = new TextEncoder().encode("y".repeat(3_000_000));
+  const writer = spool.writer()!;
+  await writer.write(unevenParts(bytes.subarray(0, 2_000_000)));
+  await store.close();
+  await assert.rejects(
+    writer.finish([bytes.subarray(2_000_000)], { server: "s", tool: "t", namespaced: "s__t" }),
+    (error: Error) =>
+      error instanceof SpoolWriteError && /Cannot store the s__t result in the spool/.test(error.message),
+  );
+  assert.deepEqual(writer.read(0, bytes.length), bytes);
+  writer.abort();
+  assert.equal(scratch.chunks(), 0);
 });

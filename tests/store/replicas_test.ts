@@ -9,6 +9,8 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import {
   connectDirect,
   connectGateway,
+  DENO,
+  FIXTURE,
   q,
   REAL,
   ROOT,
@@ -275,5 +277,48 @@ Deno.test("a definition approved once is approved for every replica: both runnin
       async () => (await names(gw.client)).includes("bad__ok") || undefined,
       15_000,
     );
+  }
+});
+
+Deno.test("a 3 MB result on PostgreSQL is written as it arrives through a scratch file beside the local store, paged byte for byte; with the database down it passes whole", async () => {
+  const cluster = await startPgCluster();
+  try {
+    await using dir = await tempDir();
+    const config = await writeConfig(
+      dir.path,
+      `response_budget: "32KB"\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+        q(FIXTURE)
+      }]\n`,
+    );
+    const local = `${dir.path}/data/mcphub`;
+    const scratchFiles = () => {
+      try {
+        return [...Deno.readDirSync(local)].map((e) => e.name).filter((n) => n.startsWith("mcphub-scratch-"));
+      } catch {
+        return [];
+      }
+    };
+    const unit = "ü✓ line\n";
+    const expected = { content: [{ type: "text", text: unit.repeat(Math.ceil(3_000_000 / 11)) }] };
+    {
+      await using gw = await connectGateway(config, {
+        db: await cluster.database(),
+        env: { XDG_DATA_HOME: `${dir.path}/data` },
+      });
+      const big = () => gw.client.callTool({ name: "fx__big", arguments: { bytes: 3_000_000, text: unit } });
+      const receipt = structured<{ status: string; callId: string; originalBytes: number }>(await big());
+      assert.equal(receipt.status, "stored");
+      assert.equal(receipt.originalBytes, new TextEncoder().encode(JSON.stringify(expected)).length);
+      assert.deepEqual(JSON.parse(await pageAll(gw.client, receipt.callId)), expected);
+      assert.equal(scratchFiles().filter((n) => n.endsWith(".db")).length, 1);
+
+      await cluster.stop();
+      const whole = await big();
+      assert.deepEqual(whole.content, expected.content, "passed through whole while the store is down");
+      assert.doesNotMatch(gw.stderr(), new RegExp(cluster.password));
+    }
+    assert.deepEqual(scratchFiles(), [], "the scratch file is removed when the gateway stops");
+  } finally {
+    await cluster.stop();
   }
 });
