@@ -8,6 +8,7 @@
  */
 import type { AuthRecord, AuthStore } from "./store.ts";
 import { type AuthTarget, loadAuthSdk, StoreOAuthProvider } from "./provider.ts";
+import { guardBodies } from "../json/mod.ts";
 
 /** How the authorization URL reaches the user. */
 export type LoginMode =
@@ -220,6 +221,7 @@ function listen(server: AuthTarget, store: AuthStore): CallbackListener {
   for (const port of fixed ? [fixed] : [previousPort, 0]) {
     if (port === undefined) continue;
     try {
+      guardBodies(); // Deno.serve's requests are made without the global Request
       http = Deno.serve({ hostname: "127.0.0.1", port, onListen: () => {} }, handler);
       break;
     } catch (error) {

@@ -27,6 +27,7 @@ import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard 
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
+import { guardBodies } from "../json/mod.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -237,6 +238,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return new Refusal(404, "Not found: MCP is served at /mcp").response();
   };
 
+  // Deno.serve's requests are made without the global Request: their json() is guarded first.
+  guardBodies();
   const server = Deno.serve({
     hostname: options.address.hostname,
     port: options.address.port,

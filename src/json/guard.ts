@@ -127,15 +127,67 @@ const guardedBodyJson = {
   },
 }.json;
 
+/** The globals whose `prototype.json` is guarded. */
+const BODIES = ["Response", "Request"] as const;
+/** Marks a global's getter or `fetch` replaced by {@linkcode installJsonGuard} (by any copy of this module). */
+const LAZY_GUARD = Symbol.for("mcphub.json.lazyBodyGuard");
+
+/** The globals' own descriptors while this module's lazy guard stands in for them. */
+const replaced = new Map<string, PropertyDescriptor>();
+let bodiesGuarded = false;
+
 /**
- * Installs the guard in this isolate: `JSON.parse`, `Response.prototype.json`, `Request.prototype.json`
- * (each property keeps its attributes). Idempotent; {@linkcode parseJson} keeps calling V8's own parser.
- * main.ts does it first thing, before the SDK loads.
+ * Guards `Response.prototype.json` and `Request.prototype.json` now (Deno loads the classes if they are
+ * not loaded yet), and puts back the globals {@linkcode installJsonGuard} stood in for. For code that makes
+ * bodies without going through those globals or `fetch` (`Deno.serve`'s requests). Idempotent.
+ */
+export function guardBodies(): void {
+  if (bodiesGuarded) return;
+  bodiesGuarded = true;
+  for (const [name, descriptor] of replaced) Object.defineProperty(globalThis, name, descriptor);
+  replaced.clear();
+  for (const name of BODIES) {
+    const body = (globalThis[name] as { prototype?: Body } | undefined)?.prototype;
+    if (body && body.json !== guardedBodyJson) body.json = guardedBodyJson;
+  }
+}
+
+/**
+ * Installs the guard in this isolate: `JSON.parse` at once; `Response.prototype.json` and
+ * `Request.prototype.json` (each property keeps its attributes) when first needed. Deno loads fetch,
+ * its classes and web streams on the first use of one of their globals (~5 ms of start-up that
+ * `mcp serve` over stdio does not need before it answers), so the globals `Response`, `Request` and
+ * `fetch` stand in until then and guard the bodies on first use. Idempotent; {@linkcode parseJson} keeps
+ * calling V8's own parser. main.ts does it first thing, before the SDK loads.
  */
 export function installJsonGuard(): void {
   if (!jsonGuardInstalled()) JSON.parse = guardedParse as typeof JSON.parse;
-  for (const body of [globalThis.Response?.prototype, globalThis.Request?.prototype]) {
-    if (body && body.json !== guardedBodyJson) body.json = guardedBodyJson;
+  if (bodiesGuarded || replaced.size) return;
+  const descriptors = [...BODIES, "fetch"].map((name) =>
+    [name, Object.getOwnPropertyDescriptor(globalThis, name)] as const
+  );
+  const lazy = descriptors.every(([name, d]) =>
+    d?.configurable && (name === "fetch" ? typeof d.value === "function" : typeof d.get === "function")
+  );
+  // Loaded already, or not Deno's lazy globals (another runtime): guarded now.
+  if (!lazy || descriptors.some(([, d]) => (d!.get ?? d!.value)[LAZY_GUARD])) return guardBodies();
+  for (const [name, descriptor] of descriptors) {
+    replaced.set(name, descriptor!);
+    if (name === "fetch") {
+      const fetch = descriptor!.value as typeof globalThis.fetch;
+      const first = Object.assign(
+        { fetch: (...args: Parameters<typeof fetch>) => (guardBodies(), fetch(...args)) }.fetch,
+        { [LAZY_GUARD]: true },
+      );
+      Object.defineProperty(globalThis, name, { ...descriptor, value: first });
+      continue;
+    }
+    const get = descriptor!.get!;
+    const first = Object.assign(function (this: unknown) {
+      guardBodies();
+      return get.call(this);
+    }, { [LAZY_GUARD]: true });
+    Object.defineProperty(globalThis, name, { ...descriptor, get: first });
   }
 }
 

@@ -6,4 +6,4 @@
  * @module
  */
 export { hasEscapedKey, parseJson } from "./safe_json.ts";
-export { guardedJsonParse, installJsonGuard, jsonGuardInstalled } from "./guard.ts";
+export { guardBodies, guardedJsonParse, installJsonGuard, jsonGuardInstalled } from "./guard.ts";

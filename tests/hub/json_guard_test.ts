@@ -216,6 +216,72 @@ Deno.test("main.ts imports the guard before any other module, and importing it i
   assert.deepEqual(JSON.parse(new TextDecoder().decode(out.stdout)), [true, true, ["a", "\\"], ["a", "A"]]);
 });
 
+/** Runs `code` in a fresh isolate (`deno eval`, all permissions); answers the JSON it prints. */
+async function freshIsolate(code: string): Promise<unknown> {
+  const out = await new Deno.Command(DENO, { args: ["eval", code], stdout: "piped", stderr: "piped" })
+    .output();
+  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  return JSON.parse(new TextDecoder().decode(out.stdout));
+}
+
+const INSTALL = JSON.stringify(`file://${ROOT}src/json/install.ts`);
+const MOD = JSON.stringify(`file://${ROOT}src/json/mod.ts`);
+/** In a probe: whether `Response.prototype.json` and `Request.prototype.json` are the guard's. */
+const GUARDED = `[Response, Request].map((c) => String(c.prototype.json).includes("guardedJsonParse"))`;
+
+Deno.test("lazily installed: fetch's first call guards the bodies before any response is made, and puts the globals back", async () => {
+  const url = `data:application/json,${encodeURIComponent(R`{"a":3,"\u0041":4}`)}`;
+  const probe = `
+    await import(${INSTALL});
+    const lazy = (name) => Object.getOwnPropertyDescriptor(globalThis, name);
+    const standIn = [lazy("Response").get, lazy("Request").get, lazy("fetch").value]
+      .map((f) => f[Symbol.for("mcphub.json.lazyBodyGuard")] === true);
+    // No global Response or Request touched: fetch makes the response from Deno's own class.
+    const res = await fetch(${JSON.stringify(url)});
+    const own = String(res.json).includes("guardedJsonParse");
+    const keys = Object.keys(await res.json());
+    const back = [lazy("Response").get, lazy("Request").get, lazy("fetch").value]
+      .map((f) => f[Symbol.for("mcphub.json.lazyBodyGuard")] === undefined);
+    console.log(JSON.stringify([standIn, own, keys, back, ${GUARDED}]));
+  `;
+  assert.deepEqual(await freshIsolate(probe), [
+    [true, true, true],
+    true,
+    ["a", "A"],
+    [true, true, true],
+    [true, true],
+  ]);
+});
+
+Deno.test("lazily installed: the first use of Response or Request guards both; guardBodies() covers Deno.serve's requests", async () => {
+  const viaGlobal = `
+    await import(${INSTALL});
+    const json = new Request("http://127.0.0.1/", { method: "POST", body: "{}" }).json;
+    console.log(JSON.stringify([String(json).includes("guardedJsonParse"), ${GUARDED}]));
+  `;
+  assert.deepEqual(await freshIsolate(viaGlobal), [true, [true, true]]);
+  // Deno.serve makes its requests without the globals: the listener calls guardBodies() first.
+  const served = `
+    const { guardBodies } = await import(${MOD});
+    await import(${INSTALL});
+    guardBodies();
+    const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) =>
+      new Response(JSON.stringify([
+        String(request.json).includes("guardedJsonParse"),
+        Object.keys(await request.json()),
+      ])));
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.addr.port });
+    const body = ${JSON.stringify(R`{"a":3,"\u0041":4}`)};
+    await conn.write(new TextEncoder().encode(
+      "POST / HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: " + body.length + "\\r\\nConnection: close\\r\\n\\r\\n" + body));
+    let text = "";
+    for await (const chunk of conn.readable) text += new TextDecoder().decode(chunk);
+    await server.shutdown();
+    console.log(JSON.stringify([text.slice(text.indexOf("\\r\\n\\r\\n") + 4), ${GUARDED}]));
+  `;
+  assert.deepEqual(await freshIsolate(served), ['[true,["a","A"]]', [true, true]]);
+});
+
 // ---------------------------------------------------------------------------------------------------
 // End to end: the hostile fixture over HTTP as a downstream of `mcp serve`.
 
