@@ -5,15 +5,5 @@
  *
  * @module
  */
-export { authMigrations, type AuthRecord, AuthStore, type AuthUpdate } from "./store.ts";
-export {
-  type AuthTarget,
-  type InteractiveOptions,
-  isAuthError,
-  loginCommand,
-  NeedsLoginError,
-  ServerAuth,
-  serverAuth,
-  StoreOAuthProvider,
-} from "./provider.ts";
+export * from "./light.ts";
 export { login, LoginError, type LoginMode, type LoginOptions, openBrowser } from "./login.ts";

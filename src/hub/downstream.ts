@@ -29,7 +29,6 @@ import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools, screenToolsSteps } from "./limits.ts";
 import { listToolsPage } from "./list_tools.ts";
 import { Stepper } from "./slices.ts";
-import { HttpListScreen } from "./http_lists.ts";
 
 /** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
 export const GARBAGE_QUOTE_CHARS = 120;
@@ -586,8 +585,10 @@ export class Downstream {
 
   async #dial(signal: AbortSignal): Promise<void> {
     const auth = this.#options.auth;
-    const [{ SSEClientTransport, StreamableHTTPClientTransport }] = await Promise.all([
+    const [{ SSEClientTransport, StreamableHTTPClientTransport }, { HttpListScreen }] = await Promise.all([
       loadHttpSdk(),
+      // Only HTTP servers need it: loaded here, not before the host's `initialize` is answered.
+      import("./http_lists.ts"),
       auth?.ready(),
     ]);
     const url = new URL(this.config.url!);

@@ -7,7 +7,13 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { buildReceipt, type PutMeta, type ResultStore, SpoolWriter, type StoredMeta } from "../spool/mod.ts";
+import {
+  buildReceipt,
+  type PutMeta,
+  type ResultStore,
+  SpoolWriter,
+  type StoredMeta,
+} from "../spool/light.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { RawResult } from "./raw_json.ts";
 

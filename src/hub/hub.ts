@@ -41,7 +41,7 @@ import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from
 import { type InjectionMarker, toolMarkers } from "./injection.ts";
 import type { RejectedTool } from "./limits.ts";
 import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
-import { type AuthStore, serverAuth } from "../auth/mod.ts";
+import { type AuthStore, serverAuth } from "../auth/light.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";

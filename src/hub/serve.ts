@@ -16,24 +16,22 @@ import {
   sqliteReader,
   type SqlReader,
 } from "../store/mod.ts";
+// The light entries: what is needed before the host's `initialize` is answered (start-up time); paging
+// and the stats queries are loaded on their first call.
 import {
-  getResultResponse,
-  OutOfScopeError,
   PgSpool,
   pgSpoolMigrations,
   PRUNE_INTERVAL_MS,
   type ResultStore,
   Spool,
   spoolMigrations,
-  unavailableResponse,
-} from "../spool/mod.ts";
+} from "../spool/light.ts";
 import {
   intelligenceMigrations,
   pgIntelligenceMigrations,
   pgRecordSink,
   Recorder,
-  statsMetaTool,
-} from "../intelligence/mod.ts";
+} from "../intelligence/light.ts";
 import { type CallEvent, Hub } from "./hub.ts";
 import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "./meta_tools.ts";
@@ -42,7 +40,7 @@ import { SessionRelay } from "./passthrough.ts";
 import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "./tool_cache.ts";
 import { type PinStore, toolPinMigrations, ToolPins } from "./pinning.ts";
 import { pgHubMigrations, PgToolCache, PgToolPins } from "./pg_store.ts";
-import { authMigrations, AuthStore } from "../auth/mod.ts";
+import { authMigrations, AuthStore } from "../auth/light.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -327,6 +325,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       } catch (error) {
         log(`warning: pruning expired results failed: ${(error as Error).message}`);
       }
+      const { getResultResponse, OutOfScopeError, unavailableResponse } = await import("../spool/mod.ts");
       try {
         // The stored result's server/tool is re-checked against this gateway's current scope.
         return await getResultResponse(
@@ -356,6 +355,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       };
       if (!reader) return empty;
       try {
+        const { statsMetaTool } = await import("../intelligence/mod.ts");
         return { ...await statsMetaTool(reader, { agent: hub.agent }) };
       } catch (error) {
         // A shared store that is down: the gateway keeps serving; the agent is told why the figures are missing.

@@ -4,19 +4,7 @@
  *
  * @module
  */
-export {
-  type CallRecord,
-  type CallVia,
-  capUtf8,
-  INSERT_COLUMNS,
-  intelligenceMigrations,
-  MAX_ERROR_BYTES,
-  Recorder,
-  type RecorderOptions,
-  type RecordRow,
-  type RecordSink,
-} from "./recorder.ts";
-export { pgIntelligenceMigrations, pgRecordSink } from "./pg.ts";
+export * from "./light.ts";
 export {
   parseSince,
   queryStats,

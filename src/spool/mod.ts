@@ -14,34 +14,7 @@
  *
  * @module
  */
-export {
-  CHUNK_BYTES,
-  isCallId,
-  PRUNE_INTERVAL_MS,
-  PUT_SLICE_BYTES,
-  type PutMeta,
-  type ResultStore,
-  RETENTION_MS,
-  Spool,
-  spoolMigrations,
-  type SpoolOptions,
-  type SpoolPage,
-  SpoolWriteError,
-  SpoolWriter,
-  type StoredMeta,
-  type WriterTarget,
-} from "./spool.ts";
-export { PgSpool, pgSpoolMigrations } from "./pg_spool.ts";
-export {
-  buildReceipt,
-  MIN_BUDGET_BYTES,
-  type ReceiptInput,
-  type ReceiptResult,
-  type ResultLike,
-  serializedBytes,
-  type StoredReceipt,
-  type TextContent,
-} from "./receipt.ts";
+export * from "./light.ts";
 export {
   type GetResultArgs,
   type GetResultOptions,

@@ -73,6 +73,15 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
     [],
   );
   assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/hub/sdk_http.ts"), []);
+  // Loaded on their first use: the stats queries and report, get_result's paging, the OAuth login flow
+  // and the HTTP downstreams' list screen.
+  assert.deepEqual(
+    local.filter((s) =>
+      /^src\/intelligence\/(query|format|report_data|html|svg)\.ts$/.test(s) ||
+      ["src/spool/get_result.ts", "src/auth/login.ts", "src/hub/http_lists.ts"].includes(s)
+    ),
+    [],
+  );
   // node:fs and node:crypto cost ~10 and ~5 ms to load: stdin is compared with stdout by path, hashes wait.
   assert.deepEqual(graph.filter((s) => s === "node:fs" || s === "node:crypto"), []);
   const npm = graph.filter((s) => s.startsWith("npm:"));
