@@ -85,6 +85,7 @@ const COPY_TURN_MS = 8;
 
 /** The node stream postgres.js answers a `COPY … FROM STDIN` with (the few members used here). */
 interface CopyStream {
+  readonly writableLength: number;
   write(chunk: Uint8Array): boolean;
   end(callback: (error?: Error | null) => void): void;
   once(event: "drain" | "error", listener: (error?: Error) => void): void;
@@ -110,26 +111,28 @@ async function copyChunks(tx: PgTx, callId: string, chunks: Iterable<Uint8Array>
   let since = performance.now();
   const send = async (bytes: Uint8Array) => {
     if (failed) throw failed;
-    if (stream.write(bytes)) {
-      // The socket took it at once (the server keeps up): other calls get a turn every few ms anyway.
-      if (performance.now() - since < COPY_TURN_MS) return;
-      await new Promise((resolve) => setTimeout(resolve, 0));
-      since = performance.now();
-      return;
+    if (!stream.write(bytes)) {
+      await new Promise<void>((resolve, reject) => {
+        const drained = () => (stream.off("error", errored), resolve());
+        const errored = (error?: Error) => (stream.off("drain", drained), reject(error));
+        stream.once("drain", drained);
+        stream.once("error", errored);
+      });
     }
-    await new Promise<void>((resolve, reject) => {
-      const drained = () => (stream.off("error", errored), resolve());
-      const errored = (error?: Error) => (stream.off("drain", drained), reject(error));
-      stream.once("drain", drained);
-      stream.once("error", errored);
-    });
+    // A drain can come before the event loop's next turn (the socket took the bytes at once): other
+    // calls get a turn every few ms whichever way the write went.
+    if (performance.now() - since < COPY_TURN_MS) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
     since = performance.now();
   };
   const flush = async () => {
-    // The driver may keep a view until it writes it: every write gets a buffer of its own.
     await send(batch.subarray(0, used));
-    batch = new Uint8Array(COPY_WRITE_BYTES + rowHead);
-    view = new DataView(batch.buffer);
+    // The driver copies what it is given unless its stream holds writes back (then it keeps the view):
+    // the buffer is reused when nothing is held, else the next batch gets one of its own.
+    if (stream.writableLength > 0) {
+      batch = new Uint8Array(COPY_WRITE_BYTES + rowHead);
+      view = new DataView(batch.buffer);
+    }
     used = 0;
   };
   batch.set(COPY_HEADER);
