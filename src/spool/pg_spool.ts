@@ -9,6 +9,7 @@
  */
 import type { PgMigration, PgStore, PgTx } from "../store/mod.ts";
 import { utf8Chunks } from "./_utf8.ts";
+import { rechunk } from "./_chunks.ts";
 import {
   assemblePage,
   checkPageArgs,
@@ -165,34 +166,6 @@ async function copyChunks(tx: PgTx, callId: string, chunks: Iterable<Uint8Array>
   stream.off("error", onError);
   if (failed) throw failed;
   return total;
-}
-
-/**
- * `parts` cut into chunks of `size` bytes (the last may be shorter): views of a part where a chunk lies
- * within one, else a copy (a chunk is used before the next is asked for).
- */
-function* rechunk(parts: Iterable<Uint8Array>, size: number): Generator<Uint8Array> {
-  const carry = new Uint8Array(size);
-  let carried = 0;
-  for (const part of parts) {
-    let at = 0;
-    while (at < part.length) {
-      if (carried === 0 && part.length - at >= size) {
-        yield part.subarray(at, at + size);
-        at += size;
-        continue;
-      }
-      const n = Math.min(size - carried, part.length - at);
-      carry.set(part.subarray(at, at + n), carried);
-      carried += n;
-      at += n;
-      if (carried === size) {
-        yield carry;
-        carried = 0;
-      }
-    }
-  }
-  if (carried) yield carry.subarray(0, carried);
 }
 
 /** What a {@linkcode PgSpool} takes beside {@linkcode SpoolOptions}. */

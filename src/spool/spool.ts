@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Chunker } from "./_chunks.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import type { Migration } from "../store/mod.ts";
 import { utf8Chunks } from "./_utf8.ts";
@@ -334,8 +335,7 @@ export class Spool implements ResultStore {
     const now = this.#clock();
     const callId = newCallId();
     const size = this.#chunkBytes;
-    const buffer = new Uint8Array(size);
-    let filled = 0;
+    const chunker = new Chunker(size);
     let seq = 0;
     let totalBytes = 0;
     let inSlice = 0;
@@ -348,28 +348,17 @@ export class Spool implements ResultStore {
       inSlice += chunk.length;
     };
     try {
-      for (const part of parts) {
-        let at = 0;
-        while (at < part.length) {
-          if (filled === 0 && part.length - at >= size) {
-            insert(part.subarray(at, at + size));
-            at += size;
-          } else {
-            const n = Math.min(size - filled, part.length - at);
-            buffer.set(part.subarray(at, at + n), filled);
-            filled += n;
-            at += n;
-            if (filled === size) insert(buffer), filled = 0;
-          }
-          if (inSlice >= this.#sliceBytes) {
-            db.exec("COMMIT");
-            committed = true;
-            inSlice = 0;
-            await new Promise((resolve) => setTimeout(resolve, 0));
-          }
+      for (const chunk of chunker.push(parts)) {
+        insert(chunk);
+        if (inSlice >= this.#sliceBytes) {
+          db.exec("COMMIT");
+          committed = true;
+          inSlice = 0;
+          await new Promise((resolve) => setTimeout(resolve, 0));
         }
       }
-      if (filled) insert(buffer.subarray(0, filled));
+      const rest = chunker.rest();
+      if (rest) insert(rest);
       if (!db.isTransaction) db.exec("BEGIN IMMEDIATE");
       this.#prune(now);
       this.#recordResult(callId, meta, totalBytes, size, now);
@@ -558,9 +547,8 @@ export class SpoolWriter {
   readonly #p: WriterParts;
   #queue: Uint8Array[] = [];
   #queued = 0;
-  /** A chunk's bytes that did not fill it, copied (they wait for the next write). */
-  #carry: Uint8Array;
-  #carried = 0;
+  /** Cuts what is written into chunks; a chunk's bytes that did not fill it wait there, copied. */
+  #chunker: Chunker;
   #seq = 0;
   #committed = 0;
   #given = 0;
@@ -569,7 +557,7 @@ export class SpoolWriter {
   constructor(store: ResultStore, parts: WriterParts) {
     this.store = store;
     this.#p = parts;
-    this.#carry = new Uint8Array(parts.chunkBytes);
+    this.#chunker = new Chunker(parts.chunkBytes);
   }
 
   /** Bytes given to {@linkcode SpoolWriter.write} so far. */
@@ -616,38 +604,20 @@ export class SpoolWriter {
 
   /** Writes the queue (all of it when `last`, else its whole chunks) in one transaction. */
   #flush(last: boolean, then?: () => void): void {
-    const { db, callId, chunkBytes: size, insertChunk } = this.#p;
+    const { db, callId, insertChunk } = this.#p;
     let seq = this.#seq;
-    let carried = this.#carried;
-    const carry = this.#carry;
     let written = 0;
     try {
       db.exec("BEGIN IMMEDIATE");
       try {
-        for (const part of this.#queue) {
-          let at = 0;
-          while (at < part.length) {
-            if (carried === 0 && part.length - at >= size) {
-              insertChunk.run(callId, seq++, part.subarray(at, at + size));
-              at += size;
-              written += size;
-              continue;
-            }
-            const n = Math.min(size - carried, part.length - at);
-            carry.set(part.subarray(at, at + n), carried);
-            carried += n;
-            at += n;
-            if (carried === size) {
-              insertChunk.run(callId, seq++, carry);
-              written += size;
-              carried = 0;
-            }
-          }
+        for (const chunk of this.#chunker.push(this.#queue)) {
+          insertChunk.run(callId, seq++, chunk);
+          written += chunk.length;
         }
-        if (last && carried) {
-          insertChunk.run(callId, seq++, carry.subarray(0, carried));
-          written += carried;
-          carried = 0;
+        const rest = last ? this.#chunker.rest() : undefined;
+        if (rest) {
+          insertChunk.run(callId, seq++, rest);
+          written += rest.length;
         }
         then?.();
         db.exec("COMMIT");
@@ -665,7 +635,6 @@ export class SpoolWriter {
     // The committed prefix: the carried bytes are copied, so the queue's views are no longer needed.
     this.#committed += written;
     this.#seq = seq;
-    this.#carried = carried;
     this.#queue = [];
     this.#queued = 0;
   }

@@ -13,7 +13,7 @@ import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";
 import { slicedParse, slicedStringify } from "../../src/hub/sliced_json.ts";
 import { definitionScans } from "../../src/hub/definition_scan.ts";
-import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
+import { concatBytes, DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu"; // 38 characters
@@ -439,7 +439,7 @@ Deno.test("a healthy server keeps answering while a 100,000-tool server's list i
       let at = 0;
       for (let nl = chunk.indexOf(10); nl !== -1; nl = chunk.indexOf(10, at)) {
         partial.push(chunk.slice(at, nl));
-        answers.push(new TextDecoder().decode(concat(partial)));
+        answers.push(new TextDecoder().decode(concatBytes(partial)));
         partial = [];
         at = nl + 1;
         answered();
@@ -494,13 +494,6 @@ Deno.test("a healthy server keeps answering while a 100,000-tool server's list i
     await host.close().catch(() => {});
   }
 });
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) out.set(p, at), at += p.length;
-  return out;
-}
 
 Deno.test("the stderr tail never keeps part of a secret, wherever the secret straddles its start", () => {
   const enc = new TextEncoder();

@@ -12,7 +12,7 @@ import {
 } from "../../src/hub/sliced_json.ts";
 import { drain } from "../../src/catalog/mod.ts";
 import { CoalescingWriter, ProtocolViolation, StdioClientTransport } from "../../src/hub/stdio.ts";
-import { DENO, prng, tempDir } from "../helpers.ts";
+import { concatBytes, DENO, prng, tempDir } from "../helpers.ts";
 
 const STRING_BITS = [
   "a",
@@ -350,14 +350,7 @@ Deno.test("parseSteps of a 100,000-tool tools/list answer equals JSON.parse and 
 // --- serializing ---------------------------------------------------------------------------------
 
 function stringified(value: unknown, suffix = "\n"): string {
-  return new TextDecoder().decode(concatAll(drain(stringifySteps(value, suffix))));
-}
-
-function concatAll(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) out.set(p, at), at += p.length;
-  return out;
+  return new TextDecoder().decode(concatBytes(drain(stringifySteps(value, suffix))));
 }
 
 Deno.test("stringifySteps gives the bytes of JSON.stringify: big arrays, toJSON, holes, undefined, lone surrogates", () => {
@@ -390,7 +383,7 @@ Deno.test("stringifySteps gives the bytes of JSON.stringify: big arrays, toJSON,
     const expected = JSON.stringify(message) + "\n";
     assert.equal(stringified(message), expected, `seed ${seed}`);
     assert.deepStrictEqual(
-      concatAll(drain(stringifySteps(message, "\n"))),
+      concatBytes(drain(stringifySteps(message, "\n"))),
       new TextEncoder().encode(expected),
       `seed ${seed}: bytes`,
     );
@@ -424,7 +417,7 @@ Deno.test("CoalescingWriter: a huge message is written as JSON.stringify's bytes
   ];
   await Promise.all(writes);
   await writer.drained();
-  const text = new TextDecoder().decode(concatAll(chunks));
+  const text = new TextDecoder().decode(concatBytes(chunks));
   assert.equal(
     text,
     [before, huge, after].map((m) => JSON.stringify(m) + "\n").join("") + '{"raw":true}\n',
