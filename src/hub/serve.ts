@@ -242,6 +242,10 @@ function scratchSpool(localPath: string | undefined, warn: (message: string) => 
       if (opened === undefined) {
         try {
           const db = openStore(path!, { migrations: spoolMigrations });
+          // Scratch: nothing in it outlives the process, so no write-ahead log (whose checkpoints held the
+          // event loop now and then) and no syncs; the rollback journal stays, in memory.
+          db.exec("PRAGMA journal_mode = MEMORY");
+          db.exec("PRAGMA synchronous = OFF");
           db.exec("DELETE FROM spool_chunks");
           opened = { db, spool: new Spool(db) };
         } catch (error) {
