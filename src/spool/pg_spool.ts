@@ -56,28 +56,8 @@ export const pgSpoolMigrations: PgMigration[] = [{
   `,
 }];
 
-/** PostgreSQL's binary COPY header: signature, flags, header extension length. */
-const COPY_HEADER = new Uint8Array([
-  0x50,
-  0x47,
-  0x43,
-  0x4f,
-  0x50,
-  0x59,
-  0x0a,
-  0xff,
-  0x0d,
-  0x0a,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-  0,
-]);
+/** PostgreSQL's binary COPY header: the signature, then the flags and the header extension's length (0). */
+const COPY_HEADER = Uint8Array.from("PGCOPY\n\xff\r\n\0" + "\0".repeat(8), (c) => c.charCodeAt(0));
 /** Bytes of rows per COPY write (each write is a message to the server, copied once by the driver). */
 const COPY_WRITE_BYTES = 256 * 1024;
 
