@@ -424,3 +424,68 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   for (const p of parts) out.set(p, at), at += p.length;
   return out;
 }
+
+/**
+ * A raw JSON-RPC session over a process's pipes, past the MCP handshake: what it reads is exactly what
+ * the process wrote, one line per message. `send` writes a message; `answer(id)` is the line that answers
+ * `id`, as text (lines before it are skipped); `request` does both with ids of its own (1, 2, …: the
+ * handshake's `initialize` is 1).
+ */
+export async function rawSession(command: string, args: string[]) {
+  const child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  let nextId = 1;
+  const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
+  const answer = async (id: number): Promise<string> => {
+    for (;;) {
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        if (JSON.parse(line).id === id) return line;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the process closed before answering ${id}`);
+      buffer += value;
+    }
+  };
+  const request = async (method: string, params: Record<string, unknown>) => {
+    const id = nextId++;
+    await send({ jsonrpc: "2.0", id, method, params });
+    return await answer(id);
+  };
+  const close = async () => {
+    await writer.close().catch(() => {});
+    await reader.cancel().catch(() => {});
+    await child.status;
+  };
+  await request("initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "raw", version: "1" },
+  });
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return { send, answer, request, close, [Symbol.asyncDispose]: close };
+}
+
+/** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions). */
+export function rawGatewaySession(config: string, db: string): ReturnType<typeof rawSession> {
+  return rawSession(DENO, ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"]);
+}
+
+/** A stored result read whole through `get_result` (utf8 pages from cursor 0 to the last). */
+export async function pageAll(client: Client, callId: string): Promise<string> {
+  type Page = { text: string; nextCursor: number | null; done: boolean };
+  let text = "";
+  let cursor: number | null = 0;
+  while (cursor !== null) {
+    const page: Page = structured<Page>(
+      await client.callTool({ name: "get_result", arguments: { callId, cursor, encoding: "utf8" } }),
+    );
+    text += page.text;
+    cursor = page.done ? null : page.nextCursor;
+  }
+  return text;
+}

@@ -112,6 +112,24 @@ function settledFn(client: Client, name: string): () => Promise<boolean> {
 
 const ms = (n: number) => `${Math.round(n).toLocaleString("en-US")} ms`;
 
+/**
+ * How responsive the gateway stayed while `bad` started and listed (see {@linkcode responsiveness}), as a
+ * phrase, and what became of its tool: mounted, or rejected with the reason.
+ */
+async function hostileServerFate(
+  client: Client,
+): Promise<{ unresponsive: string; bad: ServerState; fate: string }> {
+  const r = await responsiveness(client, settledFn(client, "bad"));
+  const bad = (await servers(client)).find((s) => s.name === "bad")!;
+  const fate = bad.rejected?.length
+    ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
+    : `tool mounted`;
+  const unresponsive = `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${
+    ms(r.pingMs)
+  }, healthy call ${ms(r.callMs)}, ${r.calls} calls)`;
+  return { unresponsive, bad, fate };
+}
+
 /** A gateway with the healthy server and `bad`, for `run`. */
 async function withGateway<T>(
   badYaml: string,
@@ -128,17 +146,11 @@ async function capitals(bytes: number, label: string, before: string): Promise<C
   return await withGateway(
     hostile("bad", ["--mode", "capitals", "--bytes", String(bytes)]),
     async (client) => {
-      const r = await responsiveness(client, settledFn(client, "bad"));
-      const bad = (await servers(client)).find((s) => s.name === "bad")!;
-      const fate = bad.rejected?.length
-        ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
-        : `tool mounted`;
+      const { unresponsive, fate } = await hostileServerFate(client);
       return {
         case: `${label} of capitals in a description`,
         before,
-        after: `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${ms(r.pingMs)}, healthy call ${
-          ms(r.callMs)
-        }, ${r.calls} calls); ${fate}`,
+        after: `${unresponsive}; ${fate}`,
         command: `${SCRIPT} --only capitals-${label.replace(/\s/g, "").toLowerCase()}`,
       };
     },
@@ -191,17 +203,11 @@ async function overHttp(args: string[], path: string, label: string, only: strin
   await using hostile = await startHostileHttp(args);
   const yaml = `  bad:\n    url: ${q(`http://127.0.0.1:${hostile.port}${path}`)}\n`;
   return await withGateway(yaml, async (client) => {
-    const r = await responsiveness(client, settledFn(client, "bad"));
-    const bad = (await servers(client)).find((s) => s.name === "bad")!;
-    const fate = bad.rejected?.length
-      ? `tool rejected (${bad.rejected[0]!.reason.replace("not mounted: ", "")})`
-      : `tool mounted`;
+    const { unresponsive, bad, fate } = await hostileServerFate(client);
     return {
       case: `${label}, over Streamable HTTP (${path === "/mcp" ? "JSON" : "SSE"} answers)`,
       before: "one JSON.parse of the whole answer",
-      after: `unresponsive ≤ ${ms(Math.max(r.pingMs, r.callMs))} (ping ${ms(r.pingMs)}, healthy call ${
-        ms(r.callMs)
-      }, ${r.calls} calls); ${bad.state}, ${fate}`,
+      after: `${unresponsive}; ${bad.state}, ${fate}`,
       command: `${SCRIPT} --only ${only}`,
     };
   });

@@ -4,7 +4,17 @@
  * oversized one is stored from its bytes, whole.
  */
 import assert from "node:assert/strict";
-import { connectDirect, connectGateway, DENO, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectDirect,
+  connectGateway,
+  DENO,
+  pageAll,
+  rawGatewaySession,
+  ROOT,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 import { RawBytes, scan } from "../../src/hub/raw_json.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
@@ -19,52 +29,10 @@ function wireConfig(extra = "", bytes = 1000): string {
   }\n${extra}`;
 }
 
-/** A host speaking raw JSON-RPC to `mcp serve`: what it reads is exactly what the gateway wrote. */
-async function rawHost(configPath: string, db: string) {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--config", configPath, "--db", db, "mcp", "serve"],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-  /** The next line that answers `id`, as text. */
-  const answer = async (id: number): Promise<string> => {
-    for (;;) {
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (JSON.parse(line).id === id) return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the gateway closed before answering ${id}`);
-      buffer += value;
-    }
-  };
-  const close = async () => {
-    await writer.close().catch(() => {});
-    await reader.cancel().catch(() => {});
-    await child.status;
-  };
-  await send({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  });
-  await answer(0);
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return { send, answer, close };
-}
-
 Deno.test("a mounted tool's result reaches the host as the bytes the downstream sent, ids aside", async () => {
   await using dir = await tempDir();
   const path = await writeConfig(dir.path, wireConfig());
-  const host = await rawHost(path, `${dir.path}/store.db`);
+  const host = await rawGatewaySession(path, `${dir.path}/store.db`);
   try {
     await host.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
     await host.answer(1);
@@ -147,18 +115,7 @@ Deno.test("an oversized result on the fast path is stored from its bytes and pag
     const stored = receipt.structuredContent as { status: string; callId: string; preview: string };
     assert.equal(stored.status, "stored");
     assert.ok(stored.preview.startsWith("0123456789abcdef0123"), stored.preview.slice(0, 40));
-    let text = "";
-    for (let cursor = 0, done = false; !done;) {
-      const page: { text: string; nextCursor: number; done: boolean } = structured(
-        await gw.client.callTool({
-          name: "get_result",
-          arguments: { callId: stored.callId, cursor, encoding: "utf8" },
-        }),
-      );
-      text += page.text;
-      cursor = page.nextCursor;
-      done = page.done;
-    }
+    const text = await pageAll(gw.client, stored.callId);
     assert.deepEqual(JSON.parse(text), expected);
     // Byte for byte what the fixture wrote (3 MiB: past 1 MiB, so written into the spool as it arrived).
     const sent = JSON.stringify({ content: [{ type: "text", text: "0123456789abcdef".repeat(bytes / 16) }] });

@@ -10,7 +10,10 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
+  pageAll,
   q,
+  rawGatewaySession,
+  rawSession,
   REAL,
   ROOT,
   structured,
@@ -25,58 +28,23 @@ const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const WIRE_STRUCTURED =
   '{ "structuredContent" : {"n": 1.50, "s":"caf\\u00e9"}, "content":[ {"type":"text","text":"x"} ] }';
 
-/** A raw JSON-RPC session over a process's pipes: what it reads is exactly what the process wrote. */
-async function rawSession(command: string, args: string[]) {
-  const child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
-  const writer = child.stdin.getWriter();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  let nextId = 1;
-  const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
-  /** The line that answers `id`, as text. */
-  const answer = async (id: number): Promise<string> => {
-    for (;;) {
-      let nl: number;
-      while ((nl = buffer.indexOf("\n")) >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (JSON.parse(line).id === id) return line;
-      }
-      const { value, done } = await reader.read();
-      if (done) throw new Error(`the process closed before answering ${id}`);
-      buffer += value;
-    }
-  };
-  const request = async (method: string, params: Record<string, unknown>) => {
-    const id = nextId++;
-    await send({ jsonrpc: "2.0", id, method, params });
-    return await answer(id);
-  };
-  await request("initialize", {
-    protocolVersion: "2025-06-18",
-    capabilities: {},
-    clientInfo: { name: "raw", version: "1" },
-  });
-  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+/** A raw session (see tests/helpers.ts) that also reads a tools/call answer's `result` as its bytes. */
+async function rawCaller(opened: ReturnType<typeof rawSession>) {
+  const session = await opened;
   return {
-    request,
+    ...session,
     /** The `result` value of a tools/call answer as the bytes that came (text), or the error's JSON. */
     async call(name: string, args: Record<string, unknown>): Promise<string> {
-      const line = await request("tools/call", { name, arguments: args });
+      const line = await session.request("tools/call", { name, arguments: args });
       const raw = new RawBytes([new TextEncoder().encode(line)]);
       const span = scan(raw)!.members.find((m) => m.key === "result" || m.key === "error")!;
       return `${span.key}:${raw.text(span.start, span.end)}`;
-    },
-    async [Symbol.asyncDispose]() {
-      await writer.close().catch(() => {});
-      await reader.cancel().catch(() => {});
-      await child.status;
     },
   };
 }
 
 function gatewaySession(config: string, db: string) {
-  return rawSession(DENO, ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"]);
+  return rawCaller(rawGatewaySession(config, db));
 }
 
 function fixtureConfig(extra = "", fixtureArgs: string[] = FIXTURE_ARGS): string {
@@ -122,8 +90,8 @@ Deno.test("a result of a tool with an outputSchema reaches the host as the bytes
   await using dir = await tempDir();
   const config = await writeConfig(dir.path, fixtureConfig());
   await using gw = await gatewaySession(config, `${dir.path}/store.db`);
-  await using fx = await rawSession(DENO, FIXTURE_ARGS);
-  await using everything = await rawSession("node", [REAL.everything]);
+  await using fx = await rawCaller(rawSession(DENO, FIXTURE_ARGS));
+  await using everything = await rawCaller(rawSession("node", [REAL.everything]));
   const direct = { fx, everything };
   for (const [server, tool, args] of CASES) {
     const want = await direct[server as keyof typeof direct].call(tool, args);
@@ -212,7 +180,7 @@ Deno.test("an oversized result of a tool with an outputSchema is a receipt; get_
   await using dir = await tempDir();
   const config = await writeConfig(dir.path, fixtureConfig("response_budget: 4096\n"));
   await using gw = await connectGateway(config, { allowAll: true });
-  await using fx = await rawSession(DENO, FIXTURE_ARGS);
+  await using fx = await rawCaller(rawSession(DENO, FIXTURE_ARGS));
   for (const bytes of [20_000, 3 * 1024 * 1024]) {
     const args = { mode: "valid", bytes };
     const want = (await fx.call("structured", args)).slice("result:".length);
@@ -221,18 +189,7 @@ Deno.test("an oversized result of a tool with an outputSchema is a receipt; get_
     );
     assert.equal(receipt.status, "stored");
     assert.equal(receipt.originalBytes, new TextEncoder().encode(want).length);
-    let text = "";
-    for (let cursor = 0, done = false; !done;) {
-      const page: { text: string; nextCursor: number; done: boolean } = structured(
-        await gw.client.callTool({
-          name: "get_result",
-          arguments: { callId: receipt.callId, cursor, encoding: "utf8" },
-        }),
-      );
-      text += page.text;
-      cursor = page.nextCursor;
-      done = page.done;
-    }
+    const text = await pageAll(gw.client, receipt.callId);
     assert.equal(text, want, `${bytes} bytes`);
   }
 });

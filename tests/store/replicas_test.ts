@@ -11,6 +11,7 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
+  pageAll,
   q,
   REAL,
   ROOT,
@@ -22,21 +23,6 @@ import {
 } from "../helpers.ts";
 import { httpClient, startListener } from "../http/http_helpers.ts";
 import { pgCluster, startPgCluster } from "./_pg.ts";
-
-type Page = { text: string; nextCursor: number | null; done: boolean };
-
-async function pageAll(client: Client, callId: string): Promise<string> {
-  let text = "";
-  let cursor: number | null = 0;
-  while (cursor !== null) {
-    const page: Page = structured<Page>(
-      await client.callTool({ name: "get_result", arguments: { callId, cursor, encoding: "utf8" } }),
-    );
-    text += page.text;
-    cursor = page.done ? null : page.nextCursor;
-  }
-  return text;
-}
 
 async function filesConfig(dir: string): Promise<{ config: string; files: string; body: string }> {
   const files = `${dir}/files`;
