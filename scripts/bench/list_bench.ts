@@ -33,7 +33,7 @@
  */
 import { parseArgs } from "node:util";
 import { Hub } from "../../src/hub/mod.ts";
-import { Client } from "../../src/hub/sdk.ts";
+import { Client } from "../../src/hub/sdk_client.ts";
 import { listSlicing } from "../../src/hub/list_tools.ts";
 import { Gateway } from "../../src/hub/gateway.ts";
 import { StdioServerTransport } from "../../src/hub/stdio.ts";

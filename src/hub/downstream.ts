@@ -7,16 +7,16 @@
 import type { ServerConfig } from "../config/mod.ts";
 import { type PackedTool, packTool, type ToolDefinition } from "../catalog/mod.ts";
 import {
-  AjvJsonSchemaValidator,
   CallToolResultSchema,
-  Client,
+  type Client,
   ErrorCode,
+  loadClientSdk,
   loadHttpSdk,
   McpError,
   sdkSafeParse,
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
-import type { CallToolResult, JsonSchemaValidator, jsonSchemaValidator, Progress, Transport } from "./sdk.ts";
+import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "./sdk.ts";
 import {
   InvalidResultError,
   type LineSpillPolicy,
@@ -35,6 +35,9 @@ export const GARBAGE_QUOTE_CHARS = 120;
 
 /** Lists of fewer tools are packed at once (no turn of the event loop in between). */
 const PACK_STEPS_MIN_TOOLS = 1_000;
+
+/** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
+let clientSdk: typeof import("./sdk_client.ts") | undefined;
 
 /** Characters of definitions packed (serialized) between two yields (~1 ms). */
 const PACK_CHARS = 256 * 1024;
@@ -496,6 +499,7 @@ export class Downstream {
     });
     timedOut.catch(() => {});
     const attempt = async () => {
+      clientSdk ??= await loadClientSdk();
       if (this.config.url) await this.#connectRemote(deadline);
       else await this.#connectStdio(deadline);
       await this.#refreshTools(deadline);
@@ -503,10 +507,12 @@ export class Downstream {
     await Promise.race([attempt(), timedOut]);
   }
 
+  /** A new SDK client (the SDK's client module is loaded by then: see `attempt` in #connect). */
   #newClient(): Client {
-    const client = new Client(
+    const sdk = clientSdk!;
+    const client = new sdk.Client(
       { name: this.#options.clientName, version: this.#options.clientVersion },
-      { capabilities: {}, jsonSchemaValidator: lazyValidator() },
+      { capabilities: {}, jsonSchemaValidator: sdk.lazyValidator() },
     );
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.#client === client) this.#toolsChanged();
@@ -874,7 +880,7 @@ export class Downstream {
  * `listTools` does): what its `callTool` checks before and after a call.
  */
 interface ToolMetadata {
-  /** The tool's `outputSchema` check (see {@linkcode lazyValidator}), if it declared one. */
+  /** The tool's `outputSchema` check (see `lazyValidator` in sdk_client.ts), if it declared one. */
   getToolOutputValidator(name: string): JsonSchemaValidator<unknown> | undefined;
   /** `execution.taskSupport: "required"`: `callTool` refuses it (a task call is for the SDK's own API). */
   isToolTaskRequired(name: string): boolean;
@@ -965,24 +971,4 @@ async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | un
   } finally {
     clearTimeout(timer);
   }
-}
-
-/**
- * The SDK client's check of a result's `structuredContent` against the tool's `outputSchema`, unchanged,
- * but with Ajv created and each schema compiled the first time a result is checked: the SDK's default
- * compiles every output schema of every listing at once, for tools that may never be called (and one
- * Ajv instance per connection whether or not any is). The gateway's own server checks elicitation answers
- * with one too (Ajv is then built at the first answer, not before the host's `initialize` is answered).
- */
-export function lazyValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return {
-    getValidator<T>(schema: Parameters<jsonSchemaValidator["getValidator"]>[0]) {
-      let validate: JsonSchemaValidator<T> | undefined;
-      return (input: unknown) => {
-        validate ??= (ajv ??= new AjvJsonSchemaValidator()).getValidator<T>(schema);
-        return validate(input);
-      };
-    },
-  };
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { CallToolRequestSchema, ListToolsRequestSchema, Server } from "./sdk.ts";
+import { CallToolRequestSchema, HostServer, ListToolsRequestSchema } from "./sdk.ts";
 import { invalidParams } from "./errors.ts";
 import type {
   CallToolRequest,
@@ -32,7 +32,6 @@ import {
 import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "./discovery.ts";
 import { StdioServerTransport } from "./stdio.ts";
 import { RawResult } from "./raw_json.ts";
-import { lazyValidator } from "./downstream.ts";
 import { Stepper } from "./slices.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -233,7 +232,7 @@ function utf8Length(text: string): number {
 
 /** The gateway server of one `mcp serve` process. */
 export class Gateway {
-  readonly server: Server;
+  readonly server: HostServer;
   #hub: Hub;
   #options: GatewayOptions;
   #handlers: Partial<Record<MetaToolName, MetaHandler>>;
@@ -254,15 +253,9 @@ export class Gateway {
   constructor(hub: Hub, options: GatewayOptions) {
     this.#hub = hub;
     this.#options = options;
-    this.server = new Server(
+    this.server = new HostServer(
       { name: "mcphub", version: options.version },
-      // Ajv (the SDK's check of elicitation answers) is built at the first such answer, not before the
-      // host's `initialize` is answered.
-      {
-        capabilities: GATEWAY_CAPABILITIES,
-        instructions: this.#instructions(),
-        jsonSchemaValidator: lazyValidator(),
-      },
+      { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
     );
     this.passthrough = new Passthrough(hub, this.server, {
       log: options.log,

@@ -36,11 +36,11 @@ import {
 import type {
   Client,
   ClientCapabilities,
+  HostServer,
   LoggingLevel,
   Prompt,
   RequestHandlerExtra,
   Result,
-  Server,
   ServerNotification,
   ServerRequest,
 } from "./sdk.ts";
@@ -343,7 +343,7 @@ export class SessionRelay {
 /** The non-tool surface of one gateway session. */
 export class Passthrough {
   #hub: Hub;
-  #server: Server;
+  #server: HostServer;
   #options: PassthroughOptions;
   /** Upstream calls in flight per server, latest last: server-to-client requests relate to them. */
   #inflight = new Map<string, { extra: Extra; seq: number }[]>();
@@ -356,7 +356,7 @@ export class Passthrough {
   #listed: { resources?: string; prompts?: string } = {};
   #initialized = false;
 
-  constructor(hub: Hub, server: Server, options: PassthroughOptions) {
+  constructor(hub: Hub, server: HostServer, options: PassthroughOptions) {
     this.#hub = hub;
     this.#server = server;
     this.#options = options;

@@ -1,17 +1,23 @@
 /**
- * The one place that imports the MCP SDK (with `sdk_http.ts`, its HTTP transports, loaded on demand),
- * so an SDK upgrade touches these two files.
+ * The one place that imports the MCP SDK (with `sdk_client.ts` and `sdk_http.ts`, loaded on demand, and
+ * `host_server.ts`, the SDK's `Server` on its `Protocol`), so an SDK upgrade touches these files.
  * `.js` subpath imports carry a `@ts-types` hint: without it Deno resolves the
  * SDK's `./*` export to a missing `.js.d.ts` and the types silently become `any`.
  *
  * @module
  */
-export { Client } from "@modelcontextprotocol/sdk/client";
-export { Server } from "@modelcontextprotocol/sdk/server";
-// @ts-types="@modelcontextprotocol/sdk/validation/ajv"
-export { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+export type { Client } from "@modelcontextprotocol/sdk/client";
+export { HostServer } from "./host_server.ts";
 // @ts-types="@modelcontextprotocol/sdk/validation"
 export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
+
+/**
+ * The SDK's `Client` and Ajv (`sdk_client.ts`), loaded when the first downstream connects: the host's
+ * `initialize` is answered without them (see host_server.ts).
+ */
+export function loadClientSdk(): Promise<typeof import("./sdk_client.ts")> {
+  return import("./sdk_client.ts");
+}
 
 /** The SDK's HTTP transports (`sdk_http.ts`), loaded on first use: a gateway on stdio starts without them. */
 export function loadHttpSdk(): Promise<typeof import("./sdk_http.ts")> {

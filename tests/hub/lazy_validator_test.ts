@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { lazyValidator } from "../../src/hub/downstream.ts";
-import { AjvJsonSchemaValidator } from "../../src/hub/sdk.ts";
+import { AjvJsonSchemaValidator, lazyValidator } from "../../src/hub/sdk_client.ts";
 
 const SCHEMA = {
   type: "object",

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { Client, sdkSafeParse } from "../../src/hub/sdk.ts";
+import { sdkSafeParse } from "../../src/hub/sdk.ts";
+import { Client } from "../../src/hub/sdk_client.ts";
 import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/hub/list_tools.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { DEFAULT_RESTART_POLICY, Hub } from "../../src/hub/mod.ts";
