@@ -60,6 +60,23 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 
+/** The capability a request handler needs, by method (as the SDK's `Server` checks it). */
+const HANDLER_NEEDS: Record<string, keyof ServerCapabilities> = {
+  "completion/complete": "completions",
+  "logging/setLevel": "logging",
+  "prompts/get": "prompts",
+  "prompts/list": "prompts",
+  "resources/list": "resources",
+  "resources/templates/list": "resources",
+  "resources/read": "resources",
+  "tools/call": "tools",
+  "tools/list": "tools",
+  "tasks/get": "tasks",
+  "tasks/list": "tasks",
+  "tasks/result": "tasks",
+  "tasks/cancel": "tasks",
+};
+
 /** The options of the SDK's `Server` the gateway gives. */
 export type HostServerOptions = ProtocolOptions & {
   capabilities?: ServerCapabilities;
@@ -224,23 +241,12 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
     // Protocol's constructor registers handlers before this class set its capabilities.
     const own = this.capabilities;
     if (!own) return;
-    const needs: Record<string, [keyof ServerCapabilities, string]> = {
-      "completion/complete": ["completions", "completions"],
-      "logging/setLevel": ["logging", "logging"],
-      "prompts/get": ["prompts", "prompts"],
-      "prompts/list": ["prompts", "prompts"],
-      "resources/list": ["resources", "resources"],
-      "resources/templates/list": ["resources", "resources"],
-      "resources/read": ["resources", "resources"],
-      "tools/call": ["tools", "tools"],
-      "tools/list": ["tools", "tools"],
-      "tasks/get": ["tasks", "tasks capability"],
-      "tasks/list": ["tasks", "tasks capability"],
-      "tasks/result": ["tasks", "tasks capability"],
-      "tasks/cancel": ["tasks", "tasks capability"],
-    };
-    const need = Object.hasOwn(needs, method) ? needs[method] : undefined;
-    if (need && !own[need[0]]) throw new Error(`Server does not support ${need[1]} (required for ${method})`);
+    const need = Object.hasOwn(HANDLER_NEEDS, method) ? HANDLER_NEEDS[method] : undefined;
+    if (need && !own[need]) {
+      throw new Error(
+        `Server does not support ${need === "tasks" ? "tasks capability" : need} (required for ${method})`,
+      );
+    }
   }
 
   protected assertTaskCapability(method: string): void {
