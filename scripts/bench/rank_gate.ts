@@ -7,14 +7,15 @@
  *
  * ```sh
  * deno run -A scripts/bench/livemcpbench.ts --out /tmp/lmb     # writes catalog.json and queries.jsonl
- * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses] [--odd-misses] [--ranking '{"nameBonus":1}']
+ * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses] [--odd-misses] [--split-noise] [--ranking '{"nameBonus":1}']
  * ```
  *
  * The halves are split as the README's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
  * numbers). `--misses` also prints each tuning-half task whose gold is not all in the top five, with the
  * rank of each gold tool and the top five: the per-query output an experiment should be formed from;
  * `--odd-misses` prints the held-out half's the same way (read for failure classes, never for rules about
- * one task). `--ranking` overrides ranking parameters (`RankingOptions` as JSON, merged over the defaults)
+ * one task). `--split-noise` also prints how far apart two halves of the 95 tasks lie by chance alone with
+ * this ranking (random splits; see {@linkcode splitNoise}), beside the even/odd gap. `--ranking` overrides ranking parameters (`RankingOptions` as JSON, merged over the defaults)
  * for every set, so a parameter is swept without editing code.
  *
  * @module
@@ -25,8 +26,10 @@ import {
   type EvalSummary,
   evaluate,
   parseQueries,
+  type Ranker,
   resolverRanker,
 } from "../eval_resolver.ts";
+import type { CatalogTool } from "../../src/catalog/mod.ts";
 import type { RankingOptions } from "../../src/resolver/mod.ts";
 import { run as heldout } from "./heldout.ts";
 
@@ -48,6 +51,8 @@ export interface GateOptions {
   oddMisses?: boolean;
   /** Ranking parameters over the defaults. */
   ranking?: RankingOptions;
+  /** Print the halves' gap beside random splits' (see {@linkcode splitNoise}). */
+  splitNoise?: boolean;
 }
 
 /** Computes the gate row, printing the misses asked for. */
@@ -64,6 +69,7 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   const oddResult = evaluate(tools, odd, rank);
   row.odd = pair(oddResult.summary);
   row.all = pair(evaluate(tools, all, rank).summary);
+  if (options.splitNoise) printSplitNoise(tools, all, rank);
   const offTopic = parseQueries(await Deno.readTextFile(new URL("livemcpbench_offtopic.jsonl", DATA)));
   row.offtopic = evaluate(tools, offTopic, rank).summary.no_match_accuracy!.toFixed(3);
   const h = await heldout(ranking);
@@ -102,6 +108,71 @@ function printMisses(
   });
 }
 
+/** How far apart the means of two halves of a set of per-task scores lie when the halves are drawn at random. */
+export interface SplitNoise {
+  trials: number;
+  median: number;
+  p90: number;
+  /** The share of splits whose gap is at most `gap`. */
+  within(gap: number): number;
+}
+
+/**
+ * |mean(A) − mean(B)| over `trials` random splits of `values` into halves (the first ⌈n/2⌉ of a shuffle and
+ * the rest), shuffled by a seeded generator so that a run can be repeated.
+ */
+export function splitNoise(values: readonly number[], trials = 20_000, seed = 1): SplitNoise {
+  let state = seed >>> 0 || 1;
+  // xorshift32: enough for shuffles, and the same sequence everywhere.
+  const next = () => {
+    state ^= state << 13;
+    state >>>= 0;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    state >>>= 0;
+    return state / 2 ** 32;
+  };
+  const half = Math.ceil(values.length / 2);
+  const order = [...values];
+  const gaps: number[] = [];
+  for (let t = 0; t < trials; t++) {
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    let a = 0, b = 0;
+    for (let i = 0; i < half; i++) a += order[i]!;
+    for (let i = half; i < order.length; i++) b += order[i]!;
+    gaps.push(Math.abs(a / half - b / (order.length - half)));
+  }
+  gaps.sort((x, y) => x - y);
+  const at = (q: number) => gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!;
+  return {
+    trials,
+    median: at(0.5),
+    p90: at(0.9),
+    within: (gap) => gaps.filter((g) => g <= gap + 1e-12).length / gaps.length,
+  };
+}
+
+/** Prints the even/odd R@5 gap of `queries` beside the gaps of random halves ({@linkcode splitNoise}). */
+function printSplitNoise(tools: readonly CatalogTool[], queries: readonly EvalQuery[], rank: Ranker): void {
+  const perTask = queries
+    .filter((q) => q.gold.length > 0)
+    .map((q) => evaluate(tools, [q], rank).summary["recall@5"]);
+  const mean = (v: number[]) => v.reduce((x, y) => x + y, 0) / v.length;
+  const observed = Math.abs(
+    mean(perTask.filter((_, i) => i % 2 === 0)) - mean(perTask.filter((_, i) => i % 2 === 1)),
+  );
+  const noise = splitNoise(perTask);
+  console.log(
+    `R@5 halves: even/odd gap ${observed.toFixed(3)}; ${noise.trials} random splits: median gap ${
+      noise.median.toFixed(3)
+    }, 90th percentile ${noise.p90.toFixed(3)}, gap <= 0.04 in ${(100 * noise.within(0.04)).toFixed(1)}%, ` +
+      `gap >= the even/odd one in ${(100 * (1 - noise.within(observed - 1e-9))).toFixed(1)}%`,
+  );
+}
+
 /** Reads `--ranking`'s JSON: an object of ranking options (merged over the defaults by the index). */
 export function parseRanking(json: string): RankingOptions {
   let ranking: unknown;
@@ -128,6 +199,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<GateRow
   const row = await gate(dir, {
     misses: args.includes("--misses"),
     oddMisses: args.includes("--odd-misses"),
+    splitNoise: args.includes("--split-noise"),
     ranking,
   });
   console.log(Object.entries(row).map(([k, v]) => `${k} ${v}`).join("  "));
