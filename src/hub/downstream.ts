@@ -36,11 +36,11 @@ export const GARBAGE_QUOTE_CHARS = 120;
 /** Lists of fewer tools are packed at once (no turn of the event loop in between). */
 const PACK_STEPS_MIN_TOOLS = 1_000;
 
-/** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
-let clientSdk: typeof import("./sdk_client.ts") | undefined;
-
 /** Characters of definitions packed (serialized) between two yields (~1 ms). */
 const PACK_CHARS = 256 * 1024;
+
+/** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
+let clientSdk: typeof import("./sdk_client.ts") | undefined;
 
 /**
  * `defs.map(packTool)` in steps (100,000 definitions take ~0.1 s to serialize); undefined when `stop`
