@@ -7,7 +7,8 @@
  *
  * ```sh
  * deno run -A scripts/bench/livemcpbench.ts --out /tmp/lmb     # writes catalog.json and queries.jsonl
- * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses] [--odd-misses] [--split-noise] [--ranking '{"nameBonus":1}']
+ * deno run -A scripts/bench/rank_gate.ts [--dir /tmp/lmb] [--misses] [--odd-misses] [--split-noise] \
+ *   [--ranking '{"nameBonus":1}']
  * ```
  *
  * The halves are split as the README's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
@@ -15,8 +16,9 @@
  * rank of each gold tool and the top five: the per-query output an experiment should be formed from;
  * `--odd-misses` prints the held-out half's the same way (read for failure classes, never for rules about
  * one task). `--split-noise` also prints how far apart two halves of the 95 tasks lie by chance alone with
- * this ranking (random splits; see {@linkcode splitNoise}), beside the even/odd gap. `--ranking` overrides ranking parameters (`RankingOptions` as JSON, merged over the defaults)
- * for every set, so a parameter is swept without editing code.
+ * this ranking (random splits; see {@linkcode splitNoise}), beside the even/odd gap. `--ranking` overrides
+ * ranking parameters (`RankingOptions` as JSON, merged over the defaults) for every set, so a parameter is
+ * swept without editing code.
  *
  * @module
  */

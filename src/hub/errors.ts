@@ -23,3 +23,8 @@ export function invalidParams(message: string): never {
 export function invalidRequest(message: string): never {
   throw new ProtocolError(ErrorCode.InvalidRequest, message);
 }
+
+/** An error's message, or the thrown value as text. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

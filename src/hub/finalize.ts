@@ -16,6 +16,7 @@ import {
 } from "../spool/light.ts";
 import type { CallToolResult } from "./sdk.ts";
 import type { RawResult } from "./raw_json.ts";
+import { messageOf } from "./errors.ts";
 
 /** What finalizing needs besides the result. */
 export interface FinalizeOptions {
@@ -80,7 +81,7 @@ export async function finalizeResult(result: CallToolResult, options: FinalizeOp
     spool = options.spool?.();
   } catch (error) {
     options.warn?.(
-      `the result store cannot be opened, so oversized results pass through whole: ${message(error)}`,
+      `the result store cannot be opened, so oversized results pass through whole: ${messageOf(error)}`,
     );
     return pass;
   }
@@ -108,7 +109,7 @@ export async function finalizeResult(result: CallToolResult, options: FinalizeOp
       spooled: true,
     };
   } catch (error) {
-    options.warn?.(`spooling an oversized result failed, so it passes through whole: ${message(error)}`);
+    options.warn?.(`spooling an oversized result failed, so it passes through whole: ${messageOf(error)}`);
     return pass;
   }
 }
@@ -134,7 +135,7 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
     spool = options.spool?.();
   } catch (error) {
     options.warn?.(
-      `the result store cannot be opened, so oversized results pass through whole: ${message(error)}`,
+      `the result store cannot be opened, so oversized results pass through whole: ${messageOf(error)}`,
     );
     return passWhole();
   }
@@ -177,12 +178,8 @@ export async function finalizeRawResult(result: RawResult, options: FinalizeOpti
       spooled: true,
     };
   } catch (error) {
-    options.warn?.(`spooling an oversized result failed, so it passes through whole: ${message(error)}`);
+    options.warn?.(`spooling an oversized result failed, so it passes through whole: ${messageOf(error)}`);
     // Read back whole (or, should that fail, an error: never a result cut short).
     return passWhole();
   }
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

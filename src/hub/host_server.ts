@@ -49,8 +49,6 @@ import {
   InitializeRequestSchema,
   type InitializeResult,
   LATEST_PROTOCOL_VERSION,
-  type LoggingLevel,
-  LoggingLevelSchema,
   McpError,
   type ServerCapabilities,
   type ServerNotification,
@@ -59,6 +57,7 @@ import {
   SetLevelRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+import { messageOf } from "./errors.ts";
 
 /** The capability a request handler needs, by method (as the SDK's `Server` checks it). */
 const HANDLER_NEEDS: Record<string, keyof ServerCapabilities> = {
@@ -92,8 +91,6 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
   readonly #instructions?: string;
   #clientCapabilities?: ClientCapabilities;
   #clientVersion?: Implementation;
-  /** The level `logging/setLevel` set, by session id (as the SDK keeps it; the gateway reads its own). */
-  readonly #logLevels = new Map<string | undefined, LoggingLevel>();
 
   /** Called once the host sent `notifications/initialized`. */
   oninitialized?: () => void;
@@ -105,14 +102,9 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
     this.#instructions = options?.instructions;
     this.setRequestHandler(InitializeRequestSchema, (request) => this.#onInitialize(request));
     this.setNotificationHandler(InitializedNotificationSchema, () => this.oninitialized?.());
-    if (this.capabilities.logging) {
-      this.setRequestHandler(SetLevelRequestSchema, (request, extra) => {
-        const session = extra.sessionId || extra.requestInfo?.headers["mcp-session-id"] || undefined;
-        const parsed = LoggingLevelSchema.safeParse(request.params.level);
-        if (parsed.success) this.#logLevels.set(session as string | undefined, parsed.data);
-        return {};
-      });
-    }
+    // The SDK's answer to `logging/setLevel` (the gateway's passthrough replaces it with its own, which
+    // keeps the level): an empty result.
+    if (this.capabilities.logging) this.setRequestHandler(SetLevelRequestSchema, () => ({}));
   }
 
   /** Adds capabilities; only before connecting (as the SDK's `Server`). */
@@ -136,7 +128,7 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
       if (!checked.success) {
         throw new McpError(
           ErrorCode.InvalidParams,
-          `Invalid tools/call request: ${errorText(checked.error)}`,
+          `Invalid tools/call request: ${messageOf(checked.error)}`,
         );
       }
       const result = await Promise.resolve(handler(request, extra));
@@ -145,14 +137,14 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
         if (!task.success) {
           throw new McpError(
             ErrorCode.InvalidParams,
-            `Invalid task creation result: ${errorText(task.error)}`,
+            `Invalid task creation result: ${messageOf(task.error)}`,
           );
         }
         return task.data;
       }
       const answer = safeParse(CallToolResultSchema, result);
       if (!answer.success) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${errorText(answer.error)}`);
+        throw new McpError(ErrorCode.InvalidParams, `Invalid tools/call result: ${messageOf(answer.error)}`);
       }
       return answer.data;
     });
@@ -260,7 +252,3 @@ export class HostServer extends Protocol<ServerRequest, ServerNotification, Serv
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -10,7 +10,7 @@ import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
 import { listHashSteps, serverFingerprint, type ToolListCache } from "./tool_cache.ts";
-import { ProtocolError } from "./errors.ts";
+import { messageOf, ProtocolError } from "./errors.ts";
 import { type Client, McpError } from "./sdk.ts";
 import { namespaceResultUris } from "./uris.ts";
 import { META_TOOL_NAMES } from "./meta_tools.ts";
@@ -1253,10 +1253,6 @@ function asProtocolError(error: unknown): unknown {
   // Servers built on the SDK put the prefix into the message on the wire too: strip every repeat.
   const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
   return new ProtocolError(error.code, message, { cause: error }, error.data);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A URL without credentials or query (which may carry tokens). */
