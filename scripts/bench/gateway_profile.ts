@@ -1,11 +1,13 @@
 /**
  * Profiles the gateway process during sequential `echo` calls (the gateway bench's proxy case): spawns
  * `mcphub mcp serve` in front of server-everything with the V8 inspector on 127.0.0.1, samples its CPU
- * over the calls through the DevTools protocol, and prints the self time by function and by file, plus
- * the gateway's CPU time per call (from /proc). Not part of `deno task bench` (a diagnostic).
+ * over the calls through the DevTools protocol, and prints the self time by function, by file and by the
+ * innermost frame of ours on the stack, plus the gateway's CPU time per call (from /proc). `--heap`
+ * samples allocations instead (the heap profiler, every 128 bytes): bytes allocated per call, by function
+ * and by the innermost frame of ours. Not part of `deno task bench` (a diagnostic).
  *
  * Usage: deno run -A scripts/bench/gateway_profile.ts [--calls N] [--in-flight N] [--record false]
- *   [--out profile.cpuprofile] [--no-profile] [--restricted] [--db-apart]
+ *   [--out profile.cpuprofile] [--no-profile] [--heap] [--restricted] [--db-apart]
  * (`--restricted`: the permissions the tests give the gateway instead of -A; `--db-apart`: the store in
  * another directory than the config; MCPHUB_STRACE=1 counts the gateway's system calls with strace -c,
  * or MCPHUB_STRACE="strace options" runs strace with those.)
@@ -90,6 +92,13 @@ function threadTicks(pid: number): Map<string, number> {
   return out;
 }
 
+/** A frame as `function src/path:line`; `ours` is true for the gateway's own code (under `src/`). */
+function frameName(f: ProfileNode["callFrame"]): { name: string; ours: boolean } {
+  const ours = f.url.includes("/src/");
+  const url = ours ? f.url.replace(/^.*\/src\//, "src/") : f.url;
+  return { name: `${f.functionName || "(anonymous)"} ${url}:${f.lineNumber + 1}`, ours };
+}
+
 function report(profile: Profile, calls: number): void {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const self = new Map<number, number>();
@@ -116,6 +125,24 @@ function report(profile: Profile, calls: number): void {
     const key = file || frame.functionName;
     byFile.set(key, (byFile.get(key) ?? 0) + us);
   }
+  // Self time charged to the innermost frame of ours on the stack (builtins and deps charged to their caller).
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const byOurs = new Map<string, number>();
+  for (const [id, us] of self) {
+    if (byId.get(id)!.callFrame.functionName === "(idle)") continue;
+    let at: number | undefined = id;
+    let key = "(none of ours)";
+    while (at !== undefined) {
+      const frame = frameName(byId.get(at)!.callFrame);
+      if (frame.ours) {
+        key = frame.name;
+        break;
+      }
+      at = parent.get(at);
+    }
+    byOurs.set(key, (byOurs.get(key) ?? 0) + us);
+  }
   const busy = total - idle;
   console.log(
     `sampled ${(total / 1000).toFixed(0)} ms, busy ${(busy / 1000).toFixed(0)} ms = ${
@@ -128,6 +155,38 @@ function report(profile: Profile, calls: number): void {
     ).join("\n");
   console.log(`--- by file (share of busy time)\n${top(byFile, 25)}`);
   console.log(`--- by function\n${top(byFunction, 45)}`);
+  console.log(`--- by the innermost frame of ours\n${top(byOurs, 45)}`);
+}
+
+interface HeapNode {
+  callFrame: ProfileNode["callFrame"];
+  selfSize: number;
+  children: HeapNode[];
+}
+
+/** Bytes allocated per call, by function (self) and by the stack's first frame of ours (total). */
+function heapReport(head: HeapNode, calls: number): void {
+  const byFunction = new Map<string, number>();
+  const byOurs = new Map<string, number>();
+  let total = 0;
+  const walk = (node: HeapNode, ours: string | undefined) => {
+    const { name, ours: isOurs } = frameName(node.callFrame);
+    const mine = isOurs ? name : ours;
+    if (node.selfSize) {
+      total += node.selfSize;
+      byFunction.set(name, (byFunction.get(name) ?? 0) + node.selfSize);
+      byOurs.set(mine ?? "(none of ours)", (byOurs.get(mine ?? "(none of ours)") ?? 0) + node.selfSize);
+    }
+    for (const child of node.children) walk(child, mine);
+  };
+  walk(head, undefined);
+  const top = (map: Map<string, number>) =>
+    [...map].sort((a, b) => b[1] - a[1]).slice(0, 40).map(([k, b]) =>
+      `${(b / calls).toFixed(0).padStart(7)} B/call  ${k}`
+    ).join("\n");
+  console.log(`allocated ${(total / calls).toFixed(0)} B per call`);
+  console.log(`--- by function (self)\n${top(byFunction)}`);
+  console.log(`--- by the innermost frame of ours\n${top(byOurs)}`);
 }
 
 if (import.meta.main) {
@@ -140,6 +199,8 @@ if (import.meta.main) {
       out: { type: "string" },
       port: { type: "string", default: "9339" },
       "no-profile": { type: "boolean", default: false },
+      /** Sample allocations (the heap profiler) instead of CPU: bytes allocated per call, by function. */
+      heap: { type: "boolean", default: false },
       /** The permissions the tests and the gateway bench give it, instead of -A. */
       restricted: { type: "boolean", default: false },
       /** The store in another directory than the config (whose directory the gateway watches). */
@@ -174,9 +235,18 @@ if (import.meta.main) {
     await drive(call, 300, inFlight);
     const pid = gatewayPid(gw.transport.pid!);
     const cdp = profiling ? await inspector(port) : undefined;
-    await cdp?.send("Profiler.enable");
-    await cdp?.send("Profiler.setSamplingInterval", { interval: 50 });
-    await cdp?.send("Profiler.start");
+    if (flags.heap) {
+      await cdp?.send("HeapProfiler.enable");
+      await cdp?.send("HeapProfiler.startSampling", {
+        samplingInterval: 128,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true,
+      });
+    } else {
+      await cdp?.send("Profiler.enable");
+      await cdp?.send("Profiler.setSamplingInterval", { interval: 50 });
+      await cdp?.send("Profiler.start");
+    }
     // MCPHUB_STRACE=1: count the gateway's system calls over the calls (strace -c, printed on stderr).
     const strace = Deno.env.get("MCPHUB_STRACE")
       ? new Deno.Command("strace", {
@@ -200,7 +270,12 @@ if (import.meta.main) {
     }
     const threads = [...threadTicks(pid)].map(([name, t]) => [name, t - (threads0.get(name) ?? 0)] as const)
       .filter(([, t]) => t > 0).sort((a, b) => b[1] - a[1]);
-    const stopped = await cdp?.send("Profiler.stop");
+    if (flags.heap && cdp) {
+      const sampled = await cdp.send("HeapProfiler.stopSampling");
+      cdp.close();
+      heapReport((sampled.profile as { head: HeapNode }).head, calls);
+    }
+    const stopped = flags.heap ? undefined : await cdp?.send("Profiler.stop");
     cdp?.close();
     console.log(
       `${calls} calls, ${inFlight} in flight: ${(calls / (ms / 1000)).toFixed(0)} calls/s; gateway CPU ${

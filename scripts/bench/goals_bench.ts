@@ -10,7 +10,11 @@
  *   (goal ≤ 2×), and the delay of a concurrent `echo` while the 100 MB result is read and spooled (goal
  *   ≤ ~50 ms), from spool_e2e_bench.ts;
  * - cold start, spawn to the `initialize` answer, gateway with 3 servers ÷ a minimal Deno SDK server
- *   (goal ≤ 1.3×), {@linkcode STARTUP_RUNS} alternated spawns of each per round (gateway_bench.ts).
+ *   (goal ≤ 1.3×), {@linkcode STARTUP_RUNS} alternated spawns of each per round (gateway_bench.ts);
+ * - for context (no goal), the floor under any hop on this machine: a relay with no logic at all
+ *   (relay_floor_bench.ts: chunks passed on as they came, or each line parsed and serialized again) as a
+ *   multiple of direct, and the gateway as a multiple of the JSON relay, sequential and 8 in flight, from
+ *   one interleaved run of the four targets per round.
  *
  * Each round runs every part once, so a noisy spell hits one round, not one figure. Prints each round's
  * figures as they come, then one line per figure: the median, the rounds, the goal and whether it is met.
@@ -32,6 +36,7 @@ import {
 import { reap } from "./_gateway_process.ts";
 import { echo, startupBench, throughput } from "./gateway_bench.ts";
 import { peerRates } from "./peer_bench.ts";
+import { main as relayFloor } from "./relay_floor_bench.ts";
 import { main as spoolE2e } from "./spool_e2e_bench.ts";
 
 /** Rounds per figure. */
@@ -43,13 +48,16 @@ const CALLS = 1_000;
 const CALL_ROUNDS = 5;
 const IN_FLIGHT = 8;
 
-/** One figure: its rounds' values, how to print one, and its goal. */
+/** Interleaved rounds of the relay floor's four targets per goals round. */
+const FLOOR_ROUNDS = 6;
+
+/** One figure: its rounds' values, how to print one, and its goal (none: printed for context). */
 interface Figure {
   name: string;
   values: number[];
   unit: "x" | "ms";
-  goal: string;
-  met: (median: number) => boolean;
+  goal?: string;
+  met?: (median: number) => boolean;
 }
 
 function median(values: readonly number[]): number {
@@ -99,6 +107,13 @@ export async function main(args: readonly string[] = []): Promise<Figure[]> {
   const passed: number[] = [];
   const delay: number[] = [];
   const cold: number[] = [];
+  const floor = {
+    raw: [] as number[],
+    json: [] as number[],
+    rawFly: [] as number[],
+    jsonFly: [] as number[],
+  };
+  const overJson = { seq: [] as number[], fly: [] as number[] };
   let peerSkipped: string | undefined;
   for (let round = 1; round <= rounds; round++) {
     const t0 = performance.now();
@@ -122,6 +137,13 @@ export async function main(args: readonly string[] = []): Promise<Figure[]> {
       await using dir = await tempDir("mcphub_goals_startup_");
       cold.push((await startupBench(dir.path, STARTUP_RUNS)).ratio);
     }
+    const relays = await relayFloor({ rounds: FLOOR_ROUNDS, cpu: false });
+    floor.raw.push(relays.sequential["relay raw"]!.ratio);
+    floor.json.push(relays.sequential["relay json"]!.ratio);
+    floor.rawFly.push(relays.inFlight8["relay raw"]!.ratio);
+    floor.jsonFly.push(relays.inFlight8["relay json"]!.ratio);
+    overJson.seq.push(relays.sequential.mcphub!.ratio / floor.json.at(-1)!);
+    overJson.fly.push(relays.inFlight8.mcphub!.ratio / floor.jsonFly.at(-1)!);
     console.log(
       `round ${round}/${rounds} (${((performance.now() - t0) / 1000).toFixed(0)} s): gateway/direct ` +
         `${show(seq.at(-1)!, "x")} sequential, ${show(fly.at(-1)!, "x")} ${IN_FLIGHT} in flight; ` +
@@ -129,7 +151,11 @@ export async function main(args: readonly string[] = []): Promise<Figure[]> {
           ? ""
           : `mcphub/supergateway ${show(peerSeq.at(-1)!, "x")}, ${show(peerFly.at(-1)!, "x")}; `) +
         `100 MB peak ${show(spooled.at(-1)!, "x")} spooled, ${show(passed.at(-1)!, "x")} passed; ` +
-        `echo delay ${show(delay.at(-1)!, "ms")}; cold start ${show(cold.at(-1)!, "x")}`,
+        `echo delay ${show(delay.at(-1)!, "ms")}; cold start ${show(cold.at(-1)!, "x")}; ` +
+        `relays/direct ${show(floor.raw.at(-1)!, "x")} raw, ${
+          show(floor.json.at(-1)!, "x")
+        } JSON sequential, ` +
+        `${show(floor.rawFly.at(-1)!, "x")}, ${show(floor.jsonFly.at(-1)!, "x")} ${IN_FLIGHT} in flight`,
     );
   }
   const figures: Figure[] = [
@@ -190,14 +216,22 @@ export async function main(args: readonly string[] = []): Promise<Figure[]> {
       met: (m) => m <= 50,
     },
   );
+  figures.push(
+    { name: "floor: raw relay/direct, sequential", values: floor.raw, unit: "x" },
+    { name: "floor: JSON relay/direct, sequential", values: floor.json, unit: "x" },
+    { name: `floor: raw relay/direct, ${IN_FLIGHT} in flight`, values: floor.rawFly, unit: "x" },
+    { name: `floor: JSON relay/direct, ${IN_FLIGHT} in flight`, values: floor.jsonFly, unit: "x" },
+    { name: "gateway/JSON relay, sequential", values: overJson.seq, unit: "x" },
+    { name: `gateway/JSON relay, ${IN_FLIGHT} in flight`, values: overJson.fly, unit: "x" },
+  );
   console.log(`\n#16 goals, median of ${rounds} round${rounds === 1 ? "" : "s"} (the rounds in brackets):`);
   for (const f of figures) {
     const m = median(f.values);
     console.log(
-      `${f.name.padEnd(36)} ${show(m, f.unit).padStart(7)}  [${
+      `${f.name.padEnd(40)} ${show(m, f.unit).padStart(7)}  [${
         f.values.map((v) => show(v, f.unit)).join(", ")
       }]` +
-        `  goal ${f.goal}: ${f.met(m) ? "met" : "NOT met"}`,
+        (f.goal ? `  goal ${f.goal}: ${f.met!(m) ? "met" : "NOT met"}` : "  (context: no goal)"),
     );
   }
   if (peerSkipped) console.log(`mcphub/peer: skipped (${peerSkipped})`);

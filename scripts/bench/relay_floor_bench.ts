@@ -63,8 +63,13 @@ async function cpuPerCall(target: Target, concurrency: number): Promise<number> 
   return (cpuTicks(target.pid!) - t0) * 10_000 / CPU_CALLS;
 }
 
-/** Runs the bench; prints and returns the figures. */
-export async function main({ rounds = 6 }: { rounds?: number } = {}): Promise<RelayFloorReport> {
+/**
+ * Runs the bench; prints and returns the figures. `cpu: false` skips the CPU part (goals_bench.ts runs the
+ * calls/s part in each of its rounds): `cpuMicrosPerCall` is then empty.
+ */
+export async function main(
+  { rounds = 6, cpu = true }: { rounds?: number; cpu?: boolean } = {},
+): Promise<RelayFloorReport> {
   const before = new Set(descendants(Deno.pid));
   await using dir = await tempDir("mcphub_relay_floor_");
   const config = await writeConfig(
@@ -112,7 +117,7 @@ export async function main({ rounds = 6 }: { rounds?: number } = {}): Promise<Re
         report[mode][t.name] = { callsPerSecond: rates[i]!, ratio: rates[i]! / rates[0]! };
       });
     }
-    for (const t of targets.slice(1)) {
+    for (const t of cpu ? targets.slice(1) : []) {
       report.cpuMicrosPerCall[t.name] = {
         sequential: await cpuPerCall(t, 1),
         inFlight8: await cpuPerCall(t, IN_FLIGHT),
@@ -125,7 +130,9 @@ export async function main({ rounds = 6 }: { rounds?: number } = {}): Promise<Re
             const f = report[mode][t.name]!;
             const cpu = report.cpuMicrosPerCall[t.name]?.[mode];
             return `${t.name} ${f.callsPerSecond.toFixed(0)}/s` +
-              (t.name === "direct" ? "" : ` (${f.ratio.toFixed(2)}×, ${cpu!.toFixed(0)} µs CPU/call)`);
+              (t.name === "direct"
+                ? ""
+                : ` (${f.ratio.toFixed(2)}×${cpu === undefined ? "" : `, ${cpu.toFixed(0)} µs CPU/call`})`);
           }).join(", ")
         }`,
       );
