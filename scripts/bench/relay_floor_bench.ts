@@ -128,11 +128,13 @@ export async function main(
         `${mode === "sequential" ? "sequential" : "8 in flight"}: ${
           targets.map((t) => {
             const f = report[mode][t.name]!;
-            const cpu = report.cpuMicrosPerCall[t.name]?.[mode];
+            const micros = report.cpuMicrosPerCall[t.name]?.[mode];
             return `${t.name} ${f.callsPerSecond.toFixed(0)}/s` +
               (t.name === "direct"
                 ? ""
-                : ` (${f.ratio.toFixed(2)}×${cpu === undefined ? "" : `, ${cpu.toFixed(0)} µs CPU/call`})`);
+                : ` (${f.ratio.toFixed(2)}×${
+                  micros === undefined ? "" : `, ${micros.toFixed(0)} µs CPU/call`
+                })`);
           }).join(", ")
         }`,
       );
