@@ -17,6 +17,7 @@ import {
   ToolListChangedNotificationSchema,
 } from "./sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "./sdk.ts";
+import { messageOf } from "./errors.ts";
 import {
   InvalidResultError,
   type LineSpillPolicy,
@@ -484,7 +485,7 @@ export class Downstream {
   }
 
   #describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     // Redact, then cut: a secret straddling the cut must not survive in part.
     return clipText(this.redact(message).replace(/\s+/g, " "), 500);
   }
@@ -831,7 +832,7 @@ export class Downstream {
         );
       }
       if (this.#client !== client && !(options.signal?.aborted)) {
-        throw new OutcomeUnknownError(error instanceof Error ? error.message : String(error), {
+        throw new OutcomeUnknownError(messageOf(error), {
           cause: error,
         });
       }
@@ -923,7 +924,7 @@ async function checkOutput(
   } catch (error) {
     throw new McpError(
       ErrorCode.InvalidParams,
-      `Failed to validate structured content: ${error instanceof Error ? error.message : String(error)}`,
+      `Failed to validate structured content: ${messageOf(error)}`,
     );
   }
   if (!verdict.valid) {
