@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { glossChinese, hasChinese } from "../../src/resolver/zh_gloss.ts";
-import { buildIndex, rankQuery } from "../../src/resolver/mod.ts";
+import { buildIndex, parseQuery, rankQuery, resolveResponse, stem } from "../../src/resolver/mod.ts";
+import { ZH_GLOSS_WEIGHT } from "../../src/resolver/query.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 import { firstGloss, MAX_BYTES } from "../../scripts/gen_zh_glossary.ts";
 
@@ -49,4 +50,34 @@ Deno.test("an English request reaches a tool described only in Chinese", () => {
 
 Deno.test("glosses leave an English tool of the same subject first", () => {
   assert.deepEqual(top("what is the current time in Tokyo"), ["time__get_current_time"]);
+});
+
+// The second held-out set's catalog: twenty public English servers' tool lists.
+const english = buildIndex(
+  catalogFromJson(JSON.parse(await Deno.readTextFile(data("heldout2_catalog.json")))),
+);
+
+Deno.test("a request written in Chinese reaches English tools through its words' glosses", () => {
+  const first = (query: string) => rankQuery(english, query).hits[0];
+  // "Remove these keys from the cache": no English word at all.
+  const del = first("从缓存中删除这些键")!;
+  assert.equal(del.tool.namespaced, "redis__delete");
+  // Its unknown character bigrams ("中删", "这些") are no misses: the glosses carry the request.
+  assert.ok(del.coverage >= 1 / 3, `coverage ${del.coverage}`);
+  assert.equal(
+    first("在 GitLab 上从 feature-x 向 main 发起合并请求")?.tool.namespaced,
+    "gitlab__create_merge_request",
+  );
+  const parsed = parseQuery("删除缓存");
+  const gloss = parsed.terms.find((t) => t.term === stem("cache"));
+  assert.equal(gloss?.weight, ZH_GLOSS_WEIGHT);
+});
+
+Deno.test("an off-topic request in Chinese still matches nothing confidently", () => {
+  for (const query of ["点一份大号意大利辣香肠披萨", "澳大利亚的首都是哪里"]) {
+    assert.equal(
+      resolveResponse(english, { query }, { contractVersion: "t", catalogRevision: "r" }).status,
+      "no_match",
+    );
+  }
 });
