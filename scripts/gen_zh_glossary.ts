@@ -20,8 +20,8 @@
  *   "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked archaic, old, literary,
  *   classical, obsolete or dialect), parenthesised notes and a leading
  *   "to " removed, of at most {@link MAX_WORDS} words (the rest are explanations, not translations);
- * - the Chinese stop words of npm `stopword` (`的`, `和`, `什么`) with an empty gloss: the glosser consumes
- *   them whole (so `什么` is not read as `什` + `么`) and writes nothing for them.
+ * - the Chinese stop words of npm `stopword` (single characters: `的`, `和`, `年`) with an empty gloss: the
+ *   glosser writes nothing for them (words that start with one, as `年份` or `的确`, keep theirs).
  *
  * Proper names are kept (`必应` Bing, `北京` Beijing): a tool's subject is often one. The output is bounded:
  * the script fails when it exceeds {@link MAX_BYTES}.
@@ -111,6 +111,7 @@ async function main(check: boolean): Promise<void> {
       licence: LICENCE,
       format: "One line per first character: the character, then `rest=gloss` entries separated by `|` " +
         "(an empty rest is the character alone): `热=heat|门=popular` glosses 热 and 热门; a stop word's gloss is empty.",
+      maxChars: MAX_CHARS,
       glossary: text,
     },
     null,

@@ -15,7 +15,7 @@ import {
 } from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { CJK, MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 import { glossChinese, hasChinese } from "./zh_gloss.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
@@ -286,8 +286,6 @@ export const SHOPPING_WEIGHT = 0.5;
  */
 export const ZH_GLOSS_WEIGHT = 0.8;
 
-const CJK_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
-
 /** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
 export function parseQuery(text: string): ParsedQuery {
   text = bounded(text);
@@ -437,6 +435,6 @@ export function parseQuery(text: string): ParsedQuery {
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
-  const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK_CHAR.test(w));
+  const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   return { words, stems, argumentLike, terms, sequence };
 }

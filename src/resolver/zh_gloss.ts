@@ -1,19 +1,21 @@
 /**
  * English glosses of Chinese text, so a tool described in Chinese (`获取当前日期`, "get the current date")
- * is found by an English request. The glossary is derived from CC-CEDICT by `scripts/gen_zh_glossary.ts`
- * (`zh_gloss_data.json`, CC BY-SA 4.0, its licence and attribution inside); words are found by greedy longest match, the usual first cut at
- * segmenting Chinese (bidirectional maximum matching gave the same ranks).
+ * is found by an English request, and a request written in Chinese reaches English tools. The glossary is
+ * derived from CC-CEDICT by `scripts/gen_zh_glossary.ts` (`zh_gloss_data.json`, CC BY-SA 4.0, its licence
+ * and attribution inside); words are found by greedy longest match, the usual first cut at segmenting
+ * Chinese (bidirectional maximum matching gave the same ranks). Kanji in Japanese text are glossed with
+ * their Chinese senses, which are not always the Japanese ones.
  *
  * @module
  */
 import data from "./zh_gloss_data.json" with { type: "json" };
 
 const ZH_GLOSSARY: string = data.glossary;
+/** Longest rest of a headword after its first character, in UTF-16 units (all its characters are BMP). */
+const MAX_REST: number = data.maxChars - 1;
 
 const HAN_RUN = /\p{Script=Han}+/gu;
 const HAN = /\p{Script=Han}/u;
-/** Longest rest of a headword after its first character, in UTF-16 units (headwords have at most 3 characters). */
-const MAX_REST = 2;
 
 /** The glossary's line of each first character; a line is parsed the first time its character is met. */
 let lines: Map<string, string> | undefined;
@@ -46,8 +48,8 @@ export function hasChinese(text: string): boolean {
 
 /**
  * The English glosses of the Chinese words in `text`, in order, space-separated ("" when it has none).
- * Characters the glossary lacks, stop words (`的`, `什么`: consumed whole, glossed as nothing) and all
- * other text are skipped.
+ * Characters the glossary lacks, stop words (`的`, `和`: their gloss is empty) and all other text are
+ * skipped.
  */
 export function glossChinese(text: string): string {
   if (!hasChinese(text)) return "";
