@@ -28,6 +28,7 @@ import * as stopword from "stopword";
 import { fold, stem, STOP_WORDS } from "../src/resolver/tokenize.ts";
 import { PARTICLES, stemmerFingerprint } from "../src/resolver/lexicon.ts";
 import { DOMAIN_TERMS } from "../src/resolver/synonyms.ts";
+import { writeGenerated } from "./generated.ts";
 
 /**
  * Technical English words that are stop words elsewhere (Spanish `todo`, Portuguese `os`, Italian `ci`,
@@ -193,18 +194,13 @@ async function main(check: boolean): Promise<void> {
     `export const FOREIGN_STOP_WORDS = ${JSON.stringify([...stops].sort().join(" "))};`,
     "",
   ].join("\n");
-  const bytes = new TextEncoder().encode(body).length;
-  if (bytes > MAX_BYTES) throw new Error(`lexicon_data.ts would be ${bytes} bytes (bound ${MAX_BYTES})`);
-  if (check) {
-    const current = await Deno.readTextFile(OUT).catch(() => "");
-    if (current !== body) {
-      console.error("src/resolver/lexicon_data.ts is stale: run deno run -A scripts/gen_lexicon.ts");
-      Deno.exit(1);
-    }
-    return;
-  }
-  await Deno.writeTextFile(OUT, body);
-  console.error(`wrote ${OUT.pathname}: ${related.size} keys, ${stops.size} stop words, ${bytes} bytes`);
+  await writeGenerated({
+    out: OUT,
+    body,
+    maxBytes: MAX_BYTES,
+    command: "deno run -A scripts/gen_lexicon.ts",
+    summary: `${related.size} keys, ${stops.size} stop words`,
+  }, check);
 }
 
 /** The WordNet licence, reproduced with the data derived from it as it requires. */

@@ -10,7 +10,9 @@
  * `data/heldout2_catalog.json` (the nine servers above plus eleven more as their public sources list
  * them: slack, puppeteer, sqlite, redis, gitlab, postgres, sentry, everart, aws-kb-retrieval, gdrive,
  * sequential-thinking; 138 tools), `data/heldout2_queries.jsonl` (59 English queries, 5 off-topic,
- * aimed at the eleven new servers) and `data/heldout2_translated.jsonl` (24 es/pt/fr/it queries).
+ * aimed at the eleven new servers), `data/heldout2_translated.jsonl` (24 es/pt/fr/it queries) and
+ * `data/heldout2_chinese.jsonl` (24 of the English queries in Chinese and 3 off-topic ones, written before
+ * the resolver glossed Chinese requests).
  *
  * A third query set over the second set's catalog, written for issue #17 after the first two had informed
  * tuning and before the resolver ranked any of it: `data/heldout3_queries.jsonl` (50 English queries
@@ -45,7 +47,7 @@ export interface HeldoutReport {
   english: EvalSummary;
   translated: EvalSummary;
   /** The second set (issue #17). */
-  second: { tools: number; english: EvalSummary; translated: EvalSummary };
+  second: { tools: number; english: EvalSummary; translated: EvalSummary; chinese: EvalSummary };
   /** The third query set, over the second set's catalog (issue #17). */
   third: { english: EvalSummary; translated: EvalSummary };
   /** The single-feature query sets over the second set's catalog (pasted ids, directory reads, routes). */
@@ -75,6 +77,7 @@ export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
       tools: tools2.length,
       english: evaluate(tools2, await load("heldout2_queries.jsonl"), ranker2).summary,
       translated: evaluate(tools2, await load("heldout2_translated.jsonl"), ranker2).summary,
+      chinese: evaluate(tools2, await load("heldout2_chinese.jsonl"), ranker2).summary,
     },
     third: {
       english: evaluate(tools2, await load("heldout3_queries.jsonl"), ranker2).summary,
@@ -108,6 +111,8 @@ export function format(r: HeldoutReport): string {
     `held-out 2: ${r.second.tools} tools on 20 real servers`,
     row(`English (${r.second.english.answerable})`, r.second.english),
     row(`es/pt/fr/it (${r.second.translated.answerable})`, r.second.translated),
+    row(`Chinese (${r.second.chinese.answerable})`, r.second.chinese),
+    `Chinese off-topic (${r.second.chinese.unanswerable}): no_match accuracy ${r.second.chinese.no_match_accuracy}`,
     `off-topic (${r.second.english.unanswerable}): no_match accuracy ${r.second.english.no_match_accuracy}`,
     `held-out 3: new queries over held-out 2's catalog`,
     row(`English (${r.third.english.answerable})`, r.third.english),

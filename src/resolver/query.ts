@@ -15,7 +15,8 @@ import {
 } from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { CJK, MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { glossChinese, hasChinese } from "./zh_gloss.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -279,6 +280,12 @@ export const SHOPPING_TERMS: readonly string[] = ["web", "browser"].map(stem);
  */
 export const SHOPPING_WEIGHT = 0.5;
 
+/**
+ * Weight of the English gloss of a Chinese word in a request (`天气` -> weather): a translation, weighted
+ * like a Romance cognate (`COGNATE_WEIGHT` in `rank.ts`), chosen before it was measured.
+ */
+export const ZH_GLOSS_WEIGHT = 0.8;
+
 /** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
 export function parseQuery(text: string): ParsedQuery {
   text = bounded(text);
@@ -341,6 +348,19 @@ export function parseQuery(text: string): ParsedQuery {
     }
     if (word.compound !== undefined && origins.length > 0) {
       compounds.push({ term: stem(word.compound), origins });
+    }
+  }
+  // A request written in Chinese: the English glosses of its words join it as words of their own, at a
+  // translation's weight (a Romance cognate's), so it reaches English tool text; its characters still
+  // match Chinese tool text as bigrams.
+  if (hasChinese(rest)) {
+    for (const word of splitWords(glossChinese(rest))) {
+      for (const part of word.parts) {
+        if (STOP_WORDS.has(part) || part.length === 1) continue;
+        const s = stem(part);
+        if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+        addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
+      }
     }
   }
   const implied: { term: string; weight: number }[] = [];
@@ -414,6 +434,7 @@ export function parseQuery(text: string): ParsedQuery {
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
-  const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w));
+  // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
+  const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   return { words, stems, argumentLike, terms, sequence };
 }

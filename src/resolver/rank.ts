@@ -390,7 +390,12 @@ export function listItems(text: string): string[] {
 /** Most list items read from one request (each is ranked on its own). */
 export const MAX_LIST_ITEMS = 8;
 
-const LIST = /(?:[\p{L}\p{N}-]+(?: [\p{L}\p{N}-]+)?, ){2,}(?:and |or )?[\p{L}\p{N}-]+/gu;
+/**
+ * Items start at a word's start and their words are at most 64 characters (the tokenizer's longest part):
+ * unbounded, a long run of letters without ", " (16 KiB of CJK text) cost time quadratic in its length.
+ */
+const LIST =
+  /(?<![\p{L}\p{N}-])(?:[\p{L}\p{N}-]{1,64}(?: [\p{L}\p{N}-]{1,64})?, ){2,}(?:and |or )?[\p{L}\p{N}-]{1,64}(?![\p{L}\p{N}-])/gu;
 
 /**
  * Enumeration diversity: the best tool of each item of a listed enumeration (see {@link listItems}),

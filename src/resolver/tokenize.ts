@@ -85,7 +85,8 @@ const KEEP: ReadonlySet<string> = new Set([
 ]);
 
 const VOWEL = /[aeiouy]/;
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+/** A character of a CJK script: such text is split into character bigrams. */
+export const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
 const CJK_RUN = /([\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+)/u;
 const CHUNK = /[\p{L}\p{N}_-]+/gu;
 const MARKS = /\p{M}+/gu;

@@ -100,6 +100,14 @@ async function toolsListWorks(client: Client): Promise<void> {
   assert.ok(tools.some((tool) => tool.name === "everything__echo"), tools.map((t) => t.name).join(","));
   const r = await client.callTool({ name: "everything__echo", arguments: { message: "compiled" } });
   assert.deepEqual(r.content, [{ type: "text", text: "Echo: compiled" }]);
+  // The resolver and its generated data (the WordNet lexicon, the Chinese glossary) load on first use:
+  // the binary must carry them.
+  const found = await client.callTool({
+    name: "search_tools",
+    arguments: { query: "add two numbers together" },
+  });
+  const matches = (found.structuredContent as { matches: { namespaced: string }[] }).matches;
+  assert.equal(matches[0]?.namespaced, "everything__get-sum", JSON.stringify(matches.slice(0, 3)));
 }
 
 Deno.test({

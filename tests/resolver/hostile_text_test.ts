@@ -85,6 +85,8 @@ function adversarial(): [string, string][] {
     out.push([`${size} quotes`, '"'.repeat(size)]);
     out.push([`${size} combining marks`, "e" + "\u0301".repeat(size)]);
     out.push([`${size} CJK`, "必应搜索".repeat(size / 4)]);
+    // Words that match, so ranking runs on the whole text (the enumeration rule was quadratic in such a run).
+    out.push([`${size} words then CJK`, "search files " + "必应搜索".repeat(size / 4)]);
   }
   const rand = seeded(17);
   for (let k = 0; k < 6; k++) {
