@@ -17,9 +17,9 @@
  * - one to {@link MAX_CHARS} Han characters, each among GB2312's level-1 characters (the 3,755 most common;
  *   decoded from their GB18030 codes at build time), so rare words and long idioms stay out;
  * - the first sense that is a meaning (not "surname …", "variant of …", "abbr. for …", "classifier …",
- *   "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked archaic, old, literary,
- *   classical, obsolete or dialect), parenthesised notes and a leading
- *   "to " removed, of at most {@link MAX_WORDS} words (the rest are explanations, not translations);
+ *   "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked archaic, old,
+ *   literary, classical, obsolete or dialect), parenthesised notes and a leading "to " removed, of at most
+ *   {@link MAX_WORDS} words (the rest are explanations, not translations);
  * - the Chinese stop words of npm `stopword` (single characters: `的`, `和`, `年`) with an empty gloss: the
  *   glosser writes nothing for them (words that start with one, as `年份` or `的确`, keep theirs).
  *
@@ -82,7 +82,7 @@ export function glossaryText(entries: readonly (readonly unknown[])[]): { text: 
     const word = entry[1] as string;
     if (glossary.has(word) || !HAN.test(word) || [...word].length > MAX_CHARS) continue;
     if ([...word].some((ch) => !common.has(ch))) continue;
-    const gloss = stops.has(word) ? "" : firstGloss(entry[3] as string | string[]);
+    const gloss = firstGloss(entry[3] as string | string[]);
     if (gloss === undefined) continue;
     if (/^[A-Z]/.test(entry[2] as string)) {
       if (!proper.has(word)) proper.set(word, gloss);
