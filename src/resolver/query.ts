@@ -15,8 +15,8 @@ import {
 } from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { CJK, MAX_INDEXED_CHARS, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
-import { glossChinese, hasChinese } from "./zh_gloss.ts";
+import { bounded, CJK, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { glossChinese } from "./zh_gloss.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -243,11 +243,6 @@ export function splitClauses(text: string): string[] {
   return clauses;
 }
 
-/** Queries are read up to {@link MAX_INDEXED_CHARS} (the gateway refuses more than 2,048 bytes anyway). */
-function bounded(text: string): string {
-  return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
-}
-
 /**
  * A question of how to reach a place: "how do I get to", "how can we get there", "how to walk from", "how
  * should we travel from". Not "how do I get the logs" (no to/there/from after the verb).
@@ -353,14 +348,12 @@ export function parseQuery(text: string): ParsedQuery {
   // A request written in Chinese: the English glosses of its words join it as words of their own, at a
   // translation's weight (a Romance cognate's), so it reaches English tool text; its characters still
   // match Chinese tool text as bigrams.
-  if (hasChinese(rest)) {
-    for (const word of splitWords(glossChinese(rest))) {
-      for (const part of word.parts) {
-        if (STOP_WORDS.has(part) || part.length === 1) continue;
-        const s = stem(part);
-        if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
-        addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
-      }
+  for (const word of splitWords(glossChinese(rest))) {
+    for (const part of word.parts) {
+      if (STOP_WORDS.has(part) || part.length === 1) continue;
+      const s = stem(part);
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+      addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
     }
   }
   const implied: { term: string; weight: number }[] = [];

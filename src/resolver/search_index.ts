@@ -8,8 +8,8 @@
 import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
-import { MAX_INDEXED_CHARS, tokenize } from "./tokenize.ts";
-import { glossChinese, hasChinese } from "./zh_gloss.ts";
+import { bounded, tokenize } from "./tokenize.ts";
+import { glossChinese } from "./zh_gloss.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -216,9 +216,7 @@ function nameText(tool: CatalogTool): string {
 
 /** The first sentence (or line) of a description: where tools state their purpose. */
 export function leadSentence(description: string): string {
-  const text =
-    (description.length > MAX_INDEXED_CHARS ? description.slice(0, MAX_INDEXED_CHARS) : description)
-      .trim();
+  const text = bounded(description).trim();
   const end = text.search(/[.!?。！？](?:\s|$)|\n/);
   const lead = end >= 0 ? text.slice(0, end + 1) : text;
   return lead.length > 300 ? lead.slice(0, 300) : lead;
@@ -243,13 +241,12 @@ function inputDescriptions(tool: CatalogTool): string {
 /**
  * A tool's own text with the English glosses of its Chinese words appended (the text alone when it has
  * none): an English request then meets a tool described in Chinese (`获取当前日期` -> "gain the present
- * time date"). The glosses of its first {@link MAX_INDEXED_CHARS} characters, the part that is indexed.
+ * time date"). The glosses of the part that is indexed ({@link bounded}).
  * Only the tool's own fields: glossing the server's description too lifted every tool of a Chinese
  * server alike (LiveMCPBench held-out half −0.010 R@5).
  */
 function withGlosses(text: string): string {
-  if (!hasChinese(text)) return text;
-  const gloss = glossChinese(text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text);
+  const gloss = glossChinese(bounded(text));
   return gloss ? `${text}\n${gloss}` : text;
 }
 

@@ -111,7 +111,8 @@ export const MAX_INDEXED_CHARS = 16_384;
 /** Longest identifier part, in UTF-16 code units; longer runs (hashes, base64, `DDDD…`) are cut to it. */
 export const MAX_PART_CHARS = 64;
 
-function bounded(text: string): string {
+/** The first {@link MAX_INDEXED_CHARS} characters of a text: the part the resolver reads. */
+export function bounded(text: string): string {
   return text.length > MAX_INDEXED_CHARS ? text.slice(0, MAX_INDEXED_CHARS) : text;
 }
 

@@ -48,7 +48,7 @@ export function hasChinese(text: string): boolean {
 
 /**
  * The English glosses of the Chinese words in `text`, in order, space-separated ("" when it has none).
- * Characters the glossary lacks, stop words (`的`, `和`: their gloss is empty) and all other text are
+ * Characters the glossary lacks (stop words such as `的`, `和` among them) and all other text are
  * skipped.
  */
 export function glossChinese(text: string): string {
@@ -64,7 +64,7 @@ export function glossChinese(text: string): string {
         for (let n = Math.min(MAX_REST, run.length - i - head.length); n >= 0; n--) {
           const gloss = words.get(run.slice(i + head.length, i + head.length + n));
           if (gloss !== undefined) {
-            if (gloss) out.push(gloss);
+            out.push(gloss);
             step = head.length + n;
             break;
           }
