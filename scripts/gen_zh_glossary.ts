@@ -128,7 +128,7 @@ async function main(check: boolean): Promise<void> {
       licence: LICENCE,
       format: "One line per first character: the character, then `rest=senses` entries separated by `|` " +
         "(an empty rest is the character alone; senses separated by `/`, the first the dictionary's first): " +
-        "`热=warm up/hot|门=popular` glosses 热 and 热门.",
+        "`热=warm up/heat up/hot/heat|门=popular/hot/in vogue` glosses 热 and 热门.",
       maxChars: MAX_CHARS,
       glossary: text,
     },

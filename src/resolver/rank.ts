@@ -9,7 +9,8 @@ import type { CatalogTool } from "../catalog/mod.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { stem, tokenize } from "./tokenize.ts";
+import { stem } from "./tokenize.ts";
+import { senseIn } from "./zh_gloss.ts";
 import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
@@ -94,11 +95,8 @@ export const GENERAL_MAX_DF = 5;
  * are hints only where the catalog uses them.
  */
 function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
-  const query = parseQuery(text, (sense) => {
-    // A sense the catalog uses: every word of it is indexed.
-    const terms = tokenize(sense);
-    return terms.length > 0 && terms.every((t) => index.postings.has(t));
-  });
+  // A Chinese word's sense the catalog uses: every word of it is indexed.
+  const query = parseQuery(text, senseIn((t) => index.postings.has(t)));
   const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
   const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
   const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));

@@ -9,7 +9,7 @@ import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } fr
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { bounded, tokenize } from "./tokenize.ts";
-import { glossChinese, hasChinese } from "./zh_gloss.ts";
+import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -265,10 +265,7 @@ function* glossSteps(
       if (VOCABULARY.has(FIELDS[f]!)) { for (const term of counts.keys()) vocabulary.add(term); }
     });
   }
-  const known = (sense: string) => {
-    const terms = tokenize(sense);
-    return terms.length > 0 && terms.every((t) => vocabulary.has(t));
-  };
+  const known = senseIn((t) => vocabulary.has(t));
   for (let i = 0; i < pending.length; i++) {
     if (i % 64 === 63) yield;
     const { doc, field, text } = pending[i]!;

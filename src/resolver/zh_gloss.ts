@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { tokenize } from "./tokenize.ts";
 import data from "./zh_gloss_data.json" with { type: "json" };
 
 const ZH_GLOSSARY: string = data.glossary;
@@ -54,6 +55,14 @@ export function hasChinese(text: string): boolean {
  */
 export function glossChinese(text: string, known?: (sense: string) => boolean): string {
   return chineseWords(text).map((w) => (known && w.senses.find(known)) ?? w.senses[0]!).join(" ");
+}
+
+/** A test of senses for {@link glossChinese}: the sense's every word is a term that `has` knows. */
+export function senseIn(has: (term: string) => boolean): (sense: string) => boolean {
+  return (sense) => {
+    const terms = tokenize(sense);
+    return terms.length > 0 && terms.every(has);
+  };
 }
 
 /** A Chinese word of a text and its English senses, the dictionary's first sense first. */
