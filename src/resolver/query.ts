@@ -328,6 +328,11 @@ export const ZH_GLOSS_WEIGHT = 0.8;
  */
 export const ZH_SENSE_WEIGHT = 0.3;
 
+/** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
+function contentParts(gloss: string): string[] {
+  return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
+}
+
 /**
  * Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. `known` tells which
  * senses of a Chinese word the catalog uses (none are used without it).
@@ -404,32 +409,24 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   const otherSenses: { term: string; weight: number; at: number }[] = [];
   const optionalAt = new Set<number>();
   const unitAt = new Map<number, number>();
+  const glossWeight = (s: string) => ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1);
   for (const { word: chinese, senses } of chineseWords(rest)) {
     let at: number | undefined, fresh = false;
-    for (const word of splitWords(senses[0]!)) {
-      for (const part of word.parts) {
-        if (STOP_WORDS.has(part) || part.length === 1) continue;
-        const s = stem(part);
-        if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
-        const isNew = !byStem.has(s);
-        const added = addWord(part, ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1));
-        if (added === undefined) continue;
-        if (at === undefined) [at, fresh] = [added, isNew];
-        else if (isNew) unitAt.set(added, at);
-      }
+    for (const part of contentParts(senses[0]!)) {
+      const s = stem(part);
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
+      const isNew = !byStem.has(s);
+      const added = addWord(part, glossWeight(s));
+      if (added === undefined) continue;
+      if (at === undefined) [at, fresh] = [added, isNew];
+      else if (isNew) unitAt.set(added, at);
     }
     if (at === undefined) continue;
     if (fresh && chinese.length === 1) optionalAt.add(at);
-    if (!known) continue;
-    for (const sense of senses.slice(1)) {
-      if (!known(sense)) continue;
-      for (const word of splitWords(sense)) {
-        for (const part of word.parts) {
-          if (STOP_WORDS.has(part) || part.length === 1) continue;
-          const s = stem(part);
-          const weight = ZH_SENSE_WEIGHT * ZH_GLOSS_WEIGHT * (GENERIC_VERBS.has(s) ? GENERIC_WEIGHT : 1);
-          otherSenses.push({ term: s, weight, at });
-        }
+    for (const sense of known ? senses.slice(1).filter(known) : []) {
+      for (const part of contentParts(sense)) {
+        const s = stem(part);
+        otherSenses.push({ term: s, weight: ZH_SENSE_WEIGHT * glossWeight(s), at });
       }
     }
   }
