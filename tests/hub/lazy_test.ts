@@ -104,6 +104,19 @@ Deno.test("lazy mode: search, resolve and describe find filesystem__read_text_fi
   assert.deepEqual(resolve.recommendation.required_fields, ["path"]);
   assert.equal(resolve.recommendation.argument_template.path, "<value>");
   assert.equal(resolve.catalog_revision, search.catalog_revision);
+  // Requests written in Chinese are confident routes through the glossary: "read the contents of a text file";
+  // "search the nodes in the knowledge graph" (里, "lining", left by segmentation, is no miss).
+  for (
+    const [query, tool] of [
+      ["读取一个文本文件的内容", "filesystem__read_text_file"],
+      ["在知识图谱里搜索节点", "memory__search_nodes"],
+    ]
+  ) {
+    const zh = structured<{ status: string; recommendation?: { namespaced: string } }>(
+      await gw.client.callTool({ name: "resolve_tool", arguments: { query } }),
+    );
+    assert.deepEqual([zh.status, zh.recommendation?.namespaced], ["confident", tool], query);
+  }
   for (
     const args of [{ tool: "filesystem__read_text_file" }, { server: "filesystem", tool: "read_text_file" }]
   ) {
