@@ -86,7 +86,7 @@ export function hostTarget(): Target | undefined {
 }
 
 /** Modules started as Web Workers, embedded with `--include` (a static import graph does not reach them). */
-export const WORKER_MODULES = ["src/hub/index_worker_main.ts", "src/hub/index_worker.ts"] as const;
+export const WORKER_MODULES = ["src/resolver/index_worker_main.ts", "src/resolver/index_worker.ts"] as const;
 
 /** The `deno compile` invocations for `options`. Pure. */
 export function planBuilds(options: CompileOptions): BuildPlan[] {

@@ -37,7 +37,9 @@ const SESSION: Call[] = [
   { tool: "filesystem__get_file_info", args: { path: "deno.json" }, times: 2 },
   {
     tool: "filesystem__read_multiple_files",
-    args: { paths: ["src/hub/hub.ts", "src/hub/gateway.ts", "src/hub/downstream.ts", "src/spool/mod.ts"] },
+    args: {
+      paths: ["src/hub/hub.ts", "src/gateway/gateway.ts", "src/downstream/downstream.ts", "src/spool/mod.ts"],
+    },
   },
   {
     tool: "memory__create_entities",

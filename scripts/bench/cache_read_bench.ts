@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { StoreToolCache, toolCacheMigrations } from "../../src/hub/tool_cache.ts";
+import { StoreToolCache, toolCacheMigrations } from "../../src/catalog/tool_cache.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { gapTicker } from "./_child.ts";
 

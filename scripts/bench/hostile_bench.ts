@@ -7,7 +7,7 @@
  * - `sync`: catalog and resolver index built in one piece (the baseline: it holds the loop throughout);
  * - `process`: the catalog built in one piece, the index in 20 ms slices in process (the hub before
  *   the index worker);
- * - `worker`: the catalog built in slices, the index in a Web Worker (`src/hub/index_host.ts`) started
+ * - `worker`: the catalog built in slices, the index in a Web Worker (`src/resolver/index_host.ts`) started
  *   for this build, in a macrotask of its own as the build begins, the catalog's first slice a macrotask
  *   after it (as the hub does when a catalog's servers list 5,000 tools or more: `warmSoon`), queries
  *   answered by message (a hub's first build); reported with how long making the worker held the loop;
@@ -44,8 +44,8 @@ import {
   localDiscovery,
   workerDiscovery,
   type WorkerFactory,
-} from "../../src/hub/index_host.ts";
-import { Stepper } from "../../src/hub/slices.ts";
+} from "../../src/resolver/index_host.ts";
+import { Stepper } from "../../src/json/slices.ts";
 import { describeEntry } from "../../src/hub/discovery.ts";
 import { syntheticCatalog } from "./resolver_bench.ts";
 

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { buildCatalog, CatalogIndex } from "../../src/catalog/mod.ts";
-import { MAX_HOST_MESSAGE_BYTES } from "../../src/hub/stdio.ts";
+import { MAX_HOST_MESSAGE_BYTES } from "../../src/json/lines.ts";
 import {
   connectGateway,
   DENO,

@@ -33,11 +33,11 @@
  */
 import { parseArgs } from "node:util";
 import { Hub } from "../../src/hub/mod.ts";
-import { Client } from "../../src/hub/sdk_client.ts";
-import { listSlicing } from "../../src/hub/list_tools.ts";
-import { Gateway } from "../../src/hub/gateway.ts";
-import { StdioServerTransport } from "../../src/hub/stdio.ts";
-import { StoreToolCache, toolCacheMigrations } from "../../src/hub/tool_cache.ts";
+import { Client } from "../../src/mcp/sdk_client.ts";
+import { listSlicing } from "../../src/trust/list_tools.ts";
+import { Gateway } from "../../src/gateway/gateway.ts";
+import { StdioServerTransport } from "../../src/gateway/stdio_server.ts";
+import { StoreToolCache, toolCacheMigrations } from "../../src/catalog/tool_cache.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { gapTicker, manyToolsConfig, median, runChild } from "./_child.ts";
 

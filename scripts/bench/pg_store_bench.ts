@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { openStore, PgStore } from "../../src/store/mod.ts";
 import { CHUNK_BYTES, PgSpool, type ResultStore, Spool, spoolMigrations } from "../../src/spool/mod.ts";
-import { pgStoreMigrations } from "../../src/hub/mod.ts";
+import { pgStoreMigrations } from "../../src/gateway/mod.ts";
 import { pgCluster } from "../../tests/store/_pg.ts";
 import { connectGateway, q, REAL, writeConfig } from "../../tests/helpers.ts";
 

@@ -19,7 +19,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { Hub, type PinStore, toolPinMigrations, ToolPins } from "../../src/hub/mod.ts";
+import { Hub } from "../../src/hub/mod.ts";
+import { type PinStore, toolPinMigrations, ToolPins } from "../../src/trust/mod.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { gapTicker, manyToolsConfig, median, runChild } from "./_child.ts";
 

@@ -21,7 +21,8 @@
  * @module
  */
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { DEFAULT_RESTART_POLICY, MAX_FINISHED, MAX_RUNNING } from "../../src/hub/mod.ts";
+import { DEFAULT_RESTART_POLICY } from "../../src/downstream/mod.ts";
+import { MAX_FINISHED, MAX_RUNNING } from "../../src/gateway/mod.ts";
 import {
   connectGateway,
   DENO,

@@ -1,6 +1,6 @@
 /**
  * The MCP SDK's OAuth client (discovery, PKCE, dynamic client registration,
- * token exchange and refresh), imported in one place like src/hub/sdk.ts.
+ * token exchange and refresh), imported in one place like src/mcp/sdk.ts.
  *
  * @module
  */

@@ -1,6 +1,7 @@
 /**
- * The catalog: public names (`server__tool`) and the entries built from what
- * the servers listed. Pure, below `hub/` and `resolver/`, which both use it.
+ * The catalog: public names (`server__tool`), the entries built from what the servers listed, and the
+ * tool-list cache that answers a first tools/list before the servers connect (SQLite; the PostgreSQL one
+ * lives with the pins in `trust/`). Pure, below `hub/` and `resolver/`, which both use it.
  *
  * @module
  */
@@ -32,3 +33,12 @@ export {
   shortHash,
   splitReference,
 } from "./naming.ts";
+export {
+  listHash,
+  serverFingerprint,
+  StoreToolCache,
+  toolCacheMigrations,
+  type ToolListCache,
+  toolListParts,
+} from "./tool_cache.ts";
+export { sha256Hex } from "./hashing.ts";

@@ -12,7 +12,8 @@ import { storeLocationOf } from "./host.ts";
 import { isPostgresUrl, openStore } from "../store/mod.ts";
 import { openPgStore } from "./store_access.ts";
 import { canonicalJson } from "../catalog/mod.ts";
-import { parseJson, PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../hub/mod.ts";
+import { parseJson } from "../json/mod.ts";
+import { PgToolPins, type ToolChange, toolPinMigrations, ToolPins } from "../trust/mod.ts";
 
 const APPROVE_HELP = `Usage: mcphub approve SERVER__TOOL | SERVER | --all
 

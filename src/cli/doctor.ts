@@ -21,7 +21,9 @@ import {
   type ServerConfig,
   userConfigDir,
 } from "../config/mod.ts";
-import { DEFAULT_RESTART_POLICY, Hub, pgStoreMigrations } from "../hub/mod.ts";
+import { DEFAULT_RESTART_POLICY } from "../downstream/mod.ts";
+import { Hub } from "../hub/mod.ts";
+import { pgStoreMigrations } from "../gateway/mod.ts";
 import { isPostgresUrl, pgpassPassword, PgStore, redactDbUrl } from "../store/mod.ts";
 import { RETENTION_MS } from "../spool/mod.ts";
 import { storeLocation, storePath } from "./host.ts";

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs } from "./command.ts";
 import { loadContextConfig } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { DEFAULT_RESTART_POLICY } from "../hub/mod.ts";
+import { DEFAULT_RESTART_POLICY } from "../downstream/mod.ts";
 
 /** A one-shot command connects once: no restarts. */
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };

@@ -20,13 +20,13 @@ import { VERSION } from "./version.ts";
 import { approveCommand, toolsChangesCommand } from "./approve.ts";
 import { storeMigrateCommand } from "./store_migrate.ts";
 import { suggest } from "./suggest.ts";
-import { splitGlobals, withFlagHint } from "./run.ts";
+import { splitGlobals, withFlagHint } from "./globals.ts";
 import { authLoginCommand, authLogoutCommand, authStatusCommand } from "./auth.ts";
 
 export { type Command, type CommandContext, type GlobalOptions, UsageError } from "./command.ts";
 export { VERSION } from "./version.ts";
 export { HOST_SNIPPET } from "./serve.ts";
-export { runCli, splitGlobals } from "./run.ts";
+export { splitGlobals } from "./globals.ts";
 
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [

@@ -7,7 +7,8 @@ import { parseArgs } from "node:util";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
-import { ConfigReloader, hostInput, type Hub, startGateway } from "../hub/mod.ts";
+import { ConfigReloader, hostInput, startGateway } from "../gateway/mod.ts";
+import { type Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";

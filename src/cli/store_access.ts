@@ -13,7 +13,7 @@ import {
   sqliteReader,
   type SqlReader,
 } from "../store/mod.ts";
-import { pgStoreMigrations } from "../hub/mod.ts";
+import { pgStoreMigrations } from "../gateway/mod.ts";
 
 /** True when `path` is an existing regular file. */
 export function fileExists(path: string): boolean {

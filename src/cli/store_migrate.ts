@@ -13,7 +13,7 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { isPostgresUrl, type PgTx, redactDbUrl } from "../store/mod.ts";
 import { INSERT_COLUMNS } from "../intelligence/mod.ts";
 import { fileExists, openPgStore } from "./store_access.ts";
-import { listHash, toolListParts } from "../hub/mod.ts";
+import { listHash, toolListParts } from "../catalog/mod.ts";
 
 const HELP = `Usage: mcphub store migrate --from FILE --to URL
 

@@ -5,7 +5,9 @@
  *
  * @module
  */
-import { type ByteSource, type JSONRPCMessage, loadHttpSdk, StdioServerTransport } from "../hub/mod.ts";
+import { type ByteSource } from "../json/lines.ts";
+import { type JSONRPCMessage, loadHttpSdk } from "../mcp/mod.ts";
+import { StdioServerTransport } from "../gateway/mod.ts";
 
 /** Pause between a notification and a following response written to the host. */
 const RESPONSE_GAP_MS = 5;

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { JSONRPCMessage } from "../hub/mod.ts";
+import type { JSONRPCMessage } from "../mcp/mod.ts";
 import { rawMessageBytes } from "./raw_sse.ts";
 
 /** Events kept per session. */

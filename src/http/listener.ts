@@ -11,18 +11,14 @@
  * @module
  */
 import type { ListenAddress } from "../config/mod.ts";
+import { type Gateway, type GatewayCore, type GatewayCoreOptions, openGatewayCore } from "../gateway/mod.ts";
+import { hasEscapedKey, parseJson } from "../json/mod.ts";
+import { type Hub } from "../hub/mod.ts";
 import {
-  type Gateway,
-  type GatewayCore,
-  type GatewayCoreOptions,
-  hasEscapedKey,
-  type Hub,
   type JSONRPCMessage,
   loadHttpSdk,
-  openGatewayCore,
-  parseJson,
   type WebStandardStreamableHTTPServerTransport,
-} from "../hub/mod.ts";
+} from "../mcp/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";

@@ -1,6 +1,6 @@
 /**
  * The fast path of `--listen`: a `tools/call` result relayed as the bytes the downstream sent (see
- * `hub/raw_json.ts`), written into the request's SSE stream as one `message` event without being parsed,
+ * `json/raw_json.ts`), written into the request's SSE stream as one `message` event without being parsed,
  * held as objects or serialized again. Everything else about the response stays the SDK transport's:
  * which stream it goes to, the event id it is stored under for resumption, when the stream ends.
  *
@@ -15,7 +15,7 @@
  *
  * @module
  */
-import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "../hub/mod.ts";
+import type { JSONRPCMessage, WebStandardStreamableHTTPServerTransport } from "../mcp/mod.ts";
 import { parseJson } from "../json/mod.ts";
 
 const CR = 0x0d;

@@ -8,11 +8,11 @@
 import type { QueryArguments, ResponseContext } from "../resolver/mod.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import type { Hub } from "./hub.ts";
-import { type Discovery, IndexGoneError } from "./index_host.ts";
+import { type Discovery, IndexGoneError } from "../resolver/index_host.ts";
 import { CONTRACT_VERSION } from "./meta_tools.ts";
-import { invalidParams } from "./errors.ts";
-import { toolMarkers } from "./injection.ts";
-import { MAX_TOOL_NAME_CHARS } from "./limits.ts";
+import { invalidParams } from "../mcp/errors.ts";
+import { toolMarkers } from "../trust/injection.ts";
+import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
 
 /** The longest tool name echoed back in an error (as tools/call and call_tool echo them). */
 const ECHO_NAME_CHARS = 128;

@@ -14,9 +14,9 @@ import {
   SpoolWriter,
   type StoredMeta,
 } from "../spool/light.ts";
-import type { CallToolResult } from "./sdk.ts";
-import type { RawResult } from "./raw_json.ts";
-import { messageOf } from "./errors.ts";
+import type { CallToolResult } from "../mcp/sdk.ts";
+import type { RawResult } from "../json/raw_json.ts";
+import { messageOf } from "../mcp/errors.ts";
 
 /** What finalizing needs besides the result. */
 export interface FinalizeOptions {
@@ -35,7 +35,7 @@ export interface FinalizeOptions {
 
 /**
  * A fast-path result longer than this (and over the budget) is written into the spool as it arrives,
- * so the gateway holds a slice of it rather than all of it (see stdio.ts's LineSplitter.spill): below
+ * so the gateway holds a slice of it rather than all of it (see json/lines.ts's LineSplitter.spill): below
  * it, holding the result costs less than reading it back should it be passed after all.
  */
 export const SPILL_AFTER_BYTES = 1024 * 1024;
@@ -127,7 +127,7 @@ export interface FinalizedRaw extends Omit<Finalized, "result"> {
 export async function finalizeRawResult(result: RawResult, options: FinalizeOptions): Promise<FinalizedRaw> {
   const originalBytes = result.byteLength;
   const pass: FinalizedRaw = { result, originalBytes, returnedBytes: originalBytes, spooled: false };
-  // A result written into the spool as it arrived (see stdio.ts) that is passed after all is made whole.
+  // A result written into the spool as it arrived (see downstream/stdio.ts) that is passed after all is made whole.
   const passWhole = () => (result.unspill(), pass);
   if (options.verbatim || options.budget === 0 || originalBytes <= options.budget) return passWhole();
   let spool: ResultStore | undefined;

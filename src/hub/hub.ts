@@ -9,9 +9,9 @@ import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
-import { listHashSteps, serverFingerprint, type ToolListCache } from "./tool_cache.ts";
-import { messageOf, ProtocolError } from "./errors.ts";
-import { type Client, McpError } from "./sdk.ts";
+import { listHashSteps, serverFingerprint, type ToolListCache } from "../catalog/tool_cache.ts";
+import { messageOf, ProtocolError } from "../mcp/errors.ts";
+import { type Client, McpError } from "../mcp/sdk.ts";
 import { namespaceResultUris } from "./uris.ts";
 import { META_TOOL_NAMES } from "./meta_tools.ts";
 import {
@@ -20,26 +20,26 @@ import {
   OutcomeUnknownError,
   type RestartPolicy,
   ServerUnavailableError,
-} from "./downstream.ts";
+} from "../downstream/downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
-import type { CallToolResult, Progress } from "./sdk.ts";
+import type { CallToolResult, Progress } from "../mcp/sdk.ts";
 import { type FinalizeOptions, finalizeRawResult, finalizeResult, spillPolicy } from "./finalize.ts";
-import { RawResult } from "./raw_json.ts";
+import { RawResult } from "../json/raw_json.ts";
 import {
   type Discovery,
   INDEX_WORKER_MIN_TOOLS,
   IndexWorkerPool,
   localDiscovery,
   workerDiscovery,
-} from "./index_host.ts";
-import { Stepper } from "./slices.ts";
-import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "./sliced_json.ts";
+} from "../resolver/index_host.ts";
+import { Stepper } from "../json/slices.ts";
+import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "../json/sliced_json.ts";
 import { agentServers } from "../config/light.ts";
-import { serverEnvironment } from "./environment.ts";
+import { serverEnvironment } from "../downstream/environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
-import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from "./pinning.ts";
-import { type InjectionMarker, toolMarkers } from "./injection.ts";
-import type { RejectedTool } from "./limits.ts";
+import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from "../trust/pinning.ts";
+import { type InjectionMarker, toolMarkers } from "../trust/injection.ts";
+import type { RejectedTool } from "../trust/limits.ts";
 import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/light.ts";
 

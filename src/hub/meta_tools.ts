@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Tool } from "./sdk.ts";
+import type { Tool } from "../mcp/sdk.ts";
 
 /** Version of the meta-tool result shapes. */
 export const CONTRACT_VERSION = "1";

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { CallToolResult } from "./sdk.ts";
+import type { CallToolResult } from "../mcp/sdk.ts";
 
 /** The scheme of namespaced URIs. */
 export const URI_PREFIX = "mcphub://";

@@ -6,7 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { ROOT } from "../helpers.ts";
 
 /** The fixture host files. */

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
-import { ToolListChangedNotificationSchema } from "../../src/hub/sdk.ts";
+import { ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
 import {
   connectGateway,
   DENO,

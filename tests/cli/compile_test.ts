@@ -186,9 +186,9 @@ Deno.test("planBuilds(): every target with the release permissions, never -A, --
       "--output",
       plan.output,
       "--include",
-      `${ROOT}src/hub/index_worker_main.ts`,
+      `${ROOT}src/resolver/index_worker_main.ts`,
       "--include",
-      `${ROOT}src/hub/index_worker.ts`,
+      `${ROOT}src/resolver/index_worker.ts`,
       `${ROOT}main.ts`,
     ]);
   }
@@ -216,9 +216,9 @@ Deno.test("planBuilds(): a locked build takes the derived flags and bakes in --c
     "--output",
     "/out/mcphub-x86_64-unknown-linux-gnu",
     "--include",
-    `${ROOT}src/hub/index_worker_main.ts`,
+    `${ROOT}src/resolver/index_worker_main.ts`,
     "--include",
-    `${ROOT}src/hub/index_worker.ts`,
+    `${ROOT}src/resolver/index_worker.ts`,
     `${ROOT}main.ts`,
     "--config",
     "/c/mcphub.yaml",

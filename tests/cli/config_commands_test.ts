@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { STARTER_CONFIG } from "../../src/cli/config_commands.ts";
 import { type Config, loadConfig } from "../../src/config/mod.ts";
 

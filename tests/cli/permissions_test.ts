@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { type Config, parseConfig } from "../../src/config/mod.ts";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../../src/cli/permissions.ts";
 import { RELEASE_PERMISSIONS } from "../../scripts/compile.ts";
 import {

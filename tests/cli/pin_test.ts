@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { intelligenceMigrations, Recorder } from "../../src/intelligence/mod.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 import { hasScript } from "./terminal.ts";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { progressLine } from "../../src/cli/progress.ts";
 
 const CLEAR = "\r\x1b[K";

@@ -51,6 +51,7 @@ Deno.test("main.ts loads only the CLI's entry before it knows the command", asyn
   assert.deepEqual([...graph].sort(), [
     "main.ts",
     "src/cli/command.ts",
+    "src/cli/globals.ts",
     "src/cli/run.ts",
     "src/cli/suggest.ts",
     // The JSON guard, installed before anything else (see main.ts).
@@ -63,22 +64,23 @@ Deno.test("main.ts loads only the CLI's entry before it knows the command", asyn
 Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client or yaml before initialize", async () => {
   const graph = [...await staticGraph(`${ROOT}src/cli/serve.ts`)];
   const local = graph.filter((s) => s.startsWith("src/"));
-  assert.ok(local.includes("src/hub/serve.ts") && local.includes("src/config/light.ts"), local.join(" "));
+  assert.ok(local.includes("src/gateway/serve.ts") && local.includes("src/config/light.ts"), local.join(" "));
   // The config's text parser and editor load `yaml`; a config in the block-YAML subset is read without it.
   assert.deepEqual(local.filter((s) => /^src\/config\/(mod|parse|edit)\.ts$/.test(s)), []);
-  assert.deepEqual(local.filter((s) => s.startsWith("src/resolver/")), []);
+  // Of the resolver, only the host of its index worker (the ranking loads in the worker, or on first use).
+  assert.deepEqual(local.filter((s) => s.startsWith("src/resolver/")), ["src/resolver/index_host.ts"]);
   assert.deepEqual(local.filter((s) => s.startsWith("src/http/")), []);
   assert.deepEqual(
     local.filter((s) => s.startsWith("src/cli/") && !/\/(serve|command|host|version)\.ts$/.test(s)),
     [],
   );
-  assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/hub/sdk_http.ts"), []);
+  assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/mcp/sdk_http.ts"), []);
   // Loaded on their first use: the stats queries and report, get_result's paging, the OAuth login flow
   // and the HTTP downstreams' list screen.
   assert.deepEqual(
     local.filter((s) =>
       /^src\/intelligence\/(query|format|report_data|html|svg)\.ts$/.test(s) ||
-      ["src/spool/get_result.ts", "src/auth/login.ts", "src/hub/http_lists.ts"].includes(s)
+      ["src/spool/get_result.ts", "src/auth/login.ts", "src/trust/http_lists.ts"].includes(s)
     ),
     [],
   );
@@ -92,5 +94,5 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   // The SDK's Server and Client modules import Ajv (~30 ms to load): the host's side is HostServer on the
   // SDK's Protocol, and the Client (with Ajv) loads when the first downstream connects (sdk_client.ts).
   assert.deepEqual(npm.filter((s) => /sdk@[^/]+\/(client|server)$|ajv/.test(s)), []);
-  assert.ok(!local.includes("src/hub/sdk_client.ts"));
+  assert.ok(!local.includes("src/mcp/sdk_client.ts"));
 });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runCli } from "../../src/cli/mod.ts";
+import { runCli } from "../../src/cli/run.ts";
 import { editDistance, suggest } from "../../src/cli/suggest.ts";
 
 async function cli(...args: string[]) {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { SessionEvents } from "../../src/http/mod.ts";
-import type { JSONRPCMessage } from "../../src/hub/mod.ts";
+import type { JSONRPCMessage } from "../../src/mcp/mod.ts";
 
 const note = (n: number): JSONRPCMessage => ({
   jsonrpc: "2.0",

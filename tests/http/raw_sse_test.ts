@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { relayRawResults, SessionEvents } from "../../src/http/mod.ts";
-import { type JSONRPCMessage, loadHttpSdk } from "../../src/hub/mod.ts";
+import { type JSONRPCMessage, loadHttpSdk } from "../../src/mcp/mod.ts";
 
 const enc = new TextEncoder();
 const URL_MCP = "http://127.0.0.1/mcp";

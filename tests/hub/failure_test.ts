@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { connectGateway, DENO, FIXTURE, q, structured, tempDir, until, writeConfig } from "../helpers.ts";
-import { backoffDelay, DEFAULT_RESTART_POLICY } from "../../src/hub/downstream.ts";
+import { backoffDelay, DEFAULT_RESTART_POLICY } from "../../src/downstream/downstream.ts";
 
 type ServerRow = { name: string; state: string; error?: string; failures?: number; next_attempt_at?: string };
 

@@ -15,7 +15,7 @@ import {
   tempDir,
   writeConfig,
 } from "../helpers.ts";
-import { RawBytes, scan } from "../../src/hub/raw_json.ts";
+import { RawBytes, scan } from "../../src/json/raw_json.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 /** A copy of the fixture's WIRE_RESULT (tests/fixtures/hostile_server.ts): the bytes tool `wire` answers. */

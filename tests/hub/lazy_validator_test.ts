@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { AjvJsonSchemaValidator, lazyValidator } from "../../src/hub/sdk_client.ts";
+import { AjvJsonSchemaValidator, lazyValidator } from "../../src/mcp/sdk_client.ts";
 
 const SCHEMA = {
   type: "object",

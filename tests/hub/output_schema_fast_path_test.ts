@@ -20,7 +20,7 @@ import {
   tempDir,
   writeConfig,
 } from "../helpers.ts";
-import { RawBytes, scan } from "../../src/hub/raw_json.ts";
+import { RawBytes, scan } from "../../src/json/raw_json.ts";
 
 const FIXTURE_ARGS = ["run", "-A", FIXTURE, "--output-schema"];
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;

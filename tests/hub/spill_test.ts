@@ -6,8 +6,8 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { type FinalizeOptions, finalizeRawResult } from "../../src/hub/finalize.ts";
-import { member, type RawBytes, RawResult } from "../../src/hub/raw_json.ts";
-import { LineSplitter, LostMessage, OversizedMessage } from "../../src/hub/stdio.ts";
+import { member, type RawBytes, RawResult } from "../../src/json/raw_json.ts";
+import { LineSplitter, LostMessage, OversizedMessage } from "../../src/json/lines.ts";
 import { Spool, type SpoolWriter } from "../../src/spool/mod.ts";
 import { mixedText, seeded, tempStore } from "../spool/_helpers.ts";
 

@@ -13,9 +13,10 @@ import {
   SpoolWriteError,
 } from "../../src/spool/mod.ts";
 import { pgRecordSink, queryStats, Recorder } from "../../src/intelligence/mod.ts";
-import { pgStoreMigrations, PgToolCache, PgToolPins } from "../../src/hub/mod.ts";
-import { decidePins, PIN_CHUNK } from "../../src/hub/pinning.ts";
-import { Stepper } from "../../src/hub/slices.ts";
+import { pgStoreMigrations } from "../../src/gateway/mod.ts";
+import { PgToolCache, PgToolPins } from "../../src/trust/mod.ts";
+import { decidePins, PIN_CHUNK } from "../../src/trust/pinning.ts";
+import { Stepper } from "../../src/json/slices.ts";
 import { pgCluster, startPgCluster } from "./_pg.ts";
 
 async function freshStore(): Promise<PgStore & AsyncDisposable & { url: string }> {

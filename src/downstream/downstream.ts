@@ -1,0 +1,972 @@
+/**
+ * One downstream MCP server: connecting (stdio or remote), its tool list,
+ * its state and stderr tail, and calls to it.
+ *
+ * @module
+ */
+import type { ServerConfig } from "../config/mod.ts";
+import { type PackedTool, packTool, type ToolDefinition } from "../catalog/mod.ts";
+import {
+  CallToolResultSchema,
+  type Client,
+  ErrorCode,
+  loadClientSdk,
+  loadHttpSdk,
+  McpError,
+  sdkSafeParse,
+  ToolListChangedNotificationSchema,
+} from "../mcp/sdk.ts";
+import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
+import { messageOf } from "../mcp/errors.ts";
+import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
+import { type LineSpillPolicy } from "../json/lines.ts";
+import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
+import { type Member, member, RawBytes, type RawResult } from "../json/raw_json.ts";
+import { parseSteps, slicedParseApplies } from "../json/sliced_json.ts";
+import type { ServerAuth } from "../auth/mod.ts";
+import { type RejectedTool, screenTools, screenToolsSteps } from "../trust/limits.ts";
+import { listToolsPage } from "../trust/list_tools.ts";
+import { Stepper } from "../json/slices.ts";
+
+/** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
+export const GARBAGE_QUOTE_CHARS = 120;
+
+/** Lists of fewer tools are packed at once (no turn of the event loop in between). */
+const PACK_STEPS_MIN_TOOLS = 1_000;
+
+/** Characters of definitions packed (serialized) between two yields (~1 ms). */
+const PACK_CHARS = 256 * 1024;
+
+/** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
+let clientSdk: typeof import("../mcp/sdk_client.ts") | undefined;
+
+/**
+ * `defs.map(packTool)` in steps (100,000 definitions take ~0.1 s to serialize); undefined when `stop`
+ * says so between two steps.
+ */
+function* packSteps(
+  defs: readonly ToolDefinition[],
+  stop: () => boolean = () => false,
+): Generator<void, PackedTool[] | undefined> {
+  const packed: PackedTool[] = [];
+  let chars = 0;
+  for (const def of defs) {
+    if (chars >= PACK_CHARS) {
+      chars = 0;
+      yield;
+      if (stop()) return undefined;
+    }
+    const tool = packTool(def);
+    packed.push(tool);
+    chars += tool.json.length;
+  }
+  return packed;
+}
+
+/** Bytes of a server's stderr kept for error reports. */
+export const STDERR_TAIL_BYTES = 8 * 1024;
+
+/** Where a downstream server is in its life. */
+export type DownstreamState =
+  | "disabled"
+  | "connecting"
+  | "connected"
+  | "backoff"
+  | "failed"
+  | "needs_auth"
+  | "closed";
+
+/** How often a server in `needs_auth` looks for a login in the store. */
+export const LOGIN_POLL_MS = 1000;
+
+/** When and how often a failing server is restarted. */
+export interface RestartPolicy {
+  /** First retry delay; doubles per consecutive failure. @default 500 */
+  baseMs: number;
+  /** Longest delay between attempts. @default 30000 */
+  maxMs: number;
+  /** Consecutive failures after which the server is marked crash-looping and left down; 0 = never restart. @default 8 */
+  maxFailures: number;
+  /** Uptime after which the failure count resets. @default 60000 */
+  stableMs: number;
+}
+
+/** The default {@linkcode RestartPolicy}. */
+export const DEFAULT_RESTART_POLICY: RestartPolicy = {
+  baseMs: 500,
+  maxMs: 30_000,
+  maxFailures: 8,
+  stableMs: 60_000,
+};
+
+/** The delay before restart attempt `failures` (1-based): exponential, capped, with jitter in [50%, 100%]. */
+export function backoffDelay(failures: number, policy: RestartPolicy, random = Math.random): number {
+  const raw = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
+  return Math.round(raw * (0.5 + random() / 2));
+}
+
+/** What the hub needs to start a downstream. */
+export interface DownstreamOptions {
+  /** The gateway's own environment; the server's `env` is merged over it. */
+  env: Record<string, string>;
+  /** `clientInfo` sent to the server. */
+  clientName: string;
+  clientVersion: string;
+  connectTimeoutMs: number;
+  /** Called with a line for the gateway's stderr log. */
+  log: (line: string) => void;
+  /** Called after the server's tool list changed (refreshed). */
+  onToolsChanged?: () => void;
+  /** Called whenever the state changes. */
+  onStateChange?: () => void;
+  /** @default DEFAULT_RESTART_POLICY */
+  restartPolicy?: RestartPolicy;
+  /**
+   * The server's last good tool list (from the store): listed as its tools while its first connection
+   * attempt is under way, so the first `tools/list` is complete. A promise: the list as it is read in
+   * steps (see {@linkcode Downstream.useCachedTools}).
+   */
+  cachedTools?: readonly ToolDefinition[] | Promise<readonly ToolDefinition[] | undefined>;
+  /** Called with every tool list the server answers (to keep the cache). */
+  onToolsListed?: (tools: readonly ToolDefinition[]) => void;
+  /** OAuth for a remote server (tokens from the store); undefined = none. */
+  auth?: ServerAuth;
+  /**
+   * Called with each new session's client before it connects: declares client capabilities and
+   * installs the handlers of server-to-client requests and notifications (see passthrough.ts).
+   */
+  onClient?: (client: Client) => void;
+  /** Writes a long fast-path result into the spool as it arrives (stdio servers; see stdio.ts and json/lines.ts). */
+  spill?: LineSpillPolicy;
+}
+
+/** Options of one call. */
+export interface DownstreamCallOptions {
+  signal?: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (progress: Progress) => void;
+  /**
+   * Relay the result as bytes (a {@linkcode RawResult}) where the connection allows it: a stdio server,
+   * a tool that does not require task-based execution (a tool with an `outputSchema` gets the SDK
+   * client's check of its `structuredContent`, made here). @default false
+   */
+  raw?: boolean;
+}
+
+/** The call failed in a way that leaves its outcome unknown (the connection broke). */
+export class OutcomeUnknownError extends Error {
+  override name = "OutcomeUnknownError";
+}
+
+/** The call ran past its time limit. */
+export class CallTimeoutError extends Error {
+  override name = "CallTimeoutError";
+}
+
+/** The server is not connected (connecting failed, backing off, crash-looping or closed). */
+export class ServerUnavailableError extends Error {
+  override name = "ServerUnavailableError";
+  constructor(message: string, readonly state: DownstreamState) {
+    super(message);
+  }
+}
+
+/** A start failure that retrying cannot fix (no such command, not permitted). */
+class PermanentError extends Error {
+  override name = "PermanentError";
+}
+
+/** Keeps the last N bytes of a stream, from the first whole line in them. */
+export class Tail {
+  #chunks: Uint8Array[] = [];
+  #size = 0;
+  #cut = false;
+  constructor(readonly limit: number) {}
+  push(chunk: Uint8Array): void {
+    this.#chunks.push(chunk.slice());
+    this.#size += chunk.length;
+    while (this.#size - this.#chunks[0]!.length >= this.limit) {
+      this.#size -= this.#chunks.shift()!.length;
+      this.#cut = true;
+    }
+  }
+  text(): string {
+    const all = new Uint8Array(this.#size);
+    let at = 0;
+    for (const c of this.#chunks) all.set(c, at), at += c.length;
+    let text = new TextDecoder().decode(all.subarray(Math.max(0, this.#size - this.limit)));
+    // A cut first line may hold part of a secret that redaction cannot recognise: it is dropped, and when
+    // the whole tail is one cut line, so is the tail.
+    if (this.#cut || this.#size > this.limit) {
+      const nl = text.indexOf("\n");
+      text = nl < 0 ? "" : text.slice(nl + 1);
+    }
+    return text;
+  }
+}
+
+/** Replaces the values of a server's `env` and `headers` in text. */
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret.length >= 4) out = out.split(secret).join("***");
+  }
+  return out;
+}
+
+/** A connection to one configured server, restarted with backoff when it fails. */
+export class Downstream {
+  /** The entry it was started from; the hub replaces it on a reload that changed descriptive fields only. */
+  config: ServerConfig;
+  #options: DownstreamOptions;
+  #policy: RestartPolicy;
+  #state: DownstreamState;
+  #error?: string;
+  /** Kept packed (JSON text), so 100,000 listed tools are not an object graph on the gateway's heap. */
+  #tools: PackedTool[] = [];
+  #cached?: readonly PackedTool[];
+  /** Settles once a cached list given as a promise is read, screened and packed (or dropped). */
+  #cacheLoaded: Promise<void> = Promise.resolve();
+  #cacheLoading = false;
+  /** The server has answered a `tools/list` of its own (a cached list still loading is then dropped). */
+  #listedLive = false;
+  #rejected: RejectedTool[] = [];
+  /** list_changed coalescing: the refresh in flight, and whether one more is queued behind it. */
+  #refreshing?: Promise<void>;
+  #refreshQueued = false;
+  #everConnected = false;
+  /** Transports being closed after a failed attempt; close() waits for them (no orphan). */
+  #teardowns = new Set<Promise<void>>();
+  #client?: Client;
+  #transport?: Transport;
+  #tail = new Tail(STDERR_TAIL_BYTES);
+  #ready: Promise<void> = Promise.resolve();
+  #secrets: string[];
+  #closing = false;
+  #failures = 0;
+  #starts = 0;
+  #connectedAt?: number;
+  #nextAttemptAt?: number;
+  #timer?: ReturnType<typeof setTimeout>;
+  #loginMark = 0;
+
+  constructor(config: ServerConfig, options: DownstreamOptions) {
+    this.config = config;
+    this.#options = options;
+    this.#policy = options.restartPolicy ?? DEFAULT_RESTART_POLICY;
+    this.#state = !config.enabled ? "disabled" : config.loadError !== undefined ? "failed" : "connecting";
+    if (config.loadError !== undefined) this.#error = config.loadError;
+    const cached = options.cachedTools;
+    if (cached instanceof Promise) this.useCachedTools(cached);
+    else if (cached) {
+      const screened = screenTools(cached);
+      this.#cached = screened.accepted.map(packTool);
+      this.#rejected = screened.rejected;
+    }
+    this.#secrets = [
+      ...Object.values(config.env),
+      ...Object.values(config.headers),
+      ...(config.secrets ?? []),
+    ]
+      .map(String);
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+  get state(): DownstreamState {
+    return this.#state;
+  }
+  /** A short reason when not connected, secrets redacted. */
+  get error(): string | undefined {
+    return this.#error;
+  }
+  /**
+   * The live tools when connected; the cached ones during the first connection attempt; else none.
+   * Packed (see `PackedTool`); the same array until the list changes.
+   */
+  get tools(): readonly PackedTool[] {
+    if (this.#state === "connected") return this.#tools;
+    if (this.#state === "connecting" && !this.#everConnected && this.#cached) return this.#cached;
+    return [];
+  }
+  /** Tools of the last list that were not mounted (over the depth or size limit), with the reason. */
+  get rejected(): readonly RejectedTool[] {
+    return this.#rejected;
+  }
+  /** True while the tools listed come from the cache (the first attempt is under way). */
+  get toolsFromCache(): boolean {
+    return this.#state === "connecting" && !this.#everConnected && this.#cached !== undefined;
+  }
+  /**
+   * Takes the server's last good tool list as it is read from the store (in steps: a 100,000-tool list
+   * takes ~0.5 s to read and parse): once read, it is checked against the limits and packed in slices
+   * too, then listed as the server's tools while its first connection attempt is under way (the hub is
+   * told, as for a refreshed list). Dropped when the server has listed its own tools meanwhile.
+   * {@linkcode Downstream.cacheLoaded} settles when that is done.
+   */
+  useCachedTools(list: Promise<readonly ToolDefinition[] | undefined>): void {
+    this.#cacheLoading = true;
+    this.#cacheLoaded = list
+      .then((tools) =>
+        tools && this.#wantsCache() ? new Stepper(this.#cacheSteps(tools)).finishAsync() : undefined
+      )
+      .then(() => {}, () => {})
+      .finally(() => this.#cacheLoading = false);
+  }
+
+  /** True while a cached list may still be listed: no live list yet, first attempt (or none yet). */
+  #wantsCache(): boolean {
+    return !this.#listedLive && !this.#everConnected && !this.#closing;
+  }
+
+  *#cacheSteps(tools: readonly ToolDefinition[]): Generator<void, void> {
+    const { accepted, rejected } = yield* screenToolsSteps(tools);
+    if (!this.#wantsCache()) return;
+    const packed = yield* packSteps(accepted, () => !this.#wantsCache());
+    if (!packed || !this.#wantsCache()) return;
+    this.#cached = packed;
+    this.#rejected = rejected;
+    if (this.toolsFromCache) this.#options.onToolsChanged?.();
+  }
+
+  /** Settles once the cached list given as a promise is listed (or dropped); never rejects. */
+  get cacheLoaded(): Promise<void> {
+    return this.#cacheLoaded;
+  }
+
+  /** True while a cached list given as a promise is being read, screened and packed. */
+  get cacheLoading(): boolean {
+    return this.#cacheLoading;
+  }
+
+  /** Resolves once the current connection attempt has finished, either way. */
+  get ready(): Promise<void> {
+    return this.#ready;
+  }
+  /** When the next restart attempt is due (state `backoff`), ms since the epoch. */
+  get nextAttemptAt(): number | undefined {
+    return this.#state === "backoff" ? this.#nextAttemptAt : undefined;
+  }
+  /** In state `needs_auth`: the command that logs this server in. */
+  get loginCommand(): string | undefined {
+    return this.#state === "needs_auth" ? this.#options.auth?.loginCommand : undefined;
+  }
+  /** Consecutive failures since the last stable connection. */
+  get failures(): number {
+    return this.#failures;
+  }
+  /** Connection attempts made so far. */
+  get starts(): number {
+    return this.#starts;
+  }
+  /** Replaces this server's secrets (env and header values, `${VAR}` values) in text. */
+  redact(text: string): string {
+    const out = redact(text, this.#secrets);
+    return this.#options.auth ? this.#options.auth.redact(out) : out;
+  }
+
+  /** The redacted tail of the server's stderr. */
+  stderrTail(): string {
+    return this.redact(this.#tail.text());
+  }
+  /** The stdio child's pid, when there is one. */
+  get pid(): number | undefined {
+    return this.#transport instanceof StdioClientTransport ? this.#transport.pid : undefined;
+  }
+
+  #setState(state: DownstreamState): void {
+    this.#state = state;
+    this.#options.onStateChange?.();
+  }
+
+  /** Starts connecting; the returned promise (also `ready`) never rejects. */
+  connect(): Promise<void> {
+    if (!this.config.enabled || this.config.loadError !== undefined || this.#closing) return this.#ready;
+    clearTimeout(this.#timer);
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#starts++;
+    this.#state = "connecting";
+    this.#error = undefined;
+    // Each attempt's stderr stands alone: a restart does not repeat (and grow) the last one's.
+    this.#tail = new Tail(STDERR_TAIL_BYTES);
+    const t0 = performance.now();
+    this.#ready = this.#connect().then(
+      () => {
+        if (this.#closing) return;
+        this.#connectedAt = Date.now();
+        this.#everConnected = true;
+        const n = this.#tools.length;
+        this.#options.log(
+          `${this.name}: connected, ${n} tool${n === 1 ? "" : "s"}, ${
+            ((performance.now() - t0) / 1000).toFixed(1)
+          } s`,
+        );
+        this.#setState("connected");
+      },
+      (error) => {
+        if (this.#closing) return;
+        if (this.#options.auth?.isAuthError(error)) {
+          this.#teardown();
+          this.#needsAuth(error);
+          return;
+        }
+        const reason = this.#describe(error);
+        const tail = this.stderrTail().trim();
+        this.#options.log(
+          `server "${this.name}" failed to start: ${reason}${
+            tail ? `\n  stderr:\n    ${tail.split("\n").slice(-10).join("\n    ")}` : ""
+          }`,
+        );
+        this.#teardown();
+        this.#failed(reason, !(error instanceof PermanentError));
+      },
+    );
+    return this.#ready;
+  }
+
+  /** Records a failure and schedules the next attempt, or gives up on a crash loop. */
+  #failed(reason: string, retryable: boolean): void {
+    if (this.#closing) return;
+    const now = Date.now();
+    const wasConnected = this.#connectedAt !== undefined;
+    if (wasConnected && now - this.#connectedAt! >= this.#policy.stableMs) this.#failures = 0;
+    this.#connectedAt = undefined;
+    this.#failures++;
+    if (!retryable || this.#policy.maxFailures === 0) {
+      this.#error = reason;
+      this.#setState("failed");
+      return;
+    }
+    if (this.#failures >= this.#policy.maxFailures) {
+      this.#error =
+        `crash loop: failed ${this.#failures} times in a row, not restarting (last: ${reason}); ` +
+        "fix the server and restart the gateway";
+      this.#options.log(`server "${this.name}": ${this.#error}`);
+      this.#setState("failed");
+      return;
+    }
+    // A server that was up gets one immediate reconnect; repeated failures back off.
+    const delay = this.#failures === 1 && wasConnected ? 0 : backoffDelay(this.#failures, this.#policy);
+    this.#error = reason;
+    if (delay === 0) {
+      this.connect().then(() => this.#options.onStateChange?.());
+      return;
+    }
+    this.#nextAttemptAt = now + delay;
+    this.#setState("backoff");
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.connect().then(() => this.#options.onStateChange?.());
+    }, delay);
+  }
+
+  /** The server wants an OAuth login: no restarts; a login stored by `mcphub auth login` reconnects it. */
+  #needsAuth(error: unknown): void {
+    const auth = this.#options.auth!;
+    this.#connectedAt = undefined;
+    this.#error = this.redact(auth.reason(error)).replace(/\s+/g, " ").slice(0, 500);
+    this.#loginMark = auth.mark();
+    this.#options.log(`server "${this.name}": ${this.#error}`);
+    this.#setState("needs_auth");
+    this.#timer = setInterval(() => this.pickUpLogin(), LOGIN_POLL_MS);
+  }
+
+  /** In `needs_auth`: reconnects when a login was stored since; true if it started connecting. */
+  pickUpLogin(): boolean {
+    if (this.#state !== "needs_auth" || !this.#options.auth?.loggedInSince(this.#loginMark)) return false;
+    this.#options.log(`server "${this.name}": found a new login, reconnecting`);
+    this.connect().then(() => this.#options.onStateChange?.());
+    return true;
+  }
+
+  #describe(error: unknown): string {
+    const message = messageOf(error);
+    // Redact, then cut: a secret straddling the cut must not survive in part.
+    return clipText(this.redact(message).replace(/\s+/g, " "), 500);
+  }
+
+  async #connect(): Promise<void> {
+    const timeoutMs = this.#options.connectTimeoutMs;
+    const deadline = AbortSignal.timeout(timeoutMs);
+    const timedOut = new Promise<never>((_, reject) => {
+      deadline.addEventListener("abort", () => {
+        reject(new Error(`did not finish connecting within connect_timeout (${timeoutMs}ms)`));
+      }, { once: true });
+    });
+    timedOut.catch(() => {});
+    const attempt = async () => {
+      clientSdk ??= await loadClientSdk();
+      if (this.config.url) await this.#connectRemote(deadline);
+      else await this.#connectStdio(deadline);
+      await this.#refreshTools(deadline);
+    };
+    await Promise.race([attempt(), timedOut]);
+  }
+
+  /** A new SDK client (the SDK's client module is loaded by then: see `attempt` in #connect). */
+  #newClient(): Client {
+    const sdk = clientSdk!;
+    const client = new sdk.Client(
+      { name: this.#options.clientName, version: this.#options.clientVersion },
+      { capabilities: {}, jsonSchemaValidator: sdk.lazyValidator() },
+    );
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      if (this.#client === client) this.#toolsChanged();
+    });
+    this.#options.onClient?.(client);
+    return client;
+  }
+
+  async #connectStdio(signal: AbortSignal): Promise<void> {
+    const { command, args, env, cwd } = this.config;
+    const transport = new StdioClientTransport({
+      command: command!,
+      args,
+      env: { ...this.#options.env, ...env },
+      cwd,
+      onStderr: (chunk) => this.#tail.push(chunk),
+      spill: this.#options.spill,
+    });
+    const client = this.#newClient();
+    this.#watch(client, transport);
+    try {
+      await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) {
+        throw new PermanentError(
+          `command "${command}" was not found; check servers.${this.name}.command and PATH`,
+          { cause: error },
+        );
+      }
+      if (error instanceof Deno.errors.NotCapable) {
+        throw new PermanentError(
+          /environment variable/.test(error.message)
+            ? `not permitted to start "${command}" with LD_*/DYLD_* variables in its environment ` +
+              `(${error.message}); unset them for the gateway, or use a build with unrestricted --allow-run`
+            : `not permitted to run "${command}": this gateway's permissions do not include it ` +
+              `(${error.message}); rebuild with \`deno task compile --config <your mcphub.yaml>\` ` +
+              "(see `mcphub permissions`)",
+          { cause: error },
+        );
+      }
+      if (error instanceof Deno.errors.PermissionDenied) {
+        throw new PermanentError(
+          `the system refused to run "${command}" (${error.message}); check that it is executable`,
+          { cause: error },
+        );
+      }
+      const status = transport.exited ? await settledWithin(transport.exited, 100) : undefined;
+      if (status) {
+        throw new Error(
+          `the process exited during start-up (${
+            status.signal ? `signal ${status.signal}` : `exit code ${status.code}`
+          })`,
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async #connectRemote(signal: AbortSignal): Promise<void> {
+    try {
+      await this.#dial(signal);
+    } catch (error) {
+      if (notPermittedNet(error)) {
+        const url = new URL(this.config.url!);
+        const port = url.port || (url.protocol === "https:" ? "443" : "80");
+        throw new PermanentError(
+          `not permitted to connect to ${url.hostname}:${port} (${(error as Error).message}); rebuild with ` +
+            "`deno task compile --config <your mcphub.yaml>` (see `mcphub permissions`)",
+          { cause: error },
+        );
+      }
+      throw error;
+    }
+  }
+
+  async #dial(signal: AbortSignal): Promise<void> {
+    const auth = this.#options.auth;
+    const [{ SSEClientTransport, StreamableHTTPClientTransport }, { HttpListScreen }] = await Promise.all([
+      loadHttpSdk(),
+      // Only HTTP servers need it: loaded here, not before the host's `initialize` is answered.
+      import("../trust/http_lists.ts"),
+      auth?.ready(),
+    ]);
+    const url = new URL(this.config.url!);
+    const requestInit: RequestInit = { headers: this.config.headers };
+    // Each transport's fetch judges over-limit tools in tools/list answers from their bytes (http_lists.ts).
+    const authOptions = auth ? { authProvider: auth.provider } : {};
+    const sseTransport = () => {
+      const screen = new HttpListScreen(auth?.fetch);
+      const transport = new SSEClientTransport(url, {
+        requestInit,
+        eventSourceInit: { fetch: withHeaders(requestInit, screen.fetch) },
+        fetch: screen.fetch,
+        ...authOptions,
+      });
+      screen.watch(transport);
+      return transport;
+    };
+    if (this.config.transport === "sse") {
+      const client = this.#newClient();
+      const transport = sseTransport();
+      this.#watch(client, transport);
+      await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
+      return;
+    }
+    const client = this.#newClient();
+    const screen = new HttpListScreen(auth?.fetch);
+    const transport = new StreamableHTTPClientTransport(url, {
+      requestInit,
+      fetch: screen.fetch,
+      ...authOptions,
+    });
+    screen.watch(transport);
+    this.#watch(client, transport);
+    try {
+      await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
+    } catch (httpError) {
+      if (signal.aborted || notPermittedNet(httpError) || auth?.isAuthError(httpError)) throw httpError;
+      // The server may speak only the older HTTP+SSE transport.
+      await transport.close().catch(() => {});
+      const sseClient = this.#newClient();
+      const sse = sseTransport();
+      this.#watch(sseClient, sse);
+      try {
+        await sseClient.connect(sse, { signal, timeout: this.#options.connectTimeoutMs });
+        this.#options.log(`server "${this.name}": Streamable HTTP failed, connected over SSE`);
+      } catch {
+        throw httpError;
+      }
+    }
+  }
+
+  #watch(client: Client, transport: Transport): void {
+    this.#client = client;
+    this.#transport = transport;
+    client.onclose = () => {
+      if (this.#client !== client || this.#closing) return;
+      if (this.#state === "connected") {
+        this.#options.log(`server "${this.name}": the connection closed`);
+        this.#client = undefined;
+        this.#transport = undefined;
+        this.#track(transport.close());
+        this.#failed("the connection closed", true);
+      }
+    };
+    client.onerror = (error) => {
+      if (this.#client !== client || this.#closing) return;
+      if (error instanceof ProtocolViolation) {
+        // Bytes that are not JSON-RPC on the protocol stream: the server is broken, restart it.
+        this.#options.log(
+          `server "${this.name}" wrote something that is not JSON-RPC on stdout (${error.message}: ` +
+            `${JSON.stringify(clipText(this.redact(error.line), GARBAGE_QUOTE_CHARS))}); restarting it`,
+        );
+        this.#track(transport.close());
+        return;
+      }
+      this.#options.log(`server "${this.name}": ${this.#describe(error)}`);
+    };
+  }
+
+  /**
+   * A `list_changed` storm costs at most one refresh in flight plus one queued: notifications that arrive
+   * while a refresh runs ask for one more refresh after it, never one each.
+   */
+  #toolsChanged(): void {
+    if (this.#refreshing) {
+      this.#refreshQueued = true;
+      return;
+    }
+    this.#refreshing = this.#refreshTools().then(() => this.#options.onToolsChanged?.(), (error) => {
+      this.#options.log(`server "${this.name}": refreshing tools failed: ${this.#describe(error)}`);
+    }).finally(() => {
+      this.#refreshing = undefined;
+      if (this.#refreshQueued && !this.#closing) {
+        this.#refreshQueued = false;
+        this.#toolsChanged();
+      }
+    });
+  }
+
+  /** Tool-list refreshes run so far (list_changed storms are coalesced). */
+  get refreshes(): number {
+    return this.#refreshCount;
+  }
+  #refreshCount = 0;
+
+  async #refreshTools(signal?: AbortSignal): Promise<void> {
+    this.#refreshCount++;
+    const client = this.#client!;
+    const tools: ToolDefinition[] = [];
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const page = await listToolsPage(client, cursor ? { cursor } : {}, {
+        signal,
+        timeout: this.#options.connectTimeoutMs,
+      });
+      for (const tool of page.tools as ToolDefinition[]) tools.push(tool);
+      cursor = page.nextCursor;
+      if (cursor !== undefined) {
+        if (seen.has(cursor)) throw new Error(`tools/list repeated the cursor "${cursor}"`);
+        seen.add(cursor);
+      }
+    } while (cursor !== undefined);
+    // Over-limit definitions are dropped here, before anything serialises or indexes them.
+    // In slices: 100,000 definitions take ~0.2 s to walk.
+    const { accepted, rejected } = await new Stepper(screenToolsSteps(tools)).finishAsync();
+    const known = new Set(this.#rejected.map((r) => `${r.name}\n${r.reason}`));
+    for (const r of rejected) {
+      if (!known.has(`${r.name}\n${r.reason}`)) {
+        this.#options.log(`server "${this.name}": tool ${JSON.stringify(this.redact(r.name))} ${r.reason}`);
+      }
+    }
+    this.#tools = accepted.length < PACK_STEPS_MIN_TOOLS
+      ? accepted.map(packTool)
+      : (await new Stepper(packSteps(accepted)).finishAsync())!;
+    this.#rejected = rejected;
+    this.#listedLive = true;
+    try {
+      this.#options.onToolsListed?.(accepted);
+    } catch {
+      // keeping the cache is best effort
+    }
+  }
+
+  /** Why calls cannot reach this server now, in words for the caller. */
+  unavailableReason(): string {
+    const base = `server "${this.name}" is ${this.#state}`;
+    if (this.#state === "backoff") {
+      const wait = Math.max(0, (this.#nextAttemptAt ?? Date.now()) - Date.now());
+      return `${base} after ${this.#failures} failed attempt${this.#failures === 1 ? "" : "s"} ` +
+        `(next attempt in ${Math.ceil(wait / 1000)}s): ${this.#error}`;
+    }
+    return this.#error ? `${base}: ${this.#error}` : base;
+  }
+
+  /** The live session, once connected (waiting for an attempt under way); else ServerUnavailableError. */
+  async session(): Promise<Client> {
+    if (this.#state === "needs_auth" && this.pickUpLogin()) await this.#ready;
+    if (this.#state === "connecting") await this.#ready;
+    const client = this.#client;
+    if (this.#state !== "connected" || !client) {
+      throw new ServerUnavailableError(this.unavailableReason(), this.#state);
+    }
+    return client;
+  }
+
+  /** The server's `instructions` from its initialize result, while connected. */
+  get instructions(): string | undefined {
+    return this.#state === "connected" ? this.#client?.getInstructions() : undefined;
+  }
+
+  /** The live session when connected now, else undefined (never waits). */
+  get client(): Client | undefined {
+    return this.#state === "connected" ? this.#client : undefined;
+  }
+
+  /** Calls a tool by its downstream name. Throws OutcomeUnknownError / CallTimeoutError / ServerUnavailableError / McpError. */
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: DownstreamCallOptions,
+  ): Promise<CallToolResult | RawResult> {
+    if (this.#state === "needs_auth" && this.pickUpLogin()) await this.#ready;
+    if (this.#state === "connecting") await this.#ready;
+    const client = this.#client;
+    if (this.#state !== "connected" || !client) {
+      throw new ServerUnavailableError(this.unavailableReason(), this.#state);
+    }
+    const transport = this.#transport;
+    try {
+      const metadata = client as unknown as ToolMetadata;
+      if (options.raw && transport instanceof StdioClientTransport && !metadata.isToolTaskRequired(name)) {
+        const result = await transport.callRaw(name, args, options);
+        const validate = metadata.getToolOutputValidator(name);
+        if (validate) {
+          try {
+            await checkOutput(name, result, validate);
+          } catch (error) {
+            result.raw.discardSpill();
+            throw error;
+          }
+        }
+        return result;
+      }
+      return await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+        signal: options.signal,
+        timeout: options.timeoutMs,
+        maxTotalTimeout: options.timeoutMs,
+        onprogress: options.onProgress,
+      }) as CallToolResult;
+    } catch (error) {
+      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+        throw new OutcomeUnknownError(error.message, { cause: error });
+      }
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        throw new CallTimeoutError(error.message, { cause: error });
+      }
+      if (this.#options.auth?.isAuthError(error) && this.#client === client) {
+        // The server refused the token (401, or 403 for missing scope) and no refresh helped: the call was not run.
+        this.#teardown();
+        this.#needsAuth(error);
+        throw new ServerUnavailableError(
+          `${this.unavailableReason()} (the server refused this call as unauthorized; it was not run)`,
+          this.#state,
+        );
+      }
+      if (error instanceof InvalidResultError) {
+        // The SDK would reject it by its schema: this server's failure, reported as such.
+        throw new InvalidResultError(
+          `server "${this.name}" sent an invalid tools/call result: ${error.message}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      if (this.#client !== client && !(options.signal?.aborted)) {
+        throw new OutcomeUnknownError(messageOf(error), {
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  }
+
+  #teardown(): void {
+    const transport = this.#transport;
+    this.#client = undefined;
+    this.#transport = undefined;
+    if (transport) this.#track(transport.close());
+  }
+
+  /** Keeps a transport's closing in view until it is done, so close() can wait for it. */
+  #track(closing: Promise<void>): void {
+    const settled = closing.catch(() => {});
+    this.#teardowns.add(settled);
+    settled.finally(() => this.#teardowns.delete(settled));
+  }
+
+  /** Closes the session and stops the process (stdin EOF, SIGTERM, SIGKILL); no restart after this. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#timer);
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    const transport = this.#transport;
+    const client = this.#client;
+    this.#client = undefined;
+    this.#transport = undefined;
+    if (this.#state !== "disabled") this.#state = "closed";
+    try {
+      if (transport instanceof StdioClientTransport) await transport.close();
+      else await client?.close();
+    } catch {
+      // closing a broken connection
+    }
+    // A process from a failed attempt (one that hung in start-up) is still being stopped: wait for it.
+    await Promise.all([...this.#teardowns]);
+  }
+}
+
+/**
+ * The SDK Client's own record of the last `tools/list` (private in its types; `listToolsPage` fills it as
+ * `listTools` does): what its `callTool` checks before and after a call.
+ */
+interface ToolMetadata {
+  /** The tool's `outputSchema` check (see `lazyValidator` in sdk_client.ts), if it declared one. */
+  getToolOutputValidator(name: string): JsonSchemaValidator<unknown> | undefined;
+  /** `execution.taskSupport: "required"`: `callTool` refuses it (a task call is for the SDK's own API). */
+  isToolTaskRequired(name: string): boolean;
+}
+
+/**
+ * The check `Client.callTool` makes of a result of a tool with an `outputSchema`, made on a result relayed
+ * as bytes: the same validator, the same errors (texts and codes), once. Only `structuredContent` is
+ * parsed (a big one in slices, from the bytes as they came, read back from the spool if they were
+ * spilled); the rest stays bytes.
+ */
+async function checkOutput(
+  name: string,
+  result: RawResult,
+  validate: JsonSchemaValidator<unknown>,
+): Promise<void> {
+  const span = member(result.members, "structuredContent");
+  if (span && result.raw.at(span.start) !== 0x7b) {
+    // Not an object: the SDK's parse of the result refuses it; the same parse gives the same error.
+    const parsed = sdkSafeParse(CallToolResultSchema, result.parse());
+    if (!parsed.success) throw parsed.error;
+  }
+  if (!span) {
+    if (result.isError) return;
+    throw new McpError(
+      ErrorCode.InvalidRequest,
+      `Tool ${name} has an output schema but did not return structured content`,
+    );
+  }
+  let value: unknown;
+  try {
+    value = await parseSpan(result.raw, span);
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new InvalidResultError(`"structuredContent" is not JSON (${error.message})`, { cause: error });
+  }
+  let verdict: ReturnType<JsonSchemaValidator<unknown>>;
+  try {
+    verdict = validate(value);
+  } catch (error) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Failed to validate structured content: ${messageOf(error)}`,
+    );
+  }
+  if (!verdict.valid) {
+    throw new McpError(
+      ErrorCode.InvalidParams,
+      `Structured content does not match the tool's output schema: ${verdict.errorMessage}`,
+    );
+  }
+}
+
+/** The JSON value at `span` of `raw`: parsed at once, or in slices when big (other calls go on meanwhile). */
+async function parseSpan(raw: RawBytes, span: Member): Promise<unknown> {
+  const bytes = new RawBytes(raw.slice(span.start, span.end));
+  if (!slicedParseApplies(bytes)) return bytes.json();
+  return await new Stepper(parseSteps(bytes, 0)).finishAsync();
+}
+
+/** `text` cut to `max` characters with an ellipsis; callers redact first. */
+export function clipText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)}…`;
+}
+
+/** A refusal by the binary's own --allow-net (Streamable HTTP throws it as is, SSE wraps its message). */
+function notPermittedNet(error: unknown): boolean {
+  return error instanceof Deno.errors.NotCapable ||
+    (error instanceof Error && /Requires net access/.test(error.message));
+}
+
+function withHeaders(init: RequestInit, base: typeof fetch = fetch): typeof fetch {
+  return (input, requestInit) => {
+    const headers = new Headers(requestInit?.headers);
+    for (const [k, v] of new Headers(init.headers)) headers.set(k, v);
+    return base(input, { ...requestInit, headers });
+  };
+}
+
+/** The promise's value if it settles within `ms`, else undefined; leaves no timer behind. */
+async function settledWithin<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<undefined>((r) => timer = setTimeout(() => r(undefined), ms)),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

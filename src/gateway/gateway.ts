@@ -1,0 +1,715 @@
+/**
+ * The upstream side: one MCP server that an agent host talks to, advertising
+ * the meta-tools and the mounted downstream tools of the hub.
+ *
+ * @module
+ */
+import { CallToolRequestSchema, HostServer, ListToolsRequestSchema } from "../mcp/sdk.ts";
+import { invalidParams } from "../mcp/errors.ts";
+import type {
+  CallToolRequest,
+  CallToolResult,
+  Progress,
+  RequestHandlerExtra,
+  ServerNotification,
+  ServerRequest,
+  Tool,
+  Transport,
+} from "../mcp/sdk.ts";
+import { errorResult, type Hub } from "../hub/hub.ts";
+import type { NameReference } from "../catalog/mod.ts";
+import { type CatalogTool, PackedTool } from "../catalog/mod.ts";
+import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "../hub/meta_tools.ts";
+import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
+import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
+import {
+  clipBytes,
+  GATEWAY_CAPABILITIES,
+  Passthrough,
+  serverInstructions,
+  type SessionRelay,
+} from "./passthrough.ts";
+import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "../hub/discovery.ts";
+import { StdioServerTransport } from "./stdio_server.ts";
+import { RawResult } from "../json/raw_json.ts";
+import { Stepper } from "../json/slices.ts";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * `tools/call` with the name left unchecked by the SDK, so that a non-string name gets the protocol's
+ * InvalidParams from us (the SDK's own schema failure surfaces as -32603 with a validation dump).
+ */
+const LooseCallToolRequestSchema = CallToolRequestSchema.extend({
+  params: CallToolRequestSchema.shape.params.omit({ name: true }).passthrough(),
+});
+
+/** A tool name as a caller sent it: a non-empty string of at most MAX_TOOL_NAME_CHARS, else InvalidParams. */
+function checkToolName(name: unknown, what: string): string {
+  if (typeof name !== "string" || name === "") invalidParams(`${what} must be a non-empty string`);
+  if (name.length > MAX_TOOL_NAME_CHARS) {
+    invalidParams(
+      `Unknown tool "${clipName(name)}": tool names are at most ${MAX_TOOL_NAME_CHARS} characters ` +
+        `(this one has ${name.length}). Call list_servers or search_tools to see the available tools.`,
+    );
+  }
+  return name;
+}
+
+/** A meta-tool implementation: returns the JSON object of its result, or a full CallToolResult. */
+export type MetaHandler = (
+  args: Record<string, unknown>,
+  extra: Extra,
+) => Promise<Record<string, unknown> | CallToolResult> | Record<string, unknown> | CallToolResult;
+
+/** Options of {@linkcode Gateway}. */
+export interface GatewayOptions {
+  version: string;
+  log: (line: string) => void;
+  /** Extra meta-tools implemented by other modules (get_result, stats, …). */
+  handlers?: Partial<Record<MetaToolName, MetaHandler>>;
+  /** Pins in effect (the agent's, else the config's). @default config.pin */
+  pins?: readonly string[];
+  /**
+   * Starts the downstream connections; called once, after the host's `initialize`, so each
+   * downstream session declares the client capabilities the host declared (sampling, elicitation, roots).
+   */
+  start?: () => void;
+  /** The relay shared by every upstream session of the hub; undefined = one of this gateway's own. */
+  relay?: SessionRelay;
+}
+
+/** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
+export function jsonResult(value: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value };
+}
+
+export { invalidParams } from "../mcp/errors.ts";
+
+function isResult(value: unknown): value is CallToolResult {
+  return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
+}
+
+/**
+ * A downstream definition as mounted: the public name, a `[server] ` description prefix, and an
+ * `outputSchema` (when the tool has one) that also admits the stored-result receipt, so a client that
+ * validates structured results (the SDK's `Client.callTool`) accepts a receipt as well as a real result.
+ */
+export function mountedDefinition(entry: CatalogTool): Tool {
+  const def = entry.definition;
+  const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
+  const mounted: Record<string, unknown> = {
+    ...def,
+    name: entry.namespaced,
+    description,
+    inputSchema: def.inputSchema ?? { type: "object" },
+  };
+  if (def.outputSchema && typeof def.outputSchema === "object") {
+    mounted.outputSchema = admitReceipt(def.outputSchema as Record<string, unknown>);
+  }
+  return mounted as Tool;
+}
+
+/**
+ * What identifies an advertised tool list, tool by tool: the public name, the server ("" for a
+ * meta-tool) and the definition it is built from (see {@linkcode mountedDefinition}).
+ */
+type Listed = readonly (readonly [name: string, server: string, definition: object])[];
+
+/** The {@linkcode Listed} form of meta-tools followed by mounted tools. */
+function listedOf(meta: readonly Tool[], mounted: readonly CatalogTool[]): Listed {
+  const listed: (readonly [string, string, object])[] = meta.map((t) => [t.name, "", t]);
+  // The packed definition: the same object while a server's list is unchanged, its JSON at hand otherwise.
+  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.packed]);
+  return listed;
+}
+
+/** Tools compared or built between two looks at the clock. */
+const TOOLS_PER_STEP = 256;
+
+/**
+ * True when two tool lists would be advertised the same, in steps: names and servers equal, definitions
+ * the same object (a server that did not list again) or, failing that, the same JSON.
+ */
+function* sameListedSteps(a: Listed, b: Listed): Generator<void, boolean> {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const [name, server, def] = a[i]!;
+    const [otherName, otherServer, otherDef] = b[i]!;
+    if (name !== otherName || server !== otherServer) return false;
+    if (def !== otherDef && definitionJson(def) !== definitionJson(otherDef)) return false;
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return true;
+}
+
+/** A listed definition's JSON: a packed one's own text, else serialized. */
+function definitionJson(def: object): string {
+  return def instanceof PackedTool ? def.json : JSON.stringify(def);
+}
+
+/** Meta-tools, then the mounted tools' definitions as advertised, in steps. */
+function* advertisedSteps(meta: readonly Tool[], mounted: readonly CatalogTool[]): Generator<void, Tool[]> {
+  const tools = [...meta];
+  for (let i = 0; i < mounted.length; i++) {
+    tools.push(mountedDefinition(mounted[i]!));
+    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
+  }
+  return tools;
+}
+
+/** Bytes of one server's instructions in list_servers. */
+const LIST_INSTRUCTIONS_BYTES = 16 * 1024;
+
+/** Pause between a call's last progress notification and its result (see #progressForwarder). */
+const PROGRESS_GAP_MS = 5;
+
+/** The longest tool name echoed back in an error. */
+const ECHO_NAME_CHARS = 128;
+
+/** A name as echoed in an error: cut to a bound (a hostile or mistaken name may be huge). */
+function clipName(name: string): string {
+  return name.length <= ECHO_NAME_CHARS ? name : `${name.slice(0, ECHO_NAME_CHARS)}…`;
+}
+
+/** The structured receipt of a stored result (see spool/receipt.ts), as a JSON Schema. */
+const RECEIPT_SCHEMA = {
+  type: "object",
+  properties: {
+    status: { const: "stored" },
+    callId: { type: "string" },
+    server: { type: "string" },
+    tool: { type: "string" },
+    namespaced: { type: "string" },
+    originalBytes: { type: "integer" },
+    budgetBytes: { type: "integer" },
+    preview: { type: "string" },
+    nextAction: { type: "string" },
+  },
+  required: ["status", "callId", "originalBytes", "budgetBytes"],
+};
+
+/**
+ * A tool's output schema widened to `original OR receipt`. Root-level keywords that locate things
+ * (`$schema`, `$id`, `$defs`, `definitions`) stay at the root so the original's `$ref`s still resolve.
+ */
+export function admitReceipt(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema, $id, $defs, definitions, ...rest } = schema;
+  const root: Record<string, unknown> = {};
+  if ($schema !== undefined) root.$schema = $schema;
+  if ($id !== undefined) root.$id = $id;
+  root.type = "object";
+  root.anyOf = [rest, RECEIPT_SCHEMA];
+  if ($defs !== undefined) root.$defs = $defs;
+  if (definitions !== undefined) root.definitions = definitions;
+  return root;
+}
+
+/** A transport that can answer a request with a result relayed as its bytes (see raw_json.ts). */
+export interface RawResultTransport extends Transport {
+  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
+  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void>;
+}
+
+function isRawResultTransport(transport: Transport): transport is RawResultTransport {
+  return typeof (transport as Partial<RawResultTransport>).sendResult === "function";
+}
+
+/** A failed request's JSON-RPC error, as the SDK's server builds it. */
+function errorFields(error: unknown): { code: number; message: string; data?: unknown } {
+  const e = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  const fields: { code: number; message: string; data?: unknown } = {
+    code: typeof e.code === "number" && Number.isSafeInteger(e.code) ? e.code : -32603,
+    message: typeof e.message === "string" ? e.message : "Internal error",
+  };
+  if (e.data !== undefined) fields.data = e.data;
+  return fields;
+}
+
+function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+/** The gateway server of one `mcp serve` process. */
+export class Gateway {
+  readonly server: HostServer;
+  #hub: Hub;
+  #options: GatewayOptions;
+  #handlers: Partial<Record<MetaToolName, MetaHandler>>;
+  #unsubscribe: () => void;
+  #connected = false;
+  #initialized = false;
+  /** What the client last saw of tools/list (or was told changed). */
+  #listed?: Listed;
+  /** A tool-list comparison is waiting for the catalog; another is due after it (see #notifyIfChanged). */
+  #comparing = false;
+  #compareAgain = false;
+  /** Detached calls of this process. */
+  readonly detached: DetachedCalls;
+  /** Resources, prompts, completion, logging and server-to-client requests. */
+  readonly passthrough: Passthrough;
+  #started = false;
+
+  constructor(hub: Hub, options: GatewayOptions) {
+    this.#hub = hub;
+    this.#options = options;
+    this.server = new HostServer(
+      { name: "mcphub", version: options.version },
+      { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
+    );
+    this.passthrough = new Passthrough(hub, this.server, {
+      log: options.log,
+      ready: () => (this.#begin(), hub.settled()),
+      relay: options.relay,
+    });
+    this.detached = new DetachedCalls();
+    this.#handlers = {
+      list_servers: () => this.#listServers(),
+      call_tool: (args, extra) => this.#callTool(args, extra),
+      poll_result: (args) => this.detached.poll(args.callId, hub.agent),
+      search_tools: (args) => searchTools(hub, args),
+      resolve_tool: (args) => resolveTool(hub, args),
+      describe_tool: (args) => describeTool(hub, args),
+      ...options.handlers,
+    };
+    this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      this.#begin();
+      // The first answer is complete: cached tool lists at once, else wait for start-up (startup_wait).
+      await hub.settled();
+      // Built in slices, so a large catalog does not hold the event loop (then read from it at once).
+      await hub.catalogAsync();
+      // The answer's definitions built in steps too; it is serialized in slices (see CoalescingWriter).
+      const meta = this.metaTools();
+      const mounted = this.mountedTools();
+      const tools = await new Stepper(advertisedSteps(meta, mounted)).finishAsync();
+      this.#listed = listedOf(meta, mounted);
+      return { tools };
+    });
+    this.server.setRequestHandler(
+      LooseCallToolRequestSchema,
+      (request, extra) => this.#onCall(request as unknown as CallToolRequest, extra),
+    );
+    this.server.oninitialized = () => {
+      this.#begin();
+      this.passthrough.initialized();
+      this.#initialized = true;
+      this.#notifyIfChanged();
+    };
+    this.#unsubscribe = hub.onChange(() => this.#notifyIfChanged());
+  }
+
+  /**
+   * Starts the downstream connections once the host's capabilities are known: at `initialized`,
+   * or at the first request after `initialize` from a host that skips the notification.
+   */
+  #begin(): void {
+    if (this.#started || this.server.getClientCapabilities() === undefined) return;
+    this.#started = true;
+    this.#options.start?.();
+  }
+
+  /**
+   * Sends `tools/list_changed` when what `tools/list` would answer differs from
+   * what the client last listed, never before `initialized`; state changes that do
+   * not change the list (connecting, backoff) send nothing.
+   */
+  #notifyIfChanged(): void {
+    // A client that has not listed yet will see the current list when it does.
+    if (!this.#connected || !this.#initialized || this.#listed === undefined) return;
+    // One comparison at a time, after the catalog is built in slices (a burst of changes is one more).
+    if (this.#comparing) {
+      this.#compareAgain = true;
+      return;
+    }
+    this.#comparing = true;
+    this.#hub.catalogAsync().then(async () => {
+      const listed = this.#listed;
+      if (!this.#connected || listed === undefined) return;
+      const now = listedOf(this.metaTools(), this.mountedTools());
+      // Compared in steps (a relisted server's definitions are new objects: compared by their JSON).
+      if (await new Stepper(sameListedSteps(now, listed)).finishAsync()) return;
+      // Listed again meanwhile: that answer is what the client saw.
+      if (this.#listed !== listed) return;
+      this.#listed = now;
+      this.server.sendToolListChanged().catch(() => {});
+    }).catch((error) => this.#options.log(`warning: comparing the tool list failed: ${error}`))
+      .finally(() => {
+        this.#comparing = false;
+        if (this.#compareAgain) {
+          this.#compareAgain = false;
+          this.#notifyIfChanged();
+        }
+      });
+  }
+
+  #instructions(): string {
+    const config = this.#hub.config;
+    const servers = this.#hub.downstreams.map((d) => d.config).filter((s) => s.enabled);
+    const n = servers.length;
+    const common =
+      "A result larger than the response budget comes back as a receipt with a callId: page it with " +
+      "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result).";
+    // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
+    const allow = this.#hub.scope?.tools;
+    const own = allow ? "" : serverInstructions(
+      servers.map((s) => ({ name: s.name, instructions: this.#hub.instructions(s.name) })),
+    );
+    if (config.expose === "all") {
+      return [
+        `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
+        "Downstream tools are mounted as server__tool; their descriptions start with [server].",
+        "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
+        common,
+      ].join(" ") + (own ? `\n${own}` : "");
+    }
+    const summary = capabilitySummary(
+      servers.map((s) => {
+        if (!allow) return { name: s.name, useWhen: s.useWhen, description: s.description, tags: s.tags };
+        const names = allow.filter((t) => t.startsWith(`${s.name}__`));
+        return { name: s.name, useWhen: names.length ? [names.join(", ")] : [], tags: [] };
+      }).filter((s) => !allow || s.useWhen.length),
+    );
+    return [
+      `mcphub gateway in lazy mode, in front of ${n} MCP server${
+        n === 1 ? "" : "s"
+      }: their tools are hidden ` +
+      "but available.",
+      "At the start of a task and whenever it changes phase, call resolve_tool with what you want to do (or " +
+      "search_tools to browse), describe_tool if you need the full input schema, then call_tool " +
+      '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
+      common,
+      summary ? `Servers:\n${summary}` : "No servers are configured.",
+      ...(own ? [own] : []),
+    ].join("\n");
+  }
+
+  /** The meta-tools this gateway implements, in their advertised order. */
+  metaTools(): Tool[] {
+    return (Object.keys(META_TOOLS) as MetaToolName[])
+      .filter((name) => this.#handlers[name])
+      .map((name) => META_TOOLS[name]);
+  }
+
+  /** Pins in effect: the agent's, else the config's. */
+  get pins(): readonly string[] {
+    return this.#options.pins ?? this.#hub.scope?.pin ?? this.#hub.config.pin;
+  }
+
+  /**
+   * Downstream tools mounted under their public names: all of them, or in lazy
+   * mode the pinned ones; then, for an agent with a tool_schema_budget, those
+   * whose whole definitions fit, first fit in name order (a schema is never cut).
+   */
+  mountedTools(): CatalogTool[] {
+    const catalog = this.#hub.catalog();
+    const chosen = this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
+    const budget = this.#hub.scope?.toolSchemaBudget;
+    if (budget === undefined) return chosen;
+    let left = budget;
+    return chosen.filter((entry) => {
+      const bytes = utf8Length(JSON.stringify(mountedDefinition(entry)));
+      if (bytes > left) return false;
+      left -= bytes;
+      return true;
+    });
+  }
+
+  #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;
+  #onCall(request: CallToolRequest, extra: Extra, raw: true): Promise<CallToolResult | RawResult>;
+  async #onCall(request: CallToolRequest, extra: Extra, raw?: true): Promise<CallToolResult | RawResult> {
+    this.#begin();
+    const name = checkToolName(request.params.name as unknown, 'tools/call: "name"');
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    const meta = metaToolName(name);
+    if (meta) {
+      const handler = this.#handlers[meta];
+      if (!handler) {
+        invalidParams(`Tool "${name}" is not available in this version`);
+      }
+      const value = await handler(args, extra);
+      return isResult(value) ? value : jsonResult(value);
+    }
+    const entry = await this.#hub.find({ tool: name });
+    if (!entry) {
+      // A mounted tool is called by its public name; say which one a bare downstream name means.
+      const bare = name.includes("__") ? [] : await this.#hub.bare(name);
+      const mounted = new Set(this.mountedTools().map((t) => t.namespaced));
+      const names = bare.map((t) => t.namespaced).filter((n) => mounted.has(n));
+      if (names.length) {
+        invalidParams(
+          `Unknown tool "${clipName(name)}": mounted tools are named server__tool; use ${
+            names.map((n) => `"${n}"`).join(" or ")
+          }.`,
+        );
+      }
+      return this.#notFound({ tool: name });
+    }
+    const progress = this.#progressForwarder(extra);
+    const release = this.passthrough.track(entry.server, extra);
+    try {
+      return await this.#hub.call(entry, args, {
+        via: "mount",
+        signal: extra.signal,
+        onProgress: progress.onProgress,
+        raw: raw ?? false,
+      });
+    } finally {
+      release();
+      await progress.settle();
+    }
+  }
+
+  /**
+   * Forwards a call's progress to the host. `settle()` (before the result is returned) waits until the
+   * last progress notification is written and then a moment more: an SDK-based host handles a response
+   * at once but a notification a microtask later, so a progress notification read in the same chunk as
+   * the response would be dropped as "unknown token" (a direct connection loses it the same way).
+   */
+  #progressForwarder(extra: Extra): { onProgress?: (p: Progress) => void; settle(): Promise<void> } {
+    const token = extra._meta?.progressToken;
+    if (token === undefined) return { settle: () => Promise.resolve() };
+    let last: Promise<unknown> | undefined;
+    return {
+      onProgress: (progress) => {
+        last = extra.sendNotification({
+          method: "notifications/progress",
+          params: { ...progress, progressToken: token },
+        }).catch(() => {});
+      },
+      settle: async () => {
+        if (!last) return;
+        await last;
+        await new Promise((resolve) => setTimeout(resolve, PROGRESS_GAP_MS));
+      },
+    };
+  }
+
+  /** A reference to a server that is down is a tool error naming its state; anything else is unknown. */
+  #notFound(ref: NameReference): CallToolResult {
+    const down = this.#hub.unavailable(ref);
+    if (down) return errorResult(`${down}. Call list_servers for the state of every server.`);
+    this.#unknownTool(ref.server ? `${ref.server}__${ref.tool}` : ref.tool);
+  }
+
+  /**
+   * call_tool with a bare downstream name: the one tool in scope that has it, or InvalidParams listing
+   * every candidate when several servers have it.
+   */
+  async #bareName(ref: NameReference): Promise<CatalogTool | undefined> {
+    if (ref.server || ref.tool.includes("__")) return undefined;
+    const found = await this.#hub.bare(ref.tool);
+    if (found.length <= 1) return found[0];
+    invalidParams(
+      `call_tool: "${clipName(ref.tool)}" is a tool of ${found.length} servers; name one of ${
+        found.map((t) => `"${t.namespaced}"`).join(", ")
+      }.`,
+    );
+  }
+
+  #unknownTool(name: string): never {
+    const near = this.#hub.closest(name);
+    invalidParams(
+      `Unknown tool "${clipName(name)}".${
+        near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""
+      }` +
+        " Call list_servers or search_tools to see the available tools.",
+    );
+  }
+
+  async #listServers(): Promise<Record<string, unknown>> {
+    const hub = this.#hub;
+    await hub.catalogAsync();
+    const servers = hub.servers().map((s) => {
+      const out: Record<string, unknown> = {
+        name: s.name,
+        enabled: s.enabled,
+        connected: s.connected,
+        state: s.state,
+        tools: s.tools,
+      };
+      if (s.description) out.description = s.description;
+      if (s.tags) out.tags = s.tags;
+      if (s.use_when) out.use_when = s.use_when;
+      if (s.error) out.error = s.error;
+      if (s.next_attempt_at) out.next_attempt_at = s.next_attempt_at;
+      if (s.failures) out.failures = s.failures;
+      if (s.login_command) out.login_command = s.login_command;
+      if (s.rejected) out.rejected = s.rejected;
+      if (s.held) out.held = s.held;
+      if (s.flagged) out.flagged = s.flagged;
+      const instructions = hub.scope?.tools ? undefined : hub.instructions(s.name);
+      if (instructions) out.instructions = clipBytes(instructions, LIST_INSTRUCTIONS_BYTES);
+      return out;
+    });
+    const catalog = hub.catalog();
+    return {
+      contract_version: CONTRACT_VERSION,
+      catalog_revision: (await hub.discovery()).revision,
+      // The config file's last edit was rejected: what is listed is the config still running.
+      ...(hub.configError !== undefined ? { config_error: hub.configError } : {}),
+      servers,
+      total_tools: catalog.length,
+      expose: hub.config.expose,
+      pinned: this.pins,
+      management_tools: this.metaTools().length,
+      advertised_downstream_tools: this.mountedTools().length,
+    };
+  }
+
+  async #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const { server, tool, arguments: callArgs, detach, timeout_ms: timeoutMs } = args;
+    checkToolName(tool, 'call_tool: "tool"');
+    if (server !== undefined && server !== null && typeof server !== "string") {
+      invalidParams(`call_tool: "server" must be a string`);
+    }
+    if (
+      callArgs !== undefined && callArgs !== null && (typeof callArgs !== "object" || Array.isArray(callArgs))
+    ) {
+      invalidParams(`call_tool: "arguments" must be an object`);
+    }
+    if (
+      timeoutMs !== undefined && timeoutMs !== null &&
+      (typeof timeoutMs !== "number" || !Number.isInteger(timeoutMs) || timeoutMs < 1)
+    ) {
+      invalidParams(`call_tool: "timeout_ms" must be a positive integer (milliseconds)`);
+    }
+    if (detach !== undefined && detach !== null && typeof detach !== "boolean") {
+      invalidParams(`call_tool: "detach" must be true or false`);
+    }
+    const ref = { server: (server ?? undefined) as string | undefined, tool: tool as string };
+    const entry = await this.#hub.find(ref) ?? await this.#bareName(ref);
+    if (!entry) return this.#notFound(ref);
+    const input = (callArgs ?? {}) as Record<string, unknown>;
+    if (detach === true) {
+      const limit = this.#hub.config.callTimeoutMs;
+      const bound = typeof timeoutMs === "number" ? Math.min(timeoutMs, limit) : limit;
+      let callId: string;
+      try {
+        callId = this.detached.start(
+          { namespaced: entry.namespaced, agent: this.#hub.agent },
+          (signal) => this.#hub.call(entry, input, { via: "detach", signal, timeoutMs: bound }),
+        );
+      } catch (error) {
+        if (error instanceof TooManyDetachedError) return errorResult(`call_tool: ${error.message}`);
+        throw error;
+      }
+      return jsonResult({
+        status: "accepted",
+        callId,
+        server: entry.server,
+        tool: entry.short,
+        downstream: entry.tool,
+        namespaced: entry.namespaced,
+        timeoutMs: bound,
+        nextAction: "Call poll_result with this callId until its status is no longer pending.",
+      });
+    }
+    const progress = this.#progressForwarder(extra);
+    const release = this.passthrough.track(entry.server, extra);
+    try {
+      return await this.#hub.call(entry, input, {
+        via: "call_tool",
+        signal: extra.signal,
+        timeoutMs: (timeoutMs ?? undefined) as number | undefined,
+        onProgress: progress.onProgress,
+      });
+    } finally {
+      release();
+      await progress.settle();
+    }
+  }
+
+  /**
+   * Serves on a transport. On the gateway's stdio, and on any transport that can send a result as bytes
+   * (`sendResult`: a `--listen` session's, see http/raw_sse.ts), a `tools/call` of a mounted tool takes the
+   * fast path (see {@linkcode Gateway.#fastPath}).
+   */
+  async connect(transport: Transport): Promise<void> {
+    if (transport instanceof StdioServerTransport) {
+      transport.intercept = (message) => this.#fastPath(message as Record<string, unknown>, transport);
+    }
+    await this.server.connect(transport);
+    if (!(transport instanceof StdioServerTransport) && isRawResultTransport(transport)) {
+      // The message was parsed and checked by the transport already; the SDK's server gets what is left.
+      const onmessage = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        if (this.#fastPath(message as unknown as Record<string, unknown>, transport)) return;
+        onmessage?.call(transport, message, extra);
+      };
+    }
+    this.#connected = true;
+  }
+
+  /** Calls of the fast path still running, by request id: what a host's `notifications/cancelled` aborts. */
+  #fastCalls = new Map<string | number, AbortController>();
+
+  /**
+   * The fast path (stdio, or a `--listen` session): a `tools/call` of a mounted tool (and its
+   * cancellation) handled here instead of by the SDK's server, so that its result can be relayed as the
+   * bytes the downstream sent (see raw_json.ts). The call itself takes the same path as the SDK's
+   * (`#onCall`: scope, records, timeouts, budget); its notifications and requests to the host are related
+   * to it as the SDK's are (on HTTP they go on the call's own stream). False leaves the message to the
+   * SDK: anything else, or one that is not exactly a well-formed request (the SDK then answers it as it
+   * always has).
+   */
+  #fastPath(message: Record<string, unknown>, transport: RawResultTransport): boolean {
+    if (message.jsonrpc !== "2.0") return false;
+    const params = message.params as Record<string, unknown> | undefined;
+    if (typeof params !== "object" || params === null || Array.isArray(params)) return false;
+    if (message.method === "notifications/cancelled" && !("id" in message)) {
+      const id = params.requestId as string | number;
+      const controller = this.#fastCalls.get(id);
+      if (!controller) return false;
+      controller.abort(params.reason);
+      return true;
+    }
+    const id = message.id;
+    if (message.method !== "tools/call" || (typeof id !== "string" && typeof id !== "number")) return false;
+    if (this.server.getClientCapabilities() === undefined || this.#fastCalls.has(id)) return false;
+    const { name, arguments: args, _meta: meta } = params;
+    if (typeof name !== "string" || metaToolName(name)) return false;
+    if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
+      return false;
+    }
+    if (meta !== undefined && (typeof meta !== "object" || meta === null || Array.isArray(meta))) {
+      return false;
+    }
+    const token = (meta as Record<string, unknown> | undefined)?.progressToken;
+    if (token !== undefined && typeof token !== "string" && typeof token !== "number") return false;
+    const controller = new AbortController();
+    this.#fastCalls.set(id, controller);
+    const extra = {
+      signal: controller.signal,
+      requestId: id,
+      _meta: meta,
+      sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
+      sendRequest: (request, schema, options) =>
+        this.server.request(request, schema, { ...options, relatedRequestId: id }),
+    } as Extra;
+    const request = { method: "tools/call", params } as CallToolRequest;
+    this.#onCall(request, extra, true).then(
+      (result) => {
+        if (controller.signal.aborted) return;
+        return result instanceof RawResult
+          ? transport.sendResult(id, result.parts())
+          : transport.send({ jsonrpc: "2.0", id, result });
+      },
+      (error) => {
+        // As the SDK's server answers a failed request (and, cancelled, does not answer).
+        if (controller.signal.aborted) return;
+        return transport.send({ jsonrpc: "2.0", id, error: errorFields(error) });
+      },
+    ).catch(() => {}).finally(() => this.#fastCalls.delete(id));
+    return true;
+  }
+
+  /** Stops serving (the hub is closed by its owner). */
+  async close(): Promise<void> {
+    this.detached.cancelAll();
+    for (const controller of this.#fastCalls.values()) controller.abort();
+    this.#unsubscribe();
+    this.passthrough.close();
+    this.#connected = false;
+    await this.server.close().catch(() => {});
+  }
+}

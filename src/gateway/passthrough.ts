@@ -1,0 +1,884 @@
+/**
+ * What passes through besides tools: resources (list, templates, read, subscribe, updates),
+ * prompts, completion, logging, and the server-to-client requests (sampling, elicitation,
+ * roots). Every path is a relay that rewrites one name or URI on the way and nothing else,
+ * so a raw JSON-RPC relay can serve it: resource URIs carry their server
+ * (`mcphub://SERVER/…`, see uris.ts), prompt names are `server__prompt` (catalog naming).
+ *
+ * @module
+ */
+import { planNames, SEPARATOR } from "../catalog/mod.ts";
+import type { Hub } from "../hub/hub.ts";
+import { ProtocolError } from "../mcp/errors.ts";
+import { invalidParams } from "../mcp/errors.ts";
+import {
+  CompleteRequestSchema,
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  McpError,
+  PromptListChangedNotificationSchema,
+  ReadResourceRequestSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ResultSchema,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from "../mcp/sdk.ts";
+import type {
+  Client,
+  ClientCapabilities,
+  HostServer,
+  LoggingLevel,
+  Prompt,
+  RequestHandlerExtra,
+  Result,
+  ServerNotification,
+  ServerRequest,
+} from "../mcp/sdk.ts";
+import { ServerUnavailableError } from "../downstream/downstream.ts";
+import { parseJson } from "../json/mod.ts";
+import { namespaceTemplate, namespaceUri, splitUri } from "../hub/uris.ts";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+type Params = Record<string, unknown>;
+
+/** The capabilities the gateway advertises upstream: stable from `initialize` on (servers connect later). */
+export const GATEWAY_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { subscribe: true, listChanged: true },
+  prompts: { listChanged: true },
+  logging: {},
+  completions: {},
+};
+
+/** The client capabilities a downstream session declares: those of the host that the gateway relays. */
+export function relayedCapabilities(host: ClientCapabilities | undefined): ClientCapabilities {
+  const out: ClientCapabilities = {};
+  if (host?.sampling) out.sampling = host.sampling;
+  if (host?.elicitation) out.elicitation = host.elicitation;
+  if (host?.roots) out.roots = host.roots;
+  return out;
+}
+
+/** The `tool` a stored resources/read result is filed under (its `namespaced` is the URI read). */
+export const READ_TOOL = "resources/read";
+
+/** A position in a merged list: the server being listed and its own cursor there. */
+interface MergedCursor {
+  s: string;
+  c?: string;
+}
+
+function encodeCursor(cursor: MergedCursor): string {
+  return btoa(JSON.stringify(cursor)).replace(/=+$/, "");
+}
+
+function decodeCursor(text: string, method: string): MergedCursor {
+  try {
+    const value = parseJson(atob(text)) as MergedCursor | null;
+    if (typeof value?.s === "string" && (value.c === undefined || typeof value.c === "string")) return value;
+  } catch {
+    // reported below
+  }
+  invalidParams(`${method}: invalid cursor (pass the nextCursor of the previous page unchanged)`);
+}
+
+/** The prompts of one session, with their public names. */
+interface PromptTable {
+  client: Client;
+  prompts: Prompt[];
+  /** Public name -> downstream name. */
+  byPublic: Map<string, string>;
+  /** Downstream name -> public name. */
+  byDownstream: Map<string, string>;
+}
+
+/** A downstream JSON-RPC error as the gateway's own (no doubled "MCP error N:" prefix). */
+function relayError(error: unknown): unknown {
+  if (error instanceof ServerUnavailableError) {
+    return new ProtocolError(
+      ErrorCode.InvalidRequest,
+      `${error.message}. Call list_servers for the state of every server.`,
+    );
+  }
+  if (!(error instanceof McpError)) return error;
+  const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
+  return new ProtocolError(error.code, message, { cause: error }, error.data);
+}
+
+/** Options of {@linkcode Passthrough}. */
+export interface PassthroughOptions {
+  log: (line: string) => void;
+  /** Resolves when the servers' first connection attempts allow a complete answer (starts them if needed). */
+  ready: () => Promise<void>;
+  /** The relay of the hub's downstream sessions; undefined = a relay of its own (one host). */
+  relay?: SessionRelay;
+}
+
+/** The MCP logging levels, least severe first. */
+const LEVELS: readonly LoggingLevel[] = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+function severity(level: unknown): number {
+  const at = LEVELS.indexOf(level as LoggingLevel);
+  return at < 0 ? LEVELS.length : at;
+}
+
+/** Every client capability the gateway can relay: what shared downstream sessions declare. */
+export const RELAYED_CAPABILITIES: ClientCapabilities = {
+  sampling: {},
+  elicitation: { form: {}, url: {} },
+  roots: { listChanged: true },
+};
+
+/** Options of {@linkcode SessionRelay}. */
+export interface SessionRelayOptions {
+  /**
+   * Many upstream sessions over the same downstream sessions (HTTP): declare every relayable capability
+   * downstream and route each request to its session. false = one host, whose capabilities are declared.
+   */
+  shared: boolean;
+  log: (line: string) => void;
+}
+
+/**
+ * The downstream side of every upstream session of one hub: it declares the client capabilities of
+ * each new downstream session and routes what the servers send. A server-to-client request goes to the
+ * session whose call caused it when that is certain (see #target), and to none otherwise; log messages
+ * go to every session that sees the server (each filtered by its own level; the servers get the most
+ * verbose level any session asked for); resource updates go to the sessions that subscribed.
+ */
+export class SessionRelay {
+  #hub: Hub;
+  #options: SessionRelayOptions;
+  #sessions = new Set<Passthrough>();
+  /** Sessions subscribed per `SERVER\nURI` (downstream URI). */
+  #subscribers = new Map<string, Set<Passthrough>>();
+  /** The level the servers were last sent; per client, whether it got it. */
+  #level?: LoggingLevel;
+  #levelSent = new WeakMap<Client, LoggingLevel>();
+  #seq = 0;
+
+  constructor(hub: Hub, options: SessionRelayOptions) {
+    this.#hub = hub;
+    this.#options = options;
+    hub.configureSessions((name, client) => this.#configure(name, client));
+    // A session connected after logging/setLevel gets the level too.
+    hub.onChange(() => {
+      if (!this.#level) return;
+      for (const d of this.#hub.downstreams) {
+        if (d.client && this.#levelSent.get(d.client) !== this.#level) void this.#sendLevel(d.client);
+      }
+    });
+  }
+
+  /** True when many upstream sessions share the downstream ones. */
+  get shared(): boolean {
+    return this.#options.shared;
+  }
+
+  /** A number that orders calls across sessions (the latest related call wins). */
+  nextSeq(): number {
+    return ++this.#seq;
+  }
+
+  /** Adds an upstream session; returns the function that removes it (and its subscriptions, level). */
+  attach(session: Passthrough): () => void {
+    this.#sessions.add(session);
+    return () => {
+      if (!this.#sessions.delete(session)) return;
+      for (const [key, set] of this.#subscribers) {
+        if (!set.delete(session) || set.size) continue;
+        this.#subscribers.delete(key);
+        const at = key.indexOf("\n");
+        const client = this.#hub.downstream(key.slice(0, at))?.client;
+        client?.unsubscribeResource({ uri: key.slice(at + 1) }).catch(() => {});
+      }
+      void this.setLevel();
+    };
+  }
+
+  /** What a new downstream session declares: the host's capabilities (one host), or all relayable ones. */
+  #capabilities(): ClientCapabilities {
+    if (this.#options.shared) return RELAYED_CAPABILITIES;
+    const [first] = this.#sessions;
+    return relayedCapabilities(first?.hostCapabilities());
+  }
+
+  /** A new downstream session: declares the capabilities and installs the relays. */
+  #configure(name: string, client: Client): void {
+    const caps = this.#capabilities();
+    client.registerCapabilities(caps);
+    const relay =
+      (method: string, capability: keyof ClientCapabilities) =>
+      (request: { params?: unknown }, extra: { signal: AbortSignal }) =>
+        this.#toHost(name, method, capability, request.params as Params | undefined, extra.signal);
+    if (caps.sampling) {
+      client.setRequestHandler(CreateMessageRequestSchema, relay("sampling/createMessage", "sampling"));
+    }
+    if (caps.elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, relay("elicitation/create", "elicitation"));
+    }
+    if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, relay("roots/list", "roots"));
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+      for (const s of this.#sessions) if (s.sees(name)) s.logMessage(name, n.params);
+    });
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      // One host gets what the server sends, as directly; shared sessions only what they subscribed to.
+      const subscribed = this.#subscribers.get(`${name}\n${n.params.uri}`);
+      for (const s of this.#sessions) {
+        if (s.sees(name) && (!this.#options.shared || subscribed?.has(s))) s.resourceUpdated(name, n.params);
+      }
+    });
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+      for (const s of this.#sessions) if (s.sees(name)) s.resourceListChanged();
+    });
+    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+      for (const s of this.#sessions) if (s.sees(name)) s.promptListChanged(name);
+    });
+  }
+
+  /**
+   * The session a request of server `name` belongs to. MCP does not tie a server's request to the call
+   * that caused it (stdio carries no relation), so it is the one session with a call running on that
+   * server, or with none running, the one session that uses it; otherwise why none can be chosen.
+   */
+  #target(name: string): { session: Passthrough; related?: Extra } | string {
+    const calling = [...this.#sessions].filter((s) => s.latestCall(name));
+    if (calling.length === 1) return { session: calling[0]!, related: calling[0]!.latestCall(name)!.extra };
+    if (calling.length > 1) return `calls of ${calling.length} sessions are running on server "${name}"`;
+    const using = [...this.#sessions].filter((s) => s.sees(name));
+    if (using.length === 1 || (!this.#options.shared && using.length)) return { session: using.at(-1)! };
+    return using.length
+      ? `no call is running on server "${name}" and ${using.length} sessions use it`
+      : `no session uses server "${name}"`;
+  }
+
+  /** A server-to-client request relayed to its host, as part of the call that caused it when one runs. */
+  async #toHost(
+    name: string,
+    method: string,
+    capability: keyof ClientCapabilities,
+    params: Params | undefined,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const target = this.#target(name);
+    if (typeof target === "string") {
+      // Never a guess: another session's host must not see this request.
+      throw new McpError(
+        ErrorCode.InternalError,
+        `${method} not relayed: ${target}, and MCP does not say which one asked; it is sent to none ` +
+          "(a session's requests are relayed while its calls are the only ones running on the server)",
+      );
+    }
+    // As a direct connection to a host without the capability answers: method not found.
+    if (!target.session.hostCapabilities()?.[capability]) {
+      throw new McpError(
+        ErrorCode.MethodNotFound,
+        `${method}: the host of this session does not offer ${capability}`,
+      );
+    }
+    return await target.session.requestHost(method, params, signal, target.related);
+  }
+
+  /**
+   * Records a session's `logging/setLevel` (undefined = recompute after a session left) and sends the
+   * servers the most verbose level any session asked for.
+   */
+  async setLevel(): Promise<void> {
+    let level: LoggingLevel | undefined;
+    for (const s of this.#sessions) {
+      if (s.level && (!level || severity(s.level) < severity(level))) level = s.level;
+    }
+    if (!level) return;
+    this.#level = level;
+    await Promise.all(this.#hub.downstreams.map((d) => d.client && this.#sendLevel(d.client)));
+  }
+
+  async #sendLevel(client: Client): Promise<void> {
+    const level = this.#level;
+    if (!level || !client.getServerCapabilities()?.logging) return;
+    this.#levelSent.set(client, level);
+    await client.setLoggingLevel(level).catch((error) => {
+      this.#options.log(`logging/setLevel failed downstream: ${(error as Error).message}`);
+    });
+  }
+
+  /** Records a subscription; true when the server should be told (always: subscribing twice is harmless). */
+  subscribe(session: Passthrough, name: string, uri: string): void {
+    const key = `${name}\n${uri}`;
+    let set = this.#subscribers.get(key);
+    if (!set) this.#subscribers.set(key, set = new Set());
+    set.add(session);
+  }
+
+  /** Removes a subscription; true when no session is subscribed any more (the server should be told). */
+  unsubscribe(session: Passthrough, name: string, uri: string): boolean {
+    const key = `${name}\n${uri}`;
+    const set = this.#subscribers.get(key);
+    set?.delete(session);
+    if (set?.size) return false;
+    this.#subscribers.delete(key);
+    return true;
+  }
+}
+
+/** The non-tool surface of one gateway session. */
+export class Passthrough {
+  #hub: Hub;
+  #server: HostServer;
+  #options: PassthroughOptions;
+  /** Upstream calls in flight per server, latest last: server-to-client requests relate to them. */
+  #inflight = new Map<string, { extra: Extra; seq: number }[]>();
+  #prompts = new Map<string, PromptTable>();
+  #relay: SessionRelay;
+  #detach: () => void;
+  /** This session's `logging/setLevel`; undefined = never set. */
+  level?: LoggingLevel;
+  /** What the host last listed (servers offering resources / prompts), to send list_changed on changes. */
+  #listed: { resources?: string; prompts?: string } = {};
+  #initialized = false;
+
+  constructor(hub: Hub, server: HostServer, options: PassthroughOptions) {
+    this.#hub = hub;
+    this.#server = server;
+    this.#options = options;
+    this.#relay = options.relay ?? new SessionRelay(hub, { shared: false, log: options.log });
+    this.#detach = this.#relay.attach(this);
+    const unsubscribe = hub.onChange(() => this.#onHubChange());
+    const detach = this.#detach;
+    this.#detach = () => (unsubscribe(), detach());
+
+    server.setRequestHandler(
+      ListResourcesRequestSchema,
+      (req, extra) =>
+        this.#mergedList("resources/list", "resources", req.params, extra, (name, item) => ({
+          ...item,
+          uri: this.#uri(name, String(item.uri)),
+        })),
+    );
+    server.setRequestHandler(
+      ListResourceTemplatesRequestSchema,
+      (req, extra) =>
+        this.#mergedList(
+          "resources/templates/list",
+          "resourceTemplates",
+          req.params,
+          extra,
+          (name, item) => ({
+            ...item,
+            uriTemplate: this.#bare(name)
+              ? item.uriTemplate
+              : namespaceTemplate(name, String(item.uriTemplate)),
+          }),
+        ),
+    );
+    server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+      const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/read");
+      const result = await this.#forward(client, "resources/read", { ...req.params, uri }, extra);
+      const contents = Array.isArray(result.contents) ? result.contents as Params[] : undefined;
+      const read = contents
+        ? {
+          ...result,
+          contents: contents.map((c) =>
+            typeof c.uri === "string" ? { ...c, uri: this.#uri(name, c.uri) } : c
+          ),
+        }
+        : result;
+      // Over response_budget: stored whole, answered with the receipt as the one content (get_result pages it).
+      const finalized = await this.#hub.finalizeOther(read, {
+        server: name,
+        tool: READ_TOOL,
+        namespaced: req.params.uri,
+      });
+      if (!finalized.spooled) return read;
+      // The receipt's JSON (status, callId, sizes, preview, nextAction) is the one content.
+      const receipt = JSON.stringify(finalized.result.structuredContent);
+      return { contents: [{ uri: req.params.uri, mimeType: "application/json", text: receipt }] };
+    });
+    server.setRequestHandler(SubscribeRequestSchema, async (req, extra) => {
+      const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/subscribe");
+      const result = await this.#forward(client, "resources/subscribe", { ...req.params, uri }, extra);
+      this.#relay.subscribe(this, name, uri);
+      return result;
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
+      const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/unsubscribe");
+      // Another session still subscribed to the same resource keeps the server's subscription.
+      if (!this.#relay.unsubscribe(this, name, uri)) return {};
+      return await this.#forward(client, "resources/unsubscribe", { ...req.params, uri }, extra);
+    });
+    server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => this.#listPrompts(req.params, extra));
+    server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
+      const { name, client, prompt } = await this.#routePrompt(req.params.name, "prompts/get");
+      const result = await this.#forward(client, "prompts/get", { ...req.params, name: prompt }, extra);
+      return this.#bare(name) ? result : namespacePromptResult(name, result);
+    });
+    server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
+      const ref = req.params.ref as Params;
+      if (ref.type === "ref/prompt") {
+        const { client, prompt } = await this.#routePrompt(String(ref.name), "completion/complete");
+        return await this.#forward(client, "completion/complete", {
+          ...req.params,
+          ref: { ...ref, name: prompt },
+        }, extra);
+      }
+      if (ref.type === "ref/resource") {
+        const { client, uri } = await this.#routeUri(String(ref.uri), "completion/complete");
+        return await this.#forward(client, "completion/complete", {
+          ...req.params,
+          ref: { ...ref, uri },
+        }, extra);
+      }
+      invalidParams(`completion/complete: unknown ref type ${JSON.stringify(ref.type)}`);
+    });
+    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+      await this.#settle();
+      this.level = req.params.level;
+      await this.#relay.setLevel();
+      return {};
+    });
+    server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
+      for (const d of this.#hub.downstreams) {
+        const client = d.client;
+        if (client && (client as unknown as { _capabilities?: ClientCapabilities })._capabilities?.roots) {
+          client.sendRootsListChanged().catch(() => {});
+        }
+      }
+    });
+  }
+
+  /**
+   * Waits for the servers' first connection attempts (bounded by startup_wait): unlike tools,
+   * resources and prompts are not cached, so a server listed from the tool cache is waited for too.
+   */
+  async #settle(): Promise<void> {
+    await this.#options.ready();
+    const pending = this.#hub.downstreams.filter((d) => d.state === "connecting").map((d) => d.ready);
+    const wait = this.#hub.config.startupWaitMs;
+    if (!pending.length || wait <= 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.all(pending), new Promise((resolve) => timer = setTimeout(resolve, wait))]);
+    clearTimeout(timer);
+  }
+
+  /** True for a `namespace: false` server: its names and URIs are published unchanged. */
+  #bare(name: string): boolean {
+    return this.#hub.downstream(name)?.config.namespace === false;
+  }
+
+  /** A server's resource URI as published. */
+  #uri(name: string, uri: string): string {
+    return this.#bare(name) ? uri : namespaceUri(name, uri);
+  }
+
+  /** Marks the upstream session initialized: list_changed notifications may be sent from now on. */
+  initialized(): void {
+    this.#initialized = true;
+  }
+
+  /** Relates server-to-client requests of `server` to this upstream call while it runs. */
+  track(server: string, extra: Extra): () => void {
+    let calls = this.#inflight.get(server);
+    if (!calls) this.#inflight.set(server, calls = []);
+    const call = { extra, seq: this.#relay.nextSeq() };
+    calls.push(call);
+    return () => {
+      const at = calls.indexOf(call);
+      if (at >= 0) calls.splice(at, 1);
+      if (!calls.length) this.#inflight.delete(server);
+    };
+  }
+
+  /** This session's latest call to `server` still running. */
+  latestCall(server: string): { extra: Extra; seq: number } | undefined {
+    const calls = this.#inflight.get(server);
+    return calls?.[calls.length - 1];
+  }
+
+  /** The client capabilities this session's host declared (undefined before its initialize). */
+  hostCapabilities(): ClientCapabilities | undefined {
+    return this.#server.getClientCapabilities();
+  }
+
+  /** True when `server` is in this session's scope. */
+  sees(server: string): boolean {
+    return this.#hub.downstream(server) !== undefined;
+  }
+
+  /** A server's log message, with the server named, unless below this session's level. */
+  logMessage(name: string, params: Params): void {
+    if (this.level && severity(params.level) < severity(this.level)) return;
+    const logger = params.logger ? `${name}/${params.logger}` : name;
+    this.#notify("notifications/message", { ...params, logger });
+  }
+
+  /** A resource of `name` changed. */
+  resourceUpdated(name: string, params: Params & { uri: string }): void {
+    this.#notify("notifications/resources/updated", { ...params, uri: this.#uri(name, params.uri) });
+  }
+
+  /** The resources of a server changed. */
+  resourceListChanged(): void {
+    if (this.#initialized) this.#server.sendResourceListChanged().catch(() => {});
+  }
+
+  /** The prompts of `name` changed. */
+  promptListChanged(name: string): void {
+    this.#prompts.delete(name);
+    if (this.#initialized) this.#server.sendPromptListChanged().catch(() => {});
+  }
+
+  /** Ends this session's part in the relay (subscriptions, level). */
+  close(): void {
+    this.#detach();
+  }
+
+  #notify(method: string, params: Params): void {
+    this.#server.notification({ method, params } as ServerNotification).catch(() => {});
+  }
+
+  /** A server-to-client request sent to this session's host, as part of `related` when given. */
+  async requestHost(method: string, params: Params | undefined, signal: AbortSignal, related?: Extra) {
+    const request = { method, params } as ServerRequest;
+    // A human may take a while to answer: bounded by call_timeout, not the SDK's 60 s default.
+    const options = { signal, timeout: this.#hub.config.callTimeoutMs };
+    try {
+      return related
+        ? await related.sendRequest(request, ResultSchema, options)
+        : await this.#server.request(request, ResultSchema, options);
+    } catch (error) {
+      throw relayError(error);
+    }
+  }
+
+  #onHubChange(): void {
+    for (const [name, table] of this.#prompts) {
+      if (this.#hub.downstream(name)?.client !== table.client) this.#prompts.delete(name);
+    }
+    if (!this.#initialized) return;
+    if (this.#listed.resources !== undefined) {
+      const now = this.#offering("resources").join("\n");
+      if (now !== this.#listed.resources) {
+        this.#listed.resources = now;
+        this.#server.sendResourceListChanged().catch(() => {});
+      }
+    }
+    if (this.#listed.prompts !== undefined) {
+      const now = this.#offering("prompts").join("\n");
+      if (now !== this.#listed.prompts) {
+        this.#listed.prompts = now;
+        this.#server.sendPromptListChanged().catch(() => {});
+      }
+    }
+  }
+
+  /** Connected servers in scope offering a capability, in config order. */
+  #offering(capability: "resources" | "prompts"): string[] {
+    // An agent with an exact tool allowlist sees no resources (they are not among its tools).
+    if (capability === "resources" && this.#hub.scope?.tools) return [];
+    return this.#hub.downstreams
+      .filter((d) => d.client?.getServerCapabilities()?.[capability])
+      .map((d) => d.name);
+  }
+
+  /** One request to a server; bounded by call_timeout, or `timeoutMs` (lists: connect_timeout). */
+  async #forward(
+    client: Client,
+    method: string,
+    params: Params,
+    extra: Extra,
+    timeoutMs = this.#hub.config.callTimeoutMs,
+  ): Promise<Result> {
+    try {
+      return await client.request({ method, params }, ResultSchema, {
+        signal: extra.signal,
+        timeout: timeoutMs,
+      });
+    } catch (error) {
+      throw relayError(error);
+    }
+  }
+
+  /** A session of a server in scope, or the error a direct connection would not need. */
+  async #session(name: string, method: string, what: string): Promise<Client> {
+    const d = this.#hub.downstream(name);
+    if (!d) {
+      throw new ProtocolError(-32002, `${method}: ${what} not found (no server "${name}" in scope)`);
+    }
+    try {
+      return await d.session();
+    } catch (error) {
+      throw relayError(error);
+    }
+  }
+
+  async #routeUri(uri: string, method: string): Promise<{ name: string; client: Client; uri: string }> {
+    await this.#settle();
+    // A URI that is not mcphub:// belongs to the first `namespace: false` server offering resources.
+    const bare = this.#offering("resources").find((name) => this.#bare(name));
+    const split = splitUri(uri) ?? (bare ? { server: bare, uri } : undefined);
+    if (!split) {
+      throw new ProtocolError(
+        -32002,
+        `${method}: resource ${JSON.stringify(uri.slice(0, 200))} not found: resources behind mcphub are ` +
+          "named mcphub://SERVER/ENCODED-URI (see resources/list)",
+      );
+    }
+    if (this.#hub.scope?.tools) {
+      throw new ProtocolError(-32002, `${method}: resource ${JSON.stringify(uri.slice(0, 200))} not found`);
+    }
+    const client = await this.#session(split.server, method, `resource ${JSON.stringify(uri.slice(0, 200))}`);
+    return { name: split.server, client, uri: split.uri };
+  }
+
+  /**
+   * One page of a list merged across servers in config order. The cursor names the server being
+   * listed and its own cursor there; a server's last page moves on to the next server.
+   */
+  async #mergedList(
+    method: string,
+    key: string,
+    params: Params | undefined,
+    extra: Extra,
+    rewrite: (server: string, item: Params) => Params,
+  ): Promise<Result> {
+    await this.#settle();
+    const servers = this.#offering("resources");
+    if (method === "resources/list") this.#listed.resources = servers.join("\n");
+    let at = 0;
+    let cursor: string | undefined;
+    if (typeof params?.cursor === "string") {
+      const position = decodeCursor(params.cursor, method);
+      at = servers.indexOf(position.s);
+      if (at < 0) invalidParams(`${method}: the cursor names server "${position.s}", which is not connected`);
+      cursor = position.c;
+    }
+    for (; at < servers.length; at++, cursor = undefined) {
+      const name = servers[at]!;
+      const client = this.#hub.downstream(name)!.client;
+      if (!client) continue;
+      let page: Result;
+      try {
+        // A server that does not answer a list in connect_timeout is skipped (logged), not waited for.
+        page = await this.#forward(
+          client,
+          method,
+          cursor ? { cursor } : {},
+          extra,
+          this.#hub.config.connectTimeoutMs,
+        );
+      } catch (error) {
+        this.#options.log(`server "${name}": ${method} failed: ${(error as Error).message}`);
+        continue;
+      }
+      const items = Array.isArray(page[key]) ? (page[key] as Params[]).map((i) => rewrite(name, i)) : [];
+      const next = typeof page.nextCursor === "string"
+        ? encodeCursor({ s: name, c: page.nextCursor })
+        : servers[at + 1] !== undefined
+        ? encodeCursor({ s: servers[at + 1]! })
+        : undefined;
+      if (!items.length && next !== undefined && typeof page.nextCursor !== "string") continue;
+      return next === undefined ? { [key]: items } : { [key]: items, nextCursor: next };
+    }
+    return { [key]: [] };
+  }
+
+  /** A server's prompts with their public names (listed once per session and list_changed). */
+  async #promptTable(name: string, client: Client, extra?: Extra): Promise<PromptTable> {
+    const known = this.#prompts.get(name);
+    if (known && known.client === client) return known;
+    const prompts: Prompt[] = [];
+    let cursor: string | undefined;
+    const seen = new Set<string>();
+    do {
+      const page = await client.listPrompts(cursor ? { cursor } : {}, {
+        signal: extra?.signal,
+        timeout: this.#hub.config.connectTimeoutMs,
+      });
+      prompts.push(...page.prompts);
+      cursor = page.nextCursor;
+      if (cursor !== undefined && seen.has(cursor)) break;
+      if (cursor !== undefined) seen.add(cursor);
+    } while (cursor !== undefined);
+    const byPublic = new Map<string, string>();
+    const byDownstream = new Map<string, string>();
+    const names = prompts.map((p) => p.name);
+    const plans = this.#bare(name)
+      ? names.map((n) => ({ downstream: n, namespaced: n }))
+      : planNames(name, names);
+    for (const plan of plans) {
+      byPublic.set(plan.namespaced, plan.downstream);
+      byDownstream.set(plan.downstream, plan.namespaced);
+    }
+    const table = { client, prompts, byPublic, byDownstream };
+    this.#prompts.set(name, table);
+    return table;
+  }
+
+  /** Prompts in scope: every prompt of a server in scope, or for an agent with a tool allowlist those it names. */
+  #promptInScope(publicName: string): boolean {
+    const allow = this.#hub.scope?.tools;
+    return !allow || allow.includes(publicName);
+  }
+
+  async #listPrompts(_params: Params | undefined, extra: Extra): Promise<Result> {
+    await this.#settle();
+    const servers = this.#offering("prompts");
+    this.#listed.prompts = servers.join("\n");
+    const out: Prompt[] = [];
+    for (const name of servers) {
+      const client = this.#hub.downstream(name)!.client;
+      if (!client) continue;
+      let table: PromptTable;
+      try {
+        table = await this.#promptTable(name, client, extra);
+      } catch (error) {
+        this.#options.log(`server "${name}": prompts/list failed: ${(error as Error).message}`);
+        continue;
+      }
+      for (const prompt of table.prompts) {
+        const publicName = table.byDownstream.get(prompt.name)!;
+        if (!this.#promptInScope(publicName)) continue;
+        if (this.#bare(name)) {
+          out.push({ ...prompt, server: name } as Prompt);
+          continue;
+        }
+        out.push({
+          ...prompt,
+          name: publicName,
+          ...(prompt.description !== undefined ? { description: `[${name}] ${prompt.description}` } : {}),
+          server: name,
+        } as Prompt);
+      }
+    }
+    // A `namespace: false` server's prompt whose name another server also publishes is left out.
+    const count = new Map<string, number>();
+    for (const p of out) count.set(p.name, (count.get(p.name) ?? 0) + 1);
+    return {
+      prompts: out.filter((p) => {
+        const server = (p as { server?: string }).server!;
+        delete (p as { server?: string }).server;
+        if (count.get(p.name)! < 2 || !this.#bare(server)) return true;
+        this.#options.log(
+          `prompt "${p.name}" of server "${server}" (namespace: false) collides with another server's and is not listed`,
+        );
+        return false;
+      }),
+    };
+  }
+
+  async #routePrompt(
+    publicName: string,
+    method: string,
+  ): Promise<{ name: string; client: Client; prompt: string }> {
+    await this.#settle();
+    const at = publicName.indexOf(SEPARATOR);
+    let name = at > 0 ? publicName.slice(0, at) : "";
+    if (!this.#hub.downstream(name) || this.#bare(name)) {
+      // An unprefixed name: the `namespace: false` server that has it (none if two do).
+      const owners: string[] = [];
+      for (const server of this.#offering("prompts").filter((s) => this.#bare(s))) {
+        const client = this.#hub.downstream(server)!.client!;
+        const table = await this.#promptTable(server, client).catch(() => undefined);
+        if (table?.byPublic.has(publicName)) owners.push(server);
+      }
+      const prefixed = at > 0 && this.#hub.downstream(name) && !this.#bare(name);
+      name = owners.length === 1 && !prefixed ? owners[0]! : "";
+    }
+    const unknown = () =>
+      invalidParams(
+        `${method}: unknown prompt ${JSON.stringify(publicName.slice(0, 128))}; prompts behind mcphub are ` +
+          "named server__prompt (see prompts/list)",
+      );
+    if (!name || !this.#promptInScope(publicName) || !this.#hub.downstream(name)) unknown();
+    const client = await this.#session(name, method, `prompt ${JSON.stringify(publicName.slice(0, 128))}`);
+    const table = await this.#promptTable(name, client).catch((error) => {
+      throw relayError(error);
+    });
+    const prompt = table.byPublic.get(publicName);
+    if (prompt === undefined) unknown();
+    return { name, client, prompt: prompt! };
+  }
+}
+
+/** A prompts/get result with its embedded resources and resource links pointing through the gateway. */
+function namespacePromptResult(server: string, result: Result): Result {
+  if (!Array.isArray(result.messages)) return result;
+  return {
+    ...result,
+    messages: (result.messages as Params[]).map((m) => {
+      const c = m.content as Params | undefined;
+      if (c?.type === "resource_link" && typeof c.uri === "string") {
+        return { ...m, content: { ...c, uri: namespaceUri(server, c.uri) } };
+      }
+      const r = c?.resource as Params | undefined;
+      if (c?.type === "resource" && typeof r?.uri === "string") {
+        return { ...m, content: { ...c, resource: { ...r, uri: namespaceUri(server, r.uri) } } };
+      }
+      return m;
+    }),
+  };
+}
+
+/** Bytes of one server's instructions carried in the gateway's own. */
+export const INSTRUCTIONS_PER_SERVER_BYTES = 1024;
+/** Bytes of all servers' instructions carried in the gateway's own. */
+export const INSTRUCTIONS_TOTAL_BYTES = 4096;
+
+/** `text` cut to at most `bytes` UTF-8 bytes on a character boundary, with "…" when cut. */
+export function clipBytes(text: string, bytes: number): string {
+  const encoded = new TextEncoder().encode(text);
+  if (encoded.length <= bytes) return text;
+  let end = Math.max(0, bytes - 3);
+  while (end > 0 && (encoded[end]! & 0xc0) === 0x80) end--;
+  return `${new TextDecoder().decode(encoded.subarray(0, end))}…`;
+}
+
+/**
+ * The servers' own instructions as a section of the gateway's: each bounded, all bounded, in config
+ * order; what is cut or left out is named, with list_servers (which carries them whole) as the next step.
+ */
+export function serverInstructions(servers: readonly { name: string; instructions?: string }[]): string {
+  const lines: string[] = [];
+  const left: string[] = [];
+  let cut = false;
+  let used = 0;
+  for (const s of servers) {
+    if (!s.instructions?.trim()) continue;
+    const clipped = clipBytes(s.instructions.trim(), INSTRUCTIONS_PER_SERVER_BYTES);
+    const line = `[${s.name}] ${clipped}`;
+    const bytes = new TextEncoder().encode(line).length;
+    if (used + bytes > INSTRUCTIONS_TOTAL_BYTES) {
+      left.push(s.name);
+      continue;
+    }
+    cut ||= clipped !== s.instructions.trim();
+    used += bytes;
+    lines.push(line);
+  }
+  if (!lines.length && !left.length) return "";
+  const tail = left.length
+    ? `\nInstructions of ${left.join(", ")} left out (size); list_servers shows every server's instructions.`
+    : cut
+    ? "\nSome instructions were cut (…); list_servers shows them whole."
+    : "";
+  return `Server instructions:\n${lines.join("\n")}${tail}`;
+}

@@ -1,0 +1,127 @@
+/**
+ * The gateway's own end of stdio: newline-delimited JSON-RPC from the host on stdin, answers on stdout
+ * through a coalescing writer.
+ *
+ * @module
+ */
+import type { JSONRPCMessage, Transport } from "../mcp/sdk.ts";
+import { parseJson } from "../json/mod.ts";
+import {
+  type ByteSource,
+  LineSplitter,
+  MAX_HOST_MESSAGE_BYTES,
+  OversizedMessage,
+  readSource,
+} from "../json/lines.ts";
+import { CoalescingWriter } from "../json/pipe.ts";
+import { utf8 } from "../json/raw_json.ts";
+import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
+
+const CLOSE_LINE = utf8("}\n");
+/** The server side on the gateway's own stdin/stdout. Answers non-JSON-RPC input with the protocol's error. */
+export class StdioServerTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #input: ByteSource;
+  #output: CoalescingWriter;
+  #closed = false;
+
+  /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
+  constructor(
+    input: ByteSource,
+    output: WritableStream<Uint8Array>,
+    options: { writeSync?: (bytes: Uint8Array) => number } = {},
+  ) {
+    this.#input = input;
+    this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
+  }
+
+  start(): Promise<void> {
+    this.#pump();
+    return Promise.resolve();
+  }
+
+  async #pump(): Promise<void> {
+    const splitter = new LineSplitter(MAX_HOST_MESSAGE_BYTES);
+    try {
+      await readSource(this.#input, (chunk) => {
+        this.#output.readerAlive();
+        for (const line of splitter.push(chunk)) {
+          if (line instanceof OversizedMessage) {
+            this.#reject(
+              -32600,
+              `Request too large: a message exceeded the gateway's ${MAX_HOST_MESSAGE_BYTES}-byte limit for ` +
+                "messages from the host and was discarded unread",
+            );
+            continue;
+          }
+          if (line.trim() === "") continue;
+          let message: JSONRPCMessage;
+          try {
+            const value = parseLineJson(line);
+            if (this.intercept && typeof value === "object" && value !== null && this.intercept(value)) {
+              continue;
+            }
+            message = validateMessage(value, line);
+          } catch (error) {
+            const parseError = (error as Error).message === "Not JSON";
+            this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line);
+            continue;
+          }
+          this.onmessage?.(message);
+        }
+      });
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    this.#finish();
+  }
+
+  #reject(code: number, message: string, line?: string): void {
+    let id: string | number | null = null;
+    if (line !== undefined) {
+      try {
+        const value = parseJson(line) as { id?: unknown } | null;
+        if (value && (typeof value.id === "string" || typeof value.id === "number")) id = value.id;
+      } catch {
+        // no id to echo
+      }
+    }
+    this.#write({ jsonrpc: "2.0", id, error: { code, message } }).catch(() => {});
+  }
+
+  #write(message: unknown): Promise<void> {
+    return this.#output.write(message);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    return this.#write(message);
+  }
+
+  /**
+   * The fast path's hook: sees each parsed message from the host before the SDK's schema check and
+   * returns true to take it (it then never reaches `onmessage`).
+   */
+  intercept?: (message: object) => boolean;
+
+  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
+  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void> {
+    if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
+    return this.#output.writeBytes([head, ...result, CLOSE_LINE]);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#output.drained();
+    this.onclose?.();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.close();
+  }
+}

@@ -1,0 +1,11 @@
+/**
+ * The SDK seam: the only room that imports the MCP TypeScript SDK. Types and the protocol's error codes
+ * load with the process; the client and HTTP classes load on demand (`loadClientSdk`, `loadHttpSdk`), so a
+ * gateway on stdio starts without them.
+ *
+ * @module
+ */
+export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
+// Types only: the classes load on demand (`loadHttpSdk`).
+export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
+export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";

@@ -1,0 +1,203 @@
+/**
+ * The gateway's HostServer answers as the SDK's `Server` does (host_server.ts): the same JSON-RPC
+ * messages sent to each, over the SDK's in-memory transport, give the same answers, and the same calls
+ * on each throw the same errors.
+ */
+import assert from "node:assert/strict";
+import { Server } from "@modelcontextprotocol/sdk/server";
+// @ts-types="@modelcontextprotocol/sdk/inMemory"
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  CallToolRequestSchema,
+  type JSONRPCMessage,
+  ListToolsRequestSchema,
+  type ServerCapabilities,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from "@modelcontextprotocol/sdk/types.js";
+import { HostServer } from "../../src/mcp/sdk.ts";
+import { GATEWAY_CAPABILITIES } from "../../src/gateway/passthrough.ts";
+
+type AnyServer = Server | HostServer;
+
+interface Session {
+  server: AnyServer;
+  /** Sends raw messages one by one; returns every message the server sent back meanwhile. */
+  exchange(messages: unknown[]): Promise<JSONRPCMessage[]>;
+  initialized: () => number;
+  close(): Promise<void>;
+}
+
+async function session(make: () => AnyServer): Promise<Session> {
+  const server = make();
+  let initialized = 0;
+  server.oninitialized = () => initialized++;
+  // The tools/call check: a handler whose result is whatever the request's arguments say.
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const wanted = request.params.arguments?.result;
+    return wanted as never;
+  });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  const received: JSONRPCMessage[] = [];
+  let wake: (() => void) | undefined;
+  ours.onmessage = (message) => {
+    received.push(message);
+    wake?.();
+  };
+  await ours.start();
+  await server.connect(theirs);
+  return {
+    server,
+    initialized: () => initialized,
+    async exchange(messages) {
+      const start = received.length;
+      for (const message of messages) {
+        const before = received.length;
+        await ours.send(message as JSONRPCMessage);
+        // A request is answered once; a notification gets nothing back (a ping after it shows it was read).
+        const isRequest = typeof message === "object" && message !== null && "id" in message;
+        if (!isRequest) {
+          await ours.send({ jsonrpc: "2.0", id: "after", method: "ping" });
+        }
+        while (received.length === before) await new Promise<void>((resolve) => wake = resolve);
+        if (!isRequest) assert.deepEqual(received.pop(), { jsonrpc: "2.0", id: "after", result: {} });
+      }
+      return received.slice(start);
+    },
+    close: () => server.close(),
+  };
+}
+
+function both(
+  capabilities: ServerCapabilities,
+  options: { instructions?: string; enforceStrictCapabilities?: boolean } = {},
+): Promise<[Session, Session]> {
+  const info = { name: "mcphub", version: "9.9.9" };
+  return Promise.all([
+    session(() => new Server(info, { capabilities, ...options })),
+    session(() => new HostServer(info, { capabilities, ...options })),
+  ]);
+}
+
+function initialize(protocolVersion: unknown, capabilities: unknown = {}, id: unknown = 1) {
+  return {
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities, clientInfo: { name: "host", version: "1.0.0" } },
+  };
+}
+
+Deno.test("HostServer answers initialize, ping, setLevel, tools/call and the unknown as the SDK's Server", async () => {
+  const [sdk, host] = await both(GATEWAY_CAPABILITIES, { instructions: "Use search_tools first." });
+  try {
+    const messages = [
+      initialize(SUPPORTED_PROTOCOL_VERSIONS.at(-1), { sampling: {}, roots: { listChanged: true } }),
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      initialize("1999-01-01", {}, 2),
+      initialize(42, {}, 3),
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
+      { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
+      { jsonrpc: "2.0", id: 7, method: "tools/list" },
+      // tools/call: a valid result, an invalid one, an invalid request, a task result that is not one.
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        method: "tools/call",
+        params: { name: "x", arguments: { result: { content: [{ type: "text", text: "ok" }] } } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "x", arguments: { result: { content: 5 } } },
+      },
+      { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: 5 } },
+      {
+        jsonrpc: "2.0",
+        id: 11,
+        method: "tools/call",
+        params: { name: "x", task: { ttl: 1000 }, arguments: { result: { content: [] } } },
+      },
+      { jsonrpc: "2.0", id: 12, method: "prompts/list" },
+      { jsonrpc: "2.0", id: 13, method: "tasks/get", params: { taskId: "t" } },
+      { jsonrpc: "2.0", id: 14, method: "no/such" },
+    ];
+    const want = await sdk.exchange(messages);
+    const got = await host.exchange(messages);
+    assert.deepEqual(got, want);
+    assert.equal(want.length, 14);
+    assert.equal(host.initialized(), 1);
+    assert.equal(sdk.initialized(), 1);
+    // What the gateway reads after initialize.
+    assert.deepEqual(host.server.getClientCapabilities(), sdk.server.getClientCapabilities());
+    assert.deepEqual(
+      (host.server as HostServer).getClientVersion(),
+      (sdk.server as Server).getClientVersion(),
+    );
+  } finally {
+    await sdk.close();
+    await host.close();
+  }
+});
+
+Deno.test("HostServer refuses what the SDK's Server refuses, with the same words", async () => {
+  // Capabilities that leave things out, and a host that declared none (requests to it are checked
+  // only with enforceStrictCapabilities: otherwise both send them).
+  const [sdk, host] = await both({ tools: {} }, { enforceStrictCapabilities: true });
+  try {
+    await sdk.exchange([initialize(SUPPORTED_PROTOCOL_VERSIONS[0])]);
+    await host.exchange([initialize(SUPPORTED_PROTOCOL_VERSIONS[0])]);
+    const outcome = async (f: () => Promise<unknown> | unknown) => {
+      try {
+        await f();
+        return "ok";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const cases: [string, (s: AnyServer) => Promise<unknown> | unknown][] = [
+      ["resources list_changed", (s) => s.sendResourceListChanged()],
+      ["prompts list_changed", (s) => s.sendPromptListChanged()],
+      [
+        "log message",
+        (s) => s.notification({ method: "notifications/message", params: { level: "info", data: 1 } }),
+      ],
+      ["tools list_changed", (s) => s.sendToolListChanged()],
+      ["sampling", (s) => s.request({ method: "sampling/createMessage", params: {} } as never, {} as never)],
+      ["elicitation", (s) => s.request({ method: "elicitation/create", params: {} } as never, {} as never)],
+      ["roots", (s) => s.request({ method: "roots/list" }, {} as never)],
+      ["a tool-list handler", (s) => s.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }))],
+    ];
+    for (const [what, f] of cases) {
+      assert.equal(await outcome(() => f(host.server)), await outcome(() => f(sdk.server)), what);
+    }
+    const {
+      CompleteRequestSchema,
+      ListPromptsRequestSchema,
+      ListResourcesRequestSchema,
+      SetLevelRequestSchema,
+    } = await import("../../src/mcp/sdk.ts");
+    for (
+      const schema of [
+        CompleteRequestSchema,
+        ListPromptsRequestSchema,
+        ListResourcesRequestSchema,
+        SetLevelRequestSchema,
+      ]
+    ) {
+      const theirs = await outcome(() => sdk.server.setRequestHandler(schema, () => ({}) as never));
+      assert.match(theirs, /^Server does not support /);
+      assert.equal(await outcome(() => host.server.setRequestHandler(schema, () => ({}) as never)), theirs);
+    }
+    // Capabilities are fixed once connected.
+    assert.throws(() => (host.server as HostServer).registerCapabilities({ logging: {} }), {
+      message: "Cannot register capabilities after connecting to transport",
+    });
+  } finally {
+    await sdk.close();
+    await host.close();
+  }
+});
