@@ -426,6 +426,8 @@ export class Gateway {
       if (!handler) {
         invalidParams(`Tool "${name}" is not available in this version`);
       }
+      // call_tool on the fast path relays the downstream's bytes as a mounted tool's call does.
+      if (meta === "call_tool" && raw) return await this.#callTool(args, extra, true);
       const value = await handler(args, extra);
       return isResult(value) ? value : jsonResult(value);
     }
@@ -444,14 +446,28 @@ export class Gateway {
       }
       return this.#notFound({ tool: name });
     }
+    return await this.#run(entry, args, extra, { via: "mount", raw });
+  }
+
+  /**
+   * One downstream call for the host, mounted or through call_tool: its progress forwarded, the server's
+   * requests to the host related to it (`passthrough.track`), then the hub's one call path.
+   */
+  async #run(
+    entry: CatalogTool,
+    args: Record<string, unknown>,
+    extra: Extra,
+    options: { via: "mount" | "call_tool"; raw?: true; timeoutMs?: number },
+  ): Promise<CallToolResult | RawResult> {
     const progress = this.#progressForwarder(extra);
     const release = this.passthrough.track(entry.server, extra);
     try {
       return await this.#hub.call(entry, args, {
-        via: "mount",
+        via: options.via,
         signal: extra.signal,
+        timeoutMs: options.timeoutMs,
         onProgress: progress.onProgress,
-        raw: raw ?? false,
+        raw: options.raw ?? false,
       });
     } finally {
       release();
@@ -556,7 +572,13 @@ export class Gateway {
     };
   }
 
-  async #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+  #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult>;
+  #callTool(args: Record<string, unknown>, extra: Extra, raw: true): Promise<CallToolResult | RawResult>;
+  async #callTool(
+    args: Record<string, unknown>,
+    extra: Extra,
+    raw?: true,
+  ): Promise<CallToolResult | RawResult> {
     const { server, tool, arguments: callArgs, detach, timeout_ms: timeoutMs } = args;
     checkToolName(tool, 'call_tool: "tool"');
     if (server !== undefined && server !== null && typeof server !== "string") {
@@ -604,19 +626,11 @@ export class Gateway {
         nextAction: "Call poll_result with this callId until its status is no longer pending.",
       });
     }
-    const progress = this.#progressForwarder(extra);
-    const release = this.passthrough.track(entry.server, extra);
-    try {
-      return await this.#hub.call(entry, input, {
-        via: "call_tool",
-        signal: extra.signal,
-        timeoutMs: (timeoutMs ?? undefined) as number | undefined,
-        onProgress: progress.onProgress,
-      });
-    } finally {
-      release();
-      await progress.settle();
-    }
+    return await this.#run(entry, input, extra, {
+      via: "call_tool",
+      raw,
+      timeoutMs: (timeoutMs ?? undefined) as number | undefined,
+    });
   }
 
   /**
@@ -644,8 +658,8 @@ export class Gateway {
   #fastCalls = new Map<string | number, AbortController>();
 
   /**
-   * The fast path (stdio, or a `--listen` session): a `tools/call` of a mounted tool (and its
-   * cancellation) handled here instead of by the SDK's server, so that its result can be relayed as the
+   * The fast path (stdio, or a `--listen` session): a `tools/call` of a mounted tool or of `call_tool` (and
+   * its cancellation) handled here instead of by the SDK's server, so that its result can be relayed as the
    * bytes the downstream sent (see raw_json.ts). The call itself takes the same path as the SDK's
    * (`#onCall`: scope, records, timeouts, budget); its notifications and requests to the host are related
    * to it as the SDK's are (on HTTP they go on the call's own stream). False leaves the message to the
@@ -667,7 +681,10 @@ export class Gateway {
     if (message.method !== "tools/call" || (typeof id !== "string" && typeof id !== "number")) return false;
     if (this.server.getClientCapabilities() === undefined || this.#fastCalls.has(id)) return false;
     const { name, arguments: args, _meta: meta } = params;
-    if (typeof name !== "string" || metaToolName(name)) return false;
+    // A mounted tool, or call_tool (whose result is the downstream's too); other meta-tools answer parsed.
+    if (typeof name !== "string") return false;
+    const metaTool = metaToolName(name);
+    if (metaTool && metaTool !== "call_tool") return false;
     if (args !== undefined && (typeof args !== "object" || args === null || Array.isArray(args))) {
       return false;
     }

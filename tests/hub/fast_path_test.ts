@@ -52,6 +52,55 @@ Deno.test("a mounted tool's result reaches the host as the bytes the downstream 
   }
 });
 
+Deno.test("lazy: call_tool's result reaches the host as the bytes the downstream sent, ids aside", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(dir.path, wireConfig("expose: lazy\n"));
+  const host = await rawGatewaySession(path, `${dir.path}/store.db`);
+  try {
+    await host.send({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    const listed = JSON.parse(await host.answer(1)).result.tools.map((t: { name: string }) => t.name);
+    assert.ok(listed.includes("call_tool") && !listed.includes("wire__wire"), listed.join(" "));
+    for (
+      const [id, params] of [
+        [2, { tool: "wire__wire", arguments: {} }],
+        [3, { server: "wire", tool: "wire" }],
+      ] as const
+    ) {
+      await host.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "call_tool", arguments: params },
+      });
+      const line = await host.answer(id);
+      const raw = new RawBytes([new TextEncoder().encode(line)]);
+      const result = scan(raw)!.members.find((m) => m.key === "result")!;
+      assert.equal(raw.text(result.start, result.end), WIRE_RESULT);
+    }
+    // Detached and invalid calls answer as before: a receipt, and the protocol's error.
+    await host.send({
+      jsonrpc: "2.0",
+      id: 4,
+      method: "tools/call",
+      params: { name: "call_tool", arguments: { tool: "wire__wire", detach: true } },
+    });
+    const receipt = JSON.parse(await host.answer(4)).result;
+    assert.equal(JSON.parse(receipt.content[0].text).status, "accepted");
+    await host.send({
+      jsonrpc: "2.0",
+      id: 5,
+      method: "tools/call",
+      params: { name: "call_tool", arguments: { tool: "wire__wire", arguments: [] } },
+    });
+    assert.deepEqual(JSON.parse(await host.answer(5)).error, {
+      code: -32602,
+      message: 'call_tool: "arguments" must be an object',
+    });
+  } finally {
+    await host.close();
+  }
+});
+
 Deno.test("through the SDK client a relayed result equals a direct call's", async () => {
   await using dir = await tempDir();
   await using gw = await connectGateway(await writeConfig(dir.path, wireConfig()), { allowAll: true });
