@@ -11,9 +11,8 @@ import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ErrorCode, McpError } from "../mcp/sdk.ts";
 import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
-import { type Member, member, RawBytes, RawResult, scan, utf8 } from "../json/raw_json.ts";
+import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
 import { slicedParseApplies } from "../json/sliced_json.ts";
-import { Stepper } from "../json/slices.ts";
 import { NoticeGate } from "./notice_gate.ts";
 import {
   decodeLine,
@@ -24,14 +23,8 @@ import {
 } from "../json/lines.ts";
 import { CoalescingWriter, streamWriter } from "../json/pipe.ts";
 import { parseLineJson, parseRaw, ProtocolViolation, validateMessage } from "../mcp/jsonrpc_line.ts";
-import {
-  putStandIns,
-  type Replacement,
-  replaceSpans,
-  SCAN_MIN_BYTES,
-  standInSteps,
-  unreadMembers,
-} from "../trust/definition_scan.ts";
+import { putStandIns, SCAN_MIN_BYTES } from "../trust/definition_scan.ts";
+import { type ListAnswer, ListScreen, TOOLS_PATH } from "../trust/list_screen.ts";
 
 /** A `tools/call` result that is not one (checked on the fast path, where the SDK's schema is skipped). */
 export class InvalidResultError extends TypeError {
@@ -53,19 +46,6 @@ interface RawCall {
 
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
-/** A `tools/list` answer is read down to its tools (each one's bytes), in the same pass. */
-const TOOLS_PATH = ["result", "tools"];
-/** What the gateway reads of a `tools/list` answer's scan. */
-interface ListAnswer {
-  tools: Member;
-  top: readonly Member[];
-  result: readonly Member[];
-}
-
-const NULL_BYTES = utf8("null");
-
-/** `tools/list` requests whose answers are awaited, per connection (the last ones sent). */
-const LIST_IDS = 16;
 
 /**
  * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
@@ -244,7 +224,7 @@ export class StdioClientTransport implements Transport {
    * or a notification is followed by more (then the rest follows when the returned promise settles).
    */
   #lines(splitter: LineSplitter, chunk: Uint8Array): void | Promise<void> {
-    splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : this.#listIds.length ? TOOLS_PATH : undefined;
+    splitter.scanPath = this.#rawCalls.size ? RESULT_PATH : this.#lists.awaiting ? TOOLS_PATH : undefined;
     splitter.scanSpills = this.#rawCalls.size > 0;
     const delivered = this.#deliver(splitter.pushRaw(chunk), 0);
     // The line in progress may have queued bytes for its spill: written (yielding) before the next chunk.
@@ -269,8 +249,8 @@ export class StdioClientTransport implements Transport {
         continue;
       }
       // The answer to a tools/list of ours: its over-limit tools judged from their bytes, never parsed.
-      if (this.#listIds.length && raw.length >= SCAN_MIN_BYTES) {
-        const answer = this.#listAnswer(raw);
+      if (this.#lists.awaiting && raw.length >= SCAN_MIN_BYTES) {
+        const answer = this.#lists.answer(raw);
         if (answer) return this.#deliverList(lines, i, answer);
       }
       // A huge line (a 100,000-tool list) in slices, so other servers' messages go on meanwhile.
@@ -308,10 +288,7 @@ export class StdioClientTransport implements Transport {
    */
   #hand(message: JSONRPCMessage): void {
     this.#gate.delivered(message);
-    if (this.#listIds.length && "id" in message && !("method" in message)) {
-      const k = this.#listIds.indexOf(message.id!);
-      if (k >= 0) this.#listIds.splice(k, 1);
-    }
+    if (this.#lists.awaiting && "id" in message && !("method" in message)) this.#lists.answered(message.id!);
     this.onmessage?.(message);
   }
 
@@ -332,33 +309,6 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * When `raw` answers a `tools/list` the gateway sent (by its id: that request is then no longer
-   * awaited), its `tools` member and the members of the answer and of its result, else undefined. Reads
-   * the line's scan only (made as it arrived).
-   */
-  #listAnswer(raw: RawBytes): ListAnswer | undefined {
-    const top = raw.scanned;
-    if (!top || top.kind !== "object") return undefined;
-    const id = member(top.members, "id");
-    if (!id || id.end - id.start > 64) return undefined;
-    let value: unknown;
-    try {
-      value = raw.json(id.start, id.end);
-    } catch {
-      return undefined;
-    }
-    const k = this.#listIds.indexOf(value as string | number);
-    // A response (a request of the server's own may carry the same id: a different space).
-    const result = member(top.members, "result")?.children;
-    if (k < 0 || !result || member(top.members, "method")) return undefined;
-    this.#listIds.splice(k, 1);
-    if (result.kind !== "object") return undefined;
-    const tools = member(result.members, "tools");
-    if (!tools || raw.at(tools.start) !== 0x5b) return undefined;
-    return { tools, top: top.members, result: result.members };
-  }
-
-  /**
    * Delivers line `at`, a `tools/list` answer, then the lines after it: each tool over the depth or size
    * limit is judged from its bytes in slices and replaced by its stand-in, unparsed, and big members the
    * gateway does not read are not parsed either (see definition_scan.ts); the rest of the line is parsed
@@ -368,10 +318,8 @@ export class StdioClientTransport implements Transport {
     const raw = lines[at] as RawBytes;
     let message: JSONRPCMessage | undefined;
     try {
-      const standIns = await new Stepper(standInSteps(raw, answer.tools)).finishAsync();
-      const replaced: Replacement[] = unreadMembers(raw, answer.top, answer.result);
-      for (const { span } of standIns) replaced.push({ span, bytes: NULL_BYTES });
-      message = await parseRaw(replaced.length ? replaceSpans(raw, replaced) : raw);
+      const { bytes, standIns } = await this.#lists.screen(raw, answer);
+      message = await parseRaw(bytes);
       if (message && standIns.length) putStandIns(message, standIns);
     } catch (error) {
       this.onerror?.(error as Error);
@@ -394,15 +342,14 @@ export class StdioClientTransport implements Transport {
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
     if ("method" in message && message.method === "tools/list" && "id" in message) {
-      this.#listIds.push(message.id);
-      if (this.#listIds.length > LIST_IDS) this.#listIds.shift();
+      this.#lists.sent(message.id);
     }
     this.#gate.sent(message);
     await this.#writer.write(message);
   }
 
-  /** Ids of the `tools/list` requests sent whose answers have not come (the last {@link LIST_IDS}). */
-  #listIds: (string | number)[] = [];
+  /** The `tools/list` answers awaited, screened from their bytes. */
+  #lists = new ListScreen();
 
   #rawCalls = new Map<string, RawCall>();
   #rawSeq = 0;

@@ -1,5 +1,5 @@
 /**
- * For HTTP downstreams, what stdio.ts does for pipes: the answer to a `tools/list` the gateway sent is
+ * For HTTP downstreams, what downstream/stdio.ts does for pipes, through the same screen (list_screen.ts): the answer to a `tools/list` the gateway sent is
  * read as its bytes arrive, and each tool over the depth or size limit is judged from its bytes and
  * replaced by its stand-in, never parsed (see definition_scan.ts), as are big members the gateway does not
  * read. The SDK's HTTP transports parse whole bodies and events themselves, so this sits in front of them
@@ -10,25 +10,13 @@
  * @module
  */
 import type { JSONRPCMessage, Transport } from "../mcp/sdk.ts";
-import { concat, member, RawBytes, type Scanned, Scanner, utf8 } from "../json/raw_json.ts";
-import {
-  putStandIns,
-  type Replacement,
-  replaceSpans,
-  SCAN_MIN_BYTES,
-  type StandIn,
-  standInSteps,
-  unreadMembers,
-} from "./definition_scan.ts";
-import { SLICE_MS, Stepper } from "../json/slices.ts";
+import { concat, RawBytes, type Scanned, Scanner, utf8 } from "../json/raw_json.ts";
+import { putStandIns, SCAN_MIN_BYTES, type StandIn } from "./definition_scan.ts";
+import { LIST_IDS, ListScreen, TOOLS_PATH } from "./list_screen.ts";
+import { SLICE_MS } from "../json/slices.ts";
 
-/** A `tools/list` answer is read down to its tools (each one's bytes), in the same pass. */
-const TOOLS_PATH = ["result", "tools"];
-/** `tools/list` requests whose answers are awaited, per connection (the last ones sent), as over stdio. */
-const LIST_IDS = 16;
 /** Requests larger than this are not read to see whether they are a `tools/list` (ours are small). */
 const REQUEST_PEEK_BYTES = 4096;
-const NULL_BYTES = utf8("null");
 const LF = 0x0a;
 /** A chunk larger than this is appended and scanned in pieces of this size, a yield check between. */
 const SCAN_PIECE_BYTES = 64 * 1024;
@@ -44,8 +32,8 @@ type Id = string | number;
  */
 export class HttpListScreen {
   readonly #base: typeof fetch;
-  /** Ids of the `tools/list` requests sent whose answers have not come (the last {@link LIST_IDS}). */
-  #listIds: Id[] = [];
+  /** The `tools/list` answers awaited, screened from their bytes. */
+  #lists = new ListScreen();
   /** Stand-ins of answers rewritten but not yet delivered, by id. */
   #standIns = new Map<Id, StandIn[]>();
 
@@ -58,13 +46,12 @@ export class HttpListScreen {
   readonly fetch: typeof fetch = async (input, init) => {
     const id = listRequestId(init);
     if (id !== undefined) {
-      this.#listIds.push(id);
-      if (this.#listIds.length > LIST_IDS) this.#listIds.shift();
+      this.#lists.sent(id);
     }
     const response = await this.#base(input, init);
     if (!response.ok || !response.body) return response;
     const type = response.headers.get("content-type") ?? "";
-    if (type.includes("application/json") && this.#listIds.length) {
+    if (type.includes("application/json") && this.#lists.awaiting) {
       return rebuilt(response, (await this.#screenBody(response.body)) as Uint8Array<ArrayBuffer>);
     }
     // Any stream: it may carry the answer to a tools/list sent after it opened (the older HTTP+SSE
@@ -215,7 +202,7 @@ export class HttpListScreen {
                   at = end;
                   continue;
                 }
-                if (!joined && data && this.#listIds.length) {
+                if (!joined && data && this.#lists.awaiting) {
                   scanner = new Scanner(line, TOOLS_PATH, DATA.length);
                 }
               }
@@ -254,33 +241,17 @@ export class HttpListScreen {
 
   /**
    * `raw` with each over-limit tool as `null` (its stand-in kept for {@linkcode HttpListScreen.watch}) and
-   * big unread members empty, when its scan `top` answers an awaited `tools/list`; else `raw`.
+   * big unread members left out, when its scan `top` answers an awaited `tools/list`; else `raw`.
    */
   async #rewrite(raw: RawBytes, top: Scanned | null | undefined): Promise<RawBytes> {
-    if (!top || top.kind !== "object") return raw;
-    const id = member(top.members, "id");
-    if (!id || id.end - id.start > 64) return raw;
-    let value: unknown;
-    try {
-      value = raw.json(id.start, id.end);
-    } catch {
-      return raw;
-    }
-    const k = this.#listIds.indexOf(value as Id);
-    const result = member(top.members, "result")?.children;
-    if (k < 0 || !result || member(top.members, "method")) return raw;
-    this.#listIds.splice(k, 1);
-    if (result.kind !== "object") return raw;
-    const tools = member(result.members, "tools");
-    if (!tools || raw.at(tools.start) !== 0x5b) return raw;
-    const standIns = await new Stepper(standInSteps(raw, tools)).finishAsync();
-    const replaced: Replacement[] = unreadMembers(raw, top.members, result.members);
-    for (const { span } of standIns) replaced.push({ span, bytes: NULL_BYTES });
+    const answer = this.#lists.answer(raw, top);
+    if (!answer) return raw;
+    const { bytes, standIns } = await this.#lists.screen(raw, answer);
     if (standIns.length) {
-      this.#standIns.set(value as Id, standIns);
+      this.#standIns.set(answer.id, standIns);
       if (this.#standIns.size > LIST_IDS) this.#standIns.delete(this.#standIns.keys().next().value!);
     }
-    return replaced.length ? replaceSpans(raw, replaced) : raw;
+    return bytes;
   }
 }
 
