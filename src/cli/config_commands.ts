@@ -24,9 +24,11 @@ export const STARTER_CONFIG = `# mcphub configuration, created by \`mcphub init\
 # your comments and leave a timestamped .bak next to this file.
 version: 1
 
-# all: agents see every tool of every server, named server__tool.
-# lazy: agents see the meta-tools (search_tools, resolve_tool, call_tool, …) plus the pins.
-expose: all
+# auto: every tool, named server__tool, while their definitions fit expose_budget (20000 tokens,
+#   ~10% of a typical context); past it, the meta-tools plus the pins and the most-used tools.
+# all: agents see every tool of every server. lazy: the meta-tools (search_tools, resolve_tool,
+#   call_tool, …) plus the pins.
+expose: auto
 
 # Tools listed even in lazy mode: "server", "server__*" or "server__tool" (\`mcphub pin --top 5\`).
 pin: []
@@ -51,7 +53,7 @@ servers:
 
 /** What `mcphub init` writes when the path ends in `.json` (JSON has no comments). */
 const STARTER_JSON = `${
-  JSON.stringify({ version: 1, expose: "all", pin: [], response_budget: "32KB", servers: {} }, null, 2)
+  JSON.stringify({ version: 1, expose: "auto", pin: [], response_budget: "32KB", servers: {} }, null, 2)
 }\n`;
 
 /** A config file to edit: the path handed to `editConfig` and the one shown to the user. */

@@ -14,7 +14,7 @@ import { describe, type LinePositions, type ParsedDocument, Reader } from "./rea
 import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
-import { readResponseBudget, readTimeout } from "./settings.ts";
+import { readExposeBudget, readResponseBudget, readTimeout } from "./settings.ts";
 import { readAllowedHosts, readListen } from "./listen.ts";
 import { readStore } from "./store.ts";
 import { isScalar } from "./yaml_nodes.ts";
@@ -45,6 +45,7 @@ export interface LoadOptions {
 const TOP_KEYS = [
   "version",
   "expose",
+  "expose_budget",
   "pin",
   "response_budget",
   "verbatim",
@@ -165,7 +166,9 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
     }
   }
   const expose = keys.get("expose");
-  if (expose) config.expose = reader.oneOf(expose, ["all", "lazy"] as const) ?? config.expose;
+  if (expose) config.expose = reader.oneOf(expose, ["all", "lazy", "auto"] as const) ?? config.expose;
+  const exposeBudget = keys.get("expose_budget");
+  if (exposeBudget) config.exposeBudgetTokens = readExposeBudget(reader, exposeBudget);
   for (
     const [key, apply] of [
       ["verbatim", (value: boolean) => config.verbatim = value],

@@ -71,3 +71,34 @@ export function readTimeout(
 function lowerFirst(text: string): string {
   return text.charAt(0).toLowerCase() + text.slice(1);
 }
+
+/** The smallest `expose_budget`: below it not even the meta-tools' definitions fit. */
+export const MIN_EXPOSE_BUDGET_TOKENS = 1_000;
+
+/** `expose_budget`: tokens (a whole number, or `"20k"`) of tool definitions `expose: auto` mounts whole. */
+export function readExposeBudget(reader: Reader, field: Field): number | undefined {
+  const value = isScalar(field.node) ? field.node.value : undefined;
+  const text = typeof value === "number"
+    ? String(value)
+    : typeof value === "string"
+    ? value.trim()
+    : undefined;
+  const match = text === undefined ? null : /^(\d+)(k?)$/i.exec(text);
+  if (!match) {
+    return reader.fail(
+      field,
+      `expected a number of tokens such as 20000 or "20k", got ${
+        typeof value === "string" ? JSON.stringify(value) : describe(field.node)
+      }`,
+    );
+  }
+  const tokens = Number(match[1]) * (match[2] ? 1000 : 1);
+  if (!Number.isSafeInteger(tokens) || tokens < MIN_EXPOSE_BUDGET_TOKENS) {
+    return reader.fail(
+      field,
+      `${tokens} tokens is below the minimum of ${MIN_EXPOSE_BUDGET_TOKENS}, where the meta-tools alone no longer fit; ` +
+        "use at least 1000, or expose: lazy to mount only pinned tools",
+    );
+  }
+  return tokens;
+}

@@ -85,8 +85,10 @@ export interface Config {
   /** Absolute path of the file it was loaded from; undefined for the embedded default. */
   path?: string;
   version: 1;
-  /** @default "all" */
-  expose: "all" | "lazy";
+  /** @default "all" (new configs written by `mcphub init` say `auto`) */
+  expose: "all" | "lazy" | "auto";
+  /** `expose: auto`: tokens of advertised tool definitions mounted whole. @default 20000 */
+  exposeBudgetTokens?: number;
   /** `server`, `server__*` or `server__tool`. @default [] */
   pin: string[];
   /** Bytes; 0 = unlimited, else >= 512. @default 32768 */

@@ -29,7 +29,8 @@ import {
   serverInstructions,
   type SessionRelay,
 } from "./passthrough.ts";
-import { capabilitySummary, describeTool, pinnedTools, resolveTool, searchTools } from "../hub/discovery.ts";
+import { capabilitySummary, describeTool, resolveTool, searchTools } from "../hub/discovery.ts";
+import { decideExposure, DEFAULT_EXPOSE_BUDGET_TOKENS, type Exposure } from "../hub/exposure.ts";
 import { StdioServerTransport } from "./stdio_server.ts";
 import { RawResult } from "../json/raw_json.ts";
 import { Stepper } from "../json/slices.ts";
@@ -77,6 +78,11 @@ export interface GatewayOptions {
   start?: () => void;
   /** The relay shared by every upstream session of the hub; undefined = one of this gateway's own. */
   relay?: SessionRelay;
+  /**
+   * `expose: auto`: calls per public name from the call records (this agent's), read once when the
+   * session starts; the session's own calls are counted on top.
+   */
+  usage?: () => Promise<ReadonlyMap<string, number>>;
 }
 
 /** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
@@ -249,10 +255,20 @@ export class Gateway {
   /** Resources, prompts, completion, logging and server-to-client requests. */
   readonly passthrough: Passthrough;
   #started = false;
+  /** Calls per public name (`expose: auto`): the records' when read, plus this session's. */
+  #usage = new Map<string, number>();
+  /** Advertised bytes of a catalog entry's definition (see mountedDefinition). */
+  #sizes = new WeakMap<CatalogTool, number>();
 
   constructor(hub: Hub, options: GatewayOptions) {
     this.#hub = hub;
     this.#options = options;
+    if (hub.config.expose === "auto" && options.usage) {
+      options.usage().then((counts) => {
+        for (const [name, calls] of counts) this.#usage.set(name, (this.#usage.get(name) ?? 0) + calls);
+        this.#notifyIfChanged();
+      }).catch((error) => options.log(`warning: reading the call records for expose: auto failed: ${error}`));
+    }
     this.server = new HostServer(
       { name: "mcphub", version: options.version },
       { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
@@ -369,11 +385,18 @@ export class Gateway {
         return { name: s.name, useWhen: names.length ? [names.join(", ")] : [], tags: [] };
       }).filter((s) => !allow || s.useWhen.length),
     );
-    return [
-      `mcphub gateway in lazy mode, in front of ${n} MCP server${
+    const opening = config.expose === "auto"
+      ? `mcphub gateway in auto mode, in front of ${n} MCP server${n === 1 ? "" : "s"}: every tool is ` +
+        `mounted as server__tool while their definitions fit expose_budget (${
+          config.exposeBudgetTokens ?? DEFAULT_EXPOSE_BUDGET_TOKENS
+        } tokens); past it only pinned and most-used tools are mounted and the rest are hidden but available ` +
+        "(list_servers says which is in force and why)."
+      : `mcphub gateway in lazy mode, in front of ${n} MCP server${
         n === 1 ? "" : "s"
       }: their tools are hidden ` +
-      "but available.",
+        "but available.";
+    return [
+      opening,
       "At the start of a task and whenever it changes phase, call resolve_tool with what you want to do (or " +
       "search_tools to browse), describe_tool if you need the full input schema, then call_tool " +
       '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
@@ -395,14 +418,35 @@ export class Gateway {
     return this.#options.pins ?? this.#hub.scope?.pin ?? this.#hub.config.pin;
   }
 
+  /** The exposure in force now: what `expose` mounts of the catalog in scope, and why. */
+  exposure(): Exposure {
+    const config = this.#hub.config;
+    return decideExposure(this.#hub.catalog(), {
+      expose: config.expose,
+      pins: this.pins,
+      budgetTokens: config.exposeBudgetTokens,
+      bytes: (entry) => this.#advertisedBytes(entry),
+      metaBytes: this.metaTools().reduce((n, t) => n + utf8Length(JSON.stringify(t)), 0),
+      usage: this.#usage,
+    });
+  }
+
+  #advertisedBytes(entry: CatalogTool): number {
+    let bytes = this.#sizes.get(entry);
+    if (bytes === undefined) {
+      bytes = utf8Length(JSON.stringify(mountedDefinition(entry)));
+      this.#sizes.set(entry, bytes);
+    }
+    return bytes;
+  }
+
   /**
-   * Downstream tools mounted under their public names: all of them, or in lazy
-   * mode the pinned ones; then, for an agent with a tool_schema_budget, those
+   * Downstream tools mounted under their public names: all of them, in lazy mode the pinned ones, in auto
+   * mode as {@linkcode Gateway.exposure} decides; then, for an agent with a tool_schema_budget, those
    * whose whole definitions fit, first fit in name order (a schema is never cut).
    */
   mountedTools(): CatalogTool[] {
-    const catalog = this.#hub.catalog();
-    const chosen = this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
+    const chosen = this.exposure().tools;
     const budget = this.#hub.scope?.toolSchemaBudget;
     if (budget === undefined) return chosen;
     let left = budget;
@@ -459,6 +503,11 @@ export class Gateway {
     extra: Extra,
     options: { via: "mount" | "call_tool"; raw?: true; timeoutMs?: number },
   ): Promise<CallToolResult | RawResult> {
+    if (this.#hub.config.expose === "auto") {
+      // Usage decides what auto mounts past its budget: a tool called now may earn its place.
+      this.#usage.set(entry.namespaced, (this.#usage.get(entry.namespaced) ?? 0) + 1);
+      this.#notifyIfChanged();
+    }
     const progress = this.#progressForwarder(extra);
     const release = this.passthrough.track(entry.server, extra);
     try {
@@ -558,6 +607,7 @@ export class Gateway {
       return out;
     });
     const catalog = hub.catalog();
+    const exposure = this.exposure();
     return {
       contract_version: CONTRACT_VERSION,
       catalog_revision: (await hub.discovery()).revision,
@@ -566,6 +616,7 @@ export class Gateway {
       servers,
       total_tools: catalog.length,
       expose: hub.config.expose,
+      ...(hub.config.expose === "auto" ? { exposure: { mode: exposure.mode, reason: exposure.reason } } : {}),
       pinned: this.pins,
       management_tools: this.metaTools().length,
       advertised_downstream_tools: this.mountedTools().length,

@@ -385,7 +385,14 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       return view;
     },
     gateway: (scoped, start) =>
-      new Gateway(scoped, { version: options.version, log, handlers: handlers(scoped), relay, start }),
+      new Gateway(scoped, {
+        version: options.version,
+        log,
+        handlers: handlers(scoped),
+        relay,
+        start,
+        usage: reader ? () => usageOf(reader, scoped.agent) : undefined,
+      }),
     flush: () => recorder.flush(),
     async close() {
       await Promise.allSettled([...views.values()].map((view) => view.close()));
@@ -394,6 +401,17 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       await parts.close();
     },
   };
+}
+
+/** How many days of call records `expose: auto` reads to find the most-used tools. */
+const USAGE_DAYS = 30;
+
+/** Calls per public name in the last {@linkcode USAGE_DAYS} days of `agent`'s records (every agent's when none). */
+async function usageOf(reader: SqlReader, agent: string | undefined): Promise<Map<string, number>> {
+  const { topTools } = await import("../intelligence/mod.ts");
+  const since = Date.now() - USAGE_DAYS * 24 * 60 * 60 * 1000;
+  const top = await topTools(reader, { limit: 500, since, agent });
+  return new Map(top.map((t) => [t.namespaced, t.calls]));
 }
 
 /** Starts the gateway: answers `initialize` at once while the servers connect. */

@@ -18,6 +18,13 @@ export {
 export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
 export { type Finalized, finalizeResult } from "./finalize.ts";
 export {
+  BYTES_PER_TOKEN,
+  decideExposure,
+  DEFAULT_EXPOSE_BUDGET_TOKENS,
+  type Exposure,
+  type ExposureOptions,
+} from "./exposure.ts";
+export {
   capabilitySummary,
   describeEntry,
   describeTool,

@@ -269,13 +269,15 @@ export interface TopToolsOptions {
   limit: number;
   /** Only calls at or after this time, ms since the epoch. @default all time */
   since?: number;
+  /** Only this agent's calls. @default every agent's */
+  agent?: string;
 }
 
 /** The most-called tools (for `mcphub pin --top N`): calls desc, then name. */
 export async function topTools(db: SqlReader, options: TopToolsOptions): Promise<TopTool[]> {
   const limit = Math.max(0, Math.floor(options.limit));
   if (limit === 0) return [];
-  const { sql, params } = where({ since: options.since });
+  const { sql, params } = where({ since: options.since, agent: options.agent });
   return (await db.all(
     `SELECT namespaced, server, tool, COUNT(*) AS calls FROM calls ${sql}
      GROUP BY namespaced, server, tool ORDER BY calls DESC, namespaced ASC, server ASC, tool ASC LIMIT ?`,

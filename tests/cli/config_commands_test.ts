@@ -62,12 +62,12 @@ Deno.test("init writes the commented starter (0600) at the default path and neve
   const text = await Deno.readTextFile(box.home);
   assert.equal(text, STARTER_CONFIG);
   assert.match(text, /^version: 1$/m);
-  assert.match(text, /^expose: all$/m);
+  assert.match(text, /^expose: auto$/m);
   assert.match(text, /^response_budget: 32KB$/m);
   assert.match(text, /^ {2}# github:$/m);
   if (Deno.build.os !== "windows") assert.equal(mode(box.home), 0o600);
   const config = await box.load();
-  assert.equal(config.expose, "all");
+  assert.equal(config.expose, "auto");
   assert.deepEqual(config.servers, []);
 
   await Deno.writeTextFile(box.home, "version: 1\n");
@@ -84,7 +84,7 @@ Deno.test("init --config PATH writes there; a .json path gets JSON", async () =>
   const path = join(box.dir, "sub", "hub.json");
   assert.deepEqual(JSON.parse(await Deno.readTextFile(path)), {
     version: 1,
-    expose: "all",
+    expose: "auto",
     pin: [],
     response_budget: "32KB",
     servers: {},

@@ -174,7 +174,7 @@ Deno.test("editConfig() refuses to edit a file that is already invalid", async (
   let called = false;
   await assert.rejects(
     editConfig(path, () => called = true, options(tmp.dir)),
-    /mcphub\.yaml:1:9: expose: expected "all" or "lazy", got "sometimes"/,
+    /mcphub\.yaml:1:9: expose: expected one of "all", "lazy", "auto", got "sometimes"/,
   );
   assert.equal(called, false);
   assert.equal(await Deno.readTextFile(path), "expose: sometimes\n");

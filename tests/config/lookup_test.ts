@@ -152,7 +152,7 @@ Deno.test("loadConfig() reads the file found, with an absolute path and messages
     assert.ok(error instanceof ConfigError);
     assert.equal(
       error.message,
-      'mcphub.yaml:1:9: expose: expected "all" or "lazy", got "lazzy"; did you mean "lazy"?',
+      'mcphub.yaml:1:9: expose: expected one of "all", "lazy", "auto", got "lazzy"; did you mean "lazy"?',
     );
     return true;
   });

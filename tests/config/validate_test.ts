@@ -142,9 +142,12 @@ Deno.test("parseConfig() rejects version other than 1", () => {
 Deno.test("parseConfig() rejects expose other than all or lazy", () => {
   assertProblem(
     "expose: lazzy\n",
-    'mcphub.yaml:1:9: expose: expected "all" or "lazy", got "lazzy"; did you mean "lazy"?',
+    'mcphub.yaml:1:9: expose: expected one of "all", "lazy", "auto", got "lazzy"; did you mean "lazy"?',
   );
-  assertProblem("expose: 3\n", 'mcphub.yaml:1:9: expose: expected "all" or "lazy", got a number');
+  assertProblem(
+    "expose: 3\n",
+    'mcphub.yaml:1:9: expose: expected one of "all", "lazy", "auto", got a number',
+  );
 });
 
 Deno.test("parseConfig() rejects a pin that names no configured server", () => {
@@ -246,7 +249,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem("Expose: lazy\n", 'mcphub.yaml:1:1: Expose: unknown key; did you mean "expose"?');
   assertProblem(
     "github: {command: x}\n",
-    "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
+    "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, expose_budget, pin, response_budget, verbatim, " +
       "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, servers, agents, inherit_env, store",
   );
 });
@@ -270,7 +273,7 @@ Deno.test("parseConfig() reports every problem, sorted, and keeps the first's po
   } catch (error) {
     assert.ok(error instanceof ConfigError);
     assert.deepEqual(error.message.split("\n"), [
-      'mcphub.yaml:1:9: expose: expected "all" or "lazy", got "x"',
+      'mcphub.yaml:1:9: expose: expected one of "all", "lazy", "auto", got "x"',
       'mcphub.yaml:3:3: servers.s: set exactly one of "command" or "url"',
       'mcphub.yaml:4:5: servers.s.comand: unknown key; did you mean "command"?',
       "mcphub.yaml:5:11: verbatim: expected true or false, got a number",
