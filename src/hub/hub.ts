@@ -5,25 +5,18 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
-import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
+import type { CallRecord as CallEvent } from "../intelligence/mod.ts";
 import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
 import { listHashSteps, serverFingerprint, type ToolListCache } from "../catalog/tool_cache.ts";
-import { messageOf, ProtocolError } from "../mcp/errors.ts";
-import { type Client, McpError } from "../mcp/sdk.ts";
-import { namespaceResultUris } from "./uris.ts";
+import { messageOf } from "../mcp/errors.ts";
+import type { Client } from "../mcp/sdk.ts";
 import { META_TOOL_NAMES } from "./meta_tools.ts";
-import {
-  CallTimeoutError,
-  Downstream,
-  OutcomeUnknownError,
-  type RestartPolicy,
-  ServerUnavailableError,
-} from "../downstream/downstream.ts";
+import { Downstream, type RestartPolicy } from "../downstream/downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
-import type { CallToolResult, Progress } from "../mcp/sdk.ts";
-import { type FinalizeOptions, finalizeRawResult, finalizeResult, spillPolicy } from "./finalize.ts";
+import type { CallToolResult } from "../mcp/sdk.ts";
+import { type FinalizeOptions, spillPolicy } from "./finalize.ts";
+import { type CallPath, callThrough, finalizeOther, type HubCallOptions } from "./call_path.ts";
 import { RawResult } from "../json/raw_json.ts";
 import {
   type Discovery,
@@ -45,6 +38,7 @@ import { type AuthStore, serverAuth } from "../auth/light.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
+export { errorResult, type HubCallOptions } from "./call_path.ts";
 
 /** What the hub is started with. */
 export interface HubOptions {
@@ -82,20 +76,6 @@ export interface HubOptions {
    * @default {@link INDEX_WORKER_MIN_TOOLS}
    */
   indexWorkerMinTools?: number;
-}
-
-/** Options of {@linkcode Hub.call}. */
-export interface HubCallOptions {
-  via: CallVia;
-  signal?: AbortSignal;
-  /** Caller's `timeout_ms`; can only shorten `call_timeout`. */
-  timeoutMs?: number;
-  onProgress?: (progress: Progress) => void;
-  /**
-   * The caller can relay a result as bytes: the answer may be a {@linkcode RawResult} (the fast path),
-   * measured, spooled and recorded exactly as a parsed one. @default false
-   */
-  raw?: boolean;
 }
 
 /** A server as `list_servers` and `mcphub list` show it. */
@@ -153,10 +133,6 @@ function startIdentity(server: ServerConfig): string {
   };
   const entry = Object.fromEntries(Object.entries(server).filter(([k]) => !DESCRIPTIVE.has(k)));
   return JSON.stringify(canonical(entry));
-}
-
-function byteLength(text: string): number {
-  return Buffer.byteLength(text, "utf8");
 }
 
 /** A tool list's JSON text for the cache and its hash, in steps. */
@@ -1008,112 +984,20 @@ export class Hub {
   }
 
   /**
-   * Calls a catalog tool through the one result path: call, time, finalize
-   * (spool an oversized result), record. Downstream `isError` results pass
-   * through unchanged; a JSON-RPC error from the server is rethrown as is.
+   * Calls a catalog tool through the one result path (call_path.ts): call, time, finalize (spool an
+   * oversized result), record. Downstream `isError` results pass through unchanged; a JSON-RPC error from
+   * the server is rethrown as is.
    */
   call(entry: CatalogTool, args: Record<string, unknown>, options: HubCallOptions & { raw: true }): Promise<
     CallToolResult | RawResult
   >;
   call(entry: CatalogTool, args: Record<string, unknown>, options: HubCallOptions): Promise<CallToolResult>;
-  async call(
+  call(
     entry: CatalogTool,
     args: Record<string, unknown>,
     options: HubCallOptions,
   ): Promise<CallToolResult | RawResult> {
-    const d = this.#downstreams.get(entry.server);
-    if (!d) throw new Error(`server "${entry.server}" is not configured`);
-    const limit = this.config.callTimeoutMs;
-    const timeoutMs = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, limit) : limit;
-    const limitName = options.timeoutMs !== undefined && options.timeoutMs < limit
-      ? "timeout_ms"
-      : "call_timeout";
-    const started = Date.now();
-    const t0 = performance.now();
-    const argsBytes = byteLength(JSON.stringify(args));
-    if (d.toolsFromCache) {
-      // Listed from the cache: once the server is up, the tool must still be among its live tools.
-      await d.ready;
-      if (d.state === "connected" && !d.tools.some((t) => t.name === entry.tool)) {
-        throw new ProtocolError(
-          -32602,
-          `Tool "${entry.namespaced}" is no longer offered by server "${entry.server}" (it was in its last ` +
-            "known tool list). Call list_servers or search_tools to see the available tools.",
-        );
-      }
-    }
-    let result: CallToolResult | RawResult;
-    let transportError: string | undefined;
-    try {
-      result = await d.callTool(entry.tool, args, {
-        signal: options.signal,
-        timeoutMs,
-        onProgress: options.onProgress,
-        raw: options.raw,
-      });
-    } catch (error) {
-      if (error instanceof ServerUnavailableError) {
-        return errorResult(`${error.message}. Call list_servers for the state of every server.`);
-      }
-      if (error instanceof OutcomeUnknownError) {
-        transportError = error.message;
-        result = errorResult(
-          `Outcome unknown: the connection to server "${entry.server}" broke during the call to ${entry.namespaced} ` +
-            `(${error.message}). The request was not retried, because it may already have taken effect; ` +
-            (this.#downstreams.get(entry.server) === d
-              ? `the connection is being restored for future calls.`
-              : `a reload of the config stopped or reconnected the server meanwhile.`),
-        );
-      } else if (error instanceof CallTimeoutError) {
-        transportError = `timed out after ${timeoutMs}ms`;
-        result = errorResult(
-          `The call to ${entry.namespaced} timed out after ${timeoutMs}ms (${limitName} = ${timeoutMs}ms) and was ` +
-            `cancelled downstream; its outcome is unknown and it was not retried.`,
-        );
-      } else {
-        this.#record(entry, options.via, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
-        throw asProtocolError(error);
-      }
-    }
-    // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
-    if (d.config.namespace !== false) {
-      if (!(result instanceof RawResult)) result = namespaceResultUris(entry.server, result);
-      else if (result.mayHaveResources()) {
-        const parsed = result.parse() as unknown as CallToolResult;
-        const renamed = namespaceResultUris(entry.server, parsed);
-        if (renamed !== parsed) {
-          // Stored from here on as parsed: what was spilled as it arrived goes.
-          result.raw.discardSpill();
-          result = renamed;
-        }
-      }
-    }
-    const finalizeOptions: FinalizeOptions = {
-      ...this.#options.finalize,
-      budget: this.config.responseBudget,
-      verbatim: this.config.verbatim,
-      server: entry.server,
-      tool: entry.tool,
-      namespaced: entry.namespaced,
-      agent: this.agent,
-    };
-    const finalized = result instanceof RawResult
-      ? await finalizeRawResult(result, finalizeOptions)
-      : await finalizeResult(result, finalizeOptions);
-    const isError = result.isError === true;
-    this.#record(
-      entry,
-      options.via,
-      started,
-      t0,
-      !isError,
-      transportError ?? (isError ? firstText(result) : undefined),
-      argsBytes,
-      finalized.originalBytes,
-      finalized.returnedBytes,
-      finalized.spooled,
-    );
-    return finalized.result;
+    return callThrough(this.#callPath(), entry, args, options);
   }
 
   /**
@@ -1121,48 +1005,19 @@ export class Hub {
    * whole and answered with a receipt (paged with get_result, re-checked against scope as `tool`).
    */
   finalizeOther(result: Record<string, unknown>, meta: { server: string; tool: string; namespaced: string }) {
-    return finalizeResult(result as CallToolResult, {
-      ...this.#options.finalize,
-      budget: this.config.responseBudget,
-      verbatim: this.config.verbatim,
-      ...meta,
-      agent: this.agent,
-    });
+    return finalizeOther(this.#callPath(), result, meta);
   }
 
-  #record(
-    entry: CatalogTool,
-    via: CallVia,
-    started: number,
-    t0: number,
-    ok: boolean,
-    error: string | undefined,
-    argsBytes: number,
-    resultBytes: number,
-    returnedBytes: number,
-    spooled: boolean,
-  ): void {
-    // Redact, then cut: whatever stores or shows the error cuts it, so it must hold no secret first.
-    if (error !== undefined) error = this.#downstreams.get(entry.server)?.redact(error) ?? error;
-    try {
-      this.#options.onCall?.({
-        ts: started,
-        server: entry.server,
-        tool: entry.tool,
-        namespaced: entry.namespaced,
-        durationMs: Math.round(performance.now() - t0),
-        ok,
-        error,
-        argsBytes,
-        resultBytes,
-        returnedBytes,
-        spooled,
-        agent: this.agent,
-        via,
-      });
-    } catch (error) {
-      this.#options.log(`recording a call failed: ${messageOf(error)}`);
-    }
+  /** What the call path reads of this hub, at the time of the call. */
+  #callPath(): CallPath {
+    return {
+      downstream: (server) => this.#downstreams.get(server),
+      config: this.config,
+      agent: this.agent,
+      finalize: this.#options.finalize,
+      onCall: this.#options.onCall,
+      log: this.#options.log,
+    };
   }
 
   /** Closes every session and stops every child process, concurrently. */
@@ -1226,33 +1081,6 @@ function heldNames(h: HeldTool): string[] {
     }
   }
   return names;
-}
-
-/** An `isError` tool result with one text block. */
-export function errorResult(text: string): CallToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-/** Units of a relayed error result's first text kept for its record. */
-const RAW_ERROR_TEXT_UNITS = 64 * 1024;
-
-function firstText(result: CallToolResult | RawResult): string | undefined {
-  const content = result instanceof RawResult ? result.preview(RAW_ERROR_TEXT_UNITS).content : result.content;
-  for (const block of content ?? []) {
-    if (block.type === "text") return block.text;
-  }
-  return undefined;
-}
-
-/**
- * A downstream JSON-RPC error as the gateway's own error with the same code, message and data: the
- * SDK's McpError carries an "MCP error N: " prefix in its message, which the host's client would double.
- */
-function asProtocolError(error: unknown): unknown {
-  if (!(error instanceof McpError)) return error;
-  // Servers built on the SDK put the prefix into the message on the wire too: strip every repeat.
-  const message = error.message.replace(/^(MCP error -?\d+: )+/, "");
-  return new ProtocolError(error.code, message, { cause: error }, error.data);
 }
 
 /** A URL without credentials or query (which may carry tokens). */
