@@ -1,7 +1,6 @@
 /**
- * The hub: every configured downstream, the catalog built from what they
- * list, name lookup, and the one call path every proxied call goes through
- * (call -> time -> finalize (size check -> spool or pass) -> record).
+ * The hub: every configured downstream, the catalog built from what they list (with its pin verdicts
+ * and discovery index), name lookup and scope, and the entry to the one call path (call_path.ts).
  *
  * @module
  */
