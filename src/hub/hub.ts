@@ -29,10 +29,11 @@ import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "../json/sliced_json.t
 import { agentServers } from "../config/light.ts";
 import { serverEnvironment } from "../downstream/environment.ts";
 import { rateLimitedLog } from "./log_limit.ts";
-import { heldMessage, type HeldTool, PIN_CHUNK, type PinStore, type Trust } from "../trust/pinning.ts";
+import { heldMessage, type HeldTool, type PinStore } from "../trust/pinning.ts";
+import { PinVerdicts } from "../trust/verdicts.ts";
 import { type InjectionMarker, toolMarkers } from "../trust/injection.ts";
 import type { RejectedTool } from "../trust/limits.ts";
-import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
+import { type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/light.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
@@ -159,11 +160,8 @@ export class Hub {
   #workerFailed = false;
   /** The index worker, kept from one large catalog's index to the next (started once, see #warmWorker). */
   #workers?: IndexWorkerPool;
-  /** Pin verdicts per server, for the tool list they were computed from. */
-  #verdicts = new Map<string, { tools: readonly PackedTool[]; verdict: PackedVerdict }>();
-  /** Pin checks in progress (taken in slices by the catalog build), per server, for the list checked. */
-  #verdictRuns = new Map<string, { tools: readonly PackedTool[]; steps: Stepper<PackedVerdict> }>();
-  #pinTimer?: ReturnType<typeof setInterval>;
+  /** Pin verdicts per server, and the watch for approvals made elsewhere. */
+  #verdicts: PinVerdicts;
   #log: { log: (line: string) => void; flush: () => void };
   #listeners = new Set<() => void>();
   #closed = false;
@@ -189,6 +187,16 @@ export class Hub {
     this.agent = options.agent;
     this.#scope = this.#scopeOf(options.config);
     this.#toolAllow = this.#scope?.tools ? new Set(this.#scope.tools) : undefined;
+    this.#verdicts = new PinVerdicts({
+      pins: options.pins,
+      log: (line) => this.#options.log(line),
+      server: (name) => this.#downstreams.get(name),
+      storeFailed: (error) =>
+        this.#cacheOp(() => {
+          throw error;
+        }),
+      changed: () => this.#changed(),
+    });
     if (options.base) {
       options.base.#views.add(this);
       this.#followBase();
@@ -612,10 +620,7 @@ export class Hub {
     for (const d of this.#downstreams.values()) {
       // Connected servers' live tools, and the cached tools of a server in its first attempt.
       if (d.tools.length === 0) continue;
-      const memo = this.#verdicts.get(d.name);
-      const mounted = memo && memo.tools === d.tools
-        ? memo.verdict.mounted
-        : (yield* this.#verdictRun(d).steps()).mounted;
+      const mounted = (yield* this.#verdicts.steps(d)).mounted;
       servers.push({
         name: d.name,
         description: d.config.description,
@@ -741,122 +746,11 @@ export class Hub {
   }
 
   /**
-   * The pin verdict for a server's current tools (recomputed when its list changes), at once: finishes a
-   * sliced check in progress for the same list (holding the event loop for the rest of it).
-   */
-  #verdict(d: Downstream): PackedVerdict {
-    const memo = this.#verdicts.get(d.name);
-    if (memo && memo.tools === d.tools) return memo.verdict;
-    return this.#verdictRun(d).finish();
-  }
-
-  /** The one check of a server's current tools, shared by the sliced catalog build and {@link #verdict}. */
-  #verdictRun(d: Downstream): Stepper<PackedVerdict> {
-    const run = this.#verdictRuns.get(d.name);
-    if (run && run.tools === d.tools) return run.steps;
-    const steps = new Stepper(this.#verdictSteps(d, d.tools));
-    this.#verdictRuns.set(d.name, { tools: d.tools, steps });
-    return steps;
-  }
-
-  /** The pin check of one tool list, stepwise (a 100,000-tool list is hashed and written in slices). */
-  *#verdictSteps(d: Downstream, tools: readonly PackedTool[]): Generator<void, PackedVerdict> {
-    const pins = this.#options.pins;
-    if (!pins) return { mounted: [...tools], held: [] };
-    const memo = this.#verdicts.get(d.name);
-    if (memo && memo.tools === tools) return memo.verdict;
-    let verdict: PackedVerdict;
-    try {
-      verdict = yield* checkPacked(pins, d.name, d.config.trust ?? "changes", tools);
-    } catch (error) {
-      // The store is unavailable: nothing can be compared, so changed tools cannot be told apart.
-      this.#cacheOp(() => {
-        throw error;
-      });
-      verdict = { mounted: [...tools], held: [] };
-    } finally {
-      if (this.#verdictRuns.get(d.name)?.tools === tools) this.#verdictRuns.delete(d.name);
-    }
-    for (const h of verdict.held) {
-      if (!memo?.verdict.held.some((m) => m.tool === h.tool && m.since === h.since)) {
-        this.#options.log(`server "${d.name}": ${heldMessage(h)}`);
-      }
-    }
-    this.#verdicts.set(d.name, { tools, verdict });
-    this.#watchApprovals();
-    return verdict;
-  }
-
-  /**
-   * Looks for approvals (`mcphub approve` in another process) every 2 s: one timer for the hub's life
-   * once a verdict was taken, re-reading only the servers that have held tools (a no-op otherwise).
-   */
-  #watchApprovals(): void {
-    if (this.#pinTimer !== undefined || this.#closed) return;
-    let busy = false;
-    this.#pinTimer = setInterval(async () => {
-      if (busy) return;
-      busy = true;
-      try {
-        // A shared store is re-read first (approvals made on another replica), only while tools are held.
-        const pins = this.#options.pins;
-        if (pins?.refresh && [...this.#verdicts.values()].some((m) => m.verdict.held.length > 0)) {
-          await pins.refresh();
-        }
-        if (!this.#closed) await new Stepper(this.#recheckSteps()).finishAsync();
-      } catch (error) {
-        this.#options.log(`warning: checking tool approvals failed: ${messageOf(error)}`);
-      } finally {
-        busy = false;
-      }
-    }, 2000);
-    Deno.unrefTimer(this.#pinTimer);
-  }
-
-  /**
    * Re-reads the pins of the held tools (only those: a server listing 100,000 tools is not hashed again
    * every 2 s because one of them is held); announces a change when one was approved.
    */
   recheckPins(): void {
-    new Stepper(this.#recheckSteps()).finish();
-  }
-
-  /** {@link Hub.recheckPins} stepwise: the timer takes it in slices (under `trust: pin`, all 100,000 tools may be held). */
-  *#recheckSteps(): Generator<void, void> {
-    const pins = this.#options.pins;
-    if (!pins) return;
-    let changed = false;
-    // A snapshot: entries are replaced while iterating.
-    for (const [name, memo] of [...this.#verdicts]) {
-      if (memo.verdict.held.length === 0) continue;
-      const d = this.#downstreams.get(name);
-      if (!d || d.tools !== memo.tools) {
-        // Gone, or listed anew since (which announced a change): the next catalog build takes a whole verdict.
-        if (this.#verdicts.get(name) === memo) this.#verdicts.delete(name);
-        continue;
-      }
-      const held = new Set(memo.verdict.held.map((h) => h.tool));
-      const trust = d.config.trust ?? "changes";
-      const tools = d.tools.filter((t) => held.has(t.name));
-      let again: PackedVerdict;
-      try {
-        again = yield* checkPacked(pins, name, trust, tools);
-      } catch (error) {
-        this.#cacheOp(() => {
-          throw error;
-        });
-        continue;
-      }
-      // Replaced meanwhile (a new list, a catalog build): that verdict is newer than this one.
-      if (this.#closed || this.#verdicts.get(name) !== memo) continue;
-      if (again.held.length === held.size && again.held.every((h) => held.has(h.tool))) continue;
-      this.#verdicts.set(name, {
-        tools: memo.tools,
-        verdict: { mounted: [...memo.verdict.mounted, ...again.mounted], held: again.held },
-      });
-      changed = true;
-    }
-    if (changed) this.#changed();
+    this.#verdicts.recheck();
   }
 
   /** Held tools in scope, by server (for search, resolve and list_servers). */
@@ -865,7 +759,7 @@ export class Hub {
     const out: HeldTool[] = [];
     for (const d of this.#downstreams.values()) {
       if (d.tools.length === 0) continue;
-      for (const h of this.#verdict(d).held) {
+      for (const h of this.#verdicts.verdict(d).held) {
         if (!allow || heldNames(h).some((n) => allow.has(n))) out.push(h);
       }
     }
@@ -942,7 +836,7 @@ export class Hub {
     const catalog = allow ? this.#build().tools : undefined;
     return [...this.#downstreams.values()].map((d) => {
       const c = d.config;
-      const verdict = this.#verdict(d);
+      const verdict = this.#verdicts.verdict(d);
       const status: ServerStatus = {
         name: c.name,
         enabled: c.enabled,
@@ -1028,8 +922,7 @@ export class Hub {
     if (!this.#options.base) this.#cacheOp(() => this.#options.toolCache?.finishWrites?.());
     this.#dropDiscovery();
     this.#workers?.close();
-    clearInterval(this.#pinTimer);
-    this.#pinTimer = undefined;
+    this.#verdicts.close();
     this.#detach?.();
     if (this.#options.base) {
       this.#options.base.#views.delete(this);
@@ -1038,37 +931,6 @@ export class Hub {
     this.#log.flush();
     await Promise.allSettled([...this.#downstreams.values()].map((d) => d.close()));
   }
-}
-
-/** A `PinVerdict` (pinning.ts) over packed tools: the mounted ones are the packed tools checked. */
-interface PackedVerdict {
-  mounted: PackedTool[];
-  held: HeldTool[];
-}
-
-/**
- * The pin check of packed tools: unpacked stepwise ({@link PIN_CHUNK} a step) for the store's check, which
- * sees the definitions as listed; the mounted tools stay the packed ones. The unpacked definitions live
- * only as long as the check.
- */
-function* checkPacked(
-  pins: PinStore,
-  server: string,
-  trust: Trust,
-  tools: readonly PackedTool[],
-): Generator<void, PackedVerdict> {
-  const defs: ToolDefinition[] = [];
-  const packedOf = new Map<ToolDefinition, PackedTool>();
-  for (let i = 0; i < tools.length; i++) {
-    if (i % PIN_CHUNK === PIN_CHUNK - 1) yield;
-    const def = unpackTool(tools[i]!);
-    defs.push(def);
-    packedOf.set(def, tools[i]!);
-  }
-  const verdict = pins.checkSteps
-    ? yield* pins.checkSteps(server, trust, defs)
-    : pins.check(server, trust, defs);
-  return { mounted: verdict.mounted.map((def) => packedOf.get(def) ?? packTool(def)), held: verdict.held };
 }
 
 /** The public names a held tool would have: `server__tool`, and without a `server_` self-prefix. */
