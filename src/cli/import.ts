@@ -518,6 +518,9 @@ function report(
     for (const v of plan.variables) {
       lines.push(`  ${v.name}${v.set ? "  (already set here)" : ""}  <- ${v.from}`);
     }
+    lines.push(
+      "  mcphub hosts use HOST sets them in that host's mcphub entry, from the values its file holds",
+    );
     if (needed.length) {
       lines.push(`  e.g. export ${needed[0]!.name}=...   (or --keep-secrets to copy the values)`);
     }
