@@ -71,6 +71,12 @@ Deno.test("a Claude Desktop server that needs a secret keeps working after init 
   assert.equal(init.code, 0, init.err);
   assert.match(await Deno.readTextFile(box.config), /VAULT_API_TOKEN: \$\{VAULT_API_TOKEN\}/);
   assert.doesNotMatch(await Deno.readTextFile(box.config), /vlt_/);
+  // Asked with the host's own values, the server described itself (its initialize title), marked as derived.
+  assert.match(
+    await Deno.readTextFile(box.config),
+    /^ {4}description: Vault secrets store # derived from the server's initialize result; edit to replace$/m,
+  );
+  assert.match(init.out, /^ {11}note: description \(from the server\): Vault secrets store$/m);
 
   const db = join(box.home, "store.db");
   const use = await box.run("--db", db, "hosts", "use", "claude-desktop", "--move");

@@ -15,7 +15,7 @@ async function withMcphubOnPath(): Promise<HostSandbox> {
 }
 
 async function importInto(box: HostSandbox, host: string): Promise<void> {
-  const r = await box.run("init", "--from", host);
+  const r = await box.run("init", "--no-describe", "--from", host);
   assert.equal(r.code, 0, r.err);
 }
 
