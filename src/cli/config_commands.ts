@@ -153,7 +153,8 @@ export async function editDocument(
     await editConfig(target.display, (doc) => {
       if (!edit(doc)) throw new Unchanged();
     }, loadOptions(ctx));
-    ctx.err(RELOAD_NOTE);
+    // A file just created has no gateway running on it yet.
+    if (target.exists) ctx.err(RELOAD_NOTE);
     return true;
   } catch (error) {
     if (error instanceof Unchanged) return false;

@@ -572,7 +572,7 @@ function report(
     );
   }
   ctx.out(lines.join("\n") + "\n");
-  if (options.written && !dryRun) ctx.err(RELOAD_NOTE);
+  if (options.written && !dryRun && target.exists) ctx.err(RELOAD_NOTE);
 }
 
 /** `mcphub init`, with `--from` for imports. */

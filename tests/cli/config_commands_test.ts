@@ -281,6 +281,8 @@ Deno.test("add creates the config from the starter when there is none", async ()
   const r = await box.run("add", "fs", "--cwd", "~/work", "--", "node", "server.js");
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'created .config/mcphub/mcphub.yaml with server "fs"\n');
+  // Just created: no running gateway reads it yet, so no "picks up this change" note.
+  assert.doesNotMatch(r.err, /picks up this change/);
   const text = await Deno.readTextFile(box.home);
   assert.ok(text.startsWith(STARTER_CONFIG));
   assert.ok(text.endsWith("  fs:\n    command: node\n    args: [server.js]\n    cwd: ~/work\n"));
