@@ -59,7 +59,8 @@ Options:
   --config PATH       Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
   --db PATH           Store for oversized results and call records
 
-Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
+Add it to your MCP host (Claude Code, Claude Desktop, Cursor): mcphub hosts use HOST writes
+this entry with the absolute path a host started from the desktop needs:
 ${HOST_SNIPPET}
 `;
 
@@ -188,7 +189,9 @@ export const serveCommand: Command = {
     if (human) {
       ctx.err(
         "mcphub mcp serve speaks MCP (JSON-RPC) on stdin/stdout; an agent host starts it for you.\n" +
-          `With mcphub installed (see the README), add it to your MCP host's config:\n${HOST_SNIPPET}\n`,
+          "With mcphub installed (see the README), `mcphub hosts use HOST` writes this entry into a host's " +
+          "config, by absolute path and with the secrets its servers need:\n" +
+          `${HOST_SNIPPET}\n`,
       );
       const waiting = connectingLine(config.servers);
       if (waiting) ctx.err(`mcphub: ${waiting}\n`);
