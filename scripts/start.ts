@@ -24,13 +24,21 @@ const cwd = Deno.cwd();
 const configPath = resolve(cwd, values.config ?? `${root}examples/mcphub.yaml`);
 const db = resolve(cwd, values.db ?? Deno.env.get("MCPHUB_DB") ?? defaultStorePath(Deno.env));
 const env = Deno.env.toObject();
-const config = await loadConfig(configPath, { env: Deno.env, cwd, agent: values.agent });
-const { flags, notes } = derivePermissions(config, {
-  storePath: db,
-  agent: values.agent,
-  cwd,
-  which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
-});
+let derived: ReturnType<typeof derivePermissions>;
+try {
+  const config = await loadConfig(configPath, { env: Deno.env, cwd, agent: values.agent });
+  derived = derivePermissions(config, {
+    storePath: db,
+    agent: values.agent,
+    cwd,
+    which: (command, searchPath) => whichCommand(command, { ...env, PATH: searchPath ?? env.PATH }),
+  });
+} catch (error) {
+  // The CLI's style (`error: …`, exit 1), not an uncaught exception's stack.
+  console.error(`error: ${(error as Error).message}`);
+  Deno.exit(1);
+}
+const { flags, notes } = derived;
 for (const note of notes) console.error(`mcphub: note: ${note}`);
 console.error(`mcphub: running the gateway with ${flags.join(" ")}`);
 const args = [

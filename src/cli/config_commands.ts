@@ -9,6 +9,7 @@ import { parseArgs } from "node:util";
 import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
 import { type Document, isMap, isScalar, isSeq, type Node, type Pair, parseDocument, YAMLMap } from "yaml";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
+import { DERIVED_COMMENT, deriveDescriptions } from "./derive.ts";
 import {
   ConfigError,
   defaultConfigPath,
@@ -154,7 +155,8 @@ export async function editDocument(
     await editConfig(target.display, (doc) => {
       if (!edit(doc)) throw new Unchanged();
     }, loadOptions(ctx));
-    ctx.err(RELOAD_NOTE);
+    // A file just created has no gateway running on it yet.
+    if (target.exists) ctx.err(RELOAD_NOTE);
     return true;
   } catch (error) {
     if (error instanceof Unchanged) return false;
@@ -269,12 +271,15 @@ export function appendServer(
   map: YAMLMap,
   name: string,
   entry: Record<string, unknown>,
+  options: { derivedDescription?: boolean } = {},
 ): void {
   const node = doc.createNode(entry) as YAMLMap;
   for (const key of ["args", "tags"]) {
     const list = node.get(key, true) as Node | undefined;
     if (isSeq(list)) list.flow = true;
   }
+  const description = node.get("description", true) as Node | undefined;
+  if (options.derivedDescription && isScalar(description)) description.comment = DERIVED_COMMENT;
   const pair = doc.createPair(name, node);
   const last = map.items.at(-1)?.key;
   if (isScalar(pair.key) && isScalar(last) && last.spaceBefore) pair.key.spaceBefore = true;
@@ -362,13 +367,16 @@ export const initCommand: Command = {
 
 // ---- add ----
 
-const ADD_HELP = `Usage: mcphub add NAME [--] COMMAND [ARGS…] [options]
+const ADD_HELP = `Usage: mcphub add NAME [options] -- COMMAND [ARGS…]
        mcphub add NAME --url URL [--transport http|sse] [--header K=V]… [options]
 
-Adds a server to mcphub.yaml: stdio when a command follows NAME, remote with --url.
-When the command's arguments start with "-", put the options first and "--" before the command:
+Adds a server to mcphub.yaml: stdio when a command follows "--", remote with --url.
+Options go before "--"; everything after it is the server's command and its arguments:
   mcphub add github --env 'GITHUB_TOKEN=\${GITHUB_TOKEN}' -- npx -y @modelcontextprotocol/server-github
 Creates the config (as \`mcphub init\` would) when there is none. Refuses an existing NAME.
+Without --description, connects once (bounded by connect_timeout) and writes the server's
+own description (its initialize result's title, else the first sentence of its instructions),
+marked "# derived from the server's initialize result; edit to replace".
 
 Options:
   --url U              Remote server endpoint (instead of a command).
@@ -377,6 +385,7 @@ Options:
   --env K=V            Environment variable for the command; repeatable. \${VAR} expands at start.
   --cwd D              Working directory of the command (~ expands).
   --description D      What the server is for (shown to agents).
+  --no-describe        Do not connect to derive a description.
   --tag T              Tag; repeatable.
   --use-when H         One-line hint for when to use it; repeatable (at most 8).
   --disabled           Add it with enabled: false.
@@ -455,6 +464,7 @@ async function runAdd(ctx: CommandContext): Promise<number> {
           "use-when": { type: "string", multiple: true },
           cwd: { type: "string" },
           description: { type: "string" },
+          "no-describe": { type: "boolean" },
           disabled: { type: "boolean" },
           help: { type: "boolean", short: "h" },
         },
@@ -464,17 +474,37 @@ async function runAdd(ctx: CommandContext): Promise<number> {
   if (helpOnly(ctx, ADD_HELP, values)) return 0;
   const [name, ...command] = positionals;
   if (name === undefined || name === "") throw new UsageError("add needs a server NAME", "add");
+  if (command.length && !ctx.args.includes("--")) {
+    throw new UsageError(
+      `put "--" before the server's command: mcphub add ${name} [options] -- ${command.join(" ")}`,
+      "add",
+    );
+  }
   checkAddFlags(values, command);
-  const entry = serverEntry(values, command);
+  let entry = serverEntry(values, command);
   const target = targetConfig(ctx, { create: true });
+  const exists = (doc: Document) => {
+    const map = serversMap(doc);
+    return map !== undefined && findPair(map, name) !== undefined;
+  };
+  const refuse = () =>
+    new RangeError(
+      `Server "${name}" already exists in ${target.display}; remove it first (mcphub remove ${name}) or edit the file`,
+    );
+  // Refused before connecting for a description.
+  if (target.exists && exists(parseDocument(await Deno.readTextFile(target.path)))) throw refuse();
+  let derived = false;
+  if (entry.description === undefined && !values.disabled && !values["no-describe"]) {
+    const text = (await deriveDescriptions(ctx, [{ name, entry }])).get(name);
+    if (text !== undefined) {
+      entry = serverEntry({ ...values, description: text }, command);
+      derived = true;
+    }
+  }
   await editDocument(ctx, target, (doc) => {
     const map = ensureServers(doc, target);
-    if (findPair(map, name)) {
-      throw new RangeError(
-        `Server "${name}" already exists in ${target.display}; remove it first (mcphub remove ${name}) or edit the file`,
-      );
-    }
-    appendServer(doc, map, name, entry);
+    if (findPair(map, name)) throw refuse();
+    appendServer(doc, map, name, entry, { derivedDescription: derived });
     return true;
   });
   ctx.out(
@@ -482,6 +512,7 @@ async function runAdd(ctx: CommandContext): Promise<number> {
       ? `added server "${name}" to ${target.display}\n`
       : `created ${target.display} with server "${name}"\n`,
   );
+  if (derived) ctx.out(`description (from the server): ${entry.description}\n`);
   return 0;
 }
 

@@ -14,6 +14,7 @@ import { DEFAULT_RESTART_POLICY } from "../downstream/mod.ts";
 const ONE_SHOT = { ...DEFAULT_RESTART_POLICY, maxFailures: 0 };
 import { describeTool, Hub, searchTools } from "../hub/mod.ts";
 import { formatTable } from "./table.ts";
+import { formatDescribe } from "./describe_view.ts";
 import { showConnectProgress } from "./progress.ts";
 import { cliWords, nameAsQuery } from "./cli_words.ts";
 
@@ -109,17 +110,24 @@ search_tools meta-tool does. An empty query lists every tool by name.
 export const describeCommand: Command = {
   name: "describe",
   summary: "Show one tool's description and input schema (what describe_tool answers)",
-  help: `Usage: mcphub describe server__tool [--agent NAME]
+  help: `Usage: mcphub describe server__tool [--agent NAME] [--json]
 
-Connects to the configured servers and prints the tool's description and full JSON input
-schema as JSON, exactly as the describe_tool meta-tool does.
+Connects to the configured servers and shows the tool: its description, then each argument
+with its type, whether it is required, its default and description (and the fields of its
+structured output). --json prints the describe_tool meta-tool's answer with the full JSON
+input schema.
 `,
   async run(ctx) {
     const { values, positionals } = parse(ctx, "describe");
     if (positionals.length !== 1) throw new UsageError("name one tool: server__tool", "describe");
     return await withHub(ctx, values.agent, async (hub) => {
       try {
-        ctx.out(JSON.stringify(await describeTool(hub, { tool: positionals[0] }), null, 2) + "\n");
+        const result = await describeTool(hub, { tool: positionals[0] });
+        ctx.out(
+          values.json || ctx.global.json
+            ? JSON.stringify(result, null, 2) + "\n"
+            : formatDescribe(result as Record<string, unknown>),
+        );
         return 0;
       } catch (error) {
         const message = (error as Error).message.replace(/^MCP error -?\d+: /, "");

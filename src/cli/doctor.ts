@@ -31,6 +31,7 @@ import { VERSION } from "./version.ts";
 import { derivePermissions, whichCommand } from "./permissions.ts";
 import { hostEnvironment } from "./import.ts";
 import { scanHosts } from "./hosts.ts";
+import { checkHostEntries, GUI_PATH, type HostEntryCheck } from "./host_check.ts";
 import { locationLabel } from "./host_configs.ts";
 import type { HostLocation } from "./host_configs.ts";
 
@@ -494,7 +495,9 @@ Checks everything mcp serve depends on and says what to fix:
                missing variable, 401 from a remote, timeout, exited, unreachable); warnings
                for tools not mounted (definition limits) and for injection markers
   permissions  the Deno flags a binary locked to this config needs (mcphub permissions)
-  hosts        which MCP host configs start mcphub
+  hosts        which MCP host configs start mcphub, and each such entry checked the way the
+               host starts it (only its own env and PATH=/usr/bin:/bin:/usr/sbin:/sbin): its
+               command resolves, and every server of its config finds its \${VAR}s and command
 Exit status 0 when nothing is broken, 1 otherwise (warnings do not fail). --json for CI.
 
 Options:
@@ -556,23 +559,37 @@ export const doctorCommand: Command = {
         permissions = { error: (error as Error).message };
       }
     }
-    let hosts: { host: string; scope: string; path: string; mcphub: boolean; error?: string }[] = [];
+    let hosts: {
+      host: string;
+      scope: string;
+      path: string;
+      mcphub: boolean;
+      error?: string;
+      /** Each entry that starts mcphub, checked as the host starts it (its env, a minimal PATH). */
+      entries?: { entry: string; problems: string[] }[];
+    }[] = [];
     let home: string | undefined;
     try {
       const hostEnv = hostEnvironment(ctx);
       home = hostEnv.home;
-      hosts = (await scanHosts(hostEnv)).map((r) => ({
-        host: r.host,
-        scope: r.scope,
-        path: r.path,
-        mcphub: r.mcphub.length > 0,
-        ...(r.error ? { error: r.error } : {}),
-      }));
+      const entries: HostEntryCheck[] = await checkHostEntries(hostEnv);
+      hosts = (await scanHosts(hostEnv)).map((r) => {
+        const own = entries.filter((e) => e.path === r.path && e.scope === r.scope);
+        return {
+          host: r.host,
+          scope: r.scope,
+          path: r.path,
+          mcphub: r.mcphub.length > 0,
+          ...(r.error ? { error: r.error } : {}),
+          ...(own.length ? { entries: own.map((e) => ({ entry: e.entry, problems: e.problems })) } : {}),
+        };
+      });
     } catch {
       // no HOME: no host configs to look at
     }
     const failed = servers.filter((s) => s.state === "failed");
-    const ok = !config.error && !store.error && failed.length === 0;
+    const hostsFailing = hosts.filter((h) => h.entries?.some((e) => e.problems.length));
+    const ok = !config.error && !store.error && failed.length === 0 && hostsFailing.length === 0;
     if (values.json || ctx.global.json) {
       ctx.out(JSON.stringify({ ok, config, store, servers, permissions, hosts }, null, 2) + "\n");
       return ok ? 0 : 1;
@@ -640,12 +657,18 @@ export const doctorCommand: Command = {
           ? "starts mcphub"
           : `does not start mcphub (mcphub hosts use ${h.host}${h.scope === "user" ? "" : " --project"})`;
         out.push(`  ${h.host} (${h.scope}, ${label}): ${state}`);
+        for (const e of h.entries ?? []) {
+          if (!e.problems.length) continue;
+          out.push(`    BROKEN  "${e.entry}" as ${h.host} starts it (its env, PATH=${GUI_PATH}):`);
+          for (const problem of e.problems) out.push(`      ${problem}`);
+        }
       }
     } else out.push("hosts        no MCP host config found");
     const problems = [
       ...(config.error ? ["config"] : []),
       ...(store.error ? ["store"] : []),
       ...failed.map((s) => `server ${s.name}`),
+      ...hostsFailing.map((h) => `host ${h.host} (${h.scope})`),
     ];
     out.push(ok ? "\nhealthy" : `\nbroken: ${problems.join(", ")}`);
     ctx.out(out.join("\n") + "\n");

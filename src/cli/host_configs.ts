@@ -86,6 +86,8 @@ export interface HostServer {
   headers: Record<string, string>;
   /** Variables the values refer to (host `${env:X}`, `${input:Y}`, …, now `${X}`). */
   variables: string[];
+  /** Each variable's reference as the host wrote it (`X` -> `${env:X}`, `Y` -> `${input:y}`). */
+  references: Record<string, string>;
   /** What could not be carried over (envFile, OAuth, a variable default, …). */
   notes: string[];
 }
@@ -260,12 +262,14 @@ interface Converted {
   value: string;
   variables: string[];
   notes: string[];
+  references: Record<string, string>;
 }
 
 /** Rewrites a host value's variable references as mcphub `${NAME}` references; the rest stays literal. */
 function convertValue(text: string, dialect: Dialect, location: HostLocation, home: string): Converted {
   const variables: string[] = [];
   const notes: string[] = [];
+  const references: Record<string, string> = {};
   const pattern = /\$\{([^}]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
   let value = "";
   let last = 0;
@@ -299,11 +303,13 @@ function convertValue(text: string, dialect: Dialect, location: HostLocation, ho
       }
     }
     if (replacement === undefined) continue;
+    const name = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(replacement)?.[1];
+    if (name !== undefined) references[name] = whole;
     value += escapeLiteral(text.slice(last, match.index)) + replacement;
     last = match.index! + whole.length;
   }
   value += escapeLiteral(text.slice(last));
-  return { value, variables, notes };
+  return { value, variables, notes, references };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -337,12 +343,14 @@ function readEntry(
     env: {},
     headers: {},
     variables: [],
+    references: {},
     notes: [],
   };
   const convert = (text: string) => {
     const result = convertValue(text, dialect, location, home);
     server.variables.push(...result.variables);
     server.notes.push(...result.notes);
+    Object.assign(server.references, result.references);
     return result.value;
   };
   const type = typeof entry.type === "string"

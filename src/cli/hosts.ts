@@ -38,23 +38,47 @@ import { formatTable } from "./table.ts";
 export interface McphubEntry {
   command: string;
   args: string[];
+  /** Variables the host sets for mcphub: the values of the secrets mcphub.yaml reads. */
+  env?: Record<string, string>;
 }
 
 /**
- * How a host should start this mcphub: `mcphub` when it is on PATH, else this binary, else `deno run -A
- * <main.ts>`; with `--config` (and `--db`) when the config is not where mcphub looks by default, because
- * hosts start servers from a directory of their own.
+ * The program and arguments of a `deno install` shim that runs a bare `deno` (`exec deno run … 'file:///…'
+ * "$@"`), which a host started without the shell's PATH cannot find; undefined for anything else.
+ */
+export function shimArgs(path: string): string[] | undefined {
+  let text: string;
+  try {
+    if (Deno.statSync(path).size > 4096) return undefined;
+    text = Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+  const line = /^exec deno (.+) "\$@"\s*$/m.exec(text);
+  if (!text.startsWith("#!") || !line) return undefined;
+  const words: string[] = [];
+  for (const m of line[1]!.matchAll(/'([^']*)'|(\S+)/g)) words.push(m[1] ?? m[2]!);
+  return words;
+}
+
+/**
+ * How a host should start this mcphub, by absolute paths (a host started from a GUI has a PATH of
+ * `/usr/bin:/bin` at most): this binary when compiled; else the `mcphub` on PATH (a `deno install` shim
+ * that runs a bare `deno` becomes this deno with the shim's arguments); else, from source, this deno with
+ * `run -A <main.ts>`. With `--config` (and `--db`) when the config is not where mcphub looks by default,
+ * because hosts start servers from a directory of their own.
  */
 export function mcphubEntry(ctx: CommandContext, agent?: string): McphubEntry {
   const env = ctx.env.toObject();
   const exec = Deno.execPath();
-  let command: string;
+  let command = exec;
   const prefix: string[] = [];
-  if (whichCommand("mcphub", env) !== undefined) command = "mcphub";
-  else if (/^mcphub/i.test(basename(exec))) command = exec;
-  else {
-    command = exec;
-    prefix.push("run", "-A", fileURLToPath(new URL("../../main.ts", import.meta.url)));
+  if (!/^mcphub/i.test(basename(exec))) {
+    const installed = whichCommand("mcphub", env);
+    const shim = installed === undefined ? undefined : shimArgs(installed);
+    if (shim !== undefined) prefix.push(...shim);
+    else if (installed !== undefined) command = resolve(ctx.cwd, installed);
+    else prefix.push("run", "-A", fileURLToPath(new URL("../../main.ts", import.meta.url)));
   }
   const args = [...prefix];
   const load = loadOptions(ctx);
@@ -124,7 +148,10 @@ function withTomlEntry(text: string, entry: McphubEntry): string {
   const { data, tables } = parseToml(text);
   const servers = (data.mcp_servers ?? {}) as Record<string, Record<string, unknown>>;
   const current = servers.mcphub;
-  if (current && current.command === entry.command && isPlainEqual(current.args ?? [], entry.args)) {
+  if (
+    current && current.command === entry.command && isPlainEqual(current.args ?? [], entry.args) &&
+    isPlainEqual(current.env ?? {}, entry.env ?? {})
+  ) {
     return text;
   }
   const block = [
@@ -132,6 +159,12 @@ function withTomlEntry(text: string, entry: McphubEntry): string {
     `command = ${tomlValue(entry.command)}`,
     `args = ${tomlValue(entry.args)}`,
   ];
+  if (entry.env && Object.keys(entry.env).length) {
+    const key = (k: string) => /^[A-Za-z0-9_-]+$/.test(k) ? k : JSON.stringify(k);
+    block.push(
+      `env = { ${Object.entries(entry.env).map(([k, v]) => `${key(k)} = ${tomlValue(v)}`).join(", ")} }`,
+    );
+  }
   const own = tables.filter((t) => t.path[0] === "mcp_servers" && t.path[1] === "mcphub");
   if (current && !own.length) {
     throw new TypeError(
@@ -215,8 +248,92 @@ function sameUrl(a: string, b: string): boolean {
   return strip(a) === strip(b);
 }
 
+// ---- secrets ----
+
+/** One variable mcphub.yaml reads for an imported server, with what the host file holds for it. */
+interface Secret {
+  variable: string;
+  /** The host server's name. */
+  server: string;
+  /** The value to set in the mcphub entry's env (a literal, or a reference in the host's own syntax). */
+  value?: string;
+  /** The value is written in the host file (not read by the host from its environment). */
+  literal: boolean;
+}
+
+/** What the host value holds for each `${VAR}` of the config value (mcphub syntax on both sides). */
+function captures(config: string, host: string): Map<string, string> | undefined {
+  const names: string[] = [];
+  let pattern = "";
+  let last = 0;
+  for (const m of config.matchAll(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)) {
+    pattern += escapeRegExp(config.slice(last, m.index)) + (m[1] === undefined ? "\\$\\$" : "([\\s\\S]*?)");
+    if (m[1] !== undefined) names.push(m[1]);
+    last = m.index! + m[0].length;
+  }
+  if (!names.length) return undefined;
+  const found = new RegExp(`^${pattern}${escapeRegExp(config.slice(last))}$`).exec(host);
+  if (!found) return undefined;
+  return new Map(names.map((name, i) => [name, found[i + 1]!]));
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Pairs of (mcphub.yaml value, host value) of one imported server. */
+function valuePairs(entry: Record<string, unknown>, server: HostServer): [string, string | undefined][] {
+  const pairs: [string, string | undefined][] = [];
+  const add = (config: unknown, host: string | undefined) => {
+    if (typeof config === "string") pairs.push([config, host]);
+  };
+  add(entry.command, server.command);
+  add(entry.url, server.url);
+  add(entry.cwd, server.cwd);
+  if (Array.isArray(entry.args)) entry.args.forEach((arg, i) => add(arg, server.args[i]));
+  for (const [field, host] of [["env", server.env], ["headers", server.headers]] as const) {
+    const map = entry[field];
+    if (map && typeof map === "object" && !Array.isArray(map)) {
+      for (const [key, value] of Object.entries(map)) add(value, host[key]);
+    }
+  }
+  return pairs;
+}
+
+/** The variables each imported server reads and what the host file holds for them. */
+function secretsOf(matches: readonly { server: HostServer; entry: Record<string, unknown> }[]): Secret[] {
+  const secrets: Secret[] = [];
+  for (const { server, entry } of matches) {
+    for (const [config, host] of valuePairs(entry, server)) {
+      if (host === undefined) continue;
+      for (const [variable, held] of captures(config, host) ?? []) {
+        if (secrets.some((s) => s.server === server.name && s.variable === variable)) continue;
+        const reference = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(held);
+        if (!/\$\{/.test(held.replaceAll("$$", ""))) {
+          secrets.push({ variable, server: server.name, value: held.replaceAll("$$", "$"), literal: true });
+        } else if (reference) {
+          // The host fills it in itself (its environment, an input): the entry passes the host's reference on.
+          const value = server.references[reference[1]!];
+          secrets.push({ variable, server: server.name, value, literal: false });
+        }
+      }
+    }
+  }
+  return secrets;
+}
+
+/** The env of the mcphub entry already in the host file (values as written). */
+function currentEntryEnv(data: Record<string, unknown>, location: HostLocation): Record<string, string> {
+  let node: unknown = data;
+  for (const key of [...location.serversPath, "mcphub", "env"]) {
+    node = node && typeof node === "object" ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  if (!node || typeof node !== "object" || Array.isArray(node)) return {};
+  return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, String(v)]));
+}
+
 const HELP = `Usage: mcphub hosts [--json]
-       mcphub hosts use HOST [--project] [--move] [--agent NAME] [--dry-run]
+       mcphub hosts use HOST [--project] [--move] [--no-secrets] [--agent NAME] [--dry-run]
 
 Without "use": lists the MCP host configs found on this machine and in this project
 (${HOSTS.join(", ")}), their servers, and which entries already start mcphub.
@@ -226,13 +343,19 @@ the user-level file (all projects), or with --project the project's file (.mcp.j
 .cursor/mcp.json, .vscode/mcp.json, .gemini/settings.json, .codex/config.toml). HOST may
 also be a path. The edit is atomic, leaves a timestamped .bak, keeps comments (JSONC, TOML)
 and the order of everything else, and changes nothing when the entry is already there.
-The entry runs "mcphub mcp serve" (this binary, or deno run -A main.ts from source), with
---config when your mcphub.yaml is not in ~/.config/mcphub.
+The entry runs "mcphub mcp serve" by absolute path (a host started from the desktop has a
+PATH of /usr/bin:/bin at most): this binary, the mcphub on your PATH, or deno run -A main.ts
+from source; with --config when your mcphub.yaml is not in ~/.config/mcphub. The secrets
+mcphub.yaml reads (\${VAR}) for the servers it imported from this file are set in the
+entry's "env" from the values this file already holds, so those servers keep working where
+the host starts mcphub, and the .bak is never the only copy of a secret.
 
 Options:
   --project      Edit the project's file instead of the user's
   --move         Also remove the host's servers that mcphub.yaml already has (same command and
                  arguments, or same URL), so they do not run twice; others are kept and listed
+  --no-secrets   Do not copy secret values into the entry's env; --move then keeps (and names)
+                 the servers whose secrets would be left only in the .bak
   --agent NAME   Start mcphub scoped to this agent (mcp serve --agent NAME)
   --dry-run      Print the new file; write nothing
   --json         (list) the same as JSON
@@ -311,7 +434,7 @@ async function exists(path: string): Promise<boolean> {
 async function runUse(
   ctx: CommandContext,
   host: string,
-  options: { project: boolean; move: boolean; agent?: string; dryRun: boolean },
+  options: { project: boolean; move: boolean; agent?: string; dryRun: boolean; noSecrets: boolean },
 ): Promise<number> {
   const env = hostEnvironment(ctx);
   const location = await targetLocation(ctx, host, options.project, env);
@@ -319,7 +442,45 @@ async function runUse(
   const before = (await readHostText(location.path)) ?? "";
   const data = before.trim() ? parseHostText(before, location.format, location.path) : {};
   const servers = readServers(data, location, env.home);
+  const config = await configServers(ctx);
+  const matches = servers.flatMap((server) => {
+    const name = pointsAtMcphub(server) ? undefined : imported(server, config);
+    return name === undefined ? [] : [{ server, name, entry: config[name]! }];
+  });
+  // The secrets mcphub.yaml reads for these servers go into the entry's env: the host file held them
+  // already, and without them the servers fail where the host starts mcphub (and live only in the .bak).
+  const existing = currentEntryEnv(data, location);
+  const carried: Record<string, string> = {};
+  const carriedFrom = new Map<string, string[]>();
+  /** Host server -> why its secrets cannot be carried (kept on --move). */
+  const stranded = new Map<string, string[]>();
+  const strand = (server: string, why: string) => stranded.set(server, [...stranded.get(server) ?? [], why]);
+  for (const secret of secretsOf(matches)) {
+    if (secret.value === undefined) continue;
+    const taken = carried[secret.variable];
+    if (taken !== undefined && taken !== secret.value) {
+      strand(
+        secret.server,
+        `${secret.variable} differs from the one carried for ${
+          carriedFrom.get(secret.variable)!.join(", ")
+        } (mcphub.yaml reads one ${secret.variable} for both: rename it in one of them)`,
+      );
+      continue;
+    }
+    if (options.noSecrets && secret.literal) {
+      if (existing[secret.variable] !== secret.value) {
+        strand(secret.server, `${secret.variable} (--no-secrets)`);
+      }
+      continue;
+    }
+    carried[secret.variable] = secret.value;
+    carriedFrom.set(secret.variable, [
+      ...new Set([...carriedFrom.get(secret.variable) ?? [], secret.server]),
+    ]);
+  }
   const mcphub = mcphubEntry(ctx, options.agent);
+  const entryEnv = { ...existing, ...carried };
+  if (Object.keys(entryEnv).length) mcphub.env = entryEnv;
   const entry: Record<string, unknown> = location.format === "vscode"
     ? { type: "stdio", ...mcphub }
     : { ...mcphub };
@@ -330,14 +491,34 @@ async function runUse(
   else {
     text = withEntry(before, location, entry);
     lines.push(text === before ? `${label} already points at mcphub` : `${label}: mcphub entry written`);
+    const names = Object.keys(carried).sort();
+    if (names.length) {
+      lines.push(
+        `  env: ${
+          names.map((n) => `${n} (${carriedFrom.get(n)!.join(", ")})`).join(", ")
+        } set for mcphub, from this file's own values`,
+      );
+    }
+  }
+  for (const [server, why] of stranded) {
+    if (!options.move) {
+      lines.push(`  warning: ${server} needs ${why.join(", ")}: set it in the mcphub entry's env`);
+    }
   }
   if (options.move) {
-    const config = await configServers(ctx);
     for (const server of servers) {
       if (pointsAtMcphub(server)) continue;
-      const match = imported(server, config);
+      const match = matches.find((m) => m.server === server);
       if (!match) {
         lines.push(`  kept ${server.name}: not in mcphub.yaml (mcphub init --from ${host} imports it)`);
+        continue;
+      }
+      const why = stranded.get(server.name);
+      if (why) {
+        lines.push(
+          `  kept ${server.name}: its secret ${why.join(", ")} would be left only in the .bak; set it in ` +
+            "the mcphub entry's env (or run without --no-secrets), then --move again",
+        );
         continue;
       }
       const next = withoutServer(text, location, server.name);
@@ -346,7 +527,7 @@ async function runUse(
         continue;
       }
       text = next;
-      lines.push(`  removed ${server.name} (mcphub.yaml has it as "${match}")`);
+      lines.push(`  removed ${server.name} (mcphub.yaml has it as "${match.name}")`);
     }
   }
   // What we write must read back (a broken host file would take every server of that host down).
@@ -378,12 +559,13 @@ export const hostsCommand: Command = {
           move: { type: "boolean" },
           agent: { type: "string" },
           "dry-run": { type: "boolean" },
+          "no-secrets": { type: "boolean" },
         },
         strict: true,
         allowPositionals: true,
       }));
     if (positionals.length === 0) {
-      for (const flag of ["project", "move", "agent", "dry-run"] as const) {
+      for (const flag of ["project", "move", "agent", "dry-run", "no-secrets"] as const) {
         if (values[flag] !== undefined) throw new UsageError(`--${flag} goes with hosts use HOST`, "hosts");
       }
       return await runList(ctx, Boolean(values.json || ctx.global.json));
@@ -402,6 +584,7 @@ export const hostsCommand: Command = {
       move: Boolean(values.move),
       agent: values.agent,
       dryRun: Boolean(values["dry-run"]),
+      noSecrets: Boolean(values["no-secrets"]),
     });
   },
 };

@@ -7,7 +7,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { type Document, isMap, stringify } from "yaml";
+import { type Document, isMap, parseDocument, stringify } from "yaml";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import {
   appendServer,
@@ -18,6 +18,7 @@ import {
   RELOAD_NOTE,
   targetConfig,
 } from "./config_commands.ts";
+import { deriveDescriptions } from "./derive.ts";
 import {
   ConfigError,
   editConfig,
@@ -356,7 +357,7 @@ function existingServers(doc: Document): Map<string, string> {
 // ---- the command ----
 
 const HELP = `Usage: mcphub init [--config PATH]
-       mcphub init --from SOURCE [--from SOURCE]… [--dry-run] [--keep-secrets] [--config PATH]
+       mcphub init --from SOURCE [--from SOURCE]… [--dry-run] [--keep-secrets] [--no-describe] [--config PATH]
 
 Without --from: creates a commented starter mcphub.yaml (mode 0600) at --config PATH, else
 $MCPHUB_CONFIG, else ~/.config/mcphub/mcphub.yaml ($XDG_CONFIG_HOME/mcphub when set). A path
@@ -385,6 +386,10 @@ Options:
   --from SOURCE    Host name, file path or "all"; repeatable
   --dry-run        Print the resulting mcphub.yaml and the report; write nothing
   --keep-secrets   Copy secret values literally instead of \${VAR} references
+  --no-describe    Do not connect to the new servers for their descriptions (by default each
+                   is asked once, with the host's own values, bounded by connect_timeout; its
+                   initialize title or first sentence of instructions is written, marked
+                   "# derived from the server's initialize result; edit to replace")
 `;
 
 async function gather(
@@ -442,6 +447,7 @@ async function runImport(ctx: CommandContext): Promise<number> {
         from: { type: "string", multiple: true },
         "dry-run": { type: "boolean" },
         "keep-secrets": { type: "boolean" },
+        "no-describe": { type: "boolean" },
       },
       strict: true,
       allowPositionals: true,
@@ -460,18 +466,42 @@ async function runImport(ctx: CommandContext): Promise<number> {
   const target: ConfigTarget = targetConfig(ctx, { create: true });
   let plan: Plan | undefined;
   const dryRun = Boolean(values["dry-run"]);
+  const planOptions = { keepSecrets: Boolean(values["keep-secrets"]), env: ctx.env, home: env.home };
+  // Descriptions the new servers give themselves, asked with the host's own values (its secrets included).
+  let derived = new Map<string, string>();
+  if (!dryRun && !values["no-describe"]) {
+    const existing = target.exists
+      ? existingServers(parseDocument(await Deno.readTextFile(target.path)))
+      : new Map();
+    const draft = planImport(servers, existing, planOptions);
+    derived = await deriveDescriptions(
+      ctx,
+      draft.entries.filter(({ entry }) => entry.description === undefined).flatMap(({ name }) => {
+        const outcome = draft.outcomes.find((o) => o.name === name && o.action === "added")!;
+        const server = servers.find((s) =>
+          s.name === outcome.hostName && locationLabel(s.location, env.home) === outcome.source
+        );
+        return server ? [{ name, entry: rawEntry(server) }] : [];
+      }),
+    );
+  }
   let text: string | undefined;
   try {
     const result = await editConfig(target.display, (doc) => {
-      plan = planImport(servers, target.exists ? existingServers(doc) : new Map(), {
-        keepSecrets: Boolean(values["keep-secrets"]),
-        env: ctx.env,
-        home: env.home,
-      });
+      plan = planImport(servers, target.exists ? existingServers(doc) : new Map(), planOptions);
       if (!plan.entries.length) throw new NothingToAdd();
       const map = ensureServers(doc, target);
       if (!isMap(map)) throw new TypeError("servers is not a mapping");
-      for (const { name, entry } of plan.entries) appendServer(doc, map, name, entry);
+      for (const { name, entry } of plan.entries) {
+        const description = entry.description === undefined ? derived.get(name) : undefined;
+        if (description !== undefined) {
+          entry.description = description;
+          plan.outcomes.find((o) => o.name === name)?.notes.push(
+            `description (from the server): ${description}`,
+          );
+        }
+        appendServer(doc, map, name, entry, { derivedDescription: description !== undefined });
+      }
     }, { ...loadOptions(ctx), dryRun });
     text = result.text;
   } catch (error) {
@@ -518,6 +548,9 @@ function report(
     for (const v of plan.variables) {
       lines.push(`  ${v.name}${v.set ? "  (already set here)" : ""}  <- ${v.from}`);
     }
+    lines.push(
+      "  mcphub hosts use HOST sets them in that host's mcphub entry, from the values its file holds",
+    );
     if (needed.length) {
       lines.push(`  e.g. export ${needed[0]!.name}=...   (or --keep-secrets to copy the values)`);
     }
@@ -539,7 +572,7 @@ function report(
     );
   }
   ctx.out(lines.join("\n") + "\n");
-  if (options.written && !dryRun) ctx.err(RELOAD_NOTE);
+  if (options.written && !dryRun && target.exists) ctx.err(RELOAD_NOTE);
 }
 
 /** `mcphub init`, with `--from` for imports. */
@@ -550,8 +583,8 @@ export const initCommand: Command = {
   run(ctx) {
     const wantsImport = ctx.args.some((arg) => arg === "--from" || arg.startsWith("--from="));
     if (wantsImport) return runImport(ctx);
-    if (ctx.args.some((arg) => arg === "--dry-run" || arg === "--keep-secrets")) {
-      throw new UsageError("--dry-run and --keep-secrets go with --from SOURCE", "init");
+    if (ctx.args.some((arg) => arg === "--dry-run" || arg === "--keep-secrets" || arg === "--no-describe")) {
+      throw new UsageError("--dry-run, --keep-secrets and --no-describe go with --from SOURCE", "init");
     }
     return plainInitCommand.run(ctx);
   },

@@ -4,9 +4,11 @@
  * @module
  */
 import { parseArgs } from "node:util";
+import { basename } from "node:path";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
+import { showConnectProgress } from "./progress.ts";
 import { ConfigReloader, hostInput, startGateway } from "../gateway/mod.ts";
 import { type Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
@@ -58,7 +60,8 @@ Options:
   --config PATH       Config file (default: ./mcphub.yaml, then ~/.config/mcphub/)
   --db PATH           Store for oversized results and call records
 
-Add it to your MCP host (Claude Code, Claude Desktop, Cursor):
+Add it to your MCP host (Claude Code, Claude Desktop, Cursor): mcphub hosts use HOST writes
+this entry with the absolute path a host started from the desktop needs:
 ${HOST_SNIPPET}
 `;
 
@@ -66,17 +69,40 @@ ${HOST_SNIPPET}
  * For a person at a terminal: once no server is still connecting, one stderr line saying the
  * gateway is ready, what connected and how to stop. Reads the hub's states only.
  */
-function announceReady(hub: Hub, ctx: CommandContext): () => void {
+function announceReady(hub: Hub, ctx: CommandContext, beforeReady: () => void): () => void {
   let unsubscribe = () => {};
   const check = () => {
     const servers = hub.servers().filter((s) => s.state !== "disabled");
     if (servers.some((s) => s.state === "connecting")) return;
     unsubscribe();
+    beforeReady();
     ctx.err(readyLine(servers) + "\n");
   };
   unsubscribe = hub.onChange(check);
   queueMicrotask(check);
   return () => unsubscribe();
+}
+
+/** Package runners that download a server the first time it runs. */
+const DOWNLOADERS = /^(npx|uvx|bunx|pnpx|pipx)(\.cmd|\.exe)?$/i;
+
+/**
+ * What a person waits for at start: `connecting 3 servers — the first run downloads them` (when a server is
+ * started by a package runner such as npx or uvx), or undefined when no server is enabled.
+ */
+export function connectingLine(
+  servers: readonly { enabled: boolean; command?: string; args?: readonly string[] }[],
+): string | undefined {
+  const enabled = servers.filter((s) => s.enabled);
+  if (!enabled.length) return undefined;
+  const downloads = enabled.some((s) =>
+    s.command !== undefined &&
+    (DOWNLOADERS.test(basename(s.command)) || (/^(pnpm|yarn|bun)$/.test(basename(s.command)) &&
+      /^(dlx|x)$/.test(s.args?.[0] ?? "")))
+  );
+  return `connecting ${enabled.length} server${enabled.length === 1 ? "" : "s"}${
+    downloads ? ` — the first run downloads ${enabled.length === 1 ? "it" : "them"}` : ""
+  }`;
 }
 
 /** `mcphub: ready: 3 of 3 servers connected, 37 tools; waiting for MCP messages on stdin (Ctrl-C or Ctrl-D to stop)`. */
@@ -150,7 +176,7 @@ export const serveCommand: Command = {
         throw new UsageError(`--listen ${(error as Error).message}`, "mcp serve");
       }
     }
-    const log = stderrLogger(ctx);
+    let log = stderrLogger(ctx);
     // With --listen every agent's servers are served: the load is not scoped to --agent.
     let config = await loadContextConfig(ctx, address ? undefined : values.agent);
     if (address === undefined && config.listen !== undefined) {
@@ -164,8 +190,18 @@ export const serveCommand: Command = {
     if (human) {
       ctx.err(
         "mcphub mcp serve speaks MCP (JSON-RPC) on stdin/stdout; an agent host starts it for you.\n" +
-          `With mcphub installed (see the README), add it to your MCP host's config:\n${HOST_SNIPPET}\n`,
+          "With mcphub installed (see the README), `mcphub hosts use HOST` writes this entry into a host's " +
+          "config, by absolute path and with the secrets its servers need:\n" +
+          `${HOST_SNIPPET}\n`,
       );
+      const waiting = connectingLine(config.servers);
+      if (waiting) ctx.err(`mcphub: ${waiting}\n`);
+      // Log lines go above the progress line (which the next redraw puts back).
+      const plain = log;
+      log = (line) => {
+        if (ctx.stderrIsTerminal ?? Deno.stderr.isTerminal()) ctx.err("\r\x1b[K");
+        plain(line);
+      };
     }
     const running = startGateway({
       config,
@@ -182,7 +218,8 @@ export const serveCommand: Command = {
       // A person at a terminal: connect now, so the ready line can say what connected.
       connectAtStart: human,
     });
-    const stopReady = human ? announceReady(running.hub, ctx) : () => {};
+    const stopProgress = human ? showConnectProgress(running.hub, ctx) : () => {};
+    const stopReady = human ? announceReady(running.hub, ctx, stopProgress) : () => {};
     const stopReload = hotReload(ctx, running.hub, config, {
       agent: values.agent,
       watch: !values["no-watch"],
@@ -195,6 +232,7 @@ export const serveCommand: Command = {
     } finally {
       stopReload();
       stopReady();
+      stopProgress();
       ctx.signal.removeEventListener("abort", stop);
     }
     return 0;

@@ -5,9 +5,9 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { type Command, type CommandContext, parseCommandArgs, UsageError } from "./command.ts";
-import { redactDbUrl } from "../store/mod.ts";
+import { isPostgresUrl, redactDbUrl } from "../store/mod.ts";
 import { storeLocationOf } from "./host.ts";
 import { withStoreReader } from "./store_access.ts";
 import {
@@ -100,6 +100,20 @@ function parseFlags(args: string[]) {
   );
 }
 
+/** Whether a SQLite store is missing: the file, or even its directory. */
+function missingStore(path: string): "file" | "directory" | undefined {
+  try {
+    Deno.statSync(path);
+    return undefined;
+  } catch {
+    try {
+      return Deno.statSync(dirname(path)).isDirectory ? "file" : "directory";
+    } catch {
+      return "directory";
+    }
+  }
+}
+
 async function runStats(ctx: CommandContext, now: () => number): Promise<number> {
   const flags = parseFlags(ctx.args);
   if (flags.help) {
@@ -136,6 +150,7 @@ async function runStats(ctx: CommandContext, now: () => number): Promise<number>
     agent: flags.agent,
     tools: Boolean(flags.tools),
     dbPath: redactDbUrl(path),
+    storeMissing: isPostgresUrl(path) ? undefined : missingStore(resolve(ctx.cwd, path)),
   };
   if (flags.html !== undefined) {
     return writeHtml(ctx, resolve(ctx.cwd, flags.html), path, format, {

@@ -22,6 +22,36 @@ export interface BridgeOptions {
   log: (line: string) => void;
 }
 
+/** The whole message of an error and its causes. */
+function chain(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    parts.push(e.message);
+  }
+  return parts.join(": ");
+}
+
+/**
+ * When nothing listens at the URL (or its host does not resolve): the address and the likely cause, else
+ * undefined.
+ */
+export function unreachable(error: unknown, url: URL): string | undefined {
+  const text = chain(error);
+  const address = `${url.origin}${url.pathname}`;
+  const port = url.port || (url.protocol === "https:" ? "443" : "80");
+  if (/Connection refused|ECONNREFUSED|tcp connect error/i.test(text)) {
+    return `nothing listens at ${address} (connection refused): is the gateway running? Start it with ` +
+      `mcphub mcp serve --listen ${url.hostname}:${port}, or check the URL's host and port`;
+  }
+  if (/dns error|failed to lookup|Name or service not known|ENOTFOUND|nodename nor servname/i.test(text)) {
+    return `cannot resolve ${url.hostname} (${address}): check the URL's host name`;
+  }
+  if (/certificate|tls|ssl/i.test(text) && url.protocol === "https:") {
+    return `TLS failed for ${address}: ${text}; check the certificate, or the scheme (http vs https)`;
+  }
+  return undefined;
+}
+
 /** The bridge: resolves when either side closes (stdin EOF, the gateway ending the session). */
 export async function bridge(options: BridgeOptions): Promise<void> {
   const headers: Record<string, string> = {};
@@ -49,9 +79,12 @@ export async function bridge(options: BridgeOptions): Promise<void> {
       const text = `${typeof code === "number" && code > 0 ? `HTTP ${code}: ` : ""}${
         (error as Error).message
       }`;
-      options.log(`mcp connect: ${options.url.origin}${options.url.pathname}: ${text}`);
+      const cause = unreachable(error, options.url);
+      options.log(`mcp connect: ${cause ?? `${options.url.origin}${options.url.pathname}: ${text}`}`);
       if (!request) return;
-      const why = code === 401
+      const why = cause !== undefined
+        ? cause
+        : code === 401
         ? `the gateway refused the token (401); check --token or MCPHUB_TOKEN: ${text}`
         : code === 404
         ? `the gateway no longer has this session (it ended, e.g. idle); restart the host's connection: ${text}`

@@ -373,12 +373,9 @@ async function handleRequest(
   const body = new Uint8Array(received);
   let at = 0;
   for (const chunk of chunks) body.set(chunk, at), at += chunk.byteLength;
-  const again = new Request(request.url, {
-    method: request.method,
-    headers: request.headers,
-    body,
-    signal: request.signal,
-  });
+  // Not `signal: request.signal`: reading it makes Deno.serve warn of its legacy abort-on-success on every
+  // --listen gateway, and nothing downstream of here (the SDK's transport) listens to it.
+  const again = new Request(request.url, { method: request.method, headers: request.headers, body });
   if (received <= maxBytes) {
     const text = new TextDecoder().decode(body);
     if (hasEscapedKey(text)) {

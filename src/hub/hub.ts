@@ -950,8 +950,11 @@ export function redactUrl(url: string): string {
     const u = new URL(url);
     u.username = "";
     u.password = "";
-    u.search = u.search ? "?…" : "";
-    return u.toString();
+    // Appended after serialising: URL would percent-encode the "…" (`?%E2%80%A6`).
+    const query = u.search ? "?…" : "";
+    u.search = "";
+    u.hash = "";
+    return u.toString() + query;
   } catch {
     return "<invalid url>";
   }

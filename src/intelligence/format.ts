@@ -18,6 +18,8 @@ export interface StatsFormatOptions {
   tools?: boolean;
   /** Where calls are recorded, named in the no-data sentence. */
   dbPath?: string;
+  /** The SQLite store does not exist: not the `file` yet, or not even its `directory`. */
+  storeMissing?: "file" | "directory";
 }
 
 /** `1234567` → `"1,234,567"`: whole numbers with thousands separators. */
@@ -52,6 +54,14 @@ export function describeWindow(options: StatsFormatOptions): string {
 
 /** The one sentence shown instead of empty tables. */
 export function noDataSentence(options: StatsFormatOptions): string {
+  if (options.storeMissing === "directory") {
+    return `No store at ${options.dbPath}: its directory does not exist, so nothing was ever recorded there; ` +
+      "pass the --db that mcp serve uses, or leave --db out for the default store.";
+  }
+  if (options.storeMissing === "file") {
+    return `No calls recorded yet: ${options.dbPath} does not exist yet. mcp serve creates it and records ` +
+      "calls there once your MCP host starts it and calls a tool.";
+  }
   const where = options.dbPath ? ` in ${options.dbPath}` : "";
   const filtered = options.since !== undefined || options.server !== undefined ||
     options.agent !== undefined;
@@ -75,9 +85,9 @@ export function formatWhen(ts: number): string {
 
 function totalsLine(report: StatsReport, options: StatsFormatOptions): string {
   const t = report.totals;
-  return `Totals (${
-    describeWindow(options)
-  }): ${t.calls} calls, ${t.errors} errors, ~${t.est_tokens} tokens to the agent, ${t.total_ms}ms total`;
+  return `Totals (${describeWindow(options)}): ${plural(t.calls, "call")}, ${plural(t.errors, "error")}, ~${
+    formatCount(t.est_tokens)
+  } tokens to the agent, ${formatMs(t.total_ms)} total`;
 }
 
 function spoolLine(report: StatsReport): string | undefined {
@@ -197,9 +207,8 @@ export function formatStatsMarkdown(report: StatsReport, options: StatsFormatOpt
     lines.push(markdownText(noDataSentence(options)));
     return `${lines.join("\n")}\n`;
   }
-  lines.push(statsSummaryLine(report, options), "", `**${markdownText(totalsLine(report, options))}**`);
-  const spool = spoolLine(report);
-  if (spool) lines.push("", markdownText(spool));
+  // The summary line has the totals and what the spool kept out: not repeated in another format.
+  lines.push(statsSummaryLine(report, options));
   const numbers = [false, true, true, true, true, true];
   const firstIsCode = [true, false, false, false, false, false];
   lines.push(

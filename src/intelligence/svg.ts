@@ -18,6 +18,8 @@ export function escapeHtml(text: string): string {
 export const CHART_WIDTH = 760;
 const CHAR = 7;
 const LABEL_CHARS = 30;
+/** The least room left to the bars when labels are longer than {@link LABEL_CHARS}. */
+const MIN_BAR_SPACE = 200;
 
 function num(n: number): string {
   return String(Math.round(n * 10) / 10);
@@ -166,9 +168,12 @@ export interface BarChart {
 
 /** Horizontal bars, one row per item, labels on the left and a note after each bar. */
 export function horizontalBars(chart: BarChart): string {
-  const longest = Math.max(8, ...chart.rows.map((r) => shortLabel(r.label).length));
-  const labelWidth = longest * CHAR + 12;
   const noteWidth = Math.max(0, ...chart.rows.map((r) => r.note.length)) * CHAR + 12;
+  // Labels are cut only where the bars would get too little room: a whole tool name beats a cut one.
+  const labelChars = Math.max(LABEL_CHARS, Math.floor((CHART_WIDTH - noteWidth - MIN_BAR_SPACE - 12) / CHAR));
+  const cut = (label: string) => shortLabel(label, labelChars);
+  const longest = Math.max(8, ...chart.rows.map((r) => cut(r.label).length));
+  const labelWidth = longest * CHAR + 12;
   const { markup: legendMarkup, height: legendHeight } = legend(chart.series, 4, labelWidth);
   const top = legendHeight + 4;
   const rowHeight = 22;
@@ -182,7 +187,7 @@ export function horizontalBars(chart: BarChart): string {
   const body = [...legendMarkup];
   chart.rows.forEach((row, i) => {
     const y = top + i * rowHeight;
-    const label = shortLabel(row.label);
+    const label = cut(row.label);
     body.push(
       label === row.label
         ? text(labelWidth - 6, y + 15, label, "label", "end")

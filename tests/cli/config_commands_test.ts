@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runCli } from "../../src/cli/run.ts";
 import { STARTER_CONFIG } from "../../src/cli/config_commands.ts";
+import { derivedDescription, MAX_DERIVED } from "../../src/cli/derive.ts";
+import { DENO, ROOT } from "../helpers.ts";
 import { type Config, loadConfig } from "../../src/config/mod.ts";
 
 interface Run {
@@ -180,7 +182,7 @@ Deno.test("add, enable, disable and remove round-trip through the starter", asyn
   assert.equal(same.out, "nothing changed; already disabled: docs\n");
   assert.equal((await box.backups()).length, backups);
 
-  const exists = await box.run("add", "github", "node", "server.js");
+  const exists = await box.run("add", "github", "--", "node", "server.js");
   assert.equal(exists.code, 1);
   assert.match(exists.err, /Server "github" already exists in \.config\/mcphub\/mcphub\.yaml/);
 
@@ -239,7 +241,15 @@ agents:
 
 Deno.test("add NAME -- COMMAND ARGS…: everything after -- is the command, even words like --config or --json", async () => {
   await using box = await sandbox();
-  const r = await box.run("add", "memory", "--", "npx", "-y", "@modelcontextprotocol/server-memory");
+  const r = await box.run(
+    "add",
+    "memory",
+    "--no-describe",
+    "--",
+    "npx",
+    "-y",
+    "@modelcontextprotocol/server-memory",
+  );
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'created .config/mcphub/mcphub.yaml with server "memory"\n');
   const g = await box.run(
@@ -248,6 +258,7 @@ Deno.test("add NAME -- COMMAND ARGS…: everything after -- is the command, even
     "tool",
     "--tag",
     "x",
+    "--no-describe",
     "--",
     "node",
     "s.js",
@@ -267,9 +278,11 @@ Deno.test("add NAME -- COMMAND ARGS…: everything after -- is the command, even
 
 Deno.test("add creates the config from the starter when there is none", async () => {
   await using box = await sandbox();
-  const r = await box.run("add", "fs", "node", "server.js", "--cwd", "~/work");
+  const r = await box.run("add", "fs", "--cwd", "~/work", "--", "node", "server.js");
   assert.equal(r.code, 0, r.err);
   assert.equal(r.out, 'created .config/mcphub/mcphub.yaml with server "fs"\n');
+  // Just created: no running gateway reads it yet, so no "picks up this change" note.
+  assert.doesNotMatch(r.err, /picks up this change/);
   const text = await Deno.readTextFile(box.home);
   assert.ok(text.startsWith(STARTER_CONFIG));
   assert.ok(text.endsWith("  fs:\n    command: node\n    args: [server.js]\n    cwd: ~/work\n"));
@@ -291,11 +304,11 @@ Deno.test("an edit that would make the config invalid writes nothing", async () 
         /^error: mcphub\.yaml:\d+:\d+: servers\.web\.use_when: after the edit: at most 8 hints/,
       ],
       [
-        ["add", "bad__name", "node"],
+        ["add", "bad__name", "--", "node"],
         /^error: mcphub\.yaml:\d+:\d+: servers\.bad__name: after the edit: server name must not contain "__"/,
       ],
       [
-        ["add", "mcphub", "node"],
+        ["add", "mcphub", "--", "node"],
         /^error: mcphub\.yaml:\d+:\d+: servers\.mcphub: after the edit: .*reserved/,
       ],
     ] as const
@@ -323,6 +336,7 @@ Deno.test("config command usage errors exit 2 with the command's help", async (t
       [["add", "web", "--url", "https://x.example", "--transport", "ws"], "add"],
       [["add", "web", "--url", "https://x.example", "--header", "novalue"], "add"],
       [["add", "fs2", "npx", "-y", "pkg"], "add"],
+      [["add", "foo", "npx", "some-server"], "add"],
       [["remove"], "remove"],
       [["rm", "--force", "fs"], "remove"],
       [["enable"], "enable"],
@@ -338,9 +352,94 @@ Deno.test("config command usage errors exit 2 with the command's help", async (t
   }
   assert.equal(await Deno.readTextFile(path), text);
   assert.deepEqual(await box.backups(box.dir), []);
+  const bare = await box.run("add", "foo", "npx", "some-server");
+  assert.match(
+    bare.err,
+    /^error: put "--" before the server's command: mcphub add foo \[options\] -- npx some-server\n/,
+  );
   const dash = await box.run("add", "fs2", "npx", "-y", "pkg");
   assert.match(
     dash.err,
     /^error: Unknown option '-y'; put the options first and the server command after "--"/,
   );
+});
+
+Deno.test("add without --description writes the server's own, marked as derived; --description wins", async () => {
+  await using box = await sandbox();
+  const secret = `${ROOT}tests/fixtures/secret_server.ts`;
+  const r = await box.run(
+    "add",
+    "vault",
+    "--env",
+    "VAULT_API_TOKEN=vlt_x",
+    "--tag",
+    "keys",
+    "--",
+    DENO,
+    "run",
+    "--allow-env",
+    secret,
+  );
+  assert.equal(r.code, 0, r.err);
+  assert.equal(
+    r.out,
+    'created .config/mcphub/mcphub.yaml with server "vault"\ndescription (from the server): Vault secrets store\n',
+  );
+  const text = await Deno.readTextFile(box.home);
+  assert.ok(
+    text.endsWith(
+      `  vault:\n    command: ${DENO}\n    args: [run, --allow-env, ${secret}]\n    env:\n      VAULT_API_TOKEN: vlt_x\n` +
+        "    description: Vault secrets store # derived from the server's initialize result; edit to replace\n" +
+        "    tags: [keys]\n",
+    ),
+    text,
+  );
+  assert.equal((await box.load()).servers[0]!.description, "Vault secrets store");
+  // A server that cannot start gets none (and add still succeeds); --description is never replaced.
+  const failing = await box.run("add", "vault2", "--", DENO, "run", secret);
+  assert.equal(failing.code, 0, failing.err);
+  assert.equal(failing.out, 'added server "vault2" to .config/mcphub/mcphub.yaml\n');
+  const given = await box.run(
+    "add",
+    "vault3",
+    "--description",
+    "Mine",
+    "--env",
+    "VAULT_API_TOKEN=y",
+    "--",
+    DENO,
+    "run",
+    "--allow-env",
+    secret,
+  );
+  assert.equal(given.out, 'added server "vault3" to .config/mcphub/mcphub.yaml\n');
+  assert.deepEqual((await box.load()).servers.map((s) => [s.name, s.description]), [
+    ["vault", "Vault secrets store"],
+    ["vault2", undefined],
+    ["vault3", "Mine"],
+  ]);
+});
+
+Deno.test("derivedDescription(): the title unless it repeats the name, else the first sentence, bounded", () => {
+  assert.equal(derivedDescription("gh", { name: "github-mcp", title: "GitHub" }, "Use it."), "GitHub");
+  assert.equal(
+    derivedDescription(
+      "memory",
+      { name: "memory-server", title: "Memory Server" },
+      "# Memory\n\nStores **facts** in a graph. Ask it later.",
+    ),
+    "Stores facts in a graph",
+  );
+  assert.equal(
+    derivedDescription(
+      "memory",
+      { name: "memory", title: "memory" },
+      "Stores **facts** in a graph. Ask it later.",
+    ),
+    "Stores facts in a graph",
+  );
+  assert.equal(derivedDescription("x", { name: "x" }, undefined), undefined);
+  const long = derivedDescription("x", { name: "x" }, `${"word ".repeat(60)}end.`)!;
+  assert.equal([...long].length <= MAX_DERIVED, true);
+  assert.match(long, /^word( word)+…$/);
 });

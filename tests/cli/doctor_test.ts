@@ -255,7 +255,8 @@ Deno.test("doctor shows which host configs start mcphub", async () => {
   await box.install("claude_desktop_config.json", "~/.config/Claude/claude_desktop_config.json");
   await box.install("cursor_mcp.json", "~/.cursor/mcp.json");
   const { code, report } = await doctor(box);
-  assert.equal(code, 0);
+  // The fixture's entry is a bare "mcphub": a host started from the desktop cannot find it.
+  assert.equal(code, 1);
   assert.deepEqual(report.hosts.map((h) => [h.host, h.scope, h.mcphub]), [
     ["claude-desktop", "user", true],
     ["cursor", "user", false],
@@ -265,7 +266,59 @@ Deno.test("doctor shows which host configs start mcphub", async () => {
     text.out,
     /^ {2}cursor \(user, ~\/\.cursor\/mcp\.json\): does not start mcphub \(mcphub hosts use cursor\)$/m,
   );
-  assert.match(text.out, /^healthy$/m);
+  assert.match(
+    text.out,
+    /^ {4}BROKEN {2}"mcphub" as claude-desktop starts it \(its env, PATH=\/usr\/bin:\/bin:\/usr\/sbin:\/sbin\):\n {6}"mcphub" is not on the PATH a host started from the desktop has \(\/usr\/bin:\/bin:\/usr\/sbin:\/sbin\): it fails with "spawn mcphub ENOENT"; mcphub hosts use claude-desktop writes the absolute path$/m,
+  );
+  assert.match(text.out, /^broken: host claude-desktop \(user\)$/m);
+});
+
+Deno.test("doctor checks a host's mcphub entry with only its env and a minimal PATH", async () => {
+  await using box = await hostSandbox({ HOST_ENTRY_TOKEN: "set-in-my-shell-only" });
+  await configure(box, "version: 1\nservers: {}\n");
+  // The config the entry loads: one server needs a secret, one a command only the shell's PATH has.
+  const bin = join(box.home, "bin");
+  await Deno.mkdir(bin);
+  await Deno.writeTextFile(join(bin, "shell-only-tool"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+  box.env.set("PATH", `${bin}:${box.env.get("PATH")}`);
+  const hostConfig = join(box.home, "host-mcphub.yaml");
+  await Deno.writeTextFile(
+    hostConfig,
+    `version: 1\nservers:\n  gh:\n    command: ${q(DENO)}\n    args: [run, x.ts]\n    env:\n` +
+      "      TOKEN: ${HOST_ENTRY_TOKEN}\n  tool:\n    command: shell-only-tool\n",
+  );
+  const file = join(box.home, ".config", "Claude", "claude_desktop_config.json");
+  await Deno.mkdir(join(box.home, ".config", "Claude"), { recursive: true });
+  const write = (env: Record<string, string>) =>
+    Deno.writeTextFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          mcphub: {
+            command: DENO,
+            args: ["run", "-A", "main.ts", "--config", hostConfig, "mcp", "serve"],
+            env,
+          },
+        },
+      }),
+    );
+  await write({});
+  let r = await box.run("doctor");
+  assert.equal(r.code, 1, r.out);
+  assert.match(
+    r.out,
+    /^ {6}server gh would fail: HOST_ENTRY_TOKEN is not set in the entry's env \(mcphub hosts use claude-desktop sets the values this host's file holds; else add it to the entry's "env"\)$/m,
+  );
+  assert.match(
+    r.out,
+    /^ {6}server tool would fail: "shell-only-tool" is not on the PATH mcphub gets there \(\/usr\/bin:\/bin:\/usr\/sbin:\/sbin\); set servers\.tool\.command to its full path, or PATH in the entry's env$/m,
+  );
+  await write({ HOST_ENTRY_TOKEN: "from-the-entry", PATH: `${bin}:/usr/bin:/bin` });
+  r = await box.run("doctor");
+  assert.equal(r.code, 0, r.out);
+  assert.doesNotMatch(r.out, /BROKEN/);
+  const json = JSON.parse((await box.run("doctor", "--json")).out);
+  assert.deepEqual(json.hosts[0].entries, [{ entry: "mcphub", problems: [] }]);
 });
 
 Deno.test("doctor warns of a rejected tool definition and of injection markers, and stays healthy", async () => {

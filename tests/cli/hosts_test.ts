@@ -4,7 +4,7 @@ import { type HostSandbox, hostSandbox, installHost } from "./_host_sandbox.ts";
 import { nodeValue, parseJsonc } from "../../src/cli/jsonc.ts";
 import { parseToml } from "../../src/cli/toml.ts";
 
-/** A sandbox whose PATH has an `mcphub` program, so the host entry is the plain `mcphub mcp serve`. */
+/** A sandbox whose PATH has an `mcphub` program, so the host entry is `<its absolute path> mcp serve`. */
 async function withMcphubOnPath(): Promise<HostSandbox> {
   const box = await hostSandbox();
   const bin = join(box.home, "bin");
@@ -15,7 +15,7 @@ async function withMcphubOnPath(): Promise<HostSandbox> {
 }
 
 async function importInto(box: HostSandbox, host: string): Promise<void> {
-  const r = await box.run("init", "--from", host);
+  const r = await box.run("init", "--no-describe", "--from", host);
   assert.equal(r.code, 0, r.err);
 }
 
@@ -64,19 +64,29 @@ Deno.test("hosts use claude-desktop --move: entry written, imported servers remo
   assert.equal(backups.length, 1);
   assert.equal(await Deno.readTextFile(join(dir, backups[0]!)), withoutHub);
   const text = await Deno.readTextFile(file!);
+  // The secrets mcphub.yaml reads for the removed servers are in the entry: the .bak is not their only copy.
   assert.equal(
     text,
     `{
   "mcpServers": {
     "mcphub": {
-      "command": "mcphub",
-      "args": ["mcp", "serve"]
+      "command": "${box.home}/bin/mcphub",
+      "args": ["mcp", "serve"],
+      "env": {
+        "GITHUB_PERSONAL_ACCESS_TOKEN": "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+        "POSTGRES_DB_PASSWORD": "hunter2-secret"
+      }
     }
   },
   "globalShortcut": "Ctrl+Space"
 }
 `,
   );
+  assert.match(
+    r.out,
+    /^ {2}env: GITHUB_PERSONAL_ACCESS_TOKEN \(github\), POSTGRES_DB_PASSWORD \(postgres db\) set for mcphub, from this file's own values$/m,
+  );
+  assert.doesNotMatch(r.out, /ghp_|hunter2/);
   assert.match(
     r.out,
     /^claude-desktop \(user, ~\/\.config\/Claude\/claude_desktop_config\.json\): mcphub entry written$/m,
@@ -111,7 +121,7 @@ Deno.test("hosts use keeps servers mcphub.yaml does not have, and passes --confi
   };
   assert.deepEqual(Object.keys(servers.mcpServers), ["userjot", "notes_app", "mcphub"]);
   assert.deepEqual(servers.mcpServers.mcphub, {
-    command: "mcphub",
+    command: join(box.home, "bin", "mcphub"),
     args: ["--config", config, "mcp", "serve", "--agent", "coder"],
   });
 });
@@ -136,8 +146,12 @@ Deno.test("hosts use vscode --project keeps JSONC comments and trailing commas; 
   "servers": {
     "mcphub": {
       "type": "stdio",
-      "command": "mcphub",
-      "args": ["mcp", "serve"]
+      "command": "${box.home}/bin/mcphub",
+      "args": ["mcp", "serve"],
+      "env": {
+        "PERPLEXITY_KEY": "\${input:perplexity-key}",
+        "LEGACY_X_API_KEY": "k-123456"
+      }
     },
   },
 }
@@ -162,12 +176,17 @@ model = "gpt-5"
 model = "gpt-5-mini"
 
 [mcp_servers.mcphub]
-command = "mcphub"
+command = "${box.home}/bin/mcphub"
 args = ["mcp", "serve"]
+env = { API_KEY = "sk-proj-abcdefghijklmnop1234" }
 `,
   );
   assert.deepEqual(parseToml(text).data.mcp_servers, {
-    mcphub: { command: "mcphub", args: ["mcp", "serve"] },
+    mcphub: {
+      command: join(box.home, "bin", "mcphub"),
+      args: ["mcp", "serve"],
+      env: { API_KEY: "sk-proj-abcdefghijklmnop1234" },
+    },
   });
   const again = await box.run("hosts", "use", "codex");
   assert.match(again.out, /nothing changed\n$/);
@@ -192,7 +211,85 @@ Deno.test("hosts use refuses a host that is not installed and an unknown name, w
   assert.equal(r.code, 0, r.err);
   assert.match(
     r.out,
-    /"mcphub": \{\n {6}"command": "mcphub",\n {6}"args": \["mcp", "serve"\]\n {4}\}\n {2}\}\n\}\n/,
+    /"mcphub": \{\n {6}"command": "[^"]+\/bin\/mcphub",\n {6}"args": \["mcp", "serve"\]\n {4}\}\n {2}\}\n\}\n/,
   );
   assert.match(r.out, /dry run: nothing was written\n$/);
+});
+
+Deno.test("hosts use --no-secrets --move keeps and names the servers whose secrets would be stranded", async () => {
+  await using box = await withMcphubOnPath();
+  const [file] = await installHost(box, "claude-desktop");
+  await importInto(box, "claude-desktop");
+  const r = await box.run("hosts", "use", "claude-desktop", "--move", "--no-secrets");
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /^ {2}removed filesystem \(mcphub\.yaml has it as "filesystem"\)$/m);
+  assert.match(
+    r.out,
+    /^ {2}kept github: its secret GITHUB_PERSONAL_ACCESS_TOKEN \(--no-secrets\) would be left only in the \.bak; set it in the mcphub entry's env \(or run without --no-secrets\), then --move again$/m,
+  );
+  assert.match(
+    r.out,
+    /^ {2}kept postgres db: its secret POSTGRES_DB_PASSWORD \(--no-secrets\) would be left/m,
+  );
+  const servers = (nodeValue(parseJsonc(await Deno.readTextFile(file!))) as {
+    mcpServers: Record<string, { env?: Record<string, string> }>;
+  }).mcpServers;
+  assert.deepEqual(Object.keys(servers), ["github", "postgres db", "mcphub"]);
+  assert.equal(servers.mcphub!.env, undefined);
+  assert.equal(servers.github!.env!.GITHUB_PERSONAL_ACCESS_TOKEN, "ghp_0123456789abcdefghijABCDEFGHIJ012345");
+  // Once the entry has the value (set by hand, or by hosts use without --no-secrets), --move removes it.
+  const again = await box.run("hosts", "use", "claude-desktop", "--move");
+  assert.match(again.out, /^ {2}removed github /m);
+  assert.deepEqual(
+    Object.keys((nodeValue(parseJsonc(await Deno.readTextFile(file!))) as { mcpServers: object }).mcpServers),
+    ["mcphub"],
+  );
+});
+
+Deno.test("hosts use writes absolute paths: a deno install shim becomes this deno with its arguments", async (t) => {
+  await t.step("a deno install shim that runs a bare deno", async () => {
+    await using box = await hostSandbox();
+    const bin = join(box.home, "bin");
+    await Deno.mkdir(bin);
+    await Deno.writeTextFile(
+      join(bin, "mcphub"),
+      "#!/bin/sh\n# generated by deno install\nexec deno run --allow-run --no-prompt --config " +
+        `${bin}/.mcphub/deno.json 'file:///src/mcphub/main.ts' "$@"\n`,
+      { mode: 0o755 },
+    );
+    box.env.set("PATH", `${bin}:/usr/bin:/bin`);
+    const r = await box.run("hosts", "use", join(box.project, "hosts.json"), "--dry-run");
+    assert.equal(r.code, 2, "a missing file is not a host");
+    await Deno.writeTextFile(join(box.project, "hosts.json"), "{}\n");
+    const dry = await box.run("hosts", "use", "hosts.json", "--dry-run");
+    assert.equal(dry.code, 0, dry.err);
+    const entry = (JSON.parse(dry.out.slice(0, dry.out.lastIndexOf("}") + 1)) as {
+      mcpServers: { mcphub: { command: string; args: string[] } };
+    }).mcpServers.mcphub;
+    assert.deepEqual(entry, {
+      command: Deno.execPath(),
+      args: [
+        "run",
+        "--allow-run",
+        "--no-prompt",
+        "--config",
+        `${bin}/.mcphub/deno.json`,
+        "file:///src/mcphub/main.ts",
+        "mcp",
+        "serve",
+      ],
+    });
+  });
+  await t.step("from source: this deno, run -A and the checkout's main.ts", async () => {
+    await using box = await hostSandbox({ PATH: "/usr/bin:/bin" });
+    await Deno.writeTextFile(join(box.project, "hosts.json"), "{}\n");
+    const dry = await box.run("hosts", "use", "hosts.json", "--dry-run");
+    assert.equal(dry.code, 0, dry.err);
+    const entry = JSON.parse(dry.out.slice(0, dry.out.lastIndexOf("}") + 1)).mcpServers.mcphub;
+    assert.deepEqual(entry, {
+      command: Deno.execPath(),
+      args: ["run", "-A", new URL("../../main.ts", import.meta.url).pathname, "mcp", "serve"],
+    });
+    assert.ok(entry.command.startsWith("/"));
+  });
 });

@@ -37,7 +37,7 @@ Deno.test("init --from HOST imports each documented host format as the expected 
       await using box = await hostSandbox();
       await installHost(box, host);
       await withConfig(box);
-      const r = await box.run("init", "--from", host);
+      const r = await box.run("init", "--no-describe", "--from", host);
       assert.equal(r.code, 0, r.err);
       const written = await Deno.readTextFile(box.config);
       assert.equal(written, await expected(host, box));
@@ -57,7 +57,7 @@ Deno.test("init --from lists the variables to export, where each value is, and w
   });
   await installHost(box, "claude-desktop");
   await withConfig(box);
-  const r = await box.run("init", "--from", "claude-desktop");
+  const r = await box.run("init", "--no-describe", "--from", "claude-desktop");
   assert.equal(r.code, 0, r.err);
   assert.match(
     r.out,
@@ -85,7 +85,7 @@ Deno.test("init --from --keep-secrets copies values literally", async () => {
   await using box = await hostSandbox();
   await installHost(box, "cursor");
   await withConfig(box);
-  const r = await box.run("init", "--from", "cursor", "--keep-secrets");
+  const r = await box.run("init", "--no-describe", "--from", "cursor", "--keep-secrets");
   assert.equal(r.code, 0, r.err);
   const servers = parse(await Deno.readTextFile(box.config)).servers;
   assert.equal(servers.github.env.GITHUB_PERSONAL_ACCESS_TOKEN, SECRETS[1]);
@@ -98,7 +98,7 @@ Deno.test("init --from --keep-secrets copies values literally", async () => {
 Deno.test("init --from --dry-run prints the resulting file and writes nothing", async () => {
   await using box = await hostSandbox();
   await installHost(box, "windsurf");
-  const r = await box.run("init", "--from", "windsurf", "--dry-run");
+  const r = await box.run("init", "--no-describe", "--from", "windsurf", "--dry-run");
   assert.equal(r.code, 0, r.err);
   assert.ok(r.out.startsWith("# mcphub configuration, created by `mcphub init`."));
   assert.match(
@@ -118,7 +118,16 @@ Deno.test("init --from merges identical servers, suffixes different ones, and is
     box,
     'version: 1\n# my servers\nservers:\n  memory:\n    command: npx\n    args: [-y, "@modelcontextprotocol/server-memory"]\n',
   );
-  const r = await box.run("init", "--from", "claude-desktop", "--from", "cursor", "--from", "claude-code");
+  const r = await box.run(
+    "init",
+    "--no-describe",
+    "--from",
+    "claude-desktop",
+    "--from",
+    "cursor",
+    "--from",
+    "claude-code",
+  );
   assert.equal(r.code, 0, r.err);
   const servers = parse(await Deno.readTextFile(box.config)).servers;
   // The same name with a different token: suffixed with the host, its own variable.
@@ -173,7 +182,7 @@ Deno.test("init --from merges identical servers, suffixes different ones, and is
 Deno.test("init --from all imports every host config found; a path's format is detected", async () => {
   await using box = await hostSandbox();
   for (const host of Object.keys(PLACES)) await installHost(box, host);
-  const r = await box.run("init", "--from", "all");
+  const r = await box.run("init", "--no-describe", "--from", "all");
   assert.equal(r.code, 0, r.err);
   assert.match(
     r.out,
@@ -185,7 +194,7 @@ Deno.test("init --from all imports every host config found; a path's format is d
   await using other = await hostSandbox();
   const toml = await other.install("codex_config.toml", "./some/where.toml");
   const jsonc = await other.install("vscode_mcp.jsonc", "./shared/servers.jsonc");
-  const p = await other.run("init", "--from", toml, "--from", jsonc, "--dry-run");
+  const p = await other.run("init", "--no-describe", "--from", toml, "--from", jsonc, "--dry-run");
   assert.equal(p.code, 0, p.err);
   assert.match(p.out, /^ {2}figma:\n {4}url: https:\/\/mcp\.figma\.com\/mcp$/m);
   assert.match(p.out, /^ {2}perplexity:\n {4}command: npx$/m);
@@ -200,7 +209,7 @@ Deno.test("init --from skips an entry mcphub cannot take, saying why, and import
     path,
     text.replace('"mcpServers": {', '"mcpServers": {\n    "socket": { "url": "ws://127.0.0.1:9000/mcp" },'),
   );
-  const r = await box.run("init", "--from", "cursor");
+  const r = await box.run("init", "--no-describe", "--from", "cursor");
   assert.equal(r.code, 0, r.err);
   assert.match(
     r.out,
@@ -211,13 +220,13 @@ Deno.test("init --from skips an entry mcphub cannot take, saying why, and import
 
 Deno.test("init --from fails without writing when a source is missing, unknown or unreadable", async () => {
   await using box = await hostSandbox();
-  let r = await box.run("init", "--from", "cursor");
+  let r = await box.run("init", "--no-describe", "--from", "cursor");
   assert.equal(r.code, 1);
   assert.equal(
     r.err,
     `error: no cursor config found (looked at ${box.home}/.cursor/mcp.json, ${box.project}/.cursor/mcp.json)\nnothing was written\n`,
   );
-  r = await box.run("init", "--from", "zed");
+  r = await box.run("init", "--no-describe", "--from", "zed");
   assert.equal(r.code, 1);
   assert.match(
     r.err,
@@ -228,7 +237,7 @@ Deno.test("init --from fails without writing when a source is missing, unknown o
     join(box.home, ".cursor", "mcp.json"),
     '{\n  "mcpServers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}\n',
   );
-  r = await box.run("init", "--from", "cursor");
+  r = await box.run("init", "--no-describe", "--from", "cursor");
   assert.equal(r.code, 1);
   assert.equal(
     r.err,
@@ -237,5 +246,5 @@ Deno.test("init --from fails without writing when a source is missing, unknown o
   await assert.rejects(Deno.stat(box.config), Deno.errors.NotFound);
   r = await box.run("init", "--dry-run");
   assert.equal(r.code, 2);
-  assert.match(r.err, /^error: --dry-run and --keep-secrets go with --from SOURCE/);
+  assert.match(r.err, /^error: --dry-run, --keep-secrets and --no-describe go with --from SOURCE/);
 });

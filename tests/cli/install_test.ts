@@ -2,20 +2,19 @@ import assert from "node:assert/strict";
 import { DENO, ROOT, tempDir } from "../helpers.ts";
 import { VERSION } from "../../src/cli/mod.ts";
 
-/** The `deno install …` line of the README's install section (the block after the install-line marker). */
+/** The install line of the README's install section (the sh block after the install-line marker). */
 async function readmeInstallLine(): Promise<string[]> {
   const readme = await Deno.readTextFile(`${ROOT}README.md`);
   const at = readme.indexOf("<!-- install-line:");
   assert.ok(at >= 0, "README has the install-line marker");
-  const block = /```sh\n(deno install [^\n]+)\n```/.exec(readme.slice(at));
+  const block = /```sh\n(deno [^\n]+)\n```/.exec(readme.slice(at));
   assert.ok(block, "an sh block with the deno install line follows the marker");
   return block[1]!.split(/\s+/);
 }
 
-Deno.test("the README's deno install line installs a working mcphub in a fresh HOME", async () => {
+Deno.test("the README's install line installs a working mcphub, pinned to deno.lock, in a fresh HOME", async () => {
   const words = await readmeInstallLine();
-  assert.equal(words[0], "deno");
-  assert.ok(!words.includes("-A") && !words.includes("--allow-all"), words.join(" "));
+  assert.deepEqual(words, ["deno", "task", "install"]);
   await using home = await tempDir("mcphub-install-");
   // A fresh HOME and install root; the test's Deno cache, so nothing is downloaded again.
   const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
@@ -28,6 +27,13 @@ Deno.test("the README's deno install line installs a working mcphub in a fresh H
     .output();
   const dec = new TextDecoder();
   assert.equal(install.code, 0, dec.decode(install.stderr));
+  // The launcher runs this deno by absolute path, frozen to the checkout's lockfile, without -A.
+  const launcher = await Deno.readTextFile(`${home.path}/.deno/bin/mcphub`);
+  const exec = /^exec (.+) "\$@"$/m.exec(launcher)![1]!.split(" ").map((w) => w.replace(/^'|'$/g, ""));
+  assert.equal(exec[0], DENO);
+  assert.ok(exec.includes("--frozen"), launcher);
+  assert.ok(exec.includes(`--lock=${ROOT}deno.lock`), launcher);
+  assert.ok(!exec.includes("-A") && !exec.includes("--allow-all"), launcher);
   const bin = `${home.path}/.deno/bin/mcphub`;
   const work = `${home.path}/work`;
   await Deno.mkdir(work);

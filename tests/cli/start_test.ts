@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 import { hasScript } from "./terminal.ts";
 import { HOST_SNIPPET } from "../../src/cli/mod.ts";
-import { readyLine } from "../../src/cli/serve.ts";
+import { connectingLine, readyLine } from "../../src/cli/serve.ts";
 
 async function fixtureConfig(dir: string): Promise<string> {
   return await writeConfig(
@@ -22,6 +22,20 @@ Deno.test("readyLine() says what connected and how to stop", () => {
     `mcphub: ready: 1 of 1 server connected, 1 tool; ${stop}`,
   );
   assert.equal(readyLine([]), `mcphub: ready: no servers configured; ${stop}`);
+});
+
+Deno.test("connectingLine() says how many servers it waits for, and that a first npx/uvx run downloads them", () => {
+  const server = (command: string, args: string[] = [], enabled = true) => ({ command, args, enabled });
+  assert.equal(
+    connectingLine([server("npx", ["-y", "x"]), server("node"), server("uvx", ["y"])]),
+    "connecting 3 servers — the first run downloads them",
+  );
+  assert.equal(connectingLine([server("/usr/bin/deno", ["run", "x.ts"])]), "connecting 1 server");
+  assert.equal(
+    connectingLine([server("pnpm", ["dlx", "x"])]),
+    "connecting 1 server — the first run downloads it",
+  );
+  assert.equal(connectingLine([server("npx", [], false)]), undefined);
 });
 
 Deno.test({
@@ -62,13 +76,25 @@ Deno.test({
       reader.releaseLock();
     }
     const status = await child.status;
-    const text = transcript.replaceAll("\r\n", "\n");
-    assert.equal(status.code, 0, text);
+    const raw = transcript.replaceAll("\r\n", "\n");
+    // What the terminal shows: a carriage return and erase-line wipe what the progress line wrote.
+    const erase = "\r\x1b[K";
+    const visible = (line: string) => {
+      const at = line.lastIndexOf(erase);
+      return at < 0 ? line : line.slice(at + erase.length);
+    };
+    const text = raw.split("\n").map(visible).join("\n");
+    assert.equal(status.code, 0, raw);
     assert.match(
       text,
       /^mcphub: ready: 1 of 1 server connected, \d+ tools; waiting for MCP messages on stdin \(Ctrl-C or Ctrl-D to stop\)$/m,
     );
     assert.ok(text.includes(HOST_SNIPPET), text);
+    // What it waits for, then list's progress line, cleared before the ready line.
+    assert.match(text, /^mcphub: connecting 1 server$/m);
+    assert.match(raw.replaceAll(erase, "<erase>"), /<erase>connecting 1 server(?: \(\d+s\))?… fx […✓]/);
+    assert.doesNotMatch(text, /connecting 1 server…/);
+    assert.ok(text.indexOf("mcphub: connecting 1 server") < text.indexOf("mcphub: ready:"), text);
     const from = text.indexOf("an MCP host starts this same gateway with:\n");
     assert.ok(from >= 0, text);
     const json = text.slice(text.indexOf("{", from), text.indexOf("\n}\n", from) + 2);

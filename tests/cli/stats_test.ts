@@ -57,7 +57,7 @@ Deno.test("mcphub stats --tools --recent 2 prints the text report", async () => 
     assert.deepEqual(run.err, []);
     assert.equal(
       run.out.join(""),
-      `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1515ms total
+      `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1,515 ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
 SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
@@ -88,10 +88,6 @@ Deno.test("mcphub stats --since 7d --markdown counts back from now", async () =>
       `# mcphub stats
 
 **mcphub stats (last 7d):** 4 calls, 1 error (25.0%), \\~605 tokens to the agent, \\~24,850 kept out of context by the spool (1 result), 510 ms in calls; busiest server \`github\` (3 calls).
-
-**Totals (last 7d): 4 calls, 1 errors, \\~605 tokens to the agent, 510ms total**
-
-Spooled results: 1, \\~24850 tokens kept out of context
 
 | Server | Calls | Errors | Avg ms | Est. tokens | Kept out |
 | --- | ---: | ---: | ---: | ---: | ---: |
@@ -142,8 +138,16 @@ Deno.test("mcphub stats on a missing store prints one sentence and creates nothi
     const path = `${dir}/sub/mcphub.db`;
     const text = fakeCtx([], { db: path });
     await stats.run(text.ctx);
+    // Not "calls are recorded in …": nothing can be, where even the directory is missing.
     assert.deepEqual(text.out, [
-      `No calls recorded yet (all time). Run \`mcphub mcp serve\` from your MCP host and call a tool; calls are recorded in ${path}.\n`,
+      `No store at ${path}: its directory does not exist, so nothing was ever recorded there; pass the --db ` +
+      "that mcp serve uses, or leave --db out for the default store.\n",
+    ]);
+    const inDir = fakeCtx([], { db: `${dir}/mcphub.db` });
+    await stats.run(inDir.ctx);
+    assert.deepEqual(inDir.out, [
+      `No calls recorded yet: ${dir}/mcphub.db does not exist yet. mcp serve creates it and records calls ` +
+      "there once your MCP host starts it and calls a tool.\n",
     ]);
     const json = fakeCtx(["--json", "--tools", "--recent", "5"], { db: path });
     await stats.run(json.ctx);
@@ -248,7 +252,7 @@ Deno.test("mcphub stats --html on a missing store writes the no-data page and cr
     const run = fakeCtx(["--html", `${dir}/r.html`], { db: `${dir}/sub/mcphub.db` });
     await stats.run(run.ctx);
     const html = await Deno.readTextFile(`${dir}/r.html`);
-    assert.match(html, /<p id="no-data">No calls recorded yet \(all time\)\./);
+    assert.match(html, /<p id="no-data">No store at [^<]*\/sub\/mcphub\.db: its directory does not exist/);
     await assert.rejects(Deno.stat(`${dir}/sub`), Deno.errors.NotFound);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -187,6 +187,7 @@ Deno.test("config edits reach a connected client: add, change, remove, an invali
   const add = await cli(config, [
     "add",
     "added",
+    "--no-describe",
     "--",
     DENO,
     "run",

@@ -148,7 +148,7 @@ servers:
   }).output();
   const text = new TextDecoder().decode(md.stdout);
   assert.match(text, /^# mcphub stats\n/);
-  assert.match(text, /\*\*Totals \(all time\): 4 calls, 1 errors/);
+  assert.match(text, /\*\*mcphub stats \(all time\):\*\* 4 calls, 1 error \(25\.0%\)/);
 });
 
 Deno.test("every call of a burst on the fast path is recorded, even when the host leaves right after it", async () => {

@@ -34,7 +34,7 @@ Deno.test("formatStatsText() prints totals, the spool line and aligned tables", 
   const report = await sampleReport({ recent: 3 });
   assert.equal(
     formatStatsText(report, { tools: true }),
-    `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1515ms total
+    `Totals (all time): 6 calls, 2 errors, ~685 tokens to the agent, 1,515 ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
 SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
@@ -60,7 +60,7 @@ Deno.test("formatStatsText() names the --since window and filters, and leaves ou
   const week = await sampleReport({ since: NOW - WEEK });
   assert.equal(
     formatStatsText(week, { since: "7d" }),
-    `Totals (last 7d): 4 calls, 1 errors, ~605 tokens to the agent, 510ms total
+    `Totals (last 7d): 4 calls, 1 error, ~605 tokens to the agent, 510 ms total
 Spooled results: 1, ~24850 tokens kept out of context
 
 SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
@@ -71,7 +71,7 @@ fs          1       0      10         155     24850
   const ci = await sampleReport({ agent: "ci", server: "slack" });
   assert.equal(
     formatStatsText(ci, { agent: "ci", server: "slack" }),
-    `Totals (all time, server slack, agent ci): 1 calls, 1 errors, ~25 tokens to the agent, 1000ms total
+    `Totals (all time, server slack, agent ci): 1 call, 1 error, ~25 tokens to the agent, 1,000 ms total
 
 SERVER  CALLS  ERRORS  AVG_MS  EST_TOKENS  KEPT_OUT
 slack       1       1    1000          25         0
@@ -86,10 +86,6 @@ Deno.test("formatStatsMarkdown() prints a heading, the one-line summary and righ
     `# mcphub stats
 
 **mcphub stats (all time):** 6 calls, 2 errors (33.3%), \\~685 tokens to the agent, \\~24,850 kept out of context by the spool (1 result), 1,515 ms in calls; busiest server \`github\` (3 calls).
-
-**Totals (all time): 6 calls, 2 errors, \\~685 tokens to the agent, 1515ms total**
-
-Spooled results: 1, \\~24850 tokens kept out of context
 
 | Server | Calls | Errors | Avg ms | Est. tokens | Kept out |
 | --- | ---: | ---: | ---: | ---: | ---: |

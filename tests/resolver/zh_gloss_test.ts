@@ -3,7 +3,7 @@ import { chineseWords, glossChinese, hasChinese } from "../../src/resolver/zh_gl
 import { buildIndex, parseQuery, rankQuery, resolveResponse, stem } from "../../src/resolver/mod.ts";
 import { ZH_GLOSS_WEIGHT, ZH_SENSE_WEIGHT } from "../../src/resolver/query.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
-import { MAX_BYTES, MAX_SENSES, senses } from "../../scripts/gen_zh_glossary.ts";
+import { MAX_BYTES, MAX_SENSES, senses } from "../../scripts/zh_senses.ts";
 
 const data = (name: string) => new URL(`../../scripts/bench/data/${name}`, import.meta.url);
 

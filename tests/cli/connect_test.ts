@@ -1,0 +1,53 @@
+/** `mcp connect` to an address where nothing listens names the address and the likely cause. */
+import assert from "node:assert/strict";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/client/stdio"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { DENO, ROOT } from "../helpers.ts";
+import { unreachable } from "../../src/http/bridge.ts";
+
+Deno.test("mcp connect to a dead port: the host's initialize fails naming the address and the cause", async () => {
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (closed.addr as Deno.NetAddr).port;
+  closed.close();
+  const url = `http://127.0.0.1:${port}/mcp`;
+  const transport = new StdioClientTransport({
+    command: DENO,
+    args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", url],
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const client = new Client({ name: "host", version: "1.0.0" });
+  const expected = `nothing listens at ${url} (connection refused): is the gateway running? Start it with ` +
+    `mcphub mcp serve --listen 127.0.0.1:${port}, or check the URL's host and port`;
+  try {
+    await assert.rejects(client.connect(transport), (error: Error) => {
+      assert.equal(error.message, `MCP error -32603: ${expected}`);
+      return true;
+    });
+  } finally {
+    await client.close();
+  }
+  assert.match(stderr, new RegExp(`mcphub: mcp connect: ${expected.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+  assert.doesNotMatch(stderr, /fetch failed/);
+});
+
+Deno.test("unreachable(): refused, unresolvable, or undefined for other errors", () => {
+  const url = new URL("http://gw.example:8080/mcp");
+  const refused = new TypeError("fetch failed", {
+    cause: new Error("error sending request: tcp connect error: Connection refused (os error 111)"),
+  });
+  assert.match(
+    unreachable(refused, url)!,
+    /^nothing listens at http:\/\/gw\.example:8080\/mcp \(connection refused\)/,
+  );
+  const dns = new TypeError("fetch failed", {
+    cause: new Error("dns error: failed to lookup address information"),
+  });
+  assert.equal(
+    unreachable(dns, url),
+    "cannot resolve gw.example (http://gw.example:8080/mcp): check the URL's host name",
+  );
+  assert.equal(unreachable(new Error("HTTP 500"), url), undefined);
+});
