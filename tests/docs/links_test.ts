@@ -38,11 +38,15 @@ function withoutCode(line: string): string {
 
 /** GitHub's anchor for a heading: markup dropped, lower case, punctuation removed, spaces as hyphens. */
 export function slug(heading: string): string {
-  const text = heading
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // links and images: their text
-    .replace(/`([^`]*)`/g, "$1") // code spans: their content
-    .replace(/<[^>]+>/g, "") // inline HTML tags
-    .replace(/[*_]{1,3}([^*_]+)[*_]{1,3}/g, "$1"); // emphasis
+  // Code spans keep their content as written; outside them, links and images become their text, and
+  // emphasis and inline HTML tags are dropped (`_` only at a word's edge, as GFM reads it).
+  const text = heading.split(/(`[^`]*`)/).map((part, i) =>
+    i % 2 === 1 ? part.slice(1, -1) : part
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+      .replace(/<[^>]+>/g, "")
+      .replace(/\*{1,3}([^*]+)\*{1,3}/g, "$1")
+      .replace(/(^|[^\p{L}\p{N}])_{1,3}([^_]+?)_{1,3}(?![\p{L}\p{N}])/gu, "$1$2")
+  ).join("");
   return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\p{M}\p{Pc} -]/gu, "").replace(/ /g, "-");
 }
 
@@ -168,6 +172,8 @@ Deno.test("GitHub heading slugs: markup dropped, punctuation removed, spaces as 
   assert.equal(slug("Intelligence: call records and stats"), "intelligence-call-records-and-stats");
   assert.equal(slug("Bounded, lossless results"), "bounded-lossless-results");
   assert.equal(slug("snake_case and [a link](x.md)"), "snake_case-and-a-link");
+  assert.equal(slug("`get_result` and `poll_result`"), "get_result-and-poll_result");
+  assert.equal(slug("**Bold** and _emphasis_"), "bold-and-emphasis");
   assert.deepEqual(
     [...anchors("# A\n\n## Setup\n\n```sh\n# not a heading\n```\n\n## Setup\n")],
     ["a", "setup", "setup-1"],
