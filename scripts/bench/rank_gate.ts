@@ -5,7 +5,7 @@
  * Chinese; off-topic declines in brackets) and the pasted-id, directory-read, route, host-name, shopping
  * and relative-date sets (`ids`, `dirs`, `routes`, `hosts`, `shop`, `dates`); and `zh`: English requests
  * for this catalog's tools described in Chinese. A ranking change is kept only when it helps the tuning
- * half without hurting any other column (README, "Ranking quality").
+ * half without hurting any other column (docs/ranking.md).
  *
  * ```sh
  * deno run -A scripts/bench/livemcpbench.ts --out /tmp/lmb     # writes catalog.json and queries.jsonl
@@ -13,7 +13,7 @@
  *   [--ranking '{"nameBonus":1}']
  * ```
  *
- * The halves are split as the README's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
+ * The halves are split as docs/ranking.md's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
  * numbers). `--misses` also prints each tuning-half task whose gold is not all in the top five, with the
  * rank of each gold tool and the top five: the per-query output an experiment should be formed from;
  * `--odd-misses` prints the held-out half's the same way (read for failure classes, never for rules about

@@ -2,7 +2,7 @@
  * `mcphub permissions`: the Deno permission flags that the gateway needs for one
  * config and no more, for `deno run` and for a locked `deno task compile --config`.
  *
- * What the gateway touches, measured under Deno 2.9 (see README "Permissions"):
+ * What the gateway touches, measured under Deno 2.9 (see docs/security.md, "Permissions and binaries"):
  * - it starts each stdio server's `command` (`--allow-run`). Deno resolves a listed name on the
  *   gateway's PATH when it starts, but a spawned name on the child's PATH (a server's `env.PATH`),
  *   so the list holds the name and the path it resolves to here; a path command is listed resolved

@@ -18,7 +18,7 @@ import { listHash, toolListParts } from "../catalog/mod.ts";
 const HELP = `Usage: mcphub store migrate --from FILE --to URL
 
 Copies a local store (SQLite file) into a shared PostgreSQL store, for
-replicated gateways (see "Running for a team" in the README):
+replicated gateways (see docs/http.md, "Running for a team"):
 unexpired spooled results, call records, the tool-list cache and tool pins.
 Creates the tables when missing. Run it again to copy newer call records:
 rows already in the shared store are kept (its approvals win).
