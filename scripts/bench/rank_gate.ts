@@ -4,7 +4,8 @@
  * `heldout.ts`: the three sets (English and es/pt/fr/it, `h2zh` / `h3zh` the second / third set in
  * Chinese; off-topic declines in brackets) and the pasted-id, directory-read, route, host-name, shopping
  * and relative-date sets (`ids`, `dirs`, `routes`, `hosts`, `shop`, `dates`); and `zh`: English requests
- * for this catalog's tools described in Chinese. A ranking change is kept only when it helps the tuning
+ * for this catalog's tools described in Chinese; `plain`: plain requests over the reference servers as top-1 /
+ * top-5 and the wrong `confident` answers (`plain.ts`). A ranking change is kept only when it helps the tuning
  * half without hurting any other column (README, "Ranking quality").
  *
  * ```sh
@@ -36,6 +37,7 @@ import {
 import type { CatalogTool } from "../../src/catalog/mod.ts";
 import type { RankingOptions } from "../../src/resolver/mod.ts";
 import { run as heldout } from "./heldout.ts";
+import { run as plain } from "./plain.ts";
 
 const DATA = new URL("./data/", import.meta.url);
 
@@ -94,6 +96,11 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   // English requests for tools described in Chinese, over this catalog (`heldout_zh_queries.jsonl`).
   const zh = parseQueries(await Deno.readTextFile(new URL("heldout_zh_queries.jsonl", DATA)));
   row.zh = pair(evaluate(tools, zh, rank).summary);
+  // Plain requests over the reference servers (`plain.ts`): top-1 / top-5, and wrong `confident` answers.
+  const p = await plain(ranking);
+  row.plain = `${(p.top1 / p.answerable).toFixed(3)}/${
+    (p.top5 / p.answerable).toFixed(3)
+  } cw${p.confidentWrong}`;
   const wire = new Map(tools.map((t) => [t.namespaced, t.tool]));
   if (options.misses) printMisses(even, evenResult.lines, wire);
   if (options.oddMisses) printMisses(odd, oddResult.lines, wire);
