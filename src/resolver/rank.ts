@@ -61,8 +61,29 @@ export interface SearchOptions {
 /** Least weight of an expansion that counts a query word as matched (coverage, matched terms). */
 export const MIN_COVERAGE_WEIGHT = 0.35;
 
-/** Coverage of its clause that makes a clause's best tool a confident match (see clause diversity). */
-export const CLAUSE_CONFIDENT = 0.6;
+/**
+ * IDF mass of the typed words a clause's best tool matches, as a share of the catalog's largest IDF, for it
+ * to claim a place in the top (clause diversity): about two uncommon words, or one rare word and another.
+ */
+export const CLAUSE_MASS = 1;
+
+/** How far a clause's best tool must lead the clause's runner-up to claim a place in the top. */
+export const CLAUSE_MARGIN = 1.2;
+
+/** The largest IDF of the catalog: a word in no tool. */
+function maxIdfOf(index: ResolverIndex): number {
+  return Math.log(1 + (index.tools.length + 0.5) / 0.5);
+}
+
+/** Summed IDF (times the word's weight) of the typed query words in `matched`. */
+function matchedMass(index: ResolverIndex, matched: ReadonlySet<number>, query: ParsedQuery): number {
+  let mass = 0;
+  for (const i of matched) {
+    const idf = index.postings.get(query.stems[i]!)?.idf;
+    if (idf !== undefined) mass += idf * Math.min(1, query.terms[i]!.weight);
+  }
+  return mass;
+}
 
 /**
  * Exponent on a tool's score relative to its clause's best before clause fusion: above 1, each clause's
@@ -381,57 +402,6 @@ export function diversify(order: [number, number][], winners: readonly number[],
   order.splice(0, order.length, ...newHead, ...dropped);
 }
 
-/**
- * The items of comma-separated lists of three or more short items in a request ("a document with
- * headings, tables, body, footnotes and a picture"): each item is a thing wanted, usually a tool of its
- * own. Items are one or two words; at most {@link MAX_LIST_ITEMS}.
- */
-export function listItems(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(LIST)) {
-    for (const item of m[0].split(/,\s*(?:and |or )?/)) {
-      const trimmed = item.trim();
-      if (trimmed && !out.includes(trimmed)) out.push(trimmed);
-      if (out.length >= MAX_LIST_ITEMS) return out;
-    }
-  }
-  return out;
-}
-
-/** Most list items read from one request (each is ranked on its own). */
-export const MAX_LIST_ITEMS = 8;
-
-/**
- * Items start at a word's start and their words are at most 64 characters (the tokenizer's longest part):
- * unbounded, a long run of letters without ", " (16 KiB of CJK text) cost time quadratic in its length.
- */
-const LIST =
-  /(?<![\p{L}\p{N}-])(?:[\p{L}\p{N}-]{1,64}(?: [\p{L}\p{N}-]{1,64})?, ){2,}(?:and |or )?[\p{L}\p{N}-]{1,64}(?![\p{L}\p{N}-])/gu;
-
-/**
- * Enumeration diversity: the best tool of each item of a listed enumeration (see {@link listItems}),
- * when it is a certain match (every word of the item in the tool's own name, title or hints) among the
- * ranked candidates, claims a place in the top like a clause's best tool.
- */
-function listWinners(index: ResolverIndex, text: string, ranked: ReadonlyMap<number, number>): number[] {
-  const out: number[] = [];
-  for (const item of listItems(text)) {
-    const iq = fitQuery(index, item);
-    if (iq.terms.length === 0) continue;
-    let max = 0, best = -1;
-    for (const [d, s] of topScores(index, accumulate(index, iq), LIST_POOL)) {
-      if (s > max) [max, best] = [s, d];
-    }
-    if (best < 0 || out.includes(best) || !ranked.has(best)) continue;
-    const c = coverageOf(index, best, iq);
-    if (c.coverage >= 1 && c.toolFieldCoverage >= 1) out.push(best);
-  }
-  return out;
-}
-
-/** Candidates ranked per list item. */
-const LIST_POOL = 10;
-
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -486,10 +456,16 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
         if (s > max) [max, best] = [s, d];
       }
       if (max <= 0) continue;
-      // Only a confident clause match claims a place: most of the clause's words, in the tool's own fields.
+      // Only a clause match with real evidence claims a place: rare words matched, in the tool's own
+      // fields, and a clear lead over the clause's runner-up (a short clause's share covered is no evidence).
       if (best >= 0 && !winners.includes(best)) {
+        let second = 0;
+        for (const [d, s] of top) if (d !== best && s > second) second = s;
         const c = coverageOf(index, best, cq);
-        if (c.coverage >= CLAUSE_CONFIDENT && c.toolFieldCoverage > 0) winners.push(best);
+        if (
+          c.toolFieldCoverage > 0 && matchedMass(index, c.matched, cq) >= CLAUSE_MASS * maxIdfOf(index) &&
+          max >= CLAUSE_MARGIN * second
+        ) winners.push(best);
       }
       const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
@@ -510,10 +486,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
-  if (o.clauseDiversity > 0) {
-    for (const d of listWinners(index, text, final)) if (!winners.includes(d)) winners.push(d);
-    if (winners.length > 1) diversify(order, winners, o.clauseDiversity);
-  }
+  if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
-import { listItems, MAX_LIST_ITEMS } from "../../src/resolver/rank.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 
 const tools = fixtureCatalog();
@@ -118,18 +117,7 @@ Deno.test("search() lets a use_when hint route a request the description does no
   assert.equal(hit.strongField, true);
 });
 
-Deno.test("listItems() reads comma-separated enumerations of three or more short items", () => {
-  assert.deepEqual(listItems("a report with headings, tables, footnotes and a picture"), [
-    "with headings",
-    "tables",
-    "footnotes",
-  ]);
-  assert.deepEqual(listItems("show name, age, and email"), ["show name", "age", "email"]);
-  assert.deepEqual(listItems("read the file, then save it"), [], "two pieces are not a list");
-  assert.deepEqual(listItems("no list here"), []);
-});
-
-Deno.test("search() gives each item of an enumeration its own tool in the first places", () => {
+Deno.test("search() gives an enumeration's items no places of their own", () => {
   const tool = (name: string, description: string) => ({
     name,
     description,
@@ -156,12 +144,8 @@ Deno.test("search() gives each item of an enumeration its own tool in the first 
   const query = "format the document with tables, headings, footnotes";
   const top = (clauseDiversity: number) =>
     search(buildIndex(catalog, { clauseDiversity }), query, { maxHits: 3 }).map((h) => h.tool.short);
-  assert.ok(top(3).includes("add_footnote"), top(3).join());
-  assert.ok(!top(0).includes("add_footnote"), `without diversity: ${top(0).join()}`);
-});
-
-Deno.test("listItems() is bounded and reads each item once", () => {
-  assert.deepEqual(listItems("tables, ".repeat(500)), ["tables"]);
-  const many = Array.from({ length: 40 }, (_, i) => `item${i}`).join(", ");
-  assert.equal(listItems(many).length, MAX_LIST_ITEMS);
+  // An attribute list names what the document has, not a tool per item (issue #42: such winners were right 0
+  // times of 60 on a hidden benchmark); the ranking is the whole request's.
+  assert.deepEqual(top(3), top(0));
+  assert.ok(!top(3).includes("add_footnote"), top(3).join());
 });
