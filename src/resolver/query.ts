@@ -15,7 +15,7 @@ import {
 } from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { bounded, CJK, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
 
 /** At most this many distinct query words are kept; the rest are ignored. */
@@ -55,8 +55,9 @@ export interface ParsedQuery {
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
   /**
-   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out): the
-   * adjacent pairs are the query's two-word phrases ("word cloud", "market cap").
+   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out), with `""`
+   * where a sentence or step ends or a number or generic verb stands: the adjacent pairs of non-empty stems
+   * are the query's two-word phrases ("word cloud", "market cap").
    */
   sequence: string[];
   /**
@@ -328,6 +329,23 @@ export const ZH_GLOSS_WEIGHT = 0.8;
  */
 export const ZH_SENSE_WEIGHT = 0.3;
 
+/** Where a sentence or step ends ("…, then", "; ", ". "): two-word phrases never span it. */
+const PAIR_BREAK =
+  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
+
+/** Marks a {@link PAIR_BREAK} among the words of {@link clauseWords}. */
+const PAIR_BREAK_MARK: Word = { parts: [] };
+
+/** The words of a text, with {@link PAIR_BREAK_MARK} between its sentences and steps. */
+function* clauseWords(text: string): Generator<Word> {
+  let first = true;
+  for (const piece of text.split(new RegExp(PAIR_BREAK.source, "gi"))) {
+    if (!first) yield PAIR_BREAK_MARK;
+    first = false;
+    yield* splitWords(piece);
+  }
+}
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -370,7 +388,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   /** The last content word right before this part, for phrasal verbs ("add up"). */
   let previous: { stem: string; at: number } | undefined;
   const phrasal: { key: string; at: number }[] = [];
-  for (const word of splitWords(rest)) {
+  for (const word of clauseWords(rest)) {
+    if (word === PAIR_BREAK_MARK) {
+      if (sequence.length > 0 && sequence.at(-1) !== "") sequence.push("");
+      continue;
+    }
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
       if (
@@ -384,8 +406,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
         continue;
       }
       const s = stem(part);
-      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
       const isNumber = /^\d+$/.test(part);
+      // A pair is of content words: a number or a generic request verb ends one ("list one", "get data").
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(isNumber || GENERIC_VERBS.has(s) ? "" : s);
       const modifier = j > 0 && j === word.parts.length - 1 && MODIFIER_SUFFIXES.has(part);
       const at = addWord(
         part,

@@ -144,23 +144,28 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
 }
 
 /**
- * Word proximity: each distinct adjacent pair of the query's content words found as adjacent words in
- * a tool's name, title or lead sentence adds {@link ResolvedRanking.phraseWeight} times the pair's IDF,
- * so "generate a word cloud" prefers the word-cloud tool to one that mentions "word" and "cloud" apart.
+ * Word proximity: each distinct adjacent pair of the query's content words within one sentence or step
+ * found as adjacent words in a tool's name, title or lead sentence adds {@link ResolvedRanking.phraseWeight}
+ * times the pair's IDF, at most the weaker word's own weight, so "generate a word cloud" prefers the
+ * word-cloud tool to one that mentions "word" and "cloud" apart, and two generic words pair for little.
  */
 function addPairs(index: ResolverIndex, query: ParsedQuery, scores: Float64Array, touched: number[]): void {
   const weight = index.options.phraseWeight;
   if (weight <= 0) return;
   const seq = query.sequence;
   const done = new Set<string>();
+  const typed = new Map<string, number>();
+  for (const t of query.terms) if (!t.expansion) typed.set(t.term, t.weight);
+  /** A word's own weight in the score: a pair is worth at most its weaker word's. */
+  const own = (s: string) => (typed.get(s) ?? 0) * (index.postings.get(s)?.idf ?? 0);
   for (let i = 0; i + 1 < seq.length; i++) {
-    if (seq[i] === seq[i + 1]) continue;
+    if (seq[i] === seq[i + 1] || seq[i] === "" || seq[i + 1] === "") continue;
     const key = pairKey(seq[i]!, seq[i + 1]!);
     if (done.has(key)) continue;
     done.add(key);
     const p = index.pairs.get(key);
     if (!p) continue;
-    const w = weight * p.idf;
+    const w = Math.min(weight * p.idf, (index.options.k1 + 1) * Math.min(own(seq[i]!), own(seq[i + 1]!)));
     for (const d of p.docs) {
       if (scores[d] === 0) touched.push(d);
       scores[d]! += w;
