@@ -39,6 +39,11 @@ export interface QueryTerm {
    * catalog (see `rank.ts`), where a vocabulary mismatch is likely.
    */
   general?: boolean;
+  /**
+   * A related word (`synonyms.ts`: a domain term, a retrieval verb's read-side words, WordNet; a phrasal
+   * verb's synonyms): it adds recall, never the name bonus (see `rank.ts`).
+   */
+  synonym?: boolean;
 }
 
 /** A parsed query. */
@@ -472,28 +477,32 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     expansion: false,
   }));
   const extra = new Map<string, QueryTerm>();
-  const addExtra = (term: string, weight: number, origins: number[], general = false) => {
+  const addExtra = (term: string, weight: number, origins: number[], general = false, synonym = false) => {
     if (byStem.has(term)) return;
     const seen = extra.get(term);
     if (seen) {
       if (!general) delete seen.general;
+      if (!synonym) delete seen.synonym;
       seen.weight = Math.max(seen.weight, weight);
       for (const o of origins) if (!seen.origins.includes(o)) seen.origins.push(o);
       return;
     }
     const t: QueryTerm = { term, weight, origins: [...origins], expansion: true };
     if (general) t.general = true;
+    if (synonym) t.synonym = true;
     extra.set(term, t);
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
   for (let i = 0; i < stems.length; i++) {
-    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
+    for (const syn of synonymsOf(stems[i]!)) {
+      addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, true);
+    }
   }
   // A phrasal verb is evidence in itself: its synonyms are used however common the verb is ("add up" -> sum).
   for (const p of phrasal) {
     for (const r of relatedTerms(p.key)) {
-      if (r.synonym) addExtra(r.term, PHRASAL_WEIGHT * weights[p.at]!, [p.at]);
+      if (r.synonym) addExtra(r.term, PHRASAL_WEIGHT * weights[p.at]!, [p.at], false, true);
     }
   }
   if (spans.some((s) => s.path)) {

@@ -98,7 +98,11 @@ interface Scored {
   /** Raw BM25F sums, per document. */
   scores: Float64Array;
   touched: number[];
-  /** Query term -> credit (1 for a typed word, its weight for an expansion). */
+  /**
+   * Query term -> its credit towards the name bonus: 1 for a typed word, its weight for another expansion
+   * (a translation, an implied term, a compound). A synonym adds recall only, never the name bonus (issue
+   * #42: hand-picked groups earning it fixed as many requests as they broke).
+   */
   credit: Map<string, number>;
   phrase: string;
 }
@@ -178,7 +182,9 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const touched: number[] = [];
   const credit = new Map<string, number>();
   for (const qt of query.terms) {
-    credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    if (!qt.synonym) {
+      credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    }
     const p = index.postings.get(qt.term);
     if (!p) continue;
     const w = qt.weight * p.idf;

@@ -149,3 +149,18 @@ Deno.test("search() gives an enumeration's items no places of their own", () => 
   assert.deepEqual(top(3), top(0));
   assert.ok(!top(3).includes("add_footnote"), top(3).join());
 });
+
+Deno.test("a synonym finds a tool but earns no name bonus (issue #42)", () => {
+  const catalog = buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [{ name: "ticket", description: "Opens a ticket", inputSchema: { type: "object" } }],
+  }]);
+  const hit = search(buildIndex(catalog), "report an issue", { maxHits: 1 })[0]!;
+  assert.equal(hit.tool.short, "ticket");
+  assert.deepEqual(hit.matchedTerms, ["issue"]);
+  assert.equal(hit.nameCoverage, 0);
+  const typed = search(buildIndex(catalog), "report a ticket", { maxHits: 1 })[0]!;
+  assert.equal(typed.nameCoverage, 1);
+});
