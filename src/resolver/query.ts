@@ -199,22 +199,50 @@ function startsStep(piece: string): boolean {
 }
 
 /**
- * Pieces of a split that kept its separators (piece, separator, piece, …), with a bare "and" between
- * nouns mended: "show the columns and types of the users table" is one step, "stage the files and
- * commit them" two. Only a bare "and" is read this way; "and then", commas and full stops always split.
+ * Pieces of a split that kept its separators (piece, separator, piece, …), with a bare "and" or a bare comma
+ * between the parts of one step mended: "show the columns and types of the users table" and "a document with
+ * headings, tables and footnotes" are one step, "stage the files and commit them" two. Sentence ends, "then"
+ * and the other step markers always split.
  */
 function joinCoordinatedNouns(parts: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i]!;
     const separator = parts[i - 1];
-    const mend = separator !== undefined && /^\s+and\s+$/i.test(separator) && out.length > 0 &&
-      parts[i - 2]!.trim() !== "" && !startsStep(piece);
-    if (mend) out[out.length - 1] += ` and ${piece}`;
+    const soft = separator !== undefined && (/^\s+and\s+$/i.test(separator) || /^,$/.test(separator));
+    const mend = soft && out.length > 0 && parts[i - 2]!.trim() !== "" && piece.trim() !== "" &&
+      !startsStep(piece);
+    if (mend) out[out.length - 1] += `${separator === "," ? "," : " and"} ${piece.trimStart()}`;
     else out.push(piece);
   }
   return out;
 }
+
+/**
+ * Opens a clause that only sets up the next one ("once you have the id, …", "if it fails, …"): it joins the
+ * clause after it.
+ */
+const SETUP_OPENER =
+  /^(?:once|when|whenever|after|before|if|unless|as soon as|so that|because|since|while)\b/i;
+
+/**
+ * A clause that points back at an earlier one and adds little of its own ("fetch all its details"): at most
+ * this many content words. It joins the clause before it.
+ */
+const BACK_REFERENCE_WORDS = 2;
+
+/**
+ * Words pointing back at what an earlier clause named, as the owner of what this one asks ("its details",
+ * "their prices"). An object pronoun does not count: "and commit them" is a step of its own.
+ */
+const BACK_REFERENCE = /\b(?:its|their|the same|the results?)\b/i;
+
+/**
+ * A clause that states a value rather than a step ("my email is a@b.c", "the budget is 300 dollars"): a
+ * possessive or article, a noun, then a copula. It joins the clause before it (or after it, when first).
+ */
+const ARGUMENT_CLAUSE =
+  /^(?:my|our|your|his|her|their|the)\s+[\p{L}\p{N}' -]{1,40}?\s+(?:is|are|was|were)\b/iu;
 
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
@@ -226,8 +254,11 @@ const CLAUSE_BREAK =
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
- * "find X", "save it to Y"). A clause with fewer than two content words joins
- * its neighbour, so "similarities and differences" stays whole. Paths and URLs
+ * "find X", "save it to Y") at sentence ends, step markers and a comma or "and"
+ * that starts a new step. A clause with fewer than two content words joins
+ * its neighbour, so "similarities and differences" stays whole; a setup clause
+ * ("once you have the id") joins the next, a back-reference ("fetch all its
+ * details") or a stated value ("my email is …") the one before. Paths and URLs
  * are never split (their dots are not followed by a space).
  */
 export function splitClauses(text: string): string[] {
@@ -239,8 +270,19 @@ export function splitClauses(text: string): string[] {
   for (const piece of pieces) {
     const joined = pending ? `${pending} ${piece}` : piece;
     // Counted piece by piece: recounting the joined text would be quadratic in the number of pieces.
-    const words = pendingWords + contentWords(piece);
-    if (words < 2) {
+    const own = contentWords(piece);
+    const words = pendingWords + own;
+    if (words < 2 || SETUP_OPENER.test(piece)) {
+      pending = joined;
+      pendingWords = words;
+      continue;
+    }
+    const leans = ARGUMENT_CLAUSE.test(piece) || (own <= BACK_REFERENCE_WORDS && BACK_REFERENCE.test(piece));
+    if (leans && !pending && clauses.length > 0) {
+      clauses[clauses.length - 1] += ` ${piece}`;
+      continue;
+    }
+    if (leans && !pending) {
       pending = joined;
       pendingWords = words;
       continue;
