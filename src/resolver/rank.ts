@@ -6,6 +6,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
+import { actionMatch, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -105,6 +106,8 @@ interface Scored {
    */
   credit: Map<string, number>;
   phrase: string;
+  /** The action the request (or clause) asks for (`actions.ts`); 0 for none or for several steps. */
+  action: number;
 }
 
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
@@ -196,7 +199,7 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
     }
   }
   addPairs(index, query, scores, touched);
-  return { scores, touched, credit, phrase: query.stems.join(" ") };
+  return { scores, touched, credit, phrase: query.stems.join(" "), action: 0 };
 }
 
 /** IDF-weighted share of a tool's name words that the query names. */
@@ -214,7 +217,10 @@ function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const o = index.options;
   const cov = nameCoverageOf(index, doc, scored.credit);
   const exact = index.phrases[doc]!.includes(scored.phrase);
-  return 1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0);
+  const match = actionMatch(scored.action, index.actions[doc]!);
+  const action = match > 0 ? 1 + o.actionBonus * match : match < 0 ? 1 - o.actionPenalty : 1;
+  const deprecated = index.deprecated[doc] ? 1 - o.deprecatedPenalty : 1;
+  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated;
 }
 
 /** The best `size` tools by BM25F with name bonuses: doc -> final score. */
@@ -445,8 +451,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const full = accumulate(index, query);
   if (full.touched.length === 0) return empty;
   const poolSize = Math.max(o.pool, maxHits);
-  const fullTop = topScores(index, full, poolSize);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
+  // One step's action shapes the whole ranking; several steps' each shape their clause's.
+  if (clauseTexts.length <= 1) full.action = requestAction(text);
+  const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
@@ -459,9 +467,11 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
     const clauseBest = new Map<number, number>();
-    for (const cq of clauseQueries) {
+    for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
-      const top = topScores(index, accumulate(index, cq), Math.min(poolSize, CLAUSE_POOL));
+      const scored = accumulate(index, cq);
+      scored.action = requestAction(clauseTexts[c]!);
+      const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
       for (const [d, s] of top) {
         if (s > max) [max, best] = [s, d];
