@@ -127,7 +127,8 @@ export function requestAction(text: string): number {
  */
 export function requestActions(text: string): { action: number; recall: number } {
   const none = { action: 0, recall: 0 };
-  if (ARITHMETIC.test(text)) return none;
+  // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
+  if (ARITHMETIC.test(text) || QUESTION.test(text)) return none;
   const all = splitWords(text).flatMap((w) => w.parts);
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
@@ -163,6 +164,9 @@ export function requestActions(text: string): { action: number; recall: number }
  * LiveMCPBench tuning half (12: −0.017 R@5 there; 6: a host-name set −0.05 nDCG@5).
  */
 export const ACTION_MAX_WORDS = 8;
+
+/** A request that opens with a question word. */
+const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
 
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));

@@ -556,7 +556,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   }
   if (spans.some((s) => s.path)) {
     // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.
+    const directory = spans.some((s) => s.directory);
     for (const [verbs, targets] of PATH_INTENTS) {
+      // Showing a directory lists it; showing a file reads it.
+      if (targets.includes(stem("directory")) && !directory) continue;
       const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }

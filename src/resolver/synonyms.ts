@@ -80,6 +80,8 @@ export const INTENTS: readonly [string, string][] = [
   ["download webpage website internet online http https", "web"],
   // A README is a file of a repository: reading one is reading a file's contents.
   ["readme", "file content"],
+  // Remembering and forgetting are done to a memory (WordNet relates remember and memory only weakly).
+  ["remember remembering memorize memorise forget", "memory"],
   // A date relative to now needs today's date first: an agent does not know it.
   ["today tomorrow yesterday tonight", "current date time"],
 ];

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
 import { ACTION, actionMatch, requestAction, toolActions } from "../../src/resolver/actions.ts";
+import { parseQuery } from "../../src/resolver/query.ts";
+import { stem } from "../../src/resolver/tokenize.ts";
 
 Deno.test("requestAction() reads the action of a request's first word, with its particle", () => {
   assert.equal(requestAction("remember that Ana works at Acme"), ACTION.create);
@@ -67,4 +69,14 @@ Deno.test("a tool whose description says it is deprecated ranks below its replac
     search(buildIndex(catalog, options), "read the file notes.txt").map((h) => h.tool.short);
   assert.deepEqual(top(), ["read_text_file", "read_file"]);
   assert.equal(top({ deprecatedPenalty: 0 })[0], "read_file");
+});
+
+Deno.test("a question asks for no action; showing a file reads it, showing a directory lists it", () => {
+  assert.equal(requestAction("when was config.yaml last modified?"), 0);
+  assert.equal(requestAction("modify config.yaml"), ACTION.update);
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("show me photo.png", "read"), 1);
+  assert.ok(weight("show me photo.png", "list") < 0.5);
+  assert.equal(weight("show /home/ana/docs", "list"), 1);
 });
