@@ -545,7 +545,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
   for (let i = 0; i < stems.length; i++) {
     for (const syn of synonymsOf(stems[i]!)) {
-      addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, true);
+      addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, !syn.spelling);
     }
   }
   // A phrasal verb is evidence in itself: its synonyms are used however common the verb is ("add up" -> sum).

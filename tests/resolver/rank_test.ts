@@ -164,3 +164,22 @@ Deno.test("a synonym finds a tool but earns no name bonus (issue #42)", () => {
   const typed = search(buildIndex(catalog), "report a ticket", { maxHits: 1 })[0]!;
   assert.equal(typed.nameCoverage, 1);
 });
+
+Deno.test("an abbreviation earns the name bonus like the word; a related term does not", () => {
+  const catalog = buildCatalog([{
+    name: "code",
+    tags: [],
+    useWhen: [],
+    tools: [
+      { name: "list_repositories", description: "Lists your repositories", inputSchema: { type: "object" } },
+      { name: "list_tickets", description: "Lists the tickets", inputSchema: { type: "object" } },
+    ],
+  }]);
+  const index = buildIndex(catalog);
+  const hit = (q: string) => search(index, q, { maxHits: 1 })[0]!;
+  assert.equal(hit("list my repos").tool.short, "list_repositories");
+  // Credited at the spelling's weight (0.85) like a typed word; a related term not at all.
+  assert.ok(hit("list my repos").nameCoverage > 0.8, `${hit("list my repos").nameCoverage}`);
+  assert.equal(hit("list the bugs").tool.short, "list_tickets");
+  assert.ok(hit("list the bugs").nameCoverage < 0.5, `${hit("list the bugs").nameCoverage}`);
+});
