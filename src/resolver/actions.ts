@@ -34,7 +34,9 @@ export const ACTION = {
 const WORDS: readonly [string, number][] = [
   ["create add store save remember memorize memorise record insert register append write", ACTION.create],
   ["read open show get fetch retrieve view display load print dump return", ACTION.read],
-  ["update edit modify change replace rename move overwrite patch", ACTION.update],
+  ["update edit modify change replace rename move patch", ACTION.update],
+  // Overwriting writes a whole new content over the old: a write as much as an update.
+  ["overwrite", ACTION.create | ACTION.update],
   ["delete remove forget erase drop clear purge", ACTION.delete],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
   ["search find lookup query locate seek", ACTION.search],

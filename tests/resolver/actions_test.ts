@@ -80,3 +80,12 @@ Deno.test("a question asks for no action; showing a file reads it, showing a dir
   assert.ok(weight("show me photo.png", "list") < 0.5);
   assert.equal(weight("show /home/ana/docs", "list"), 1);
 });
+
+Deno.test("several files at once are multiple; how big asks for a size; overwriting writes", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("read a.txt and b.txt at once", "multiple"));
+  assert.ok(has("open several files together", "multiple"));
+  assert.ok(!has("open notes.txt", "multiple"));
+  assert.ok(has("how big is backup.zip?", "size"));
+  assert.equal(requestAction("overwrite config.json"), ACTION.create | ACTION.update);
+});
