@@ -617,8 +617,14 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
   }
   // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
-  if (ARITHMETIC.test(rest)) { for (const t of ARITHMETIC_TERMS) addExtra(t, ARITHMETIC_WEIGHT, []); }
-  // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
+  const arithmetic = ARITHMETIC.exec(rest);
+  if (arithmetic) {
+    // The words of the calculation ("plus", "add") are what a sum tool answers.
+    const origins = stems.flatMap((s, i) =>
+      arithmetic[0].toLowerCase().includes(words[i]!) && !/^\d/.test(words[i]!) ? [i] : []
+    );
+    for (const t of ARITHMETIC_TERMS) addExtra(t, ARITHMETIC_WEIGHT, origins);
+  } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
   // A request of several steps asks for several: each clause's own is looked for when it is ranked.
   else if (splitClauses(rest).length <= 1) {
     const action = requestActions(rest).recall;
