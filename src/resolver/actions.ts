@@ -178,7 +178,7 @@ const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look"
  * bonus): "remember" finds `create`/`add` tools, "forget" `delete`/`remove` ones, "link" `relation` ones.
  */
 const RECALL: readonly [number, string][] = [
-  [ACTION.create, "create add store save write insert record"],
+  [ACTION.create, "create add store insert record"],
   [ACTION.read, "read get open show view fetch retrieve"],
   [ACTION.update, "update edit modify change rename move replace"],
   [ACTION.delete, "delete remove"],

@@ -157,6 +157,23 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     spans.push(span);
     return match.startsWith(name) ? " " : `${match[0]} `;
   });
+  // A file type named by its extension ("all .log files", "*.md"): files of that kind, a pattern to match.
+  rest = rest.replace(EXTENSION, (_match, lead: string, extension: string) => {
+    const ext = extension.toLowerCase();
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [{ word: ext, weight: 0.7 }],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }, {
+        term: stem("pattern"),
+        weight: IMPLIED_WEIGHT,
+      }],
+    };
+    const kind = FILE_KINDS.get(ext);
+    if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
+    spans.push(span);
+    return `${lead} `;
+  });
   return { rest, spans };
 }
 
@@ -172,6 +189,12 @@ export const FILE_KINDS: ReadonlyMap<string, string> = new Map([
     [e, ""] as const
   ),
 ]);
+
+/** A file extension standing alone: `.log`, `*.md` (after a space or the start). */
+const EXTENSION = new RegExp(
+  String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
+  "giu",
+);
 
 /**
  * A file name without a directory: a name, a dot and an extension {@link FILE_KINDS} knows, standing alone

@@ -341,6 +341,8 @@ export const SHOPPING =
 export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\b(several|multiple|many|both)\s+files?\b|\bfiles?\b.*\b(?:at once|together|in one go)\b/i, ["multiple"]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // "What do you know about Ana?" asks for what is known: knowledge, searched for.
+  [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
 
 /** Weight of the terms a {@link PHRASE_INTENTS} phrase implies: an implied path intent's half, chosen before measuring. */

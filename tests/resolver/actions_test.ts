@@ -89,3 +89,10 @@ Deno.test("several files at once are multiple; how big asks for a size; overwrit
   assert.ok(has("how big is backup.zip?", "size"));
   assert.equal(requestAction("overwrite config.json"), ACTION.create | ACTION.update);
 });
+
+Deno.test("a bare extension is a file pattern; 'what do you know about' searches knowledge", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("find all .log files", "pattern") && has("find all *.md files", "text"));
+  assert.ok(!has("done. It works", "pattern"));
+  assert.ok(has("what do you know about Ana?", "knowledge") && has("what do you know about Ana?", "search"));
+});
