@@ -595,7 +595,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     for (const t of ROUTE_TERMS) addExtra(t, ROUTE_WEIGHT, at === undefined ? [] : [at]);
   }
   // Phrases that name what is wanted without its word: several files at once are multiple files, "how big"
-  // asks for a size; so do two file names.
+  // asks for a size; two file names are multiple files outright (a path intent's weight).
   for (const [pattern, targets] of PHRASE_INTENTS) {
     const m = pattern.exec(rest);
     if (!m) continue;
@@ -603,7 +603,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     for (const t of targets) addExtra(t, PHRASE_INTENT_WEIGHT, at === undefined ? [] : [at]);
   }
   if (spans.filter((s) => s.path && !s.directory).length >= 2) {
-    addExtra(stem("multiple"), PHRASE_INTENT_WEIGHT, []);
+    addExtra(stem("multiple"), PATH_INTENT_WEIGHT, []);
   }
   // "I want to buy a standing desk" looks for shops and prices on the web.
   const shopping = SHOPPING.exec(rest);
