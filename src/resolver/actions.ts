@@ -184,7 +184,7 @@ const RECALL: readonly [number, string][] = [
   [ACTION.delete, "delete remove"],
   [ACTION.search, "search find query lookup"],
   [ACTION.list, "list"],
-  [ACTION.link, "link relation connect associate"],
+  [ACTION.link, "link relation connect"],
   [ACTION.send, "send"],
   [ACTION.run, "run execute trigger start"],
   [ACTION.toggle, "toggle enable disable"],
