@@ -95,8 +95,20 @@ export function toolActions(...texts: string[]): number {
       break;
     }
   }
+  // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
+  if (mask & (ACTION.create | ACTION.delete)) {
+    const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
+    if (name.some((s) => LINK_NOUNS.has(s))) mask |= ACTION.link;
+  }
   return mask;
 }
+
+/** What a link is called in a tool's name. */
+const LINK_NOUNS: ReadonlySet<string> = new Set(
+  "relation relations relationship relationships link links connection connections edge edges".split(" ").map(
+    stem,
+  ),
+);
 
 /**
  * Arithmetic typed in words or symbols ("17 plus 25", "2 + 2", "add 3 and 4"): a calculation, whatever its

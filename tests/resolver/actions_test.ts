@@ -24,7 +24,12 @@ Deno.test("requestAction() reads the action of a request's first word, with its 
 
 Deno.test("toolActions() reads the verb a tool's name and lead sentence start with, not their nouns", () => {
   assert.equal(toolActions("get resource links", "", "Returns up to ten resource links"), ACTION.read);
-  assert.equal(toolActions("create relations", "", "Create multiple new relations"), ACTION.create);
+  // Creating a relation is linking; getting links is reading.
+  assert.equal(
+    toolActions("create relations", "", "Create multiple new relations"),
+    ACTION.create | ACTION.link,
+  );
+  assert.equal(toolActions("delete relations", "", "Delete relations"), ACTION.delete | ACTION.link);
   assert.equal(toolActions("echo", "", "Echoes back the input string"), 0);
   assert.equal(actionMatch(ACTION.link | ACTION.create, ACTION.create), 0.5);
   assert.equal(actionMatch(ACTION.delete, ACTION.read), -1);
