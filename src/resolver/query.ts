@@ -621,10 +621,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
   const arithmetic = ARITHMETIC.exec(rest);
   if (arithmetic) {
-    // The words of the calculation ("plus", "add") are what a sum tool answers.
-    const origins = stems.flatMap((s, i) =>
-      arithmetic[0].toLowerCase().includes(words[i]!) && !/^\d/.test(words[i]!) ? [i] : []
-    );
+    // The words of the calculation ("add", and its numbers: its operands) are what a sum tool answers.
+    const within = new Set(splitWords(arithmetic[0].toLowerCase()).flatMap((w) => w.parts));
+    const origins = words.flatMap((w, i) => within.has(w) ? [i] : []);
     for (const t of ARITHMETIC_TERMS) addExtra(t, ARITHMETIC_WEIGHT, origins);
   } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
   // A request of several steps asks for several: each clause's own is looked for when it is ranked.
