@@ -339,7 +339,9 @@ export const SHOPPING =
  * lost 0.021 R@5.)
  */
 export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
-  [/\b(several|multiple|many|both)\s+files?\b|\bfiles?\b.*\b(?:at once|together|in one go)\b/i, ["multiple"]],
+  [/\b(several|multiple|many|both)\s+files?\b|\bfiles?\b.{0,80}\b(?:at once|together|in one go)\b/i, [
+    "multiple",
+  ]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
