@@ -4,7 +4,8 @@
  * `heldout.ts`: the three sets (English and es/pt/fr/it, `h2zh` / `h3zh` the second / third set in
  * Chinese; off-topic declines in brackets) and the pasted-id, directory-read, route, host-name, shopping
  * and relative-date sets (`ids`, `dirs`, `routes`, `hosts`, `shop`, `dates`); and `zh`: English requests
- * for this catalog's tools described in Chinese. A ranking change is kept only when it helps the tuning
+ * for this catalog's tools described in Chinese; `plain`: plain requests over the reference servers as top-1 /
+ * top-5 and the wrong `confident` answers (`plain.ts`). A ranking change is kept only when it helps the tuning
  * half without hurting any other column (docs/ranking.md).
  *
  * ```sh
@@ -13,7 +14,7 @@
  *   [--ranking '{"nameBonus":1}']
  * ```
  *
- * The halves are split as docs/ranking.md's `awk 'NR%2==1'` / `'NR%2==0'` commands split them (even = odd line
+ * The halves are split by line, as `awk 'NR%2==1'` / `'NR%2==0'` would split queries.jsonl (even = odd line
  * numbers). `--misses` also prints each tuning-half task whose gold is not all in the top five, with the
  * rank of each gold tool and the top five: the per-query output an experiment should be formed from;
  * `--odd-misses` prints the held-out half's the same way (read for failure classes, never for rules about
@@ -36,6 +37,7 @@ import {
 import type { CatalogTool } from "../../src/catalog/mod.ts";
 import type { RankingOptions } from "../../src/resolver/mod.ts";
 import { run as heldout } from "./heldout.ts";
+import { run as plain } from "./plain.ts";
 
 const DATA = new URL("./data/", import.meta.url);
 
@@ -94,6 +96,11 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   // English requests for tools described in Chinese, over this catalog (`heldout_zh_queries.jsonl`).
   const zh = parseQueries(await Deno.readTextFile(new URL("heldout_zh_queries.jsonl", DATA)));
   row.zh = pair(evaluate(tools, zh, rank).summary);
+  // Plain requests over the reference servers (`plain.ts`): top-1 / top-5, and wrong `confident` answers.
+  const p = await plain(ranking);
+  row.plain = `${(p.top1 / p.answerable).toFixed(3)}/${
+    (p.top5 / p.answerable).toFixed(3)
+  } cw${p.confidentWrong}`;
   const wire = new Map(tools.map((t) => [t.namespaced, t.tool]));
   if (options.misses) printMisses(even, evenResult.lines, wire);
   if (options.oddMisses) printMisses(odd, oddResult.lines, wire);

@@ -36,7 +36,7 @@ export const PATH_INTENT_WEIGHT = 1;
 /** Verbs that, next to a file path, name a file operation, and the terms of that operation. */
 export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] = [
   ["save write store export output generate create draft compose produce", "write file"],
-  ["read open load view", "read file"],
+  ["read open load view show print display", "read file"],
   ["list show", "list directory"],
   ["delete remove", "delete file"],
   ["move rename", "move file"],
@@ -127,9 +127,12 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     const dot = last.lastIndexOf(".");
     const span: Span = { path: true, directory: false, words: [], extras: [] };
     if (dot > 0 && dot < last.length - 1) {
-      span.words.push({ word: last.slice(dot + 1).toLowerCase(), weight: 0.7 });
+      const extension = last.slice(dot + 1).toLowerCase();
+      span.words.push({ word: extension, weight: 0.7 });
       segments[segments.length - 1] = last.slice(0, dot);
       span.extras.push({ term: stem("file"), weight: IMPLIED_WEIGHT });
+      const kind = FILE_KINDS.get(extension);
+      if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
     } else {
       span.directory = true;
       span.extras.push({ term: stem("directory"), weight: IMPLIED_WEIGHT });
@@ -139,8 +142,70 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     spans.push(span);
     return " ";
   });
+  // A file named without a directory ("open notes.txt", "README.md") is a path too.
+  rest = rest.replace(FILE_NAME, (match, name: string, extension: string) => {
+    const ext = extension.toLowerCase();
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [{ word: ext, weight: 0.7 }],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }],
+    };
+    const kind = FILE_KINDS.get(ext);
+    if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
+    segmentsOf([name], span);
+    spans.push(span);
+    return match.startsWith(name) ? " " : `${match[0]} `;
+  });
+  // A file type named by its extension ("all .log files", "*.md"): files of that kind, a pattern to match.
+  rest = rest.replace(EXTENSION, (_match, lead: string, extension: string) => {
+    const ext = extension.toLowerCase();
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [{ word: ext, weight: 0.7 }],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }, {
+        term: stem("pattern"),
+        weight: IMPLIED_WEIGHT,
+      }],
+    };
+    const kind = FILE_KINDS.get(ext);
+    if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
+    spans.push(span);
+    return `${lead} `;
+  });
   return { rest, spans };
 }
+
+/** What a file's extension says of its content: text, image, audio or video. */
+export const FILE_KINDS: ReadonlyMap<string, string> = new Map([
+  ...("txt md markdown json jsonl yaml yml csv tsv log xml html htm ini toml cfg conf env py ts tsx js jsx mjs " +
+    "java go rs rb cc cpp hpp cs php sh bash zsh sql css scss tex rst")
+    .split(" ").map((e) => [e, "text"] as const),
+  ...("png jpg jpeg gif svg webp bmp tif tiff ico heic").split(" ").map((e) => [e, "image"] as const),
+  ...("mp3 wav flac ogg oga m4a aac opus").split(" ").map((e) => [e, "audio"] as const),
+  ...("mp4 mov avi mkv webm m4v").split(" ").map((e) => [e, "video"] as const),
+  ...("pdf doc docx xls xlsx ppt pptx odt ods zip gz tgz tar 7z rar bin exe dmg iso").split(" ").map((e) =>
+    [e, ""] as const
+  ),
+]);
+
+/** A file extension standing alone: `.log`, `*.md` (after a space or the start). */
+const EXTENSION = new RegExp(
+  String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
+  "giu",
+);
+
+/**
+ * A file name without a directory: a name, a dot and an extension {@link FILE_KINDS} knows, standing alone
+ * (`notes.txt`, `README.md`, `.env` is not one: no name). Not inside a longer dotted word or an address.
+ */
+const FILE_NAME = new RegExp(
+  String.raw`(?<![\p{L}\p{N}@._\/\-])([\p{L}\p{N}_-]{1,64}(?:\.[\p{L}\p{N}_-]{1,64}){0,3})\.(${
+    [...FILE_KINDS.keys()].join("|")
+  })(?![\p{L}\p{N}@_\/-]|\.[\p{L}\p{N}])`,
+  "giu",
+);
 
 /** Drops trailing sentence punctuation (a loop, not `/[.,;:!?]+$/`, which is quadratic on a run of dots). */
 function trimPunctuation(text: string): string {

@@ -15,8 +15,15 @@ import {
 } from "./locators.ts";
 import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexicon.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { bounded, CJK, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
+import { actionTerms, ARITHMETIC, ARITHMETIC_TERMS, requestActions } from "./actions.ts";
+
+/** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
+export const ARITHMETIC_WEIGHT = 1;
+
+/** Weight of the words a request's action looks for in tools (`actions.ts`): a synonym's. */
+export const ACTION_TERM_WEIGHT = 0.3;
 
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
@@ -39,6 +46,11 @@ export interface QueryTerm {
    * catalog (see `rank.ts`), where a vocabulary mismatch is likely.
    */
   general?: boolean;
+  /**
+   * A related word (`synonyms.ts`: a domain term, a retrieval verb's read-side words, WordNet; a phrasal
+   * verb's synonyms): it adds recall, never the name bonus (see `rank.ts`).
+   */
+  synonym?: boolean;
 }
 
 /** A parsed query. */
@@ -55,8 +67,9 @@ export interface ParsedQuery {
   /** Every term to look up: the words' stems first, then compounds and synonyms. */
   terms: QueryTerm[];
   /**
-   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out): the
-   * adjacent pairs are the query's two-word phrases ("word cloud", "market cap").
+   * Stems of the prose's content words in typed order, repeats kept (paths and URLs left out), with `""`
+   * where a sentence or step ends or a number or generic verb stands: the adjacent pairs of non-empty stems
+   * are the query's two-word phrases ("word cloud", "market cap").
    */
   sequence: string[];
   /**
@@ -193,22 +206,50 @@ function startsStep(piece: string): boolean {
 }
 
 /**
- * Pieces of a split that kept its separators (piece, separator, piece, …), with a bare "and" between
- * nouns mended: "show the columns and types of the users table" is one step, "stage the files and
- * commit them" two. Only a bare "and" is read this way; "and then", commas and full stops always split.
+ * Pieces of a split that kept its separators (piece, separator, piece, …), with a bare "and" or a bare comma
+ * between the parts of one step mended: "show the columns and types of the users table" and "a document with
+ * headings, tables and footnotes" are one step, "stage the files and commit them" two. Sentence ends, "then"
+ * and the other step markers always split.
  */
 function joinCoordinatedNouns(parts: readonly string[]): string[] {
   const out: string[] = [];
   for (let i = 0; i < parts.length; i += 2) {
     const piece = parts[i]!;
     const separator = parts[i - 1];
-    const mend = separator !== undefined && /^\s+and\s+$/i.test(separator) && out.length > 0 &&
-      parts[i - 2]!.trim() !== "" && !startsStep(piece);
-    if (mend) out[out.length - 1] += ` and ${piece}`;
+    const soft = separator !== undefined && (/^\s+and\s+$/i.test(separator) || /^,$/.test(separator));
+    const mend = soft && out.length > 0 && parts[i - 2]!.trim() !== "" && piece.trim() !== "" &&
+      !startsStep(piece);
+    if (mend) out[out.length - 1] += `${separator === "," ? "," : " and"} ${piece.trimStart()}`;
     else out.push(piece);
   }
   return out;
 }
+
+/**
+ * Opens a clause that only sets up the next one ("once you have the id, …", "if it fails, …"): it joins the
+ * clause after it.
+ */
+const SETUP_OPENER =
+  /^(?:once|when|whenever|after|before|if|unless|as soon as|so that|because|since|while)\b/i;
+
+/**
+ * A clause that points back at an earlier one and adds little of its own ("fetch all its details"): at most
+ * this many content words. It joins the clause before it.
+ */
+const BACK_REFERENCE_WORDS = 2;
+
+/**
+ * Words pointing back at what an earlier clause named, as the owner of what this one asks ("its details",
+ * "their prices"). An object pronoun does not count: "and commit them" is a step of its own.
+ */
+const BACK_REFERENCE = /\b(?:its|their|the same|the results?)\b/i;
+
+/**
+ * A clause that states a value rather than a step ("my email is a@b.c", "the budget is 300 dollars"): a
+ * possessive or article, a noun, then a copula. It joins the clause before it (or after it, when first).
+ */
+const ARGUMENT_CLAUSE =
+  /^(?:my|our|your|his|her|their|the)\s+[\p{L}\p{N}' -]{1,40}?\s+(?:is|are|was|were)\b/iu;
 
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
@@ -220,8 +261,11 @@ const CLAUSE_BREAK =
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
- * "find X", "save it to Y"). A clause with fewer than two content words joins
- * its neighbour, so "similarities and differences" stays whole. Paths and URLs
+ * "find X", "save it to Y") at sentence ends, step markers and a comma or "and"
+ * that starts a new step. A clause with fewer than two content words joins
+ * its neighbour, so "similarities and differences" stays whole; a setup clause
+ * ("once you have the id") joins the next, a back-reference ("fetch all its
+ * details") or a stated value ("my email is …") the one before. Paths and URLs
  * are never split (their dots are not followed by a space).
  */
 export function splitClauses(text: string): string[] {
@@ -233,8 +277,19 @@ export function splitClauses(text: string): string[] {
   for (const piece of pieces) {
     const joined = pending ? `${pending} ${piece}` : piece;
     // Counted piece by piece: recounting the joined text would be quadratic in the number of pieces.
-    const words = pendingWords + contentWords(piece);
-    if (words < 2) {
+    const own = contentWords(piece);
+    const words = pendingWords + own;
+    if (words < 2 || SETUP_OPENER.test(piece)) {
+      pending = joined;
+      pendingWords = words;
+      continue;
+    }
+    const leans = ARGUMENT_CLAUSE.test(piece) || (own <= BACK_REFERENCE_WORDS && BACK_REFERENCE.test(piece));
+    if (leans && !pending && clauses.length > 0) {
+      clauses[clauses.length - 1] += ` ${piece}`;
+      continue;
+    }
+    if (leans && !pending) {
       pending = joined;
       pendingWords = words;
       continue;
@@ -275,6 +330,25 @@ export const ROUTE_WEIGHT = 1;
  */
 export const SHOPPING =
   /\b(buy|buying|purchase|purchasing|shop|shopping|best[- ]selling|bestsellers?|for sale|on sale|discount(?:s|ed)?)\b/i;
+
+/**
+ * Phrases that name what a request wants without its word, and the words they imply (general English):
+ * several things at once ("several files", "read a.txt and b.txt at once") are multiple; "how big" or "how
+ * large" asks for a size. The first group, when present, is the word the implied terms stand for. (Keeping a
+ * stated fact, "remember that…", as knowledge in a memory was measured and dropped: the relative-date set
+ * lost 0.021 R@5.)
+ */
+export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
+  [/\b(several|multiple|many|both)\s+files?\b|\bfiles?\b.{0,80}\b(?:at once|together|in one go)\b/i, [
+    "multiple",
+  ]],
+  [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // "What do you know about Ana?" asks for what is known: knowledge, searched for.
+  [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
+].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
+
+/** Weight of the terms a {@link PHRASE_INTENTS} phrase implies: an implied path intent's half, chosen before measuring. */
+export const PHRASE_INTENT_WEIGHT = 0.5;
 
 /** What a {@link SHOPPING} request implies. */
 export const SHOPPING_TERMS: readonly string[] = ["web", "browser"].map(stem);
@@ -328,6 +402,23 @@ export const ZH_GLOSS_WEIGHT = 0.8;
  */
 export const ZH_SENSE_WEIGHT = 0.3;
 
+/** Where a sentence or step ends ("…, then", "; ", ". "): two-word phrases never span it. */
+const PAIR_BREAK =
+  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
+
+/** Marks a {@link PAIR_BREAK} among the words of {@link clauseWords}. */
+const PAIR_BREAK_MARK: Word = { parts: [] };
+
+/** The words of a text, with {@link PAIR_BREAK_MARK} between its sentences and steps. */
+function* clauseWords(text: string): Generator<Word> {
+  let first = true;
+  for (const piece of text.split(new RegExp(PAIR_BREAK.source, "gi"))) {
+    if (!first) yield PAIR_BREAK_MARK;
+    first = false;
+    yield* splitWords(piece);
+  }
+}
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -370,7 +461,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   /** The last content word right before this part, for phrasal verbs ("add up"). */
   let previous: { stem: string; at: number } | undefined;
   const phrasal: { key: string; at: number }[] = [];
-  for (const word of splitWords(rest)) {
+  for (const word of clauseWords(rest)) {
+    if (word === PAIR_BREAK_MARK) {
+      if (sequence.length > 0 && sequence.at(-1) !== "") sequence.push("");
+      continue;
+    }
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
       if (
@@ -384,8 +479,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
         continue;
       }
       const s = stem(part);
-      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(s);
       const isNumber = /^\d+$/.test(part);
+      // A pair is of content words: a number or a generic request verb ends one ("list one", "get data").
+      if (sequence.length < MAX_QUERY_TERMS * 4) sequence.push(isNumber || GENERIC_VERBS.has(s) ? "" : s);
       const modifier = j > 0 && j === word.parts.length - 1 && MODIFIER_SUFFIXES.has(part);
       const at = addWord(
         part,
@@ -449,33 +545,40 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     expansion: false,
   }));
   const extra = new Map<string, QueryTerm>();
-  const addExtra = (term: string, weight: number, origins: number[], general = false) => {
+  const addExtra = (term: string, weight: number, origins: number[], general = false, synonym = false) => {
     if (byStem.has(term)) return;
     const seen = extra.get(term);
     if (seen) {
       if (!general) delete seen.general;
+      if (!synonym) delete seen.synonym;
       seen.weight = Math.max(seen.weight, weight);
       for (const o of origins) if (!seen.origins.includes(o)) seen.origins.push(o);
       return;
     }
     const t: QueryTerm = { term, weight, origins: [...origins], expansion: true };
     if (general) t.general = true;
+    if (synonym) t.synonym = true;
     extra.set(term, t);
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
   for (let i = 0; i < stems.length; i++) {
-    for (const syn of synonymsOf(stems[i]!)) addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general);
+    for (const syn of synonymsOf(stems[i]!)) {
+      addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, !syn.spelling);
+    }
   }
   // A phrasal verb is evidence in itself: its synonyms are used however common the verb is ("add up" -> sum).
   for (const p of phrasal) {
     for (const r of relatedTerms(p.key)) {
-      if (r.synonym) addExtra(r.term, PHRASAL_WEIGHT * weights[p.at]!, [p.at]);
+      if (r.synonym) addExtra(r.term, PHRASAL_WEIGHT * weights[p.at]!, [p.at], false, true);
     }
   }
   if (spans.some((s) => s.path)) {
     // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.
+    const directory = spans.some((s) => s.directory);
     for (const [verbs, targets] of PATH_INTENTS) {
+      // Showing a directory lists it; showing a file reads it.
+      if (targets.includes(stem("directory")) && !directory) continue;
       const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
@@ -493,6 +596,17 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     const at = byStem.get(stem(route[1]!.toLowerCase()));
     for (const t of ROUTE_TERMS) addExtra(t, ROUTE_WEIGHT, at === undefined ? [] : [at]);
   }
+  // Phrases that name what is wanted without its word: several files at once are multiple files, "how big"
+  // asks for a size; two file names are multiple files outright (a path intent's weight).
+  for (const [pattern, targets] of PHRASE_INTENTS) {
+    const m = pattern.exec(rest);
+    if (!m) continue;
+    const at = byStem.get(stem((m[1] ?? "").toLowerCase()));
+    for (const t of targets) addExtra(t, PHRASE_INTENT_WEIGHT, at === undefined ? [] : [at]);
+  }
+  if (spans.filter((s) => s.path && !s.directory).length >= 2) {
+    addExtra(stem("multiple"), PATH_INTENT_WEIGHT, []);
+  }
   // "I want to buy a standing desk" looks for shops and prices on the web.
   const shopping = SHOPPING.exec(rest);
   if (shopping) {
@@ -505,6 +619,24 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     const unit = (relative.groups?.unit ?? relative.groups?.unit2 ?? "").toLowerCase();
     const at = byStem.get(stem(unit));
     for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
+  }
+  // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
+  const arithmetic = ARITHMETIC.exec(rest);
+  if (arithmetic) {
+    // The words of the calculation ("add", and its numbers: its operands) are what a sum tool answers.
+    const within = new Set(splitWords(arithmetic[0].toLowerCase()).flatMap((w) => w.parts));
+    const origins = words.flatMap((w, i) => within.has(w) ? [i] : []);
+    for (const t of ARITHMETIC_TERMS) addExtra(t, ARITHMETIC_WEIGHT, origins);
+  } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
+  // A request of several steps asks for several: each clause's own is looked for when it is ranked.
+  else if (splitClauses(rest).length <= 1) {
+    const action = requestActions(rest).recall;
+    const origin = words.length > 0 ? [0] : [];
+    for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
+    // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
+    // their object ("link Ana to Acme" vs `get_resource_links`).
+    // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term)) terms[0].weight *= GENERIC_WEIGHT;
   }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
+import { actionMatch, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -61,8 +62,29 @@ export interface SearchOptions {
 /** Least weight of an expansion that counts a query word as matched (coverage, matched terms). */
 export const MIN_COVERAGE_WEIGHT = 0.35;
 
-/** Coverage of its clause that makes a clause's best tool a confident match (see clause diversity). */
-export const CLAUSE_CONFIDENT = 0.6;
+/**
+ * IDF mass of the typed words a clause's best tool matches, as a share of the catalog's largest IDF, for it
+ * to claim a place in the top (clause diversity): about two uncommon words, or one rare word and another.
+ */
+export const CLAUSE_MASS = 1;
+
+/** How far a clause's best tool must lead the clause's runner-up to claim a place in the top. */
+export const CLAUSE_MARGIN = 1.2;
+
+/** The largest IDF of the catalog: a word in no tool. */
+function maxIdfOf(index: ResolverIndex): number {
+  return Math.log(1 + (index.tools.length + 0.5) / 0.5);
+}
+
+/** Summed IDF (times the word's weight) of the typed query words in `matched`. */
+function matchedMass(index: ResolverIndex, matched: ReadonlySet<number>, query: ParsedQuery): number {
+  let mass = 0;
+  for (const i of matched) {
+    const idf = index.postings.get(query.stems[i]!)?.idf;
+    if (idf !== undefined) mass += idf * Math.min(1, query.terms[i]!.weight);
+  }
+  return mass;
+}
 
 /**
  * Exponent on a tool's score relative to its clause's best before clause fusion: above 1, each clause's
@@ -77,9 +99,15 @@ interface Scored {
   /** Raw BM25F sums, per document. */
   scores: Float64Array;
   touched: number[];
-  /** Query term -> credit (1 for a typed word, its weight for an expansion). */
+  /**
+   * Query term -> its credit towards the name bonus: 1 for a typed word, its weight for another expansion
+   * (a translation, an implied term, a compound). A synonym adds recall only, never the name bonus (issue
+   * #42: hand-picked groups earning it fixed as many requests as they broke).
+   */
   credit: Map<string, number>;
   phrase: string;
+  /** The action the request (or clause) asks for (`actions.ts`); 0 for none or for several steps. */
+  action: number;
 }
 
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
@@ -123,23 +151,28 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
 }
 
 /**
- * Word proximity: each distinct adjacent pair of the query's content words found as adjacent words in
- * a tool's name, title or lead sentence adds {@link ResolvedRanking.phraseWeight} times the pair's IDF,
- * so "generate a word cloud" prefers the word-cloud tool to one that mentions "word" and "cloud" apart.
+ * Word proximity: each distinct adjacent pair of the query's content words within one sentence or step
+ * found as adjacent words in a tool's name, title or lead sentence adds {@link ResolvedRanking.phraseWeight}
+ * times the pair's IDF, at most the weaker word's own weight, so "generate a word cloud" prefers the
+ * word-cloud tool to one that mentions "word" and "cloud" apart, and two generic words pair for little.
  */
 function addPairs(index: ResolverIndex, query: ParsedQuery, scores: Float64Array, touched: number[]): void {
   const weight = index.options.phraseWeight;
   if (weight <= 0) return;
   const seq = query.sequence;
   const done = new Set<string>();
+  const typed = new Map<string, number>();
+  for (const t of query.terms) if (!t.expansion) typed.set(t.term, t.weight);
+  /** A word's own weight in the score: a pair is worth at most its weaker word's. */
+  const own = (s: string) => (typed.get(s) ?? 0) * (index.postings.get(s)?.idf ?? 0);
   for (let i = 0; i + 1 < seq.length; i++) {
-    if (seq[i] === seq[i + 1]) continue;
+    if (seq[i] === seq[i + 1] || seq[i] === "" || seq[i + 1] === "") continue;
     const key = pairKey(seq[i]!, seq[i + 1]!);
     if (done.has(key)) continue;
     done.add(key);
     const p = index.pairs.get(key);
     if (!p) continue;
-    const w = weight * p.idf;
+    const w = Math.min(weight * p.idf, (index.options.k1 + 1) * Math.min(own(seq[i]!), own(seq[i + 1]!)));
     for (const d of p.docs) {
       if (scores[d] === 0) touched.push(d);
       scores[d]! += w;
@@ -152,7 +185,9 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const touched: number[] = [];
   const credit = new Map<string, number>();
   for (const qt of query.terms) {
-    credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    if (!qt.synonym) {
+      credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+    }
     const p = index.postings.get(qt.term);
     if (!p) continue;
     const w = qt.weight * p.idf;
@@ -164,7 +199,7 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
     }
   }
   addPairs(index, query, scores, touched);
-  return { scores, touched, credit, phrase: query.stems.join(" ") };
+  return { scores, touched, credit, phrase: query.stems.join(" "), action: 0 };
 }
 
 /** IDF-weighted share of a tool's name words that the query names. */
@@ -182,7 +217,10 @@ function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const o = index.options;
   const cov = nameCoverageOf(index, doc, scored.credit);
   const exact = index.phrases[doc]!.includes(scored.phrase);
-  return 1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0);
+  const match = actionMatch(scored.action, index.actions[doc]!);
+  const action = match > 0 ? 1 + o.actionBonus * match : match < 0 ? 1 - o.actionPenalty : 1;
+  const deprecated = index.deprecated[doc] ? 1 - o.deprecatedPenalty : 1;
+  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated;
 }
 
 /** The best `size` tools by BM25F with name bonuses: doc -> final score. */
@@ -381,57 +419,6 @@ export function diversify(order: [number, number][], winners: readonly number[],
   order.splice(0, order.length, ...newHead, ...dropped);
 }
 
-/**
- * The items of comma-separated lists of three or more short items in a request ("a document with
- * headings, tables, body, footnotes and a picture"): each item is a thing wanted, usually a tool of its
- * own. Items are one or two words; at most {@link MAX_LIST_ITEMS}.
- */
-export function listItems(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(LIST)) {
-    for (const item of m[0].split(/,\s*(?:and |or )?/)) {
-      const trimmed = item.trim();
-      if (trimmed && !out.includes(trimmed)) out.push(trimmed);
-      if (out.length >= MAX_LIST_ITEMS) return out;
-    }
-  }
-  return out;
-}
-
-/** Most list items read from one request (each is ranked on its own). */
-export const MAX_LIST_ITEMS = 8;
-
-/**
- * Items start at a word's start and their words are at most 64 characters (the tokenizer's longest part):
- * unbounded, a long run of letters without ", " (16 KiB of CJK text) cost time quadratic in its length.
- */
-const LIST =
-  /(?<![\p{L}\p{N}-])(?:[\p{L}\p{N}-]{1,64}(?: [\p{L}\p{N}-]{1,64})?, ){2,}(?:and |or )?[\p{L}\p{N}-]{1,64}(?![\p{L}\p{N}-])/gu;
-
-/**
- * Enumeration diversity: the best tool of each item of a listed enumeration (see {@link listItems}),
- * when it is a certain match (every word of the item in the tool's own name, title or hints) among the
- * ranked candidates, claims a place in the top like a clause's best tool.
- */
-function listWinners(index: ResolverIndex, text: string, ranked: ReadonlyMap<number, number>): number[] {
-  const out: number[] = [];
-  for (const item of listItems(text)) {
-    const iq = fitQuery(index, item);
-    if (iq.terms.length === 0) continue;
-    let max = 0, best = -1;
-    for (const [d, s] of topScores(index, accumulate(index, iq), LIST_POOL)) {
-      if (s > max) [max, best] = [s, d];
-    }
-    if (best < 0 || out.includes(best) || !ranked.has(best)) continue;
-    const c = coverageOf(index, best, iq);
-    if (c.coverage >= 1 && c.toolFieldCoverage >= 1) out.push(best);
-  }
-  return out;
-}
-
-/** Candidates ranked per list item. */
-const LIST_POOL = 10;
-
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -464,8 +451,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const full = accumulate(index, query);
   if (full.touched.length === 0) return empty;
   const poolSize = Math.max(o.pool, maxHits);
-  const fullTop = topScores(index, full, poolSize);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
+  // One step's action shapes the whole ranking; several steps' each shape their clause's.
+  if (clauseTexts.length <= 1) full.action = requestAction(text);
+  const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
@@ -478,18 +467,26 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
     const clauseBest = new Map<number, number>();
-    for (const cq of clauseQueries) {
+    for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
-      const top = topScores(index, accumulate(index, cq), Math.min(poolSize, CLAUSE_POOL));
+      const scored = accumulate(index, cq);
+      scored.action = requestAction(clauseTexts[c]!);
+      const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
       for (const [d, s] of top) {
         if (s > max) [max, best] = [s, d];
       }
       if (max <= 0) continue;
-      // Only a confident clause match claims a place: most of the clause's words, in the tool's own fields.
+      // Only a clause match with real evidence claims a place: rare words matched, in the tool's own
+      // fields, and a clear lead over the clause's runner-up (a short clause's share covered is no evidence).
       if (best >= 0 && !winners.includes(best)) {
+        let second = 0;
+        for (const [d, s] of top) if (d !== best && s > second) second = s;
         const c = coverageOf(index, best, cq);
-        if (c.coverage >= CLAUSE_CONFIDENT && c.toolFieldCoverage > 0) winners.push(best);
+        if (
+          c.toolFieldCoverage > 0 && matchedMass(index, c.matched, cq) >= CLAUSE_MASS * maxIdfOf(index) &&
+          max >= CLAUSE_MARGIN * second
+        ) winners.push(best);
       }
       const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
@@ -510,10 +507,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
-  if (o.clauseDiversity > 0) {
-    for (const d of listWinners(index, text, final)) if (!winners.includes(d)) winners.push(d);
-    if (winners.length > 1) diversify(order, winners, o.clauseDiversity);
-  }
+  if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

@@ -10,6 +10,7 @@ import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { bounded, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
+import { ANY_ACTION, DEPRECATED, toolActions } from "./actions.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -79,6 +80,15 @@ export interface RankingOptions {
    * @default 1
    */
   phraseWeight?: number;
+  /**
+   * Multiplier bonus for a tool that performs the action the request asks for (`actions.ts`), times the
+   * share of the request's actions it performs. @default 0.3
+   */
+  actionBonus?: number;
+  /** Score reduction of a tool that performs only other actions than the request asks for. @default 0.3 */
+  actionPenalty?: number;
+  /** Score reduction of a tool whose description says it is deprecated or replaced. @default 0.5 */
+  deprecatedPenalty?: number;
   /** Score reduction of a tool whose short name repeats a higher-ranked tool's (0 = none). @default 0.5 */
   duplicatePenalty?: number;
   /**
@@ -153,6 +163,9 @@ export interface ResolvedRanking {
   companionWeight: number;
   clauseDiversity: number;
   phraseWeight: number;
+  actionBonus: number;
+  actionPenalty: number;
+  deprecatedPenalty: number;
 }
 
 /** A built index. Treat as opaque; build with {@link buildIndex}. */
@@ -186,6 +199,13 @@ export interface ResolverIndex {
   readonly serverPostings: ReadonlyMap<string, Postings>;
   /** Two-word phrases (`"word cloud"`) of each tool's name, title and lead sentence: the tools that have them. */
   readonly pairs: ReadonlyMap<string, PairPostings>;
+  /**
+   * The actions each tool performs (`actions.ts` masks), from its name, title and lead sentence; every action
+   * for a tool with use_when hints of its own (the operator's words say when to use it).
+   */
+  readonly actions: Uint16Array;
+  /** 1 for a tool whose description says it is deprecated or replaced. */
+  readonly deprecated: Uint8Array;
   readonly options: Readonly<ResolvedRanking>;
 }
 
@@ -203,6 +223,9 @@ function resolve(options: RankingOptions): ResolvedRanking {
     companionWeight: options.companionWeight ?? 0.85,
     clauseDiversity: options.clauseDiversity ?? 5,
     phraseWeight: options.phraseWeight ?? 1,
+    actionBonus: options.actionBonus ?? 0.3,
+    actionPenalty: options.actionPenalty ?? 0.3,
+    deprecatedPenalty: options.deprecatedPenalty ?? 0.5,
   };
 }
 
@@ -335,9 +358,16 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const nameTerms: string[][] = [];
   const phrases: string[][] = [];
   const pending: { doc: number; field: number; text: string }[] = [];
+  const actions = new Uint16Array(n);
+  const deprecated = new Uint8Array(n);
   for (let d = 0; d < n; d++) {
     if (d % 64 === 63) yield;
     const tool = tools[d]!;
+    // An operator's use_when hints say in their own words when to use the tool: it does what they say.
+    actions[d] = tool.toolUseWhen.length > 0
+      ? ANY_ACTION
+      : toolActions(splitName(tool.short), tool.title ?? "", leadSentence(tool.description));
+    if (DEPRECATED.test(bounded(tool.description))) deprecated[d] = 1;
     const texts = fieldTexts(tool);
     const fields: Map<string, number>[] = [];
     for (let f = 0; f < fieldCount; f++) {
@@ -435,6 +465,8 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     serverOf,
     serverPostings,
     pairs,
+    actions,
+    deprecated,
     options: opts,
   };
 }

@@ -80,6 +80,8 @@ export const INTENTS: readonly [string, string][] = [
   ["download webpage website internet online http https", "web"],
   // A README is a file of a repository: reading one is reading a file's contents.
   ["readme", "file content"],
+  // Remembering and forgetting are done to a memory (WordNet relates remember and memory only weakly).
+  ["remember remembering memorize memorise forget", "memory"],
   // A date relative to now needs today's date first: an agent does not know it.
   ["today tomorrow yesterday tonight", "current date time"],
 ];
@@ -90,14 +92,53 @@ export interface Synonym {
   weight: number;
   /** From WordNet (general knowledge) rather than the curated lists. */
   general?: boolean;
+  /**
+   * Another spelling of the same word (an abbreviation, a short form: `repo`, `k8s`, `ppt`): it counts like
+   * the word typed, name bonus included. Other related terms add recall only.
+   */
+  spelling?: boolean;
 }
+
+/**
+ * Words of {@link DOMAIN_TERMS} that are spellings of one word (an abbreviation, a short form, a file
+ * extension of one format): each counts like the other typed, name bonus included. The groups' other members
+ * relate different things ("csv" and "xls", "inbox" and "email", "png" and "svg", a bug and a ticket, "sql"
+ * and a database): each finds the other, but never earns its name bonus (issue #42).
+ */
+const SPELLINGS: readonly string[] = [
+  "repository repo",
+  "pull pr",
+  "kubernetes k8s",
+  "directory dir folder",
+  "database db",
+  "document doc docx",
+  "presentation ppt pptx powerpoint",
+  "markdown md",
+  "javascript js",
+  "typescript ts",
+  "python py",
+  "configuration config cfg",
+  "environment env",
+  "message msg",
+  "information info",
+  "application app",
+  "statistics stats",
+  "identifier id",
+  "url uri",
+  "youtube yt",
+  "calculate calc",
+];
 
 function stems(words: string): string[] {
   return words.split(/\s+/).filter(Boolean).map(stem);
 }
 
+/** Stem -> stems it is another spelling of (see {@link SPELLINGS}). */
+let spellings: Map<string, Set<string>> | undefined;
+
 function build(): Map<string, Map<string, number>> {
   const map = new Map<string, Map<string, number>>();
+  spellings = new Map();
   const add = (from: string, to: string, weight: number) => {
     if (from === to) return;
     let m = map.get(from);
@@ -107,6 +148,14 @@ function build(): Map<string, Map<string, number>> {
   for (const [group] of DOMAIN_TERMS) {
     const members = stems(group);
     for (const a of members) for (const b of members) add(a, b, EQUIVALENT_WEIGHT);
+  }
+  for (const words of SPELLINGS) {
+    const members = stems(words);
+    for (const a of members) {
+      let set = spellings.get(a);
+      if (!set) spellings.set(a, set = new Set());
+      for (const b of members) if (b !== a) set.add(b);
+    }
   }
   INTENTS.forEach(([left, right], i) => {
     const weight = i === 0 ? RETRIEVAL_WEIGHT : SYNONYM_WEIGHT;
@@ -121,7 +170,10 @@ let curated: Map<string, Map<string, number>> | undefined;
 export function synonymsOf(term: string): readonly Synonym[] {
   curated ??= build();
   const out = new Map<string, Synonym>();
-  for (const [t, weight] of curated.get(term) ?? []) out.set(t, { term: t, weight });
+  const same = spellings!.get(term);
+  for (const [t, weight] of curated.get(term) ?? []) {
+    out.set(t, same?.has(t) ? { term: t, weight, spelling: true } : { term: t, weight });
+  }
   const w = WORDNET_WEIGHTS;
   if (w.synonym > 0 || w.near > 0) {
     for (const r of relatedTerms(term)) {

@@ -24,10 +24,19 @@ Deno.test("extractLocators() reads a host name without a scheme as a web address
   ]);
 });
 
-Deno.test("extractLocators() leaves e-mail addresses, file names and run-on sentences alone", () => {
-  for (const text of ["mail ana@example.com now", "edit README.md and app.py", "done.It works", "a.b.c"]) {
+Deno.test("extractLocators() leaves e-mail addresses and run-on sentences alone", () => {
+  for (const text of ["mail ana@example.com now", "done.It works", "a.b.c", "version 1.2.3"]) {
     assert.deepEqual(extractLocators(text), { rest: text, spans: [] }, text);
   }
+});
+
+Deno.test("extractLocators() reads a file name without a directory as a file path of its kind", () => {
+  const { rest, spans } = extractLocators("edit README.md and photo.png");
+  assert.equal(rest.replace(/\s+/g, " ").trim(), "edit and");
+  assert.deepEqual(spans.map((s) => [s.path, s.directory, s.words, s.extras.map((e) => e.term)]), [
+    [true, false, [{ word: "md", weight: 0.7 }], [stem("file"), "text", stem("readme")]],
+    [true, false, [{ word: "png", weight: 0.7 }], [stem("file"), stem("image"), stem("photo")]],
+  ]);
 });
 
 Deno.test("parseQuery() weighs a bare host's labels like a URL's and drops its top-level domain", () => {

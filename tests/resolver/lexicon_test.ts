@@ -165,7 +165,7 @@ Deno.test("phrasal verbs: WordNet keys of a verb and its particle, with single-w
 
 Deno.test("phrasal verbs: a query's verb + particle expands to the phrase's synonyms, not the verb's alone", () => {
   const terms = (q: string) => parseQuery(q).terms;
-  const sum = terms("add up 3 and 4").find((t) => t.term === stem("sum"));
+  const sum = terms("add up the invoices").find((t) => t.term === stem("sum"));
   assert.ok(sum?.expansion && !sum.general, "the phrase is evidence enough: not gated by rarity");
   assert.deepEqual(sum.origins, [0]);
   assert.equal(sum.weight, PHRASAL_WEIGHT);
@@ -174,11 +174,18 @@ Deno.test("phrasal verbs: a query's verb + particle expands to the phrase's syno
   assert.ok(!terms("add 3 up").some((t) => t.term === stem("sum") && !t.general));
 });
 
-Deno.test('"add up 3 and 4" reaches get-sum among the reference servers; "add 3 and 4" does not', () => {
+Deno.test('"add up 3 and 4" and arithmetic reach get-sum among the reference servers; "add a file" does not', () => {
   const index = catalogOf("everything", "filesystem", "memory", "git", "github");
   const top = (q: string) => rankQuery(index, q, { maxHits: 5 }).hits.map((h) => h.tool.namespaced);
   assert.ok(top("add up 3 and 4").includes("everything__get-sum"), top("add up 3 and 4").join());
-  assert.ok(!top("add 3 and 4").includes("everything__get-sum"), "without the particle, add is git add");
+  // Numbers joined by "and" after "add", "plus", "+": a calculation (issue #42), whatever the verb.
+  for (const q of ["add 3 and 4", "what is 17 plus 25", "what's 2 + 2?"]) {
+    assert.equal(top(q)[0], "everything__get-sum", `${q}: ${top(q).join()}`);
+  }
+  assert.ok(
+    !top("add the file to the index").includes("everything__get-sum"),
+    "without numbers, add is git add",
+  );
   assert.equal(
     rankQuery(catalogOf("everything"), "add up 3 and 4").hits[0]?.tool.namespaced,
     "everything__get-sum",

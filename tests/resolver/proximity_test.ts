@@ -23,11 +23,14 @@ const servers = [{
   ],
 }];
 
-Deno.test("parseQuery() keeps the prose's content-word stems in typed order, without paths", () => {
+Deno.test("parseQuery() keeps the prose's content-word stems in typed order, without paths, broken at steps", () => {
+  // "" ends a phrase: a step ("…, then"), a number or a generic request verb (issue #42: no pairs across
+  // sentences, none of generic words).
   assert.deepEqual(
     parseQuery("Draw a word cloud of the files in /tmp/notes, then a word count").sequence,
-    ["draw", "word", "cloud", "file", "word", "count"].map(stem),
+    ["draw", "word", "cloud", "file", "", "word", "count"].map((w) => w && stem(w)),
   );
+  assert.deepEqual(parseQuery("find 3 word clouds").sequence, ["", "", stem("word"), stem("clouds")]);
 });
 
 Deno.test("a two-word phrase of the query found adjacent in a tool's lead sentence ranks that tool first", () => {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
-import { listItems, MAX_LIST_ITEMS } from "../../src/resolver/rank.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 
 const tools = fixtureCatalog();
@@ -14,7 +13,7 @@ function names(query: string, maxHits = 5): string[] {
 Deno.test("search() ranks read_text_file first for reading the contents of a text file", () => {
   const top = names("read the contents of a text file");
   assert.equal(top[0], "filesystem__read_text_file");
-  assert.ok(top.indexOf("filesystem__read_media_file") > 0);
+  assert.notEqual(top[0], "filesystem__read_media_file");
 });
 
 Deno.test("search() finds tools by intent words", async (t) => {
@@ -118,18 +117,7 @@ Deno.test("search() lets a use_when hint route a request the description does no
   assert.equal(hit.strongField, true);
 });
 
-Deno.test("listItems() reads comma-separated enumerations of three or more short items", () => {
-  assert.deepEqual(listItems("a report with headings, tables, footnotes and a picture"), [
-    "with headings",
-    "tables",
-    "footnotes",
-  ]);
-  assert.deepEqual(listItems("show name, age, and email"), ["show name", "age", "email"]);
-  assert.deepEqual(listItems("read the file, then save it"), [], "two pieces are not a list");
-  assert.deepEqual(listItems("no list here"), []);
-});
-
-Deno.test("search() gives each item of an enumeration its own tool in the first places", () => {
+Deno.test("search() gives an enumeration's items no places of their own", () => {
   const tool = (name: string, description: string) => ({
     name,
     description,
@@ -156,12 +144,42 @@ Deno.test("search() gives each item of an enumeration its own tool in the first 
   const query = "format the document with tables, headings, footnotes";
   const top = (clauseDiversity: number) =>
     search(buildIndex(catalog, { clauseDiversity }), query, { maxHits: 3 }).map((h) => h.tool.short);
-  assert.ok(top(3).includes("add_footnote"), top(3).join());
-  assert.ok(!top(0).includes("add_footnote"), `without diversity: ${top(0).join()}`);
+  // An attribute list names what the document has, not a tool per item (issue #42: such winners were right 0
+  // times of 60 on a hidden benchmark); the ranking is the whole request's.
+  assert.deepEqual(top(3), top(0));
+  assert.ok(!top(3).includes("add_footnote"), top(3).join());
 });
 
-Deno.test("listItems() is bounded and reads each item once", () => {
-  assert.deepEqual(listItems("tables, ".repeat(500)), ["tables"]);
-  const many = Array.from({ length: 40 }, (_, i) => `item${i}`).join(", ");
-  assert.equal(listItems(many).length, MAX_LIST_ITEMS);
+Deno.test("a synonym finds a tool but earns no name bonus (issue #42)", () => {
+  const catalog = buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [{ name: "ticket", description: "Opens a ticket", inputSchema: { type: "object" } }],
+  }]);
+  const hit = search(buildIndex(catalog), "report an issue", { maxHits: 1 })[0]!;
+  assert.equal(hit.tool.short, "ticket");
+  assert.deepEqual(hit.matchedTerms, ["issue"]);
+  assert.equal(hit.nameCoverage, 0);
+  const typed = search(buildIndex(catalog), "report a ticket", { maxHits: 1 })[0]!;
+  assert.equal(typed.nameCoverage, 1);
+});
+
+Deno.test("an abbreviation earns the name bonus like the word; a related term does not", () => {
+  const catalog = buildCatalog([{
+    name: "code",
+    tags: [],
+    useWhen: [],
+    tools: [
+      { name: "list_repositories", description: "Lists your repositories", inputSchema: { type: "object" } },
+      { name: "list_tickets", description: "Lists the tickets", inputSchema: { type: "object" } },
+    ],
+  }]);
+  const index = buildIndex(catalog);
+  const hit = (q: string) => search(index, q, { maxHits: 1 })[0]!;
+  assert.equal(hit("list my repos").tool.short, "list_repositories");
+  // Credited at the spelling's weight (0.85) like a typed word; a related term not at all.
+  assert.ok(hit("list my repos").nameCoverage > 0.8, `${hit("list my repos").nameCoverage}`);
+  assert.equal(hit("list the bugs").tool.short, "list_tickets");
+  assert.ok(hit("list the bugs").nameCoverage < 0.5, `${hit("list the bugs").nameCoverage}`);
 });

@@ -162,10 +162,10 @@ Deno.test("splitClauses() splits on a bare and only where a new step starts", ()
     "show me where to park",
     "what's interesting nearby",
   ]);
-  // After a comma the "and" is no joint: the comma already split.
+  // After a comma the "and" is no joint: the comma already split; "the third is at …" states a value, not a
+  // step, so it joins the clause before it (issue #42).
   assert.deepEqual(splitClauses("find the office, and the third is at the hospital"), [
-    "find the office",
-    "the third is at the hospital",
+    "find the office the third is at the hospital",
   ]);
   // "and then" always splits.
   assert.deepEqual(splitClauses("read the report and then the summary table"), [
@@ -177,4 +177,36 @@ Deno.test("splitClauses() splits on a bare and only where a new step starts", ()
 Deno.test("parseQuery() keeps an acronym another language lists as a stop word", () => {
   assert.ok(parseQuery("find EV charging stations").stems.includes("ev"));
   assert.ok(!parseQuery("find ev charging stations").stems.includes("ev"));
+});
+
+Deno.test("splitClauses() keeps setup clauses, back-references, stated values and lists with a neighbour", () => {
+  // A setup clause joins the step after it.
+  assert.deepEqual(
+    splitClauses("search the tickets for the outage. Once you have the id, close the ticket"),
+    [
+      "search the tickets for the outage",
+      "Once you have the id close the ticket",
+    ],
+  );
+  // A back-reference with little of its own joins the step before it; an object pronoun does not.
+  assert.deepEqual(splitClauses("find the cheapest laptop, then fetch all its details"), [
+    "find the cheapest laptop fetch all its details",
+  ]);
+  assert.deepEqual(splitClauses("stage these files and commit them with a message"), [
+    "stage these files",
+    "commit them with a message",
+  ]);
+  // A stated value is an argument of a step.
+  assert.deepEqual(splitClauses("send the invoice to the client. My email is ana@example.com"), [
+    "send the invoice to the client My email is ana@example.com",
+  ]);
+  // A comma list of things is one step; a comma before a new verb phrase splits.
+  assert.deepEqual(splitClauses("look up the IP address and show its country, city, ISP"), [
+    "look up the IP address",
+    "show its country, city, ISP",
+  ]);
+  assert.deepEqual(splitClauses("find the repository, read its README, then write a summary to /tmp/a.md"), [
+    "find the repository read its README",
+    "write a summary to /tmp/a.md",
+  ]);
 });

@@ -1,0 +1,125 @@
+/**
+ * Plain requests over the three reference servers, typed as a user would ("remember that Ana works at Acme",
+ * "open notes.txt", "what is 17 plus 25"): `data/plain_catalog.json` (the live `tools/list` of
+ * server-everything, server-memory and server-filesystem as pinned in `tests/servers`, 36 tools) and
+ * `data/plain_queries.jsonl` (72 requests, each with the tools that would do the job, and 4 off-topic ones
+ * with none), written before the ranking of any of them was looked at (issue #42).
+ *
+ * A request's gold lists every tool that does the job: it is answered when any of them is. Printed: search's
+ * first hit right (top-1), a right tool among search's first five (top-5), and `resolve_tool`'s verdict
+ * (default `max_hits` 5): `confident` and right, `confident` and wrong, `ambiguous` with a right tool among the
+ * recommendation and alternatives, `ambiguous` without one, `no_match`; and the off-topic requests declined.
+ *
+ * ```sh
+ * deno run -A scripts/bench/plain.ts [--misses] [--ranking '{"nameBonus":1}']
+ * ```
+ *
+ * @module
+ */
+import {
+  buildIndex,
+  catalogRevision,
+  type RankingOptions,
+  rankQuery,
+  resolveResponse,
+} from "../../src/resolver/mod.ts";
+import { catalogFromJson, parseQueries } from "../eval_resolver.ts";
+
+const DATA = new URL("./data/", import.meta.url);
+
+/** Figures of the plain-request set. */
+export interface PlainReport {
+  answerable: number;
+  /** Share of answerable requests whose first search hit is right. */
+  top1: number;
+  /** Share of answerable requests with a right tool in search's first five. */
+  top5: number;
+  confidentRight: number;
+  confidentWrong: number;
+  ambiguousWithGold: number;
+  ambiguousWithout: number;
+  noMatch: number;
+  offTopic: number;
+  offTopicDeclined: number;
+  /** One line per request that missed top-1 or was not a confident right answer. */
+  misses: string[];
+}
+
+/** Scores the resolver on the plain-request set; `ranking` overrides the ranking parameters. */
+export async function run(ranking?: RankingOptions): Promise<PlainReport> {
+  const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("plain_catalog.json", DATA))));
+  const queries = parseQueries(await Deno.readTextFile(new URL("plain_queries.jsonl", DATA)));
+  const index = buildIndex(tools, ranking);
+  const context = { contractVersion: "eval", catalogRevision: catalogRevision(tools) };
+  const r: PlainReport = {
+    answerable: 0,
+    top1: 0,
+    top5: 0,
+    confidentRight: 0,
+    confidentWrong: 0,
+    ambiguousWithGold: 0,
+    ambiguousWithout: 0,
+    noMatch: 0,
+    offTopic: 0,
+    offTopicDeclined: 0,
+    misses: [],
+  };
+  for (const q of queries) {
+    const resolved = resolveResponse(index, { query: q.query }, context);
+    if (q.gold.length === 0) {
+      r.offTopic++;
+      if (resolved.status === "no_match") r.offTopicDeclined++;
+      else {r.misses.push(
+          `${q.id} "${q.query}" off-topic: ${resolved.status} ${resolved.recommendation?.tool}`,
+        );}
+      continue;
+    }
+    r.answerable++;
+    const gold = new Set(q.gold);
+    const names = rankQuery(index, q.query, { maxHits: 20 }).hits.map((h) => h.tool.short);
+    const first = gold.has(names[0] ?? "");
+    if (first) r.top1++;
+    if (names.slice(0, 5).some((n) => gold.has(n))) r.top5++;
+    const offered = [resolved.recommendation?.tool, ...resolved.alternatives.map((a) => a.tool)];
+    let verdict: string;
+    if (resolved.status === "confident") {
+      verdict = gold.has(resolved.recommendation!.tool) ? "confident-right" : "CONFIDENT-WRONG";
+      if (verdict === "confident-right") r.confidentRight++;
+      else r.confidentWrong++;
+    } else if (resolved.status === "ambiguous") {
+      verdict = offered.some((n) => n !== undefined && gold.has(n)) ? "ambiguous+gold" : "ambiguous-gold";
+      if (verdict === "ambiguous+gold") r.ambiguousWithGold++;
+      else r.ambiguousWithout++;
+    } else {
+      verdict = "no_match";
+      r.noMatch++;
+    }
+    if (!first || verdict !== "confident-right") {
+      const ranks = q.gold.map((g) => `${g}@${names.indexOf(g) + 1 || "-"}`).join(" ");
+      r.misses.push(`${q.id} "${q.query}" ${verdict}; gold ${ranks}; top5 ${names.slice(0, 5).join(" ")}`);
+    }
+  }
+  return r;
+}
+
+/** The report as one line of figures. */
+export function summary(r: PlainReport): string {
+  const pct = (x: number) => (x / r.answerable).toFixed(3);
+  return `top1 ${pct(r.top1)} top5 ${
+    pct(r.top5)
+  } (${r.answerable}); resolve confident right ${r.confidentRight}, ` +
+    `confident wrong ${r.confidentWrong}, ambiguous with gold ${r.ambiguousWithGold}, ambiguous without ` +
+    `${r.ambiguousWithout}, no_match ${r.noMatch}; off-topic declined ${r.offTopicDeclined}/${r.offTopic}`;
+}
+
+/** CLI: the misses when asked, then the summary line. */
+export async function main(args: readonly string[] = Deno.args): Promise<PlainReport> {
+  const at = args.indexOf("--ranking");
+  const ranking = at >= 0 ? JSON.parse(args[at + 1]!) as RankingOptions : undefined;
+  const r = await run(ranking);
+  if (args.includes("--misses")) { for (const m of r.misses) console.log(m); }
+  console.log(summary(r));
+  return r;
+}
+
+if (import.meta.main) await main();

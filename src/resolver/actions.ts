@@ -1,0 +1,228 @@
+/**
+ * The action a request asks for and the actions a tool performs, from general English: "remember", "save",
+ * "store" create; "forget", "erase" delete; "open", "show" read; "link", "relate" create a relation… A tool's
+ * actions are read from its name and the lead sentence of its description, for any catalog; a request's
+ * from the first word of each clause (the imperative: "forget the entity Bob", "can you link Ana to Acme").
+ * A tool doing what the request asks ranks higher, one doing something else lower (see `rank.ts`).
+ *
+ * @module
+ */
+import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+
+/** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
+export const ANY_ACTION = 0x3ff;
+
+/** Action classes, as bits of a mask. */
+export const ACTION = {
+  create: 1,
+  read: 2,
+  update: 4,
+  delete: 8,
+  search: 16,
+  list: 32,
+  link: 64,
+  send: 128,
+  run: 256,
+  toggle: 512,
+} as const;
+
+/**
+ * Words of each action, as a request or a tool's name or lead sentence uses them. A request's verb may stand
+ * for two actions: "link" creates a relation, "unlink" deletes one. Generic verbs ("make", "do", "use") and
+ * words that are mostly nouns in tool text ("note", "message", "post", "call") are left out.
+ */
+const WORDS: readonly [string, number][] = [
+  ["create add store save remember memorize memorise record insert register append write", ACTION.create],
+  ["read open show get fetch retrieve view display load print dump return", ACTION.read],
+  ["update edit modify change replace rename move patch", ACTION.update],
+  // Overwriting writes a whole new content over the old: a write as much as an update.
+  ["overwrite", ACTION.create | ACTION.update],
+  ["delete remove forget erase drop clear purge", ACTION.delete],
+  ["unlink disconnect detach", ACTION.delete | ACTION.link],
+  ["search find lookup query locate seek", ACTION.search],
+  ["list enumerate browse listing", ACTION.list],
+  ["link relate relation relationship connect associate attach", ACTION.link],
+  ["send notify publish", ACTION.send],
+  ["run execute launch trigger start invoke", ACTION.run],
+  ["toggle enable disable activate deactivate stop pause resume", ACTION.toggle],
+];
+
+/** Two-word verbs whose particle changes the action ("look up" searches, "note down" records). */
+const PHRASAL: ReadonlyMap<string, number> = new Map([
+  ["look up", ACTION.search],
+  ["find out", ACTION.search],
+  ["note down", ACTION.create],
+  ["write down", ACTION.create],
+  ["jot down", ACTION.create],
+  ["turn on", ACTION.toggle],
+  ["turn off", ACTION.toggle],
+  ["switch on", ACTION.toggle],
+  ["switch off", ACTION.toggle],
+]);
+
+/** A request verb that links two things also creates the link ("link Ana to Acme"). */
+const REQUEST_EXTRA: ReadonlyMap<number, number> = new Map([[ACTION.link, ACTION.create]]);
+
+let byStem: Map<string, number> | undefined;
+
+function table(): Map<string, number> {
+  if (byStem) return byStem;
+  byStem = new Map();
+  for (const [words, mask] of WORDS) {
+    for (const w of words.split(" ")) byStem.set(stem(w), (byStem.get(stem(w)) ?? 0) | mask);
+  }
+  return byStem;
+}
+
+/** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
+function actionOf(word: string): number {
+  if (STOP_WORDS.has(word) || word.length < 3) return 0;
+  return table().get(stem(word)) ?? 0;
+}
+
+/**
+ * The actions a tool performs: the verb its name, title and description's lead sentence each start with
+ * (`get-resource-links` gets; "links" is what it gets, not an action). Texts that start with no action word
+ * add none.
+ */
+export function toolActions(...texts: string[]): number {
+  let mask = 0;
+  for (const text of texts) {
+    for (const w of splitWords(text)) {
+      const first = w.parts.find((p) => !STOP_WORDS.has(p));
+      if (first === undefined) continue;
+      mask |= actionOf(first);
+      break;
+    }
+  }
+  // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
+  if (mask & (ACTION.create | ACTION.delete)) {
+    const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
+    if (name.some((s) => LINK_NOUNS.has(s))) mask |= ACTION.link;
+  }
+  return mask;
+}
+
+/** What a link is called in a tool's name. */
+const LINK_NOUNS: ReadonlySet<string> = new Set(
+  "relation relations relationship relationships link links connection connections edge edges".split(" ").map(
+    stem,
+  ),
+);
+
+/**
+ * Arithmetic typed in words or symbols ("17 plus 25", "2 + 2", "add 3 and 4"): a calculation, whatever its
+ * verb says ("add" here creates nothing).
+ */
+export const ARITHMETIC = new RegExp(
+  String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
+    String.raw`\bdivided by\b)\s*\d+(?:\.\d+)?(?![\d.,:/-])|` +
+    String
+      .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d`,
+  "i",
+);
+
+/** What an {@link ARITHMETIC} request implies: the terms of a calculator's or a sum's tools. */
+export const ARITHMETIC_TERMS: readonly string[] = ["sum", "add", "calculate", "math"].map(stem);
+
+/**
+ * The action a request (one clause) asks for: its first content word's, when that word is an action (with
+ * its particle: "look up"; after a generic verb, the next action word's too: "get the list"); 0 for none,
+ * for a question ("what is…", "how big is…"), for arithmetic and for a request of over
+ * {@link ACTION_MAX_WORDS} content words.
+ */
+export function requestAction(text: string): number {
+  return requestActions(text).action;
+}
+
+/**
+ * {@link requestAction}, and the actions whose words the request looks for in tools (see {@link actionTerms}):
+ * none for a generic verb's own action ("show my invoices" looks for no `get`/`read` tools: it names none).
+ */
+export function requestActions(text: string): { action: number; recall: number } {
+  const none = { action: 0, recall: 0 };
+  // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
+  if (ARITHMETIC.test(text) || QUESTION.test(text)) return none;
+  const all = splitWords(text).flatMap((w) => w.parts);
+  const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
+  const words = content.map((i) => all[i]!);
+  if (words.length > ACTION_MAX_WORDS) return none;
+  const at = (i: number) =>
+    PHRASAL.get(`${words[i]} ${all[content[i]! + 1] ?? ""}`) ?? actionOf(words[i] ?? "");
+  let mask = at(0), recall = mask;
+  // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
+  if (mask !== 0 && GENERIC.has(stem(words[0]!))) {
+    recall = 0;
+    for (let i = 1; i <= 3 && i < words.length; i++) {
+      const next = at(i);
+      if (next !== 0) {
+        mask |= next;
+        recall = next;
+        break;
+      }
+    }
+  }
+  const extra = (m: number) => {
+    let out = 0;
+    for (const [bit, add] of REQUEST_EXTRA) if (m & bit) out |= add;
+    // An "un-" verb carries its own action: "unlink" deletes a link, it creates none.
+    return m & ACTION.delete ? m : m | out;
+  };
+  return { action: extra(mask), recall: extra(recall) };
+}
+
+/**
+ * Most content words of a request (one clause) whose first verb is its action: a short imperative names the
+ * one thing it wants ("forget the entity Bob"); a longer request describes a task whose parts need other
+ * actions too ("write a tutorial for Ant Design…" reads the docs first). Chosen among 6, 8 and 12 on the
+ * LiveMCPBench tuning half (12: −0.017 R@5 there; 6: a host-name set −0.05 nDCG@5).
+ */
+export const ACTION_MAX_WORDS = 8;
+
+/** A request that opens with a question word. */
+const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
+
+/** Verbs that say little of the action on their own ("get the list", "show the search results"). */
+const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));
+
+/**
+ * Words a request's action also looks for in tools, at a synonym's weight (recall only: never the name
+ * bonus): "remember" finds `create`/`add` tools, "forget" `delete`/`remove` ones, "link" `relation` ones.
+ */
+const RECALL: readonly [number, string][] = [
+  [ACTION.create, "create add store insert record"],
+  [ACTION.read, "read get open show view fetch retrieve"],
+  [ACTION.update, "update edit modify change rename move replace"],
+  [ACTION.delete, "delete remove"],
+  [ACTION.search, "search find query lookup"],
+  [ACTION.list, "list"],
+  [ACTION.link, "link relation connect"],
+  [ACTION.send, "send"],
+  [ACTION.run, "run execute trigger start"],
+  [ACTION.toggle, "toggle enable disable"],
+];
+
+/** The stems a request's action mask looks for (see {@link RECALL}). */
+export function actionTerms(mask: number): string[] {
+  const out = new Set<string>();
+  for (const [bit, words] of RECALL) if (mask & bit) { for (const w of words.split(" ")) out.add(stem(w)); }
+  return [...out];
+}
+
+/** Share of the request's actions the tool performs, or -1 when it performs only others; 0 when either has none. */
+export function actionMatch(request: number, tool: number): number {
+  if (request === 0 || tool === 0) return 0;
+  const both = request & tool;
+  if (both === 0) return -1;
+  return bits(both) / bits(request);
+}
+
+function bits(mask: number): number {
+  let n = 0;
+  for (let m = mask; m; m &= m - 1) n++;
+  return n;
+}
+
+/** A description that says the tool is deprecated or replaced ("DEPRECATED: use read_text_file instead"). */
+export const DEPRECATED =
+  /\bdeprecated\b|\bobsolete\b|\bno longer (?:supported|maintained|recommended)\b|\bsuperseded by\b|\blegacy\b[^.]{0,40}\buse\b|\buse [\w.-]+ instead\b/i;

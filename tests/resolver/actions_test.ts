@@ -1,0 +1,103 @@
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { ACTION, actionMatch, requestAction, toolActions } from "../../src/resolver/actions.ts";
+import { parseQuery } from "../../src/resolver/query.ts";
+import { stem } from "../../src/resolver/tokenize.ts";
+
+Deno.test("requestAction() reads the action of a request's first word, with its particle", () => {
+  assert.equal(requestAction("remember that Ana works at Acme"), ACTION.create);
+  assert.equal(requestAction("please forget the entity Bob"), ACTION.delete);
+  assert.equal(requestAction("can you link Ana to Acme"), ACTION.link | ACTION.create);
+  assert.equal(requestAction("unlink Ana and Acme"), ACTION.link | ACTION.delete);
+  assert.equal(requestAction("look up Acme in the graph"), ACTION.search);
+  assert.equal(requestAction("get the list of open pull requests"), ACTION.read | ACTION.list);
+  // Questions, arithmetic and long task descriptions name no single action.
+  assert.equal(requestAction("what is 17 plus 25"), 0);
+  assert.equal(requestAction("add 3 and 4"), 0);
+  assert.equal(requestAction("how big is backup.zip?"), 0);
+  assert.equal(
+    requestAction("write a quick start tutorial for the design system with examples of every component"),
+    0,
+  );
+});
+
+Deno.test("toolActions() reads the verb a tool's name and lead sentence start with, not their nouns", () => {
+  assert.equal(toolActions("get resource links", "", "Returns up to ten resource links"), ACTION.read);
+  // Creating a relation is linking; getting links is reading.
+  assert.equal(
+    toolActions("create relations", "", "Create multiple new relations"),
+    ACTION.create | ACTION.link,
+  );
+  assert.equal(toolActions("delete relations", "", "Delete relations"), ACTION.delete | ACTION.link);
+  assert.equal(toolActions("echo", "", "Echoes back the input string"), 0);
+  assert.equal(actionMatch(ACTION.link | ACTION.create, ACTION.create), 0.5);
+  assert.equal(actionMatch(ACTION.delete, ACTION.read), -1);
+  assert.equal(actionMatch(0, ACTION.read), 0);
+});
+
+const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
+
+Deno.test("a tool doing the action asked for ranks above one that only names its words (issue #42)", () => {
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get_links", "Returns the links of a page"),
+      tool("create_relations", "Create relations between entities"),
+      tool("read_entities", "Read entities of the graph"),
+      tool("delete_entities", "Delete entities from the graph"),
+    ],
+  }]);
+  const index = buildIndex(catalog);
+  const off = buildIndex(catalog, { actionBonus: 0, actionPenalty: 0 });
+  const first = (i: typeof index, q: string) => search(i, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first(index, "link Ana to Acme"), "create_relations");
+  assert.equal(first(index, "forget the entities Ana and Bob"), "delete_entities");
+  assert.equal(first(index, "read the entities Ana and Bob"), "read_entities");
+  // Without the action match, the verb's own word finds the tool that names links.
+  assert.equal(first(off, "link Ana to Acme"), "get_links");
+});
+
+Deno.test("a tool whose description says it is deprecated ranks below its replacement", () => {
+  const catalog = buildCatalog([{
+    name: "fs",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("read_file", "Read a file as text. DEPRECATED: Use read_text_file instead."),
+      tool("read_text_file", "Read a text file as text, with its encoding handled."),
+    ],
+  }]);
+  const top = (options = {}) =>
+    search(buildIndex(catalog, options), "read the file notes.txt").map((h) => h.tool.short);
+  assert.deepEqual(top(), ["read_text_file", "read_file"]);
+  assert.equal(top({ deprecatedPenalty: 0 })[0], "read_file");
+});
+
+Deno.test("a question asks for no action; showing a file reads it, showing a directory lists it", () => {
+  assert.equal(requestAction("when was config.yaml last modified?"), 0);
+  assert.equal(requestAction("modify config.yaml"), ACTION.update);
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("show me photo.png", "read"), 1);
+  assert.ok(weight("show me photo.png", "list") < 0.5);
+  assert.equal(weight("show /home/ana/docs", "list"), 1);
+});
+
+Deno.test("several files at once are multiple; how big asks for a size; overwriting writes", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("read a.txt and b.txt at once", "multiple"));
+  assert.ok(has("open several files together", "multiple"));
+  assert.ok(!has("open notes.txt", "multiple"));
+  assert.ok(has("how big is backup.zip?", "size"));
+  assert.equal(requestAction("overwrite config.json"), ACTION.create | ACTION.update);
+});
+
+Deno.test("a bare extension is a file pattern; 'what do you know about' searches knowledge", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("find all .log files", "pattern") && has("find all *.md files", "text"));
+  assert.ok(!has("done. It works", "pattern"));
+  assert.ok(has("what do you know about Ana?", "knowledge") && has("what do you know about Ana?", "search"));
+});
