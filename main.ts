@@ -10,8 +10,14 @@
 import "./src/json/install.ts";
 // The CLI's light entry: `mcp serve` loads only what it needs (`src/cli/mod.ts` loads every command).
 import { runCli } from "./src/cli/run.ts";
+// Code mode's sandbox, carried in a compiled binary: the gateway starts itself with this last argument.
+import { runSandbox } from "./src/code/sandbox_main.ts";
+import { SANDBOX_ARG } from "./src/code/protocol.ts";
 
-if (import.meta.main) {
+if (import.meta.main && Deno.args.at(-1) === SANDBOX_ARG) {
+  // Revokes every permission first, then never returns.
+  await runSandbox();
+} else if (import.meta.main) {
   const encoder = new TextEncoder();
   const controller = new AbortController();
   const onSignal = () => controller.abort();

@@ -96,6 +96,11 @@ export interface HubCallOptions {
    * measured, spooled and recorded exactly as a parsed one. @default false
    */
   raw?: boolean;
+  /**
+   * A call made by code (run_code): the result goes to the code whole, not through the response budget
+   * (only what the code returns reaches the agent, and that is budgeted), and the record names the run.
+   */
+  run?: string;
 }
 
 /** A server as `list_servers` and `mcphub list` show it. */
@@ -285,6 +290,11 @@ export class Hub {
   /** The config in effect: top-level settings are read from it on every request. */
   get config(): Config {
     return this.#config;
+  }
+
+  /** Code mode (run_code) is on: at the top level, or for this agent. */
+  get codeMode(): boolean {
+    return this.#config.codeMode || this.#scope?.codeMode === true;
   }
 
   /** The agent's scope; undefined when unscoped. */
@@ -937,6 +947,8 @@ export class Hub {
 
   /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
   inScope(server: string, tool: string): boolean {
+    // run_code's own results: readable wherever code mode is on (the spool checks the agent).
+    if (server === "mcphub") return tool === "run_code" && this.codeMode;
     if (!this.#downstreams.has(server)) return false;
     const allow = this.#toolAllow;
     if (!allow) return true;
@@ -1071,7 +1083,7 @@ export class Hub {
             `cancelled downstream; its outcome is unknown and it was not retried.`,
         );
       } else {
-        this.#record(entry, options.via, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
+        this.#record(entry, options, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
         throw asProtocolError(error);
       }
     }
@@ -1091,7 +1103,7 @@ export class Hub {
     const finalizeOptions: FinalizeOptions = {
       ...this.#options.finalize,
       budget: this.config.responseBudget,
-      verbatim: this.config.verbatim,
+      verbatim: this.config.verbatim || options.run !== undefined,
       server: entry.server,
       tool: entry.tool,
       namespaced: entry.namespaced,
@@ -1103,7 +1115,7 @@ export class Hub {
     const isError = result.isError === true;
     this.#record(
       entry,
-      options.via,
+      options,
       started,
       t0,
       !isError,
@@ -1131,8 +1143,8 @@ export class Hub {
   }
 
   #record(
-    entry: CatalogTool,
-    via: CallVia,
+    entry: Pick<CatalogTool, "server" | "tool" | "namespaced">,
+    { via, run }: Pick<HubCallOptions, "via" | "run">,
     started: number,
     t0: number,
     ok: boolean,
@@ -1159,10 +1171,34 @@ export class Hub {
         spooled,
         agent: this.agent,
         via,
+        ...(run !== undefined ? { runId: run } : {}),
       });
     } catch (error) {
       this.#options.log(`recording a call failed: ${messageOf(error)}`);
     }
+  }
+
+  /**
+   * Records a call the gateway served itself (run_code): `server` "mcphub", with the run id its inner
+   * calls carry.
+   */
+  recordOwn(
+    tool: string,
+    call: { via: CallVia; run: string; started: number; t0: number; ok: boolean; error?: string },
+    sizes: { argsBytes: number; resultBytes: number; returnedBytes: number; spooled: boolean },
+  ): void {
+    this.#record(
+      { server: "mcphub", tool, namespaced: tool },
+      call,
+      call.started,
+      call.t0,
+      call.ok,
+      call.error,
+      sizes.argsBytes,
+      sizes.resultBytes,
+      sizes.returnedBytes,
+      sizes.spooled,
+    );
   }
 
   /** Closes every session and stops every child process, concurrently. */
