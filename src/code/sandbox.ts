@@ -54,6 +54,8 @@ export interface RunOptions {
   call: (name: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<unknown>;
   /** Ends the run (a cancelled request, a shutdown). */
   signal?: AbortSignal;
+  /** How the sandbox is started. @default sandboxCommand(limits.heapMb) */
+  command?: { path: string; args: string[]; env: Record<string, string> };
 }
 
 /** Bytes of the sandbox's stderr kept (to tell an out-of-memory death from another). */
@@ -92,7 +94,7 @@ export function sandboxCommand(
 /** Runs `code` in a new sandbox process and settles once it is done or killed. */
 export async function runSandboxed(code: string, options: RunOptions): Promise<SandboxOutcome> {
   const { limits } = options;
-  const command = sandboxCommand(limits.heapMb);
+  const command = options.command ?? sandboxCommand(limits.heapMb);
   const child = new Deno.Command(command.path, {
     args: command.args,
     env: command.env,
