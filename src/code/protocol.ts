@@ -12,6 +12,8 @@ export const SANDBOX_ARG = "__mcphub_code_sandbox";
 export interface RunMessage {
   t: "run";
   code: string;
+  /** The sandbox process's resident memory limit, MiB (ArrayBuffers live outside the V8 heap cap). */
+  memoryMb?: number;
 }
 
 /** Gateway → sandbox: the answer to one inner call. */

@@ -13,7 +13,7 @@ import { SANDBOX_ARG } from "./protocol.ts";
 export interface SandboxLimits {
   /** Wall-clock time of the whole run, ms. */
   timeoutMs: number;
-  /** The V8 heap cap of the sandbox process, MiB. */
+  /** The V8 heap cap of the sandbox process, MiB; its resident memory may reach twice this plus 128 MiB. */
   heapMb: number;
   /** Bytes the program may send back (logs, calls and the returned value together). */
   maxOutputBytes: number;
@@ -56,6 +56,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** How the sandbox is started. @default sandboxCommand(limits.heapMb) */
   command?: { path: string; args: string[]; env: Record<string, string> };
+}
+
+/** The resident memory a sandbox may reach: its heap cap twice (program and relay) plus the runtime's own. */
+export function residentLimitMb(heapMb: number): number {
+  return 2 * heapMb + 128;
 }
 
 /** Bytes of the sandbox's stderr kept (to tell an out-of-memory death from another). */
@@ -213,7 +218,7 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
     return new TextDecoder().decode(concat(kept));
   })();
 
-  write({ t: "run", code });
+  write({ t: "run", code, memoryMb: residentLimitMb(limits.heapMb) });
   try {
     const status = await Promise.race([child.status, ended.promise.then(() => undefined)]);
     if (status && !outcome) {
@@ -224,7 +229,9 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
         if (/out of memory|heap limit|allocation failed/i.test(text)) {
           limitHit(
             "memory",
-            `The code used more than its memory limit (${limits.heapMb} MiB heap) and was stopped`,
+            `The code used more than its memory limit (${limits.heapMb} MiB heap, ${
+              residentLimitMb(limits.heapMb)
+            } MiB resident) and was stopped`,
           );
         } else {
           const detail = text.trim().split("\n").slice(-3).join(" ").slice(0, 500);

@@ -135,8 +135,20 @@ return tries;`,
     );
     assert.equal(result.isError, true);
     assert.equal(outcome.limit, "memory");
-    assert.match(String(outcome.error), /more than its memory limit \(128 MiB heap\)/);
+    assert.match(String(outcome.error), /more than its memory limit \(128 MiB heap, 384 MiB resident\)/);
   });
+
+  await t.step(
+    "a memory bomb outside the V8 heap (ArrayBuffers) is killed at the resident limit, named",
+    async () => {
+      const { result, outcome } = await whileServing(
+        gw.client,
+        `const a = []; while (true) a.push(new Uint8Array(16 * 1024 * 1024).fill(1));`,
+      );
+      assert.equal(result.isError, true);
+      assert.equal(outcome.limit, "memory");
+    },
+  );
 
   await t.step("after all that, code still runs", async () => {
     const { outcome } = await whileServing(
