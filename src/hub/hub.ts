@@ -1122,7 +1122,8 @@ export class Hub {
       transportError ?? (isError ? firstText(result) : undefined),
       argsBytes,
       finalized.originalBytes,
-      finalized.returnedBytes,
+      // A call made by code returns to the code: nothing of it reaches the agent.
+      options.run !== undefined ? 0 : finalized.returnedBytes,
       finalized.spooled,
     );
     return finalized.result;

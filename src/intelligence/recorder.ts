@@ -162,8 +162,11 @@ function toRow(rec: CallRecord): RecordRow {
     rec.error === undefined || rec.error === null ? null : capUtf8(String(rec.error), MAX_ERROR_BYTES),
     argsBytes,
     resultBytes,
-    // Tokens that reached the agent: a spooled result counts as the receipt it got.
-    Math.floor((argsBytes + (rec.spooled ? count(rec.returnedBytes) : resultBytes)) / 4),
+    // Tokens that reached the agent: a spooled result counts as the receipt it got; a call made by code
+    // (run_code) none, its arguments and result stayed in the sandbox (the run_code call counts its own).
+    rec.via === "code"
+      ? 0
+      : Math.floor((argsBytes + (rec.spooled ? count(rec.returnedBytes) : resultBytes)) / 4),
     rec.agent ? String(rec.agent) : null,
     String(rec.via),
     rec.spooled ? 1 : 0,

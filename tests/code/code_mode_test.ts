@@ -164,23 +164,38 @@ return { errors, names: (await mcp.tools.memory__read_graph({})).entities.map((e
     });
   }
   using store = new DatabaseSync(db, { readOnly: true });
-  const rows = store.prepare("SELECT server, namespaced, via, agent, run_id, ok FROM calls ORDER BY id")
-    .all() as {
-      server: string;
-      namespaced: string;
-      via: string;
-      agent: string;
-      run_id: string | null;
-      ok: number;
-    }[];
+  const rows = store.prepare(
+    "SELECT server, namespaced, via, agent, run_id, ok, est_tokens, returned_bytes FROM calls ORDER BY id",
+  ).all() as {
+    server: string;
+    namespaced: string;
+    via: string;
+    agent: string;
+    run_id: string | null;
+    ok: number;
+    est_tokens: number;
+    returned_bytes: number;
+  }[];
   const run = rows.find((r) => r.namespaced === "run_code")!;
   assert.equal(run.server, "mcphub");
   assert.match(run.run_id!, /^[0-9a-f]{32}$/);
+  assert.ok(
+    run.est_tokens > 0 && run.returned_bytes > 0,
+    "run_code's own record counts what reached the agent",
+  );
   assert.deepEqual(
-    rows.filter((r) => r.via === "code").map((r) => [r.namespaced, r.agent, r.run_id, r.ok]),
+    rows.filter((r) => r.via === "code").map((r) => [
+      r.namespaced,
+      r.agent,
+      r.run_id,
+      r.ok,
+      r.est_tokens,
+      r.returned_bytes,
+    ]),
     [
-      ["memory__create_entities", "reader", run.run_id, 1],
-      ["memory__read_graph", "reader", run.run_id, 1],
+      // Nothing of a call made by code reaches the agent: no tokens, no bytes returned to it.
+      ["memory__create_entities", "reader", run.run_id, 1, 0, 0],
+      ["memory__read_graph", "reader", run.run_id, 1, 0, 0],
     ],
     "out-of-scope names never reach a server, so they leave no call record",
   );

@@ -5,7 +5,19 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectGateway, DENO, q, REAL, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  alive,
+  connectGateway,
+  DENO,
+  descendants,
+  q,
+  REAL,
+  ROOT,
+  structured,
+  tempDir,
+  until,
+  writeConfig,
+} from "../helpers.ts";
 import { runSandboxed, SANDBOX_ARG } from "../../src/code/mod.ts";
 
 type Outcome = { result?: unknown; error?: string; limit?: string; logs: string[]; calls: number };
@@ -149,6 +161,33 @@ return tries;`,
       assert.equal(outcome.limit, "memory");
     },
   );
+
+  await t.step("a cancelled run ends its sandbox process", async () => {
+    const sandboxes = () =>
+      descendants(Deno.pid).filter((pid) => {
+        try {
+          return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("sandbox_main.ts");
+        } catch {
+          return false;
+        }
+      });
+    assert.deepEqual(sandboxes(), [], "no sandbox outlived its run");
+    const controller = new AbortController();
+    const run = gw.client.callTool(
+      { name: "run_code", arguments: { code: "while (true) {}", timeout: "10m" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    const [sandbox] = await until(
+      "the sandbox to start",
+      async () => sandboxes().length ? sandboxes() : undefined,
+    );
+    controller.abort();
+    await assert.rejects(run);
+    await until("the sandbox to end", async () => alive(sandbox!) ? undefined : true);
+    const echo = await gw.client.callTool({ name: "everything__echo", arguments: { message: "after" } });
+    assert.deepEqual(echo.content, [{ type: "text", text: "Echo: after" }]);
+  });
 
   await t.step("after all that, code still runs", async () => {
     const { outcome } = await whileServing(
