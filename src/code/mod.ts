@@ -9,6 +9,7 @@
  */
 export {
   callValue,
+  closeSandboxes,
   codeDeclarations,
   type CodeDeclarationsOptions,
   DEFAULT_TIMEOUT_MS,
@@ -30,6 +31,7 @@ export {
   sandboxCommand,
   type SandboxLimits,
   type SandboxOutcome,
+  SandboxPool,
 } from "./sandbox.ts";
 export { type DeclarationOptions, type DeclaredTool, schemaType, toolDeclarations } from "./types_dts.ts";
 export { SANDBOX_ARG } from "./protocol.ts";

@@ -10,7 +10,13 @@ import { parseDuration } from "../config/light.ts";
 import { errorResult, type Hub, searchTools } from "../hub/mod.ts";
 import { invalidParams, messageOf } from "../mcp/mod.ts";
 import type { CallToolResult } from "../mcp/sdk.ts";
-import { DEFAULT_LIMITS, runSandboxed, type SandboxLimits, type SandboxOutcome } from "./sandbox.ts";
+import {
+  DEFAULT_LIMITS,
+  runSandboxed,
+  type SandboxLimits,
+  type SandboxOutcome,
+  SandboxPool,
+} from "./sandbox.ts";
 import { type DeclaredTool, toolDeclarations } from "./types_dts.ts";
 
 /** The time a program gets when its call names none. */
@@ -21,6 +27,19 @@ export const MAX_CODE_BYTES = 256 * 1024;
 
 /** The meta-tool's name. */
 export const RUN_CODE = "run_code";
+
+/**
+ * The process's spare sandbox (see {@linkcode SandboxPool}): started at the first run, so a gateway
+ * that never runs code starts none.
+ */
+let pool: SandboxPool | undefined;
+
+/** Ends the spare sandbox (a gateway closing); a later run starts a new one. */
+export async function closeSandboxes(): Promise<void> {
+  const closing = pool;
+  pool = undefined;
+  await closing?.close();
+}
 
 /** Options of {@linkcode runCode}. */
 export interface RunCodeOptions {
@@ -154,6 +173,7 @@ export async function runCode(
   const outcome = await runSandboxed(input.code, {
     limits: { ...DEFAULT_LIMITS, ...options.limits, timeoutMs: input.timeoutMs },
     signal: options.signal,
+    pool: pool ??= new SandboxPool(),
     call: async (name, args, signal) => {
       const entry = await toolInScope(hub, name);
       const left = Math.max(1, Math.ceil(deadline - performance.now()));

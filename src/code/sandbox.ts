@@ -56,6 +56,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** How the sandbox is started. @default sandboxCommand(limits.heapMb) */
   command?: { path: string; args: string[]; env: Record<string, string> };
+  /** Where a started sandbox is taken from. @default a new process for this run */
+  pool?: SandboxPool;
 }
 
 /** The resident memory a sandbox may reach: its heap cap twice (program and relay) plus the runtime's own. */
@@ -96,11 +98,11 @@ export function sandboxCommand(
   };
 }
 
-/** Runs `code` in a new sandbox process and settles once it is done or killed. */
-export async function runSandboxed(code: string, options: RunOptions): Promise<SandboxOutcome> {
-  const { limits } = options;
-  const command = options.command ?? sandboxCommand(limits.heapMb);
-  const child = new Deno.Command(command.path, {
+/** Starts a sandbox process: it waits on stdin for its program. */
+function spawnSandbox(
+  command: { path: string; args: string[]; env: Record<string, string> },
+): Deno.ChildProcess {
+  return new Deno.Command(command.path, {
     args: command.args,
     env: command.env,
     clearEnv: true,
@@ -108,6 +110,72 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+}
+
+/**
+ * One sandbox process started ahead, so that a run does not wait for a runtime to start: each run
+ * takes the spare (used once, never reused) and another is started behind it. An idle spare holds
+ * nothing of any run, and ends by itself when the gateway does (its stdin closes).
+ */
+export class SandboxPool {
+  #spare?: { heapMb: number; child: Deno.ChildProcess };
+  #closed = false;
+
+  /** A started sandbox with this heap cap: the spare when it matches, else a new one. */
+  take(heapMb: number): Deno.ChildProcess {
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (spare && spare.heapMb === heapMb) return spare.child;
+    if (spare) kill(spare.child);
+    return spawnSandbox(sandboxCommand(heapMb));
+  }
+
+  /**
+   * Starts the next spare, when there is none: after a run rather than at its start, so that a runtime
+   * starting does not compete with the program for the CPU.
+   */
+  refill(heapMb: number): void {
+    if (this.#closed || this.#spare) return;
+    try {
+      const child = spawnSandbox(sandboxCommand(heapMb));
+      // Its output is read only once it runs a program; its exit is awaited when it is killed.
+      child.status.catch(() => {});
+      this.#spare = { heapMb, child };
+    } catch {
+      // No spare: the next run starts its own.
+    }
+  }
+
+  /** Ends the spare; later runs start their own. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const spare = this.#spare;
+    this.#spare = undefined;
+    if (!spare) return;
+    kill(spare.child);
+    await spare.child.status.catch(() => {});
+    await Promise.allSettled([
+      spare.child.stdout.cancel(),
+      spare.child.stderr.cancel(),
+      spare.child.stdin.close(),
+    ]);
+  }
+}
+
+function kill(child: Deno.ChildProcess): void {
+  try {
+    child.kill("SIGKILL");
+  } catch {
+    // Exited already.
+  }
+}
+
+/** Runs `code` in a sandbox process (a new one, or the pool's spare) and settles once it is done or killed. */
+export async function runSandboxed(code: string, options: RunOptions): Promise<SandboxOutcome> {
+  const { limits } = options;
+  const child = options.command
+    ? spawnSandbox(options.command)
+    : options.pool?.take(limits.heapMb) ?? spawnSandbox(sandboxCommand(limits.heapMb));
   const logs: string[] = [];
   let calls = 0;
   let outputBytes = 0;
@@ -251,6 +319,7 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
     await writer.close().catch(() => {});
     await child.status.catch(() => {});
     await Promise.allSettled([reading, stderr, writing]);
+    options.pool?.refill(limits.heapMb);
   }
   return outcome!;
 }

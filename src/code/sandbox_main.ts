@@ -56,6 +56,17 @@ export async function runSandbox(): Promise<never> {
     writeLine(Deno.stdout, JSON.stringify(message));
     if (finished) Deno.exit(0);
   };
+  // Started before the program arrives (a spare sandbox waits ready). Its source is this module's own
+  // function, as the runtime compiled it: nothing to load, nothing to include in a compiled binary.
+  const source = URL.createObjectURL(
+    new Blob([`(${workerMain.toString()})();`], { type: "text/javascript" }),
+  );
+  const worker = new Worker(source, { type: "module" });
+  worker.onmessage = (event: MessageEvent<SandboxMessage>) => send(event.data);
+  worker.onerror = (event) => {
+    event.preventDefault();
+    send({ t: "done", ok: false, error: `Error: ${event.message}` });
+  };
   const input = lines();
   const first = await input.next();
   if (first.done) Deno.exit(0);
@@ -76,16 +87,6 @@ export async function runSandbox(): Promise<never> {
     }, MEMORY_CHECK_MS);
   }
 
-  // The worker's source is this module's own function, as the runtime compiled it: nothing to load.
-  const source = URL.createObjectURL(
-    new Blob([`(${workerMain.toString()})();`], { type: "text/javascript" }),
-  );
-  const worker = new Worker(source, { type: "module" });
-  worker.onmessage = (event: MessageEvent<SandboxMessage>) => send(event.data);
-  worker.onerror = (event) => {
-    event.preventDefault();
-    send({ t: "done", ok: false, error: `Error: ${event.message}` });
-  };
   worker.postMessage(run);
   for await (const line of input) worker.postMessage(JSON.parse(line) as AnswerMessage);
   // The gateway went away: nothing can be answered any more.

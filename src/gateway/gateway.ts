@@ -27,6 +27,7 @@ import {
   metaToolName,
 } from "../hub/meta_tools.ts";
 import {
+  closeSandboxes,
   codeDeclarations,
   RUN_CODE,
   runCode,
@@ -810,6 +811,7 @@ export class Gateway {
     this.#unsubscribe();
     this.passthrough.close();
     this.#connected = false;
+    await closeSandboxes();
     await this.server.close().catch(() => {});
   }
 }

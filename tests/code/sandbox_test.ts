@@ -43,6 +43,17 @@ servers:
   return gw;
 }
 
+/** The sandbox processes under this test (the gateway's children started from sandbox_main.ts). */
+function sandboxes(): number[] {
+  return descendants(Deno.pid).filter((pid) => {
+    try {
+      return alive(pid) && Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("sandbox_main.ts");
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** Runs `code` while another call goes through the gateway; says whether the run was still going then. */
 async function whileServing(client: Client, code: string, timeout = "30s") {
   let settled = false;
@@ -162,29 +173,32 @@ return tries;`,
     },
   );
 
-  await t.step("a cancelled run ends its sandbox process", async () => {
-    const sandboxes = () =>
-      descendants(Deno.pid).filter((pid) => {
-        try {
-          return Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes("sandbox_main.ts");
-        } catch {
-          return false;
-        }
-      });
-    assert.deepEqual(sandboxes(), [], "no sandbox outlived its run");
+  await t.step("a cancelled run ends its sandbox process; one spare waits for the next run", async () => {
+    // After a run, exactly one sandbox is left: the spare started behind it, which the next run takes.
+    const [spare, ...others] = sandboxes();
+    assert.ok(spare !== undefined && others.length === 0, `sandboxes: ${sandboxes()}`);
     const controller = new AbortController();
     const run = gw.client.callTool(
       { name: "run_code", arguments: { code: "while (true) {}", timeout: "10m" } },
       undefined,
       { signal: controller.signal },
     );
-    const [sandbox] = await until(
-      "the sandbox to start",
-      async () => sandboxes().length ? sandboxes() : undefined,
-    );
+    // The run takes the spare: its program is the only code running there.
+    await until("the run to start", async () => {
+      const status = Deno.readTextFileSync(`/proc/${spare}/stat`);
+      // Busy in its loop: CPU time keeps growing (utime, the 14th field).
+      const utime = Number(status.slice(status.lastIndexOf(")") + 2).split(" ")[11]);
+      return utime > 10 ? true : undefined;
+    });
     controller.abort();
     await assert.rejects(run);
-    await until("the sandbox to end", async () => alive(sandbox!) ? undefined : true);
+    await until("the cancelled sandbox to end", async () => alive(spare) ? undefined : true);
+    // Once the run is over, the next spare is started.
+    const [next, ...more] = await until(
+      "the next spare",
+      async () => sandboxes().length ? sandboxes() : undefined,
+    );
+    assert.ok(next !== spare && more.length === 0);
     const echo = await gw.client.callTool({ name: "everything__echo", arguments: { message: "after" } });
     assert.deepEqual(echo.content, [{ type: "text", text: "Echo: after" }]);
   });
@@ -195,6 +209,12 @@ return tries;`,
       `return (await mcp.tools.everything__echo({ message: "ok" }));`,
     );
     assert.deepEqual(outcome, { result: "Echo: ok", logs: [], calls: 1 });
+  });
+
+  await t.step("a gateway that ends leaves no sandbox behind", async () => {
+    assert.equal(sandboxes().length, 1, "the spare");
+    await gw.close();
+    await until("every sandbox to end", async () => sandboxes().length ? undefined : true);
   });
 });
 
