@@ -173,9 +173,22 @@ function kill(child: Deno.ChildProcess): void {
 /** Runs `code` in a sandbox process (a new one, or the pool's spare) and settles once it is done or killed. */
 export async function runSandboxed(code: string, options: RunOptions): Promise<SandboxOutcome> {
   const { limits } = options;
-  const child = options.command
-    ? spawnSandbox(options.command)
-    : options.pool?.take(limits.heapMb) ?? spawnSandbox(sandboxCommand(limits.heapMb));
+  let child: Deno.ChildProcess;
+  try {
+    child = options.command
+      ? spawnSandbox(options.command)
+      : options.pool?.take(limits.heapMb) ?? spawnSandbox(sandboxCommand(limits.heapMb));
+  } catch (error) {
+    // Typically a gateway started under a permission set derived before code mode was turned on.
+    return {
+      ok: false,
+      error: `The sandbox could not be started (${(error as Error).message}). mcphub needs to run ${
+        JSON.stringify(Deno.execPath())
+      } for code mode: derive its permissions again (mcphub permissions) and restart it`,
+      logs: [],
+      calls: 0,
+    };
+  }
   const logs: string[] = [];
   let calls = 0;
   let outputBytes = 0;

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { Client } from "@modelcontextprotocol/sdk/client";
+import { ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
 import { connectGateway, pageAll, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
 
 function config(root: string, extra = ""): string {
@@ -287,4 +288,29 @@ Deno.test("run_code is not offered without code_mode", async () => {
   const names = (await gw.client.listTools()).tools.map((t) => t.name);
   assert.ok(!names.includes("run_code"));
   await assert.rejects(runCode(gw.client, "return 1;"), /code mode is off \(set code_mode: true/);
+});
+
+Deno.test("code_mode turned on by a config edit: run_code is listed (list_changed), and says when it cannot start", async () => {
+  await using dir = await tempDir();
+  const off = config(dir.path).replace("code_mode: true\n", "");
+  const path = await writeConfig(dir.path, off);
+  // Permissions derived from the config as it was at start: code mode was off, so the runtime may not be run.
+  await using gw = await connectGateway(path);
+  await ready(gw.client);
+  let changed = Promise.withResolvers<void>();
+  gw.client.setNotificationHandler(ToolListChangedNotificationSchema, () => changed.resolve());
+  assert.ok(!(await gw.client.listTools()).tools.some((t) => t.name === "run_code"));
+  await Deno.writeTextFile(path, `code_mode: true\n${off}`);
+  await changed.promise;
+  assert.ok((await gw.client.listTools()).tools.some((t) => t.name === "run_code"));
+  const refused = await runCode(gw.client, "return 1;");
+  assert.equal(refused.isError, true);
+  const text = (refused.content as Text)[0]!.text;
+  assert.match(text, /^run_code failed: The sandbox could not be started \(.*Requires run access/);
+  assert.match(text, /derive its permissions again \(mcphub permissions\) and restart it$/);
+
+  changed = Promise.withResolvers<void>();
+  await Deno.writeTextFile(path, off);
+  await changed.promise;
+  assert.ok(!(await gw.client.listTools()).tools.some((t) => t.name === "run_code"));
 });
