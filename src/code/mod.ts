@@ -26,6 +26,7 @@ export {
 export {
   DEFAULT_LIMITS,
   type LimitName,
+  MAX_IN_FLIGHT,
   type RunOptions,
   runSandboxed,
   sandboxCommand,

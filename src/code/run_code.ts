@@ -6,8 +6,9 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
+import { MAX_TOOL_NAME_CHARS } from "../trust/mod.ts";
 import { parseDuration } from "../config/light.ts";
-import { errorResult, type Hub, searchTools } from "../hub/mod.ts";
+import { type CallVia, errorResult, type Hub, searchTools } from "../hub/mod.ts";
 import { invalidParams, messageOf } from "../mcp/mod.ts";
 import type { CallToolResult } from "../mcp/sdk.ts";
 import {
@@ -47,6 +48,8 @@ export interface RunCodeOptions {
   signal?: AbortSignal;
   /** Limits besides the time (tests shrink them). @default DEFAULT_LIMITS */
   limits?: Partial<Omit<SandboxLimits, "timeoutMs">>;
+  /** How the run_code call reached the gateway (its record). @default "call_tool" */
+  via?: CallVia;
 }
 
 /** Input as checked: the program and its time. */
@@ -83,18 +86,24 @@ export function runCodeInput(hub: Hub, args: Record<string, unknown>): RunCodeIn
  * scope, and nothing more: the same words whether the tool exists elsewhere or nowhere.
  */
 async function toolInScope(hub: Hub, name: string): Promise<CatalogTool> {
+  // No tool has a longer name: no lookup (the words are those of any other miss).
+  if (name.length > MAX_TOOL_NAME_CHARS) miss(hub, name, []);
   const ref = { tool: name };
   const entry = await hub.find(ref) ?? (name.includes("__") ? undefined : await uniqueBare(hub, name));
   if (entry) return entry;
   const down = hub.unavailable(ref);
   if (down) throw new Error(`${down}`);
-  const shown = JSON.stringify(name.slice(0, 128));
+  miss(hub, name, hub.agent === undefined ? hub.closest(name) : []);
+}
+
+/** A name that reaches no tool: for an agent, outside its scope (nothing more); else unknown, with near names. */
+function miss(hub: Hub, name: string, near: readonly string[]): never {
+  const shown = JSON.stringify(name.length > 128 ? `${name.slice(0, 128)}…` : name);
   if (hub.agent !== undefined) {
     throw new Error(
       `Tool ${shown} is outside the scope of agent "${hub.agent}": it cannot be called from here`,
     );
   }
-  const near = hub.closest(name);
   throw new Error(
     `Unknown tool ${shown}.${near.length ? ` Did you mean ${near.map((n) => `"${n}"`).join(", ")}?` : ""}`,
   );
@@ -187,7 +196,7 @@ export async function runCode(
     namespaced: RUN_CODE,
   });
   hub.recordOwn(RUN_CODE, {
-    via: "call_tool",
+    via: options.via ?? "call_tool",
     run,
     started,
     t0,

@@ -65,6 +65,9 @@ export function residentLimitMb(heapMb: number): number {
   return 2 * heapMb + 128;
 }
 
+/** Inner calls of one run that may be under way at once. */
+export const MAX_IN_FLIGHT = 16;
+
 /** Bytes of the sandbox's stderr kept (to tell an out-of-memory death from another). */
 const STDERR_KEEP = 16 * 1024;
 
@@ -225,6 +228,8 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
 
+  let inFlight = 0;
+  const turns: (() => void)[] = [];
   const serve = async (message: SandboxMessage) => {
     if (message.t === "log") {
       logs.push(String(message.text));
@@ -250,11 +255,18 @@ export async function runSandboxed(code: string, options: RunOptions): Promise<S
       ? message.args
       : {};
     let answer: AnswerMessage;
+    // At most MAX_IN_FLIGHT calls of one run go downstream at once; the others wait their turn, in order.
+    while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => turns.push(resolve));
+    inFlight++;
     try {
+      if (outcome) return;
       const value = await options.call(String(message.name), args, innerCalls.signal);
       answer = { t: "answer", id: message.id, ok: true, value };
     } catch (error) {
       answer = { t: "answer", id: message.id, ok: false, error: (error as Error).message ?? String(error) };
+    } finally {
+      inFlight--;
+      turns.shift()?.();
     }
     if (!outcome) write(answer);
   };

@@ -470,7 +470,7 @@ export class Gateway {
     try {
       callId = this.detached.start(
         { namespaced: RUN_CODE, agent: hub.agent },
-        (signal) => runCode(hub, input, { signal }),
+        (signal) => runCode(hub, input, { signal, via: "detach" }),
       );
     } catch (error) {
       if (error instanceof TooManyDetachedError) return errorResult(`run_code: ${error.message}`);

@@ -1188,13 +1188,16 @@ export class Hub {
     call: { via: CallVia; run: string; started: number; t0: number; ok: boolean; error?: string },
     sizes: { argsBytes: number; resultBytes: number; returnedBytes: number; spooled: boolean },
   ): void {
+    // The error may quote any server's tool error: redacted with every server's secrets.
+    let error = call.error;
+    if (error !== undefined) { for (const d of this.#downstreams.values()) error = d.redact(error); }
     this.#record(
       { server: "mcphub", tool, namespaced: tool },
       call,
       call.started,
       call.t0,
       call.ok,
-      call.error,
+      error,
       sizes.argsBytes,
       sizes.resultBytes,
       sizes.returnedBytes,

@@ -314,3 +314,23 @@ Deno.test("code_mode turned on by a config edit: run_code is listed (list_change
   await changed.promise;
   assert.ok(!(await gw.client.listTools()).tools.some((t) => t.name === "run_code"));
 });
+
+Deno.test("run_code in lazy mode: listed with the meta-tools, named in the instructions, calls hidden tools", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(dir.path, `expose: lazy\n${config(dir.path)}`);
+  await using gw = await connectGateway(path);
+  await ready(gw.client);
+  const { tools } = await gw.client.listTools();
+  assert.ok(!tools.some((t) => t.name.includes("__")), "no downstream tool is mounted");
+  assert.ok(tools.some((t) => t.name === "run_code"));
+  const describe = tools.find((t) => t.name === "describe_tool")!;
+  assert.ok("query" in (describe.inputSchema.properties ?? {}));
+  assert.match(gw.client.getInstructions()!, /run_code runs a short program/);
+  const result = await runCode(gw.client, `return await mcp.tools.everything__echo({ message: "hidden" });`);
+  assert.deepEqual(result.structuredContent, { result: "Echo: hidden", logs: [], calls: 1 });
+  const long = await runCode(
+    gw.client,
+    `try { await mcp.call("x".repeat(100000), {}); } catch (e) { return e.message; }`,
+  );
+  assert.match(String((long.structuredContent as { result: string }).result), /^Unknown tool "x{128}…"\.$/);
+});

@@ -18,7 +18,7 @@ import {
   until,
   writeConfig,
 } from "../helpers.ts";
-import { runSandboxed, SANDBOX_ARG } from "../../src/code/mod.ts";
+import { MAX_IN_FLIGHT, runSandboxed, SANDBOX_ARG } from "../../src/code/mod.ts";
 
 type Outcome = { result?: unknown; error?: string; limit?: string; logs: string[]; calls: number };
 
@@ -252,4 +252,25 @@ Deno.test("sandbox: output and inner-call limits kill the run and are named", as
   const calls = await runSandboxed(`for (;;) await mcp.call("a__b", {});`, { limits, call });
   assert.equal(calls.limit, "calls");
   assert.equal(calls.calls, 3);
+});
+
+Deno.test("sandbox: at most MAX_IN_FLIGHT inner calls are under way at once; the rest wait their turn", async () => {
+  let now = 0;
+  let most = 0;
+  const outcome = await runSandboxed(
+    `const all = await Promise.all(Array.from({ length: 40 }, (_, i) => mcp.call("a__b", { i })));
+return all.reduce((a, b) => a + b, 0);`,
+    {
+      limits: { timeoutMs: 30_000, heapMb: 128, maxOutputBytes: 1 << 20, maxCalls: 100 },
+      call: async (_name, args) => {
+        most = Math.max(most, ++now);
+        // Each call waits for the next macrotask, so the calls of one burst overlap.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        now--;
+        return args.i as number;
+      },
+    },
+  );
+  assert.deepEqual(outcome, { ok: true, value: 780, logs: [], calls: 40 });
+  assert.equal(most, MAX_IN_FLIGHT);
 });
