@@ -185,18 +185,18 @@ return tries;`,
     );
     // The run takes the spare: its program is the only code running there.
     await until("the run to start", async () => {
-      const status = Deno.readTextFileSync(`/proc/${spare}/stat`);
+      const status = await Deno.readTextFile(`/proc/${spare}/stat`);
       // Busy in its loop: CPU time keeps growing (utime, the 14th field).
       const utime = Number(status.slice(status.lastIndexOf(")") + 2).split(" ")[11]);
       return utime > 10 ? true : undefined;
     });
     controller.abort();
     await assert.rejects(run);
-    await until("the cancelled sandbox to end", async () => alive(spare) ? undefined : true);
+    await until("the cancelled sandbox to end", () => Promise.resolve(alive(spare) ? undefined : true));
     // Once the run is over, the next spare is started.
     const [next, ...more] = await until(
       "the next spare",
-      async () => sandboxes().length ? sandboxes() : undefined,
+      () => Promise.resolve(sandboxes().length ? sandboxes() : undefined),
     );
     assert.ok(next !== spare && more.length === 0);
     const echo = await gw.client.callTool({ name: "everything__echo", arguments: { message: "after" } });
@@ -214,7 +214,7 @@ return tries;`,
   await t.step("a gateway that ends leaves no sandbox behind", async () => {
     assert.equal(sandboxes().length, 1, "the spare");
     await gw.close();
-    await until("every sandbox to end", async () => sandboxes().length ? undefined : true);
+    await until("every sandbox to end", () => Promise.resolve(sandboxes().length ? undefined : true));
   });
 });
 
