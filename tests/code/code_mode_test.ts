@@ -334,3 +334,24 @@ Deno.test("run_code in lazy mode: listed with the meta-tools, named in the instr
   );
   assert.match(String((long.structuredContent as { result: string }).result), /^Unknown tool "x{128}…"\.$/);
 });
+
+Deno.test("run_code: its time is capped by call_timeout; a bad input is InvalidParams", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(dir.path, `call_timeout: 2s\n${config(dir.path)}`);
+  await using gw = await connectGateway(path);
+  await ready(gw.client);
+  const capped = await runCode(gw.client, "while (true) {}", { timeout: "10m" });
+  assert.equal((capped.structuredContent as { limit: string }).limit, "timeout");
+  assert.match((capped.content as Text)[0]!.text, /time limit \(2000 ms\)/);
+  for (
+    const [args, message] of [
+      [{}, /run_code: "code" must be a non-empty string/],
+      [{ code: "return 1;", timeout: 30 }, /run_code: "timeout" must be a duration such as "30s"/],
+      [{ code: "return 1;", timeout: "soon" }, /run_code: "timeout": Invalid duration "soon"/],
+      [{ code: "return 1;", detach: "yes" }, /run_code: "detach" must be true or false/],
+      [{ code: "x".repeat(256 * 1024 + 1) }, /run_code: "code" is 262145 bytes; at most 262144 are accepted/],
+    ] as const
+  ) {
+    await assert.rejects(gw.client.callTool({ name: "run_code", arguments: args }), message);
+  }
+});
