@@ -17,7 +17,6 @@ export {
   outcomeResult,
   RUN_CODE,
   runCode,
-  runCodeError,
   type RunCodeInput,
   runCodeInput,
   type RunCodeOptions,

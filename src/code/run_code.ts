@@ -8,7 +8,7 @@
 import type { CatalogTool } from "../catalog/mod.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/mod.ts";
 import { parseDuration } from "../config/light.ts";
-import { type CallVia, errorResult, type Hub, searchTools } from "../hub/mod.ts";
+import { type CallVia, type Hub, searchTools } from "../hub/mod.ts";
 import { invalidParams, messageOf } from "../mcp/mod.ts";
 import type { CallToolResult } from "../mcp/sdk.ts";
 import {
@@ -241,8 +241,3 @@ export async function codeDeclarations(hub: Hub, options: CodeDeclarationsOption
 
 /** The resource that carries the declarations. */
 export const TYPES_URI = "mcphub://code/types.d.ts";
-
-/** Why a run did not start, as a tool error (used by the gateway for a detach refused). */
-export function runCodeError(text: string): CallToolResult {
-  return errorResult(`run_code: ${text}`);
-}

@@ -65,7 +65,8 @@ export async function runSandbox(): Promise<never> {
   worker.onmessage = (event: MessageEvent<SandboxMessage>) => send(event.data);
   worker.onerror = (event) => {
     event.preventDefault();
-    send({ t: "done", ok: false, error: `Error: ${event.message}` });
+    // An error thrown outside the program's own chain (a timer's callback): "Uncaught Error: …".
+    send({ t: "done", ok: false, error: String(event.message) });
   };
   const input = lines();
   const first = await input.next();
@@ -164,6 +165,15 @@ function workerMain(): void {
   const log = (...values: unknown[]) => scope.postMessage({ t: "log", text: values.map(show).join(" ") });
   const console = Object.freeze({ log, info: log, warn: log, error: log, debug: log, trace: log });
   Object.defineProperty(globalThis, "console", { value: console, writable: false, configurable: false });
+  // A program that ends its worker (close(), Deno.exit()) ends the run at once, rather than at its time limit.
+  const ended = (how: string) => () => finish({ ok: false, error: `The code ended its sandbox (${how})` });
+  for (const [target, key, how] of [[self, "close", "close()"], [Deno, "exit", "Deno.exit()"]] as const) {
+    try {
+      Object.defineProperty(target, key, { value: ended(how), writable: false, configurable: false });
+    } catch {
+      // Left as it is: such a run ends at its time limit.
+    }
+  }
   scope.addEventListener("unhandledrejection", (event) => {
     event.preventDefault();
     finish({ ok: false, error: messageOf(event.reason) });

@@ -274,3 +274,27 @@ return all.reduce((a, b) => a + b, 0);`,
   assert.deepEqual(outcome, { ok: true, value: 780, logs: [], calls: 40 });
   assert.equal(most, MAX_IN_FLIGHT);
 });
+
+Deno.test("sandbox: errors outside the program's chain and a program that ends its worker end the run at once", async (t) => {
+  const limits = { timeoutMs: 60_000, heapMb: 128, maxOutputBytes: 1 << 20, maxCalls: 10 };
+  const call = () => Promise.resolve(null);
+  const cases: [string, string, string][] = [
+    [
+      "a timer's callback throws",
+      `setTimeout(() => { throw new TypeError("late"); }, 0);\nawait new Promise((r) => setTimeout(r, 60_000));`,
+      "Uncaught TypeError: late",
+    ],
+    [
+      "a floating rejection",
+      `Promise.reject(new RangeError("floating"));\nawait new Promise((r) => setTimeout(r, 60_000));`,
+      "RangeError: floating",
+    ],
+    ["close()", "self.close();", "The code ended its sandbox (close())"],
+    ["Deno.exit()", "Deno.exit(3);", "The code ended its sandbox (Deno.exit())"],
+  ];
+  for (const [name, code, error] of cases) {
+    await t.step(name, async () => {
+      assert.deepEqual(await runSandboxed(code, { limits, call }), { ok: false, error, logs: [], calls: 0 });
+    });
+  }
+});
