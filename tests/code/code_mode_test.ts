@@ -6,7 +6,17 @@ import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { ToolListChangedNotificationSchema } from "../../src/mcp/sdk.ts";
-import { connectGateway, pageAll, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  HOSTILE,
+  pageAll,
+  q,
+  REAL,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 
 function config(root: string, extra = ""): string {
   return `code_mode: true
@@ -354,4 +364,40 @@ Deno.test("run_code: its time is capped by call_timeout; a bad input is InvalidP
   ) {
     await assert.rejects(gw.client.callTool({ name: "run_code", arguments: args }), message);
   }
+});
+
+Deno.test("run_code: a tool held by pinning (trust: pin) is refused inside code with the same words as call_tool", async () => {
+  await using dir = await tempDir();
+  const desc = `${dir.path}/desc`;
+  await Deno.writeTextFile(desc, "Answers ok.");
+  const path = await writeConfig(
+    dir.path,
+    `code_mode: true
+servers:
+  pinned:
+    command: ${DENO}
+    args: ${JSON.stringify(["run", "-A", HOSTILE, "--mode", "rug", "--desc-file", desc])}
+    trust: pin
+  everything:
+    command: node
+    args: [${q(REAL.everything)}, stdio]
+`,
+  );
+  await using gw = await connectGateway(path);
+  await ready(gw.client);
+  const direct = await gw.client.callTool({ name: "call_tool", arguments: { tool: "pinned__ok" } });
+  assert.equal(direct.isError, true);
+  const held = (direct.content as Text)[0]!.text;
+  assert.match(
+    held,
+    /^Tool "pinned__ok" is new and server "pinned" has trust: pin, so it is held until approved/,
+  );
+  const result = await runCode(
+    gw.client,
+    `try { await mcp.tools.pinned__ok({}); return "called"; } catch (e) { return e.message; }`,
+  );
+  assert.equal(
+    (result.structuredContent as { result: string }).result,
+    held.replace(/\. Call list_servers for the state of every server\.$/, ""),
+  );
 });
