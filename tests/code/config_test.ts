@@ -58,3 +58,9 @@ Deno.test("derivePermissions() allows the sandbox's program only when code mode 
   // Unscoped (one listener for every agent): on when any agent has it.
   assert.deepEqual(derive(agents), ["/opt/deno/bin/deno", "/usr/bin/node", "node"]);
 });
+
+Deno.test("main.ts starts the sandbox on the argument the gateway passes", async () => {
+  const { SANDBOX_ARG: main } = await import("../../main.ts");
+  const { SANDBOX_ARG: code } = await import("../../src/code/mod.ts");
+  assert.equal(main, code);
+});
