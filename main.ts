@@ -11,7 +11,18 @@ import "./src/json/install.ts";
 // The CLI's light entry: `mcp serve` loads only what it needs (`src/cli/mod.ts` loads every command).
 import { runCli } from "./src/cli/run.ts";
 
-if (import.meta.main) {
+/**
+ * The last argument that makes this program code mode's sandbox instead of the CLI: a compiled mcphub
+ * starts itself so (SANDBOX_ARG in src/code/protocol.ts; a test keeps the two equal).
+ */
+export const SANDBOX_ARG = "__mcphub_code_sandbox";
+
+if (import.meta.main && Deno.args.at(-1) === SANDBOX_ARG) {
+  // Loaded only here (a compiled binary carries it: the specifier is a literal). Revokes every permission
+  // first, then never returns.
+  const { runSandbox } = await import("./src/code/sandbox_main.ts");
+  await runSandbox();
+} else if (import.meta.main) {
   const encoder = new TextEncoder();
   const controller = new AbortController();
   const onSignal = () => controller.abort();

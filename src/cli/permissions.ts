@@ -46,6 +46,11 @@ export interface PermissionOptions {
   storeUrl?: string;
   /** URLs a remote server's OAuth needs besides its own (authorization server, token endpoint), from the store. */
   authUrls?: (server: ServerConfig) => string[];
+  /**
+   * The program code mode's sandbox runs as (this runtime, or the compiled mcphub itself): allowed to run
+   * when `code_mode` is on for the gateway or the agent. @default Deno.execPath()
+   */
+  execPath?: string;
 }
 
 /** The permission set of one gateway: the flags, and the lists they are made of. */
@@ -194,6 +199,11 @@ export function derivePermissions(config: Config, options: PermissionOptions): P
       );
     }
   }
+  // Code mode starts its sandbox (a process with no permissions at all) from this same program.
+  const agent = options.agent === undefined ? undefined : config.agents.find((a) => a.name === options.agent);
+  const codeMode = config.codeMode ||
+    (options.agent === undefined ? config.agents.some((a) => a.codeMode === true) : agent?.codeMode === true);
+  if (codeMode) run.push(checkListItem("program", options.execPath ?? Deno.execPath()));
   if (options.listen !== undefined) net.push(checkListItem("address", listenEntry(options.listen)));
   if (options.storeUrl !== undefined) net.push(checkListItem("address", pgEntry(options.storeUrl)));
 

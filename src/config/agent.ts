@@ -9,7 +9,7 @@ import { checkServerPart, nameProblem, readPins, unknownServer } from "./rules.t
 import { readSize } from "./settings.ts";
 import { readToken } from "./listen.ts";
 
-const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget", "token"] as const;
+const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget", "token", "code_mode"] as const;
 
 /** Reads one agent; `servers` are the configured server names. */
 export function readAgent(
@@ -76,6 +76,12 @@ export function readAgent(
   if (budgetField) {
     const budget = readSize(reader, budgetField);
     if (budget !== undefined) agent.toolSchemaBudget = budget;
+  }
+
+  const codeField = keys.get("code_mode");
+  if (codeField) {
+    const on = reader.boolean(codeField);
+    if (on !== undefined) agent.codeMode = on;
   }
 
   const tokenField = keys.get("token");

@@ -53,6 +53,7 @@ const TOP_KEYS = [
   "call_timeout",
   "startup_wait",
   "record",
+  "code_mode",
   "listen",
   "allowed_hosts",
   "session_idle",
@@ -74,6 +75,7 @@ export function defaultConfig(): Config {
     callTimeoutMs: 30 * 60_000,
     startupWaitMs: 5_000,
     record: true,
+    codeMode: false,
     allowedHosts: [],
     sessionIdleMs: 30 * 60_000,
     servers: [],
@@ -173,6 +175,7 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
     const [key, apply] of [
       ["verbatim", (value: boolean) => config.verbatim = value],
       ["record", (value: boolean) => config.record = value],
+      ["code_mode", (value: boolean) => config.codeMode = value],
     ] as const
   ) {
     const field = keys.get(key);

@@ -76,6 +76,8 @@ export interface AgentConfig {
   pin?: string[];
   /** Bytes of mounted downstream tool definitions; 0 = meta-tools only; undefined = no limit. */
   toolSchemaBudget?: number;
+  /** `code_mode: true` offers run_code to this agent even when the top level leaves it off. */
+  codeMode?: boolean;
   /** The HTTP listener's bearer token as written: `${VAR}` or `sha256:HEX` (resolved by the listener). */
   token?: string;
 }
@@ -106,6 +108,8 @@ export interface Config {
   startupWaitMs: number;
   /** Record every proxied call in the store. @default true */
   record: boolean;
+  /** Offer the `run_code` meta-tool (code mode). @default false */
+  codeMode: boolean;
   /** Which of the gateway's variables stdio servers inherit beyond the essentials. @default [] */
   inheritEnv?: "all" | string[];
   /**

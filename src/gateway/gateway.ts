@@ -19,7 +19,21 @@ import type {
 import { errorResult, type Hub } from "../hub/hub.ts";
 import type { NameReference } from "../catalog/mod.ts";
 import { type CatalogTool, PackedTool } from "../catalog/mod.ts";
-import { CONTRACT_VERSION, META_TOOLS, type MetaToolName, metaToolName } from "../hub/meta_tools.ts";
+import {
+  CONTRACT_VERSION,
+  DESCRIBE_TOOL_CODE,
+  META_TOOLS,
+  type MetaToolName,
+  metaToolName,
+} from "../hub/meta_tools.ts";
+import {
+  closeSandboxes,
+  codeDeclarations,
+  RUN_CODE,
+  runCode,
+  runCodeInput,
+  TYPES_URI as CODE_TYPES_URI,
+} from "../code/mod.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
 import {
@@ -164,6 +178,24 @@ function* advertisedSteps(meta: readonly Tool[], mounted: readonly CatalogTool[]
   return tools;
 }
 
+/** The resource of the code-mode declarations; `?query=…` declares only the tools a search returns. */
+function codeTypesResource() {
+  return {
+    uri: CODE_TYPES_URI,
+    name: "code-mode-types",
+    title: "Code mode: TypeScript declarations of the callable tools",
+    description: "Declarations of mcp.tools for run_code; add ?query=… for only the tools a search returns.",
+    mimeType: "application/typescript",
+  };
+}
+
+/** The query of a declarations URI ("" for none); undefined when `uri` is not one. */
+function codeTypesQuery(uri: string): string | undefined {
+  if (uri === CODE_TYPES_URI) return "";
+  if (!uri.startsWith(`${CODE_TYPES_URI}?`)) return undefined;
+  return new URLSearchParams(uri.slice(CODE_TYPES_URI.length + 1)).get("query") ?? "";
+}
+
 /** Bytes of one server's instructions in list_servers. */
 const LIST_INSTRUCTIONS_BYTES = 16 * 1024;
 
@@ -277,6 +309,15 @@ export class Gateway {
       log: options.log,
       ready: () => (this.#begin(), hub.settled()),
       relay: options.relay,
+      own: {
+        resources: () => hub.codeMode ? [codeTypesResource()] : [],
+        read: async (uri) => {
+          const query = codeTypesQuery(uri);
+          if (!hub.codeMode || query === undefined) return undefined;
+          const text = await codeDeclarations(hub, { query: query || undefined });
+          return { contents: [{ uri, mimeType: "application/typescript", text }] };
+        },
+      },
     });
     this.detached = new DetachedCalls();
     this.#handlers = {
@@ -285,7 +326,8 @@ export class Gateway {
       poll_result: (args) => this.detached.poll(args.callId, hub.agent),
       search_tools: (args) => searchTools(hub, args),
       resolve_tool: (args) => resolveTool(hub, args),
-      describe_tool: (args) => describeTool(hub, args),
+      describe_tool: (args) => this.#describeTool(args),
+      run_code: (args, extra) => this.#runCode(args, extra),
       ...options.handlers,
     };
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -364,7 +406,11 @@ export class Gateway {
     const n = servers.length;
     const common =
       "A result larger than the response budget comes back as a receipt with a callId: page it with " +
-      "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result).";
+      "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result)." +
+      (this.#hub.codeMode
+        ? " For several calls whose results you only need combined, run_code runs a short program that " +
+          "calls the tools and returns only its answer (describe_tool run_code gives the declarations)."
+        : "");
     // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
     const allow = this.#hub.scope?.tools;
     const own = allow ? "" : serverInstructions(
@@ -408,9 +454,58 @@ export class Gateway {
 
   /** The meta-tools this gateway implements, in their advertised order. */
   metaTools(): Tool[] {
+    const code = this.#hub.codeMode;
     return (Object.keys(META_TOOLS) as MetaToolName[])
-      .filter((name) => this.#handlers[name])
-      .map((name) => META_TOOLS[name]);
+      .filter((name) => this.#handlers[name] && (name !== "run_code" || code))
+      .map((name) => name === "describe_tool" && code ? DESCRIBE_TOOL_CODE : META_TOOLS[name]);
+  }
+
+  /** describe_tool; with code mode on, `run_code` gives the declarations of the callable tools. */
+  async #describeTool(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { tool, query } = args;
+    if (typeof tool !== "string" || metaToolName(tool) !== "run_code" || !this.#hub.codeMode) {
+      return await describeTool(this.#hub, args);
+    }
+    if (query !== undefined && query !== null && typeof query !== "string") {
+      invalidParams(`describe_tool: "query" must be a string`);
+    }
+    const def = META_TOOLS.run_code;
+    return {
+      contract_version: CONTRACT_VERSION,
+      name: RUN_CODE,
+      description: def.description,
+      inputSchema: def.inputSchema,
+      declarations: await codeDeclarations(this.#hub, { query: (query ?? undefined) as string | undefined }),
+      resource: CODE_TYPES_URI,
+    };
+  }
+
+  /** run_code: now, or detached (collected with poll_result). */
+  async #runCode(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
+    const hub = this.#hub;
+    const input = runCodeInput(hub, args);
+    const detach = args.detach;
+    if (detach !== undefined && detach !== null && typeof detach !== "boolean") {
+      invalidParams(`run_code: "detach" must be true or false`);
+    }
+    if (detach !== true) return await runCode(hub, input, { signal: extra.signal });
+    let callId: string;
+    try {
+      callId = this.detached.start(
+        { namespaced: RUN_CODE, agent: hub.agent },
+        (signal) => runCode(hub, input, { signal, via: "detach" }),
+      );
+    } catch (error) {
+      if (error instanceof TooManyDetachedError) return errorResult(`run_code: ${error.message}`);
+      throw error;
+    }
+    return jsonResult({
+      status: "accepted",
+      callId,
+      tool: RUN_CODE,
+      timeoutMs: input.timeoutMs,
+      nextAction: "Call poll_result with this callId until its status is no longer pending.",
+    });
   }
 
   /** Pins in effect: the agent's, else the config's. */
@@ -467,6 +562,12 @@ export class Gateway {
     const meta = metaToolName(name);
     if (meta) {
       const handler = this.#handlers[meta];
+      if (meta === "run_code" && !this.#hub.codeMode) {
+        invalidParams(
+          `Tool "${clipName(name)}" is not enabled: code mode is off (set code_mode: true in mcphub.yaml, ` +
+            "at the top level or for the agent)",
+        );
+      }
       if (!handler) {
         invalidParams(`Tool "${name}" is not available in this version`);
       }
@@ -778,6 +879,7 @@ export class Gateway {
     this.#unsubscribe();
     this.passthrough.close();
     this.#connected = false;
+    await closeSandboxes();
     await this.server.close().catch(() => {});
   }
 }

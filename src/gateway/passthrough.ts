@@ -122,6 +122,16 @@ export interface PassthroughOptions {
   ready: () => Promise<void>;
   /** The relay of the hub's downstream sessions; undefined = a relay of its own (one host). */
   relay?: SessionRelay;
+  /** The gateway's own resources (code mode's declarations), listed first and read before any server's. */
+  own?: OwnResources;
+}
+
+/** Resources the gateway serves itself. */
+export interface OwnResources {
+  /** Listed at the head of the first resources/list page. */
+  resources(): Params[];
+  /** The read of one of them; undefined when `uri` is not one (it is routed to a server). */
+  read(uri: string): Promise<Result | undefined>;
 }
 
 /** The MCP logging levels, least severe first. */
@@ -366,14 +376,14 @@ export class Passthrough {
     const detach = this.#detach;
     this.#detach = () => (unsubscribe(), detach());
 
-    server.setRequestHandler(
-      ListResourcesRequestSchema,
-      (req, extra) =>
-        this.#mergedList("resources/list", "resources", req.params, extra, (name, item) => ({
-          ...item,
-          uri: this.#uri(name, String(item.uri)),
-        })),
-    );
+    server.setRequestHandler(ListResourcesRequestSchema, async (req, extra) => {
+      const page = await this.#mergedList("resources/list", "resources", req.params, extra, (name, item) => ({
+        ...item,
+        uri: this.#uri(name, String(item.uri)),
+      }));
+      const own = req.params?.cursor === undefined ? options.own?.resources() ?? [] : [];
+      return own.length ? { ...page, resources: [...own, ...page.resources as Params[]] } : page;
+    });
     server.setRequestHandler(
       ListResourceTemplatesRequestSchema,
       (req, extra) =>
@@ -391,6 +401,8 @@ export class Passthrough {
         ),
     );
     server.setRequestHandler(ReadResourceRequestSchema, async (req, extra) => {
+      const own = await options.own?.read(req.params.uri);
+      if (own) return own;
       const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/read");
       const result = await this.#forward(client, "resources/read", { ...req.params, uri }, extra);
       const contents = Array.isArray(result.contents) ? result.contents as Params[] : undefined;

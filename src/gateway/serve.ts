@@ -338,7 +338,9 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
           { callId: args.callId, cursor: args.cursor, encoding: args.encoding },
           {
             budget: hub.config.responseBudget,
-            canRead: (meta) => hub.inScope(meta.server, meta.tool),
+            // run_code's results are the agent's own: another agent's are as unknown as made-up ids.
+            canRead: (meta) =>
+              hub.inScope(meta.server, meta.tool) && (meta.server !== "mcphub" || meta.agent === hub.agent),
           },
         );
       } catch (error) {

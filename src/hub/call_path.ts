@@ -34,6 +34,11 @@ export interface HubCallOptions {
    * measured, spooled and recorded exactly as a parsed one. @default false
    */
   raw?: boolean;
+  /**
+   * A call made by code (run_code): the result goes to the code whole, not through the response budget
+   * (only what the code returns reaches the agent, and that is budgeted), and the record names the run.
+   */
+  run?: string;
 }
 
 /** What the call path reads of the hub, at the time of the call. */
@@ -112,7 +117,7 @@ export async function callThrough(
           `cancelled downstream; its outcome is unknown and it was not retried.`,
       );
     } else {
-      record(hub, entry, options.via, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
+      record(hub, entry, options, started, t0, false, messageOf(error), argsBytes, 0, 0, false);
       throw asProtocolError(error);
     }
   }
@@ -132,7 +137,7 @@ export async function callThrough(
   const finalizeOptions: FinalizeOptions = {
     ...hub.finalize,
     budget: hub.config.responseBudget,
-    verbatim: hub.config.verbatim,
+    verbatim: hub.config.verbatim || options.run !== undefined,
     server: entry.server,
     tool: entry.tool,
     namespaced: entry.namespaced,
@@ -145,14 +150,15 @@ export async function callThrough(
   record(
     hub,
     entry,
-    options.via,
+    options,
     started,
     t0,
     !isError,
     transportError ?? (isError ? firstText(result) : undefined),
     argsBytes,
     finalized.originalBytes,
-    finalized.returnedBytes,
+    // A call made by code returns to the code: nothing of it reaches the agent.
+    options.run !== undefined ? 0 : finalized.returnedBytes,
     finalized.spooled,
   );
   return finalized.result;
@@ -177,10 +183,10 @@ export function finalizeOther(
 }
 
 /** Records one finished call (its error redacted first). */
-function record(
+export function record(
   hub: CallPath,
-  entry: CatalogTool,
-  via: CallVia,
+  entry: Pick<CatalogTool, "server" | "tool" | "namespaced">,
+  { via, run }: Pick<HubCallOptions, "via" | "run">,
   started: number,
   t0: number,
   ok: boolean,
@@ -207,6 +213,7 @@ function record(
       spooled,
       agent: hub.agent,
       via,
+      ...(run !== undefined ? { runId: run } : {}),
     });
   } catch (error) {
     hub.log(`recording a call failed: ${messageOf(error)}`);

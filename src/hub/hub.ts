@@ -5,7 +5,7 @@
  * @module
  */
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
-import type { CallRecord as CallEvent } from "../intelligence/mod.ts";
+import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
 import { listHashSteps, serverFingerprint, type ToolListCache } from "../catalog/tool_cache.ts";
 import { messageOf } from "../mcp/errors.ts";
@@ -15,7 +15,7 @@ import { Downstream, type RestartPolicy } from "../downstream/downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult } from "../mcp/sdk.ts";
 import { type FinalizeOptions, spillPolicy } from "./finalize.ts";
-import { type CallPath, callThrough, finalizeOther, type HubCallOptions } from "./call_path.ts";
+import { type CallPath, callThrough, finalizeOther, type HubCallOptions, record } from "./call_path.ts";
 import { RawResult } from "../json/raw_json.ts";
 import {
   type Discovery,
@@ -268,6 +268,11 @@ export class Hub {
   /** The config in effect: top-level settings are read from it on every request. */
   get config(): Config {
     return this.#config;
+  }
+
+  /** Code mode (run_code) is on: at the top level, or for this agent. */
+  get codeMode(): boolean {
+    return this.#config.codeMode || this.#scope?.codeMode === true;
   }
 
   /** The agent's scope; undefined when unscoped. */
@@ -806,6 +811,8 @@ export class Hub {
 
   /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
   inScope(server: string, tool: string): boolean {
+    // run_code's own results: readable wherever code mode is on (the spool checks the agent).
+    if (server === "mcphub") return tool === "run_code" && this.codeMode;
     if (!this.#downstreams.has(server)) return false;
     const allow = this.#toolAllow;
     if (!allow) return true;
@@ -911,6 +918,33 @@ export class Hub {
       onCall: this.#options.onCall,
       log: this.#options.log,
     };
+  }
+
+  /**
+   * Records a call the gateway served itself (run_code): `server` "mcphub", with the run id its inner
+   * calls carry.
+   */
+  recordOwn(
+    tool: string,
+    call: { via: CallVia; run: string; started: number; t0: number; ok: boolean; error?: string },
+    sizes: { argsBytes: number; resultBytes: number; returnedBytes: number; spooled: boolean },
+  ): void {
+    // The error may quote any server's tool error: redacted with every server's secrets.
+    let error = call.error;
+    if (error !== undefined) { for (const d of this.#downstreams.values()) error = d.redact(error); }
+    record(
+      this.#callPath(),
+      { server: "mcphub", tool, namespaced: tool },
+      call,
+      call.started,
+      call.t0,
+      call.ok,
+      error,
+      sizes.argsBytes,
+      sizes.resultBytes,
+      sizes.returnedBytes,
+      sizes.spooled,
+    );
   }
 
   /** Closes every session and stops every child process, concurrently. */

@@ -8,13 +8,14 @@ import type { Tool } from "../mcp/sdk.ts";
 /** Version of the meta-tool result shapes. */
 export const CONTRACT_VERSION = "1";
 
-/** The eight meta-tool names, in the order they are advertised. */
+/** The meta-tool names, in the order they are advertised (run_code only with `code_mode: true`). */
 export const META_TOOL_NAMES = [
   "list_servers",
   "search_tools",
   "describe_tool",
   "resolve_tool",
   "call_tool",
+  "run_code",
   "get_result",
   "poll_result",
   "stats",
@@ -100,6 +101,23 @@ export const META_TOOLS: Record<MetaToolName, Tool> = {
       required: ["tool"],
     },
   },
+  run_code: {
+    name: "run_code",
+    description:
+      'Run a short JavaScript/TypeScript program (the body of an async function) that calls tools and returns only what you need: `await mcp.tools.server__tool(args)` or `await mcp.call("server__tool", args)` gives the tool\'s structuredContent, else its text parsed as JSON, else its text (a tool error throws); console.log is captured. The program runs in a sandbox with no file, network, process or env access. Returns the value as JSON with {result, logs, calls}. describe_tool run_code (optionally with a query) gives TypeScript declarations of the callable tools.',
+    inputSchema: {
+      type: "object",
+      properties: {
+        code: { type: "string", description: "The body of an async function; `return` the answer." },
+        timeout: {
+          type: "string",
+          description: 'How long the program may run, e.g. "30s" (default 30s, capped by call_timeout).',
+        },
+        detach: { type: "boolean", description: "Run in the background and return a callId at once." },
+      },
+      required: ["code"],
+    },
+  },
   get_result: {
     name: "get_result",
     description:
@@ -132,5 +150,22 @@ export const META_TOOLS: Record<MetaToolName, Tool> = {
       "Local usage intelligence: calls, errors, estimated tokens and time per server, and how many tokens the result spool kept out of context.",
     inputSchema: { type: "object", properties: {} },
     annotations: { readOnlyHint: true },
+  },
+};
+
+/** describe_tool as advertised with code mode on: `tool: "run_code"` (and a query) gives declarations. */
+export const DESCRIBE_TOOL_CODE: Tool = {
+  ...META_TOOLS.describe_tool,
+  description: `${META_TOOLS.describe_tool.description} With tool "run_code": TypeScript declarations ` +
+    "of the tools your code may call (only those a search for query returns, when query is given).",
+  inputSchema: {
+    ...META_TOOLS.describe_tool.inputSchema,
+    properties: {
+      ...META_TOOLS.describe_tool.inputSchema.properties,
+      query: {
+        type: "string",
+        description: 'With tool "run_code": declare only the tools a search returns.',
+      },
+    },
   },
 };

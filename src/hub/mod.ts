@@ -15,7 +15,13 @@ export {
   type ReloadSummary,
   type ServerStatus,
 } from "./hub.ts";
-export { CONTRACT_VERSION, META_TOOL_NAMES, META_TOOLS, metaToolName } from "./meta_tools.ts";
+export {
+  CONTRACT_VERSION,
+  DESCRIBE_TOOL_CODE,
+  META_TOOL_NAMES,
+  META_TOOLS,
+  metaToolName,
+} from "./meta_tools.ts";
 export { type Finalized, finalizeResult } from "./finalize.ts";
 export {
   BYTES_PER_TOKEN,

@@ -33,9 +33,12 @@ export const pgIntelligenceMigrations: PgMigration[] = [{
     CREATE INDEX calls_server ON calls (server);
     CREATE INDEX calls_agent ON calls (agent);
   `,
+}, {
+  id: "intelligence/2",
+  sql: `ALTER TABLE calls ADD COLUMN run_id TEXT;`,
 }];
 
-// Rows per INSERT statement (14 parameters each, well under PostgreSQL's 65,535).
+// Rows per INSERT statement (15 parameters each, well under PostgreSQL's 65,535).
 const ROWS_PER_INSERT = 1000;
 
 /** Writes record batches into `store`'s `calls` table, one transaction per batch. */

@@ -96,11 +96,12 @@ type SqlValue = string | number | null;
 
 /**
  * Estimated tokens that reached the agent: arguments plus what it received (the receipt of a spooled
- * result, not the stored bytes). Computed from the byte columns, so records written before
- * `est_tokens` meant this are counted the same way. @internal
+ * result, not the stored bytes); none for a call made by code (run_code), whose arguments and result
+ * stayed in the sandbox. Computed from the byte columns, so records written before `est_tokens` meant
+ * this are counted the same way. @internal
  */
-export const CONTEXT_TOKENS_SQL =
-  "(args_bytes + CASE WHEN spooled = 1 THEN returned_bytes ELSE result_bytes END) / 4";
+export const CONTEXT_TOKENS_SQL = "CASE WHEN via = 'code' THEN 0 ELSE " +
+  "(args_bytes + CASE WHEN spooled = 1 THEN returned_bytes ELSE result_bytes END) / 4 END";
 const CONTEXT_TOKENS = CONTEXT_TOKENS_SQL;
 
 /** SQL for the estimated tokens one spooled call kept out of context. @internal */

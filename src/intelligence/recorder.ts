@@ -33,10 +33,15 @@ export const intelligenceMigrations: Migration[] = [
       CREATE INDEX calls_agent ON calls (agent);
     `,
   },
+  {
+    // A call made by code (run_code) names its run; the run_code call itself carries the same id.
+    id: "intelligence/2",
+    sql: `ALTER TABLE calls ADD COLUMN run_id TEXT;`,
+  },
 ];
 
 /** How a downstream call reached the gateway. */
-export type CallVia = "mount" | "call_tool" | "detach";
+export type CallVia = "mount" | "call_tool" | "detach" | "code";
 
 /** One finished downstream call, as the hub's result path reports it. */
 export interface CallRecord {
@@ -60,6 +65,8 @@ export interface CallRecord {
   spooled: boolean;
   /** Bytes the agent actually received (the receipt when spooled). */
   returnedBytes: number;
+  /** The run_code call this call belongs to (its own record carries the id too). */
+  runId?: string;
 }
 
 /** Options for {@linkcode Recorder}. */
@@ -95,6 +102,7 @@ export type RecordRow = [
   via: string,
   spooled: number,
   returnedBytes: number,
+  runId: string | null,
 ];
 
 /** The `calls` columns a {@linkcode RecordRow} fills, in order. */
@@ -113,6 +121,7 @@ export const INSERT_COLUMNS = [
   "via",
   "spooled",
   "returned_bytes",
+  "run_id",
 ] as const;
 
 /**
@@ -124,7 +133,8 @@ export interface RecordSink {
 }
 
 const INSERT_SQL = `INSERT INTO calls (ts, server, tool, namespaced, duration_ms, ok, error, args_bytes,
-  result_bytes, est_tokens, agent, via, spooled, returned_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  result_bytes, est_tokens, agent, via, spooled, returned_bytes, run_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 function count(value: number): number {
   return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
@@ -152,12 +162,16 @@ function toRow(rec: CallRecord): RecordRow {
     rec.error === undefined || rec.error === null ? null : capUtf8(String(rec.error), MAX_ERROR_BYTES),
     argsBytes,
     resultBytes,
-    // Tokens that reached the agent: a spooled result counts as the receipt it got.
-    Math.floor((argsBytes + (rec.spooled ? count(rec.returnedBytes) : resultBytes)) / 4),
+    // Tokens that reached the agent: a spooled result counts as the receipt it got; a call made by code
+    // (run_code) none, its arguments and result stayed in the sandbox (the run_code call counts its own).
+    rec.via === "code"
+      ? 0
+      : Math.floor((argsBytes + (rec.spooled ? count(rec.returnedBytes) : resultBytes)) / 4),
     rec.agent ? String(rec.agent) : null,
     String(rec.via),
     rec.spooled ? 1 : 0,
     count(rec.returnedBytes),
+    rec.runId ? String(rec.runId) : null,
   ];
 }
 

@@ -69,6 +69,7 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     callTimeoutMs: 1_800_000,
     startupWaitMs: 5_000,
     record: true,
+    codeMode: false,
     allowedHosts: [],
     sessionIdleMs: 1_800_000,
     servers: [],
@@ -250,7 +251,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, expose_budget, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, servers, agents, inherit_env, store",
+      "connect_timeout, call_timeout, startup_wait, record, code_mode, listen, allowed_hosts, session_idle, servers, agents, inherit_env, store",
   );
 });
 

@@ -50,7 +50,11 @@ Deno.test("lazy mode: tools/list is exactly the eight meta-tools and the pins; i
   assert.ok(memory.length >= 9, "a bare server pin mounts all of its tools");
   assert.deepEqual(
     names,
-    [...META_TOOL_NAMES, "filesystem__list_directory", ...memory].filter((n, i, a) => a.indexOf(n) === i)
+    [...META_TOOL_NAMES.filter((n) => n !== "run_code"), "filesystem__list_directory", ...memory].filter((
+      n,
+      i,
+      a,
+    ) => a.indexOf(n) === i)
       .sort((a, b) => {
         const ma = META_TOOL_NAMES.indexOf(a as never), mb = META_TOOL_NAMES.indexOf(b as never);
         if (ma >= 0 || mb >= 0) return (ma < 0 ? 99 : ma) - (mb < 0 ? 99 : mb);

@@ -72,6 +72,7 @@ Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = fl
       via: "mount",
       spooled: 0,
       returned_bytes: 33,
+      run_id: null,
     },
     {
       id: 2,
@@ -89,6 +90,7 @@ Deno.test("Recorder.record() stores every field, sizes only, and est_tokens = fl
       via: "call_tool",
       spooled: 1,
       returned_bytes: 512,
+      run_id: null,
     },
   ]);
   await recorder.close();
@@ -172,7 +174,7 @@ Deno.test("Recorder warns once when the store fails, never throws, and retries l
   assert.match(warnings[0], /^Cannot record calls in the store: .*no such table: calls/);
   assert.equal(recorder.pending, 5);
 
-  db.exec(intelligenceMigrations[0].sql);
+  for (const migration of intelligenceMigrations) db.exec(migration.sql);
   await recorder.flush();
   assert.equal(countRows(db), 5);
   assert.equal(recorder.pending, 0);
@@ -202,7 +204,7 @@ Deno.test("Recorder keeps a bounded queue while the store is down and drops the 
   assert.equal(warnings.filter((m) => m.startsWith("Cannot record calls")).length, 1);
   assert.equal(warnings.filter((m) => m.startsWith("Call records are being dropped")).length, 1);
   assert.equal(warnings.length, 2);
-  db.exec(intelligenceMigrations[0].sql);
+  for (const migration of intelligenceMigrations) db.exec(migration.sql);
   await recorder.close();
   assert.deepEqual(rows(db).map((row) => Number(row.ts) - BASE.ts), [15, 16, 17, 18, 19]);
   db.close();
