@@ -42,6 +42,7 @@ import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "../cata
 import { type PinStore, toolPinMigrations, ToolPins } from "../trust/pinning.ts";
 import { pgHubMigrations, PgToolCache, PgToolPins } from "../trust/pg_store.ts";
 import { authMigrations, AuthStore } from "../auth/light.ts";
+import type { GaugeReading, Telemetry } from "../telemetry/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -76,6 +77,8 @@ export interface StartGatewayOptions {
    * no host may ever initialize): the servers are then offered no client capabilities. @default false
    */
   connectAtStart?: boolean;
+  /** Spans and metrics (see telemetry/); undefined = none. */
+  telemetry?: Telemetry;
 }
 
 /** A running gateway. */
@@ -289,7 +292,7 @@ function openStoreParts(options: GatewayCoreOptions): GatewayStore {
 
 /** Opens the store and the hub (not yet started: call `hub.start()`). */
 export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
-  const { config, log } = options;
+  const { config, log, telemetry } = options;
   const parts = openStoreParts(options);
   const { db, reader, spool, recorder } = parts;
   let warned = false;
@@ -304,7 +307,13 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     version: options.version,
     log,
     finalize: { spool: () => spool, warn: warnOnce },
-    onCall: (event: CallEvent) => recorder.record(event),
+    onCall: telemetry
+      ? (event: CallEvent) => {
+        telemetry.callRecorded(event.server, event.resultBytes, event.spooled);
+        recorder.record(event);
+      }
+      : (event: CallEvent) => recorder.record(event),
+    telemetry,
     toolCache: parts.toolCache,
     pins: parts.pins,
     storeReady: parts.ready,
@@ -313,6 +322,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
   const views = new Map<string, Hub>();
+  const unwatch = telemetry?.gauges(() => hubGauges(hub));
   // One relay for every upstream session: downstream sessions are the hub's, shared by the views.
   const relay = new SessionRelay(hub, { shared: options.shared ?? false, log });
 
@@ -385,15 +395,52 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       return view;
     },
     gateway: (scoped, start) =>
-      new Gateway(scoped, { version: options.version, log, handlers: handlers(scoped), relay, start }),
+      new Gateway(scoped, {
+        version: options.version,
+        log,
+        handlers: handlers(scoped),
+        relay,
+        start,
+        telemetry,
+      }),
     flush: () => recorder.flush(),
     async close() {
+      unwatch?.();
       await Promise.allSettled([...views.values()].map((view) => view.close()));
       await hub.close();
       await recorder.close().catch(() => {});
       await parts.close();
     },
   };
+}
+
+/** The hub's gauges: each server's state (one series per state it can be in), tools and held tools. */
+const SERVER_STATES = ["disabled", "connecting", "connected", "backoff", "failed", "needs_auth", "closed"];
+
+function hubGauges(hub: Hub): GaugeReading[] {
+  const servers = hub.servers();
+  return [
+    {
+      name: "mcphub_server_state",
+      help: "1 for the state each configured server is in (server, state)",
+      series: servers.flatMap((s) =>
+        SERVER_STATES.map((state) => ({
+          labels: { server: s.name, state },
+          value: s.state === state ? 1 : 0,
+        }))
+      ),
+    },
+    {
+      name: "mcphub_server_tools",
+      help: "Tools a server offers, as last listed",
+      series: servers.map((s) => ({ labels: { server: s.name }, value: s.tools })),
+    },
+    {
+      name: "mcphub_tools_held",
+      help: "Tools held until approved (a changed definition, or new under trust: pin)",
+      series: servers.map((s) => ({ labels: { server: s.name }, value: s.held?.length ?? 0 })),
+    },
+  ];
 }
 
 /** Starts the gateway: answers `initialize` at once while the servers connect. */

@@ -42,6 +42,7 @@ import { type InjectionMarker, toolMarkers } from "../trust/injection.ts";
 import type { RejectedTool } from "../trust/limits.ts";
 import { type PackedTool, packTool, type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/light.ts";
+import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
@@ -82,6 +83,8 @@ export interface HubOptions {
    * @default {@link INDEX_WORKER_MIN_TOOLS}
    */
   indexWorkerMinTools?: number;
+  /** Spans and durations of downstream calls, and servers' state changes; undefined = none. */
+  telemetry?: Telemetry;
 }
 
 /** Options of {@linkcode Hub.call}. */
@@ -96,6 +99,8 @@ export interface HubCallOptions {
    * measured, spooled and recorded exactly as a parsed one. @default false
    */
   raw?: boolean;
+  /** The host request this call serves: the parent of the downstream call's span. */
+  trace?: ServerOperation;
 }
 
 /** A server as `list_servers` and `mcphub list` show it. */
@@ -344,6 +349,7 @@ export class Hub {
           }
         }
       }
+      if (d) options.telemetry?.serverState(server.name, d.state, d.failures);
       this.#changed();
     };
     const d = new Downstream(server, {
@@ -1044,14 +1050,28 @@ export class Hub {
     }
     let result: CallToolResult | RawResult;
     let transportError: string | undefined;
+    const op = this.#options.telemetry?.client(options.trace, {
+      method: "tools/call",
+      server: entry.server,
+      tool: entry.tool,
+      transport: d.config.url === undefined ? "pipe" : "tcp",
+    });
     try {
       result = await d.callTool(entry.tool, args, {
         signal: options.signal,
         timeoutMs,
         onProgress: options.onProgress,
         raw: options.raw,
+        meta: op?.meta,
+        onRequestId: op && ((id) => op.requestId(id)),
       });
+      op?.end(result.isError === true ? { type: "tool_error" } : undefined);
     } catch (error) {
+      if (op) {
+        const failure = clientError(error);
+        if (failure.message !== undefined) failure.message = d.redact(failure.message);
+        op.end(failure);
+      }
       if (error instanceof ServerUnavailableError) {
         return errorResult(`${error.message}. Call list_servers for the state of every server.`);
       }
@@ -1101,6 +1121,12 @@ export class Hub {
       ? await finalizeRawResult(result, finalizeOptions)
       : await finalizeResult(result, finalizeOptions);
     const isError = result.isError === true;
+    if (finalized.spooled) {
+      options.trace?.event("mcphub.result.spooled", {
+        "mcphub.result.bytes": finalized.originalBytes,
+        "mcphub.result.returned_bytes": finalized.returnedBytes,
+      });
+    }
     this.#record(
       entry,
       options.via,
@@ -1229,6 +1255,18 @@ function heldNames(h: HeldTool): string[] {
 }
 
 /** An `isError` tool result with one text block. */
+/** A failed downstream call's `error.type`: its JSON-RPC code, or the gateway's class of failure. */
+function clientError(error: unknown): OperationError {
+  if (error instanceof CallTimeoutError) return { type: "timeout", message: error.message };
+  if (error instanceof OutcomeUnknownError) return { type: "outcome_unknown", message: error.message };
+  if (error instanceof ServerUnavailableError) return { type: "unavailable" };
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === "number" && Number.isInteger(code)) {
+    return { type: String(code), code, message: (error as Error).message };
+  }
+  return { type: "_OTHER" };
+}
+
 export function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }

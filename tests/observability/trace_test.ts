@@ -1,0 +1,112 @@
+/**
+ * Traces through the gateway (issue #45): Deno's OpenTelemetry exports the gateway's spans to an OTLP
+ * receiver in the test; a host's `traceparent` in `params._meta` is the parent of the SERVER span, and
+ * the downstream fixture reports the `traceparent` it received: the gateway's CLIENT span.
+ */
+import assert from "node:assert/strict";
+import { connectGateway, DENO, FIXTURE, q, tempDir, writeConfig } from "../helpers.ts";
+import { attribute, type OtlpSpan, startOtlpReceiver } from "./otlp_receiver.ts";
+
+const HOST_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+const HOST_SPAN = "00f067aa0ba902b7";
+const SERVER = 2;
+const CLIENT = 3;
+const ERROR = 2;
+
+function otelEnv(endpoint: string): Record<string, string> {
+  return {
+    OTEL_DENO: "true",
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_SERVICE_NAME: "mcphub",
+    OTEL_DENO_CONSOLE: "ignore",
+  };
+}
+
+function textOf(result: unknown): string {
+  return (result as { content: { text: string }[] }).content[0].text;
+}
+
+Deno.test("a host's traceparent continues through the gateway's SERVER and CLIENT spans to the server", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --trace]\n`,
+  );
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  let mounted: string, viaMeta: string, failed: unknown;
+  try {
+    await gw.client.listTools();
+    // The mounted tool (the stdio fast path, which writes the request itself) with the host's context.
+    mounted = textOf(
+      await gw.client.callTool({
+        name: "fx__trace",
+        arguments: {},
+        _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01`, tracestate: "host=1" },
+      }),
+    );
+    // call_tool (the SDK client's path), with no context from the host: a trace of the gateway's own.
+    viaMeta = textOf(await gw.client.callTool({ name: "call_tool", arguments: { tool: "fx__trace" } }));
+    failed = await gw.client.callTool({
+      name: "fx__fail",
+      arguments: { text: "argument-value-never-recorded" },
+    });
+  } finally {
+    await gw.close();
+  }
+  assert.equal((failed as { isError?: boolean }).isError, true);
+
+  // What the server received: the gateway's CLIENT span in the host's trace, and the host's tracestate.
+  const received = JSON.parse(mounted) as { traceparent: string; tracestate: string };
+  const parts = received.traceparent.split("-");
+  assert.deepEqual([parts[0], parts[1], parts[3]], ["00", HOST_TRACE, "01"]);
+  assert.notEqual(parts[2], HOST_SPAN);
+  assert.equal(received.tracestate, "host=1");
+
+  const client = await receiver.span((s) => s.spanId === parts[2]);
+  assert.equal(client.name, "tools/call trace");
+  assert.equal(client.kind, CLIENT);
+  assert.equal(client.traceId, HOST_TRACE);
+  assert.equal(attribute(client, "mcp.method.name"), "tools/call");
+  assert.equal(attribute(client, "gen_ai.tool.name"), "trace");
+  assert.equal(attribute(client, "gen_ai.operation.name"), "execute_tool");
+  assert.equal(attribute(client, "mcphub.server.name"), "fx");
+  assert.equal(attribute(client, "network.transport"), "pipe");
+  assert.match(String(attribute(client, "jsonrpc.request.id")), /^mcphub-\d+$/);
+  assert.equal(attribute(client, "error.type"), undefined);
+
+  const server = await receiver.span((s) => s.spanId === client.parentSpanId);
+  assert.equal(server.name, "tools/call fx__trace");
+  assert.equal(server.kind, SERVER);
+  assert.equal(server.traceId, HOST_TRACE);
+  assert.equal(server.parentSpanId, HOST_SPAN);
+  assert.equal(attribute(server, "mcp.method.name"), "tools/call");
+  assert.equal(attribute(server, "gen_ai.tool.name"), "fx__trace");
+  assert.equal(attribute(server, "network.transport"), "pipe");
+  assert.ok(attribute(server, "jsonrpc.request.id") !== undefined);
+
+  // No context from the host: the gateway's own trace, still passed on.
+  const own = (JSON.parse(viaMeta) as { traceparent: string }).traceparent.split("-");
+  assert.notEqual(own[1], HOST_TRACE);
+  const ownClient = await receiver.span((s) => s.spanId === own[2]);
+  assert.equal(ownClient.traceId, own[1]);
+  assert.equal(ownClient.name, "tools/call trace");
+  const ownServer = await receiver.span((s) => s.spanId === ownClient.parentSpanId);
+  assert.equal(ownServer.name, "tools/call call_tool");
+  assert.equal(ownServer.parentSpanId || undefined, undefined);
+
+  // isError: error.type tool_error and an ERROR status on both sides.
+  const failServer = await receiver.span((s) => s.name === "tools/call fx__fail");
+  const failClient = await receiver.span((s) => s.name === "tools/call fail");
+  for (const span of [failServer, failClient] as OtlpSpan[]) {
+    assert.equal(attribute(span, "error.type"), "tool_error");
+    assert.equal(span.status?.code, ERROR);
+  }
+  assert.equal(failClient.parentSpanId, failServer.spanId);
+
+  // Other requests have SERVER spans too (named by method); argument values never become attributes.
+  await receiver.span((s) => s.name === "tools/list" && s.kind === SERVER);
+  await receiver.span((s) => s.name === "initialize" && s.kind === SERVER);
+  assert.ok(!receiver.bodies().some((b) => b.includes("argument-value-never-recorded")));
+});
