@@ -4,7 +4,7 @@
  * the downstream fixture reports the `traceparent` it received: the gateway's CLIENT span.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, q, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, DENO, FIXTURE, q, tempDir, until, writeConfig } from "../helpers.ts";
 import { attribute, type OtlpSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
 const HOST_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -20,6 +20,7 @@ function otelEnv(endpoint: string): Record<string, string> {
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_SERVICE_NAME: "mcphub",
     OTEL_DENO_CONSOLE: "ignore",
+    OTEL_METRIC_EXPORT_INTERVAL: "200",
   };
 }
 
@@ -52,6 +53,11 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
       name: "fx__fail",
       arguments: { text: "argument-value-never-recorded" },
     });
+    // Gauges (observable instruments) go out with the periodic export, not the one at exit.
+    await until(
+      "the OTLP gauges",
+      () => Promise.resolve(receiver.metricNames().has("mcphub.server_state") || undefined),
+    );
   } finally {
     await gw.close();
   }
@@ -109,4 +115,80 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
   await receiver.span((s) => s.name === "tools/list" && s.kind === SERVER);
   await receiver.span((s) => s.name === "initialize" && s.kind === SERVER);
   assert.ok(!receiver.bodies().some((b) => b.includes("argument-value-never-recorded")));
+
+  // The same metrics over OTLP.
+  for (
+    const name of [
+      "mcp.server.operation.duration",
+      "mcp.client.operation.duration",
+      "mcphub.server_state",
+      "mcphub.server_tools",
+      "mcphub.result_bytes",
+    ]
+  ) {
+    assert.ok(receiver.metricNames().has(name), `${name} in ${[...receiver.metricNames()].join(", ")}`);
+  }
+});
+
+/** Starts the fixture on Streamable HTTP; resolves with its port once it listens. */
+async function httpFixture(): Promise<{ port: number } & AsyncDisposable> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", FIXTURE, "--http", "--trace"],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let match: RegExpMatchArray | null = null;
+  while (!(match = text.match(/listening on (\d+)\n/))) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error("the fixture exited before listening");
+    text += value;
+  }
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  return {
+    port: Number(match[1]),
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await drained;
+    },
+  };
+}
+
+Deno.test("the CLIENT span's traceparent reaches a Streamable HTTP server in params._meta", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  await using remote = await httpFixture();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  web:\n    url: http://127.0.0.1:${remote.port}/mcp\n`,
+  );
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  let text: string;
+  try {
+    text = textOf(
+      await gw.client.callTool({
+        name: "web__trace",
+        arguments: {},
+        _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` },
+      }),
+    );
+  } finally {
+    await gw.close();
+  }
+  const received = JSON.parse(text) as { traceparent: string; tracestate: string | null };
+  const parts = received.traceparent.split("-");
+  assert.equal(parts[1], HOST_TRACE);
+  assert.equal(received.tracestate, null);
+  const client = await receiver.span((s) => s.spanId === parts[2]);
+  assert.equal(client.name, "tools/call trace");
+  assert.equal(client.kind, CLIENT);
+  assert.equal(attribute(client, "network.transport"), "tcp");
+  const server = await receiver.span((s) => s.spanId === client.parentSpanId);
+  assert.equal(server.name, "tools/call web__trace");
+  assert.equal(server.parentSpanId, HOST_SPAN);
 });
