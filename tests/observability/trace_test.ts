@@ -36,7 +36,7 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
     `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --trace]\n`,
   );
   const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
-  let mounted: string, viaMeta: string, failed: unknown;
+  let mounted: string, viaMeta: string, failed: unknown, detachedId: string;
   try {
     await gw.client.listTools();
     // The mounted tool (the stdio fast path, which writes the request itself) with the host's context.
@@ -53,10 +53,21 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
       name: "fx__fail",
       arguments: { text: "argument-value-never-recorded" },
     });
-    // Gauges (observable instruments) go out with the periodic export, not the one at exit.
+    // A result over the budget is stored (an event on the SERVER span); get_result pages it.
+    const receipt = await gw.client.callTool({ name: "fx__big", arguments: { bytes: 100_000 } });
+    const callId = (receipt.structuredContent as { callId: string }).callId;
+    await gw.client.callTool({ name: "get_result", arguments: { callId } });
+    // A detached call: an event on call_tool's span, the downstream call its child.
+    const accepted = await gw.client.callTool({
+      name: "call_tool",
+      arguments: { tool: "fx__echo", arguments: { text: "later" }, detach: true },
+    });
+    detachedId = (accepted.structuredContent as { callId: string }).callId;
+    // Gauges and counters (observable instruments) go out with the periodic export, not the one at exit:
+    // the counter of result bytes has a series once a call is recorded.
     await until(
       "the OTLP gauges",
-      () => Promise.resolve(receiver.metricNames().has("mcphub.server_state") || undefined),
+      () => Promise.resolve(receiver.metricNames().has("mcphub.result_bytes") || undefined),
     );
   } finally {
     await gw.close();
@@ -115,6 +126,22 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
   await receiver.span((s) => s.name === "tools/list" && s.kind === SERVER);
   await receiver.span((s) => s.name === "initialize" && s.kind === SERVER);
   assert.ok(!receiver.bodies().some((b) => b.includes("argument-value-never-recorded")));
+
+  const big = await receiver.span((s) => s.name === "tools/call fx__big");
+  const spooled = big.events?.find((e) => e.name === "mcphub.result.spooled");
+  assert.ok(spooled, JSON.stringify(big.events));
+  assert.ok(spooled.attributes.some((a) => a.key === "mcphub.result.bytes"));
+  await receiver.span((s) => s.name === "tools/call get_result" && s.kind === SERVER);
+  const detach = await receiver.span((s) =>
+    s.name === "tools/call call_tool" && (s.events ?? []).some((e) => e.name === "mcphub.call.detached")
+  );
+  const event = detach.events!.find((e) => e.name === "mcphub.call.detached")!;
+  assert.ok(event.attributes.some((a) => a.key === "mcphub.call.id" && a.value.stringValue === detachedId));
+  const later = await receiver.span((s) => s.name === "tools/call echo" && s.parentSpanId === detach.spanId);
+  assert.equal(later.kind, CLIENT);
+  // A server's state changes are spans of their own (start-up, reconnects).
+  const state = await receiver.span((s) => s.name === "mcphub.server.state connected");
+  assert.equal(attribute(state, "mcphub.server.name"), "fx");
 
   // The same metrics over OTLP.
   for (
