@@ -1,0 +1,173 @@
+/**
+ * The cost of tracing (issue #45): `echo` calls to server-everything straight, through two gateways with
+ * OpenTelemetry off (the default; the second one, started last, is the A/A control that shows the noise
+ * between two identical gateways) and through one with it on (`OTEL_DENO=true`, spans and metrics
+ * exported over OTLP/HTTP JSON to a receiver in this process that reads and drops them), interleaved in
+ * the same run (see gateway_bench.ts's `throughput`; 24 rounds, every order of the four targets); calls/s
+ * and the ratios on/off (off = the mean of the two) and off₂/off₁, one at a time and 8 in flight. Then
+ * start-up to the `initialize` answer with it off and on (median of 7, alternating).
+ *
+ * Usage: deno run -A scripts/bench/otel_bench.ts [--proxy-only]
+ *
+ * @module
+ */
+import {
+  connectDirect,
+  connectGateway,
+  descendants,
+  q,
+  REAL,
+  ROOT,
+  tempDir,
+  writeConfig,
+} from "../../tests/helpers.ts";
+import { echo, throughput, timeInitialize, waitReady } from "./gateway_bench.ts";
+import { reap } from "./_gateway_process.ts";
+
+const IN_FLIGHT = 8;
+const STARTUP_RUNS = 7;
+
+/** Calls/s of one mode, and the ratios. */
+export interface Figures {
+  direct: number;
+  off: number;
+  /** The second untraced gateway (the control). */
+  off2: number;
+  on: number;
+  /** on / mean(off, off2) */
+  ratio: number;
+  /** off2 / off: what two identical gateways differ by in this run */
+  control: number;
+}
+
+function figures(direct: number, off: number, on: number, off2: number): Figures {
+  return { direct, off, off2, on, ratio: on / ((off + off2) / 2), control: off2 / off };
+}
+
+/** What one run measured. */
+export interface OtelBenchReport {
+  sequential: Figures;
+  inFlight8: Figures;
+  startup?: { offMs: number; onMs: number; ratio: number };
+  /** Spans the receiver took in. */
+  spans: number;
+}
+
+/** An OTLP/HTTP receiver that reads every body and drops it, counting spans by their `spanId`s. */
+function sink(): { endpoint: string; spans(): number } & AsyncDisposable {
+  let spans = 0;
+  const server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen() {} }, async (request) => {
+    const text = await request.text();
+    if (new URL(request.url).pathname === "/v1/traces") spans += text.split('"spanId"').length - 1;
+    return new Response("{}", { headers: { "content-type": "application/json" } });
+  });
+  return {
+    endpoint: `http://127.0.0.1:${(server.addr as Deno.NetAddr).port}`,
+    spans: () => spans,
+    [Symbol.asyncDispose]: () => server.shutdown(),
+  };
+}
+
+function otelEnv(endpoint: string): Record<string, string> {
+  return {
+    OTEL_DENO: "true",
+    OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+    OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+    OTEL_SERVICE_NAME: "mcphub-bench",
+    OTEL_DENO_CONSOLE: "ignore",
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function rate(n: number): string {
+  return `${Math.round(n)} calls/s`;
+}
+
+/** Runs the benchmark, prints the figures and returns them. */
+export async function main({ proxyOnly = false }: { proxyOnly?: boolean } = {}): Promise<OtelBenchReport> {
+  const before = new Set(descendants(Deno.pid));
+  await using dir = await tempDir("mcphub_otel_bench_");
+  await using receiver = sink();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  everything:\n    command: node\n    args: [${q(REAL.everything)}, stdio]\n`,
+  );
+  const opened: { close(): Promise<void> }[] = [];
+  try {
+    const direct = await connectDirect("node", [REAL.everything, "stdio"]);
+    opened.push(direct);
+    const off = await connectGateway(config, { db: `${dir.path}/off.db` });
+    opened.push(off);
+    const on = await connectGateway(config, { db: `${dir.path}/on.db`, env: otelEnv(receiver.endpoint) });
+    opened.push(on);
+    const off2 = await connectGateway(config, { db: `${dir.path}/off2.db` });
+    opened.push(off2);
+    await Promise.all([waitReady(off), waitReady(on), waitReady(off2)]);
+    const targets = [
+      echo(direct, "echo"),
+      echo(off.client, "everything__echo"),
+      echo(on.client, "everything__echo"),
+      echo(off2.client, "everything__echo"),
+    ];
+    const [sd, so, sn, so2] = await throughput(targets, 1, { rounds: 24 });
+    const [cd, co, cn, co2] = await throughput(targets, IN_FLIGHT, { rounds: 24 });
+    const report: OtelBenchReport = {
+      sequential: figures(sd, so, sn, so2),
+      inFlight8: figures(cd, co, cn, co2),
+      spans: 0,
+    };
+    for (
+      const [label, f] of [["sequential", report.sequential], ["8 in flight", report.inFlight8]] as const
+    ) {
+      console.log(
+        `tracing ${label}: direct ${rate(f.direct)}, gateway off ${rate(f.off)} / ${rate(f.off2)}, ` +
+          `gateway on ${rate(f.on)}; ratio on/off ${f.ratio.toFixed(3)} (control off2/off ${
+            f.control.toFixed(3)
+          })`,
+      );
+    }
+    await Promise.all(opened.splice(0).map((c) => c.close().catch(() => {})));
+    if (!proxyOnly) {
+      const args = [
+        "run",
+        "-A",
+        `${ROOT}main.ts`,
+        "--config",
+        config,
+        "--db",
+        `${dir.path}/startup.db`,
+        "mcp",
+        "serve",
+      ];
+      await timeInitialize(args, 1);
+      await timeInitialize(args, 1, otelEnv(receiver.endpoint));
+      const offMs: number[] = [];
+      const onMs: number[] = [];
+      for (let i = 0; i < STARTUP_RUNS; i++) {
+        offMs.push(await timeInitialize(args, 1));
+        onMs.push(await timeInitialize(args, 1, otelEnv(receiver.endpoint)));
+      }
+      report.startup = { offMs: median(offMs), onMs: median(onMs), ratio: median(onMs) / median(offMs) };
+      console.log(
+        `start-up to initialize (median of ${STARTUP_RUNS}): tracing off ${
+          report.startup.offMs.toFixed(0)
+        } ms, ` +
+          `on ${report.startup.onMs.toFixed(0)} ms, ratio ${report.startup.ratio.toFixed(2)}`,
+      );
+    }
+    report.spans = receiver.spans();
+    console.log(`spans received by the OTLP receiver: ${report.spans}`);
+    return report;
+  } finally {
+    const pids = descendants(Deno.pid).filter((pid) => !before.has(pid));
+    await Promise.all(opened.map((c) => c.close().catch(() => {})));
+    const left = await reap(pids);
+    if (left) console.error(`warning: ${left} leftover process(es) of the otel bench were killed`);
+  }
+}
+
+if (import.meta.main) await main({ proxyOnly: Deno.args.includes("--proxy-only") });
