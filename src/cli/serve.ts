@@ -12,7 +12,7 @@ import { type Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";
-import { loadTelemetry, Telemetry } from "../telemetry/mod.ts";
+import type { Telemetry } from "../telemetry/mod.ts";
 
 /**
  * The gateway's telemetry from the environment: spans (and OTLP metrics) when Deno's OpenTelemetry is on
@@ -24,8 +24,10 @@ export async function telemetryFor(
   listening: boolean,
 ): Promise<Telemetry | undefined> {
   const tracing = env.get("OTEL_DENO") === "true";
+  if (!tracing && !listening) return undefined;
+  // Loaded only then: a gateway on stdio without OpenTelemetry loads none of it (start-up time).
+  const { loadTelemetry } = await import("../telemetry/mod.ts");
   const toolArguments = env.get("MCPHUB_OTEL_TOOL_ARGUMENTS") === "true";
-  if (!tracing) return listening ? new Telemetry({ toolArguments }) : undefined;
   return await loadTelemetry({ tracing, toolArguments, version: VERSION });
 }
 

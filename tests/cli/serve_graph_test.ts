@@ -95,7 +95,7 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   // SDK's Protocol, and the Client (with Ajv) loads when the first downstream connects (sdk_client.ts).
   assert.deepEqual(npm.filter((s) => /sdk@[^/]+\/(client|server)$|ajv/.test(s)), []);
   assert.ok(!local.includes("src/mcp/sdk_client.ts"));
-  // The OpenTelemetry API loads only when Deno's OpenTelemetry is on (OTEL_DENO=true, telemetry/).
-  assert.ok(local.includes("src/telemetry/telemetry.ts"), local.join(" "));
+  // Telemetry (and the OpenTelemetry API) loads only with OTEL_DENO=true or --listen (telemetry/).
+  assert.deepEqual(local.filter((s) => s.startsWith("src/telemetry/")), []);
   assert.deepEqual(npm.filter((s) => s.includes("opentelemetry")), []);
 });
