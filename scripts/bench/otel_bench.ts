@@ -14,6 +14,7 @@
 import {
   connectDirect,
   connectGateway,
+  DENO,
   descendants,
   q,
   REAL,
@@ -49,6 +50,12 @@ export interface OtelBenchReport {
   sequential: Figures;
   inFlight8: Figures;
   startup?: { offMs: number; onMs: number; ratio: number };
+  /**
+   * The telemetry work of one proxied call in a loop (`_otel_spans.ts`), µs: spans made and exported
+   * (on) and durations only (off, as a `--listen` gateway keeps them); each also as a share of one
+   * untraced gateway call (1 / the sequential calls/s above).
+   */
+  perCall?: { onUs: number; offUs: number; onShare: number; offShare: number };
   /** Bytes of trace exports the receiver took in (so the spans were made and sent). */
   traceBytes: number;
 }
@@ -86,6 +93,18 @@ function median(values: number[]): number {
 
 function rate(n: number): string {
   return `${Math.round(n)} calls/s`;
+}
+
+/** µs of telemetry work per proxied call, measured in a child with `env`. */
+async function spanCost(env: Record<string, string>): Promise<number> {
+  const out = await new Deno.Command(DENO, {
+    args: ["run", "-A", `${ROOT}scripts/bench/_otel_spans.ts`, "20000"],
+    env,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error("_otel_spans.ts failed");
+  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { usPerCall: number }).usPerCall;
 }
 
 /** Runs the benchmark, prints the figures and returns them. */
@@ -132,6 +151,28 @@ export async function main({ proxyOnly = false }: { proxyOnly?: boolean } = {}):
       );
     }
     await Promise.all(opened.splice(0).map((c) => c.close().catch(() => {})));
+    const onUs: number[] = [];
+    const offUs: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      offUs.push(await spanCost({}));
+      onUs.push(await spanCost(otelEnv(receiver.endpoint)));
+    }
+    const callUs = 1e6 / ((report.sequential.off + report.sequential.off2) / 2);
+    report.perCall = {
+      onUs: median(onUs),
+      offUs: median(offUs),
+      onShare: median(onUs) / callUs,
+      offShare: median(offUs) / callUs,
+    };
+    console.log(
+      `telemetry work per call (median of 5 × 20000): traced ${report.perCall.onUs.toFixed(1)} µs ` +
+        `(${(report.perCall.onShare * 100).toFixed(1)}% of an untraced gateway call of ${
+          callUs.toFixed(0)
+        } µs), ` +
+        `durations only ${report.perCall.offUs.toFixed(1)} µs (${
+          (report.perCall.offShare * 100).toFixed(1)
+        }%)`,
+    );
     if (!proxyOnly) {
       const args = [
         "run",

@@ -338,7 +338,8 @@ export class Telemetry {
     const meta = typeof init.meta === "object" && init.meta !== null
       ? init.meta as Record<string, unknown>
       : undefined;
-    let parent = api.context.active();
+    // On stdio there is no ambient context (no HTTP request span): the root, without asking for it.
+    let parent = init.transport === "pipe" ? api.ROOT_CONTEXT : api.context.active();
     const remote = parseTraceparent(meta?.traceparent);
     let tracestate: string | undefined;
     if (remote) {
@@ -364,9 +365,8 @@ export class Telemetry {
     const tracer = this.#tracer;
     if (!tracer) return new ClientOperation(this, init);
     const api = this.api!;
-    const context = parent?.span
-      ? api.trace.setSpan(api.context.active(), parent.span)
-      : api.context.active();
+    // The parent is explicit: no ambient context to look up.
+    const context = parent?.span ? api.trace.setSpan(api.ROOT_CONTEXT, parent.span) : api.context.active();
     const attributes: Attributes = {
       "mcp.method.name": init.method,
       "mcphub.server.name": init.server,
