@@ -264,6 +264,8 @@ export class Gateway {
       log: options.log,
       ready: () => (this.#begin(), hub.settled()),
       relay: options.relay,
+      telemetry: options.telemetry,
+      operation: (extra) => this.#operation(extra),
     });
     this.detached = new DetachedCalls();
     this.#handlers = {

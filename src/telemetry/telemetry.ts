@@ -195,6 +195,19 @@ export class ClientOperation {
     this.span?.setAttribute("jsonrpc.request.id", String(id));
   }
 
+  /** Ends the operation with a thrown error: its JSON-RPC code as `error.type` when it has one, else `_OTHER`. */
+  fail(error: unknown, redact: (text: string) => string = (text) => text): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === "number" && Number.isInteger(code)) {
+      const message = (error as { message?: unknown }).message;
+      this.end({
+        type: String(code),
+        code,
+        message: typeof message === "string" ? redact(message) : undefined,
+      });
+    } else this.end({ type: "_OTHER" });
+  }
+
   /** Ends the operation once, recording its duration. */
   end(error?: OperationError): void {
     if (this.#ended) return;
@@ -259,7 +272,7 @@ export class Telemetry {
   );
   readonly refused = new Counter(
     "mcphub_requests_refused_total",
-    "HTTP requests refused before MCP handling (bad token, unknown agent, session limit, stopping), by status",
+    "HTTP requests the listener answered with an error status (bad token, unknown agent or session, session limit, too large, stopping), by status",
     ["code"],
   );
   readonly spooledResults = new Counter(

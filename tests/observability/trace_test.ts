@@ -4,7 +4,7 @@
  * the downstream fixture reports the `traceparent` it received: the gateway's CLIENT span.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, q, tempDir, until, writeConfig } from "../helpers.ts";
+import { connectGateway, DENO, FIXTURE, q, REAL, tempDir, until, writeConfig } from "../helpers.ts";
 import { attribute, type OtlpSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 
 const HOST_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -218,4 +218,33 @@ Deno.test("the CLIENT span's traceparent reaches a Streamable HTTP server in par
   const server = await receiver.span((s) => s.spanId === client.parentSpanId);
   assert.equal(server.name, "tools/call web__trace");
   assert.equal(server.parentSpanId, HOST_SPAN);
+});
+
+Deno.test("a resource read is a SERVER span with a CLIENT span under it for the server that holds it", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  everything:\n    command: node\n    args: [${q(REAL.everything)}, stdio]\n`,
+  );
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  try {
+    const { resources } = await gw.client.listResources();
+    assert.ok(resources.length > 0);
+    await gw.client.readResource({
+      uri: resources[0].uri,
+      _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` },
+    });
+  } finally {
+    await gw.close();
+  }
+  const client = await receiver.span((s) => s.name === "resources/read" && s.kind === CLIENT);
+  assert.equal(attribute(client, "mcphub.server.name"), "everything");
+  assert.equal(client.traceId, HOST_TRACE);
+  const server = await receiver.span((s) => s.spanId === client.parentSpanId);
+  assert.equal(server.name, "resources/read");
+  assert.equal(server.kind, SERVER);
+  assert.equal(server.parentSpanId, HOST_SPAN);
+  const list = await receiver.span((s) => s.name === "resources/list" && s.kind === CLIENT);
+  assert.equal(attribute(list, "mcp.method.name"), "resources/list");
 });
