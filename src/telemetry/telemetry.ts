@@ -133,9 +133,9 @@ export class ServerOperation {
     }
   }
 
-  /** An event on the span (spooled, detached, …). */
+  /** An event on the span (spooled, detached, …); none once it ended (a detached call outlives it). */
   event(name: string, attributes?: Attributes): void {
-    this.span?.addEvent(name, attributes);
+    if (!this.#ended) this.span?.addEvent(name, attributes);
   }
 
   /** Ends the operation once, recording its duration. */
