@@ -414,9 +414,10 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   };
 }
 
-/** The hub's gauges: each server's state (one series per state it can be in), tools and held tools. */
+/** Every state a server can be in (`DownstreamState`): `mcphub_server_state` has a series for each. */
 const SERVER_STATES = ["disabled", "connecting", "connected", "backoff", "failed", "needs_auth", "closed"];
 
+/** The hub's gauges: each server's state (one series per state it can be in), tools and held tools. */
 function hubGauges(hub: Hub): GaugeReading[] {
   const servers = hub.servers();
   return [

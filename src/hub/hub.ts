@@ -1254,7 +1254,6 @@ function heldNames(h: HeldTool): string[] {
   return names;
 }
 
-/** An `isError` tool result with one text block. */
 /** A failed downstream call's `error.type`: its JSON-RPC code, or the gateway's class of failure. */
 function clientError(error: unknown): OperationError {
   if (error instanceof CallTimeoutError) return { type: "timeout", message: error.message };
@@ -1267,6 +1266,7 @@ function clientError(error: unknown): OperationError {
   return { type: "_OTHER" };
 }
 
+/** An `isError` tool result with one text block. */
 export function errorResult(text: string): CallToolResult {
   return { content: [{ type: "text", text }], isError: true };
 }
