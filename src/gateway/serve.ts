@@ -323,6 +323,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   const hub = new Hub({ ...hubOptions, agent: options.agent });
   const views = new Map<string, Hub>();
   const unwatch = telemetry?.gauges(() => hubGauges(hub));
+  const unwatchStore = reader && telemetry && watchStore(telemetry, reader, log);
   // One relay for every upstream session: downstream sessions are the hub's, shared by the views.
   const relay = new SessionRelay(hub, { shared: options.shared ?? false, log });
 
@@ -406,12 +407,47 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     flush: () => recorder.flush(),
     async close() {
       unwatch?.();
+      unwatchStore?.();
       await Promise.allSettled([...views.values()].map((view) => view.close()));
       await hub.close();
       await recorder.close().catch(() => {});
       await parts.close();
     },
   };
+}
+
+/** The result store's gauges: results held and their bytes, queried before each scrape. */
+function watchStore(telemetry: Telemetry, reader: SqlReader, log: (line: string) => void): () => void {
+  let held: { results: number; bytes: number } | undefined;
+  let warned = false;
+  const stop = telemetry.refresher(async () => {
+    try {
+      const [row] = await reader.all(
+        "SELECT COUNT(*) AS results, COALESCE(SUM(total_bytes), 0) AS bytes FROM spool_results",
+      );
+      held = { results: Number(row?.results ?? 0), bytes: Number(row?.bytes ?? 0) };
+    } catch (error) {
+      if (!warned) {
+        log(`warning: reading the result store's size for metrics failed: ${(error as Error).message}`);
+      }
+      warned = true;
+    }
+  });
+  const unwatch = telemetry.gauges(() =>
+    held === undefined ? [] : [
+      {
+        name: "mcphub_store_results",
+        help: "Results held in the result store (paged with get_result until they expire)",
+        series: [{ labels: {}, value: held.results }],
+      },
+      {
+        name: "mcphub_store_result_bytes",
+        help: "Bytes of the results held in the result store",
+        series: [{ labels: {}, value: held.bytes }],
+      },
+    ]
+  );
+  return () => (stop(), unwatch());
 }
 
 /** Every state a server can be in (`DownstreamState`): `mcphub_server_state` has a series for each. */

@@ -252,6 +252,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         { "www-authenticate": 'Bearer realm="mcphub-metrics"' },
       );
     }
+    await telemetry.refresh();
     return new Response(request.method === "HEAD" ? null : telemetry.render(), {
       headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
     });

@@ -248,7 +248,12 @@ export const GAUGES: Readonly<Record<string, string>> = {
   mcphub_server_tools: "Tools a server offers, as last listed",
   mcphub_tools_held: "Tools held until approved (a changed definition, or new under trust: pin)",
   mcphub_sessions_open: "Open upstream sessions of the HTTP listener, per agent",
+  mcphub_store_results: "Results held in the result store (paged with get_result until they expire)",
+  mcphub_store_result_bytes: "Bytes of the results held in the result store",
 };
+
+/** How often the store's gauges are refreshed for OTLP export. */
+const STORE_REFRESH_MS = 30_000;
 
 /** The gateway's telemetry: one per process, shared by every session and hub view. */
 export class Telemetry {
@@ -323,6 +328,9 @@ export class Telemetry {
           }
         });
     }
+    // The store's gauges over OTLP: refreshed on a timer (a scrape of /metrics refreshes them too).
+    const timer = setInterval(() => void this.refresh(), STORE_REFRESH_MS);
+    Deno.unrefTimer(timer);
     for (const counter of this.#counters()) {
       meter.createObservableCounter(`mcphub.${counter.name.slice("mcphub_".length, -"_total".length)}`, {
         description: counter.help,
@@ -431,6 +439,25 @@ export class Telemetry {
   observeClient(seconds: number, labels: Labels): void {
     this.clientDuration.observe(seconds, labels);
     this.#otelClient?.record(seconds, otelAttributes(labels));
+  }
+
+  #refreshers: (() => Promise<void>)[] = [];
+
+  /**
+   * Adds work to do before gauges are read (a query of the store whose answer a gauge then reads): run by
+   * {@linkcode Telemetry.refresh} before each scrape. A failure leaves the last values.
+   */
+  refresher(refresh: () => Promise<void>): () => void {
+    this.#refreshers.push(refresh);
+    return () => {
+      const at = this.#refreshers.indexOf(refresh);
+      if (at >= 0) this.#refreshers.splice(at, 1);
+    };
+  }
+
+  /** Runs every refresher (see {@linkcode Telemetry.refresher}); never rejects. */
+  async refresh(): Promise<void> {
+    await Promise.allSettled(this.#refreshers.map((refresh) => refresh()));
   }
 
   /** Adds gauges read at each scrape (their names are among {@linkcode GAUGES}). */

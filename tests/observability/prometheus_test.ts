@@ -69,6 +69,9 @@ Deno.test({
       assert.equal((echo as { isError?: boolean }).isError, undefined);
       const fail = await client.callTool({ name: "fx__fail", arguments: { text: "no" } });
       assert.equal((fail as { isError?: boolean }).isError, true);
+      // Over the response budget: stored, and answered with a receipt.
+      const big = await client.callTool({ name: "fx__big", arguments: { bytes: 100_000 } });
+      assert.equal((big.structuredContent as { status?: string }).status, "stored");
       // A tool name that is not in the catalog: a protocol error, and no series named after it.
       await assert.rejects(client.callTool({ name: "made_up_tool_name", arguments: {} }));
 
@@ -106,6 +109,10 @@ Deno.test({
       assert.match(text, /^mcphub_sessions_open\{agent="ops"\} 1$/m);
       assert.match(text, /^mcphub_requests_refused_total\{code="401"\} 3$/m);
       assert.match(text, /^mcphub_tools_held\{server="fx"\} 0$/m);
+      assert.match(text, /^mcphub_results_spooled_total\{server="fx"\} 1$/m);
+      assert.match(text, /^mcphub_store_results 1$/m);
+      const stored = Number(/^mcphub_store_result_bytes (\d+)$/m.exec(text)?.[1]);
+      assert.ok(stored >= 100_000, text);
       assert.ok(!text.includes("made_up_tool_name") && !text.includes("label-values-never-from-input"));
 
       const check = await new Deno.Command("promtool", {
