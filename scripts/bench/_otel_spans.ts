@@ -1,6 +1,6 @@
 /**
- * Child of otel_bench.ts: the gateway's telemetry work for one proxied `tools/call` (a SERVER operation
- * from the host's `traceparent`, its tool, a CLIENT operation with the `traceparent` to pass on, both
+ * Child of otel_bench.ts: the gateway's telemetry work for one proxied `tools/call` (a SERVER operation,
+ * from the host's `traceparent` with `--host-context`, its tool, a CLIENT operation with the `traceparent` to pass on, both
  * ended and recorded), `CALLS` times in a loop; prints `{"usPerCall": N}`. With `OTEL_DENO=true` it makes
  * and exports spans as the gateway does; without it, durations are recorded for `/metrics` only.
  *
@@ -9,8 +9,12 @@
 import { loadTelemetry } from "../../src/telemetry/mod.ts";
 
 const CALLS = Number(Deno.args[0] ?? 20_000);
+/** With `--host-context` every request carries the host's `traceparent` (a remote parent), else none. */
+const hostContext = Deno.args.includes("--host-context");
 const telemetry = await loadTelemetry({ tracing: Deno.env.get("OTEL_DENO") === "true" });
-const meta = { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", progressToken: 1 };
+const meta = hostContext
+  ? { traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", progressToken: 1 }
+  : { progressToken: 1 };
 
 function once(i: number): void {
   const server = telemetry.server({ method: "tools/call", requestId: i, transport: "pipe", meta });

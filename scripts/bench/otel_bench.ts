@@ -55,7 +55,15 @@ export interface OtelBenchReport {
    * (on) and durations only (off, as a `--listen` gateway keeps them); as a share of one untraced call's
    * latency (1 / sequential calls/s) and of its time when the gateway is busy (1 / calls/s 8 in flight).
    */
-  perCall?: { onUs: number; offUs: number; onShare: number; offShare: number; onBusyShare: number };
+  perCall?: {
+    onUs: number;
+    offUs: number;
+    onShare: number;
+    offShare: number;
+    onBusyShare: number;
+    /** Traced, with the host's `traceparent` on every request (a remote parent). */
+    hostContextUs: number;
+  };
   /** Bytes of trace exports the receiver took in (so the spans were made and sent). */
   traceBytes: number;
 }
@@ -96,9 +104,15 @@ function rate(n: number): string {
 }
 
 /** µs of telemetry work per proxied call, measured in a child with `env`. */
-async function spanCost(env: Record<string, string>): Promise<number> {
+async function spanCost(env: Record<string, string>, hostContext = false): Promise<number> {
   const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}scripts/bench/_otel_spans.ts`, "20000"],
+    args: [
+      "run",
+      "-A",
+      `${ROOT}scripts/bench/_otel_spans.ts`,
+      "20000",
+      ...(hostContext ? ["--host-context"] : []),
+    ],
     env,
     stdout: "piped",
     stderr: "inherit",
@@ -153,9 +167,11 @@ export async function main({ proxyOnly = false }: { proxyOnly?: boolean } = {}):
     await Promise.all(opened.splice(0).map((c) => c.close().catch(() => {})));
     const onUs: number[] = [];
     const offUs: number[] = [];
+    const hostUs: number[] = [];
     for (let i = 0; i < 5; i++) {
       offUs.push(await spanCost({}));
       onUs.push(await spanCost(otelEnv(receiver.endpoint)));
+      hostUs.push(await spanCost(otelEnv(receiver.endpoint), true));
     }
     // One untraced gateway call: its latency one at a time, and its cost when the gateway is the
     // bottleneck (8 in flight: 1 / calls/s is the gateway's time per call).
@@ -167,6 +183,7 @@ export async function main({ proxyOnly = false }: { proxyOnly?: boolean } = {}):
       onShare: median(onUs) / latencyUs,
       offShare: median(offUs) / latencyUs,
       onBusyShare: median(onUs) / busyUs,
+      hostContextUs: median(hostUs),
     };
     const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
     const f = report.perCall;
@@ -175,7 +192,8 @@ export async function main({ proxyOnly = false }: { proxyOnly?: boolean } = {}):
         `telemetry work per call (median of 5 × 20000): traced ${f.onUs.toFixed(1)} µs,`,
         `durations only ${f.offUs.toFixed(1)} µs; traced = ${pct(f.onShare)} of an untraced call's latency`,
         `(${latencyUs.toFixed(0)} µs one at a time), ${pct(f.onBusyShare)} of its time at 8 in flight`,
-        `(${busyUs.toFixed(0)} µs); durations only = ${pct(f.offShare)} of the latency`,
+        `(${busyUs.toFixed(0)} µs); durations only = ${pct(f.offShare)} of the latency; traced with the`,
+        `host's traceparent on every request ${f.hostContextUs.toFixed(1)} µs`,
       ].join(" "),
     );
     if (!proxyOnly) {
