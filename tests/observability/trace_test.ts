@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { connectGateway, DENO, FIXTURE, q, REAL, tempDir, until, writeConfig } from "../helpers.ts";
 import { attribute, type OtlpSpan, startOtlpReceiver } from "./otlp_receiver.ts";
+import { httpClient, startListener } from "../http/http_helpers.ts";
 
 const HOST_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
 const HOST_SPAN = "00f067aa0ba902b7";
@@ -247,4 +248,38 @@ Deno.test("a resource read is a SERVER span with a CLIENT span under it for the 
   assert.equal(server.parentSpanId, HOST_SPAN);
   const list = await receiver.span((s) => s.name === "resources/list" && s.kind === CLIENT);
   assert.equal(attribute(list, "mcp.method.name"), "resources/list");
+});
+
+Deno.test("on --listen, a SERVER span carries the session id and the host's traceparent still leads", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --trace]\n`,
+  );
+  const listener = await startListener(config, { env: otelEnv(receiver.endpoint) });
+  let sessionId: string | undefined;
+  let text: string;
+  try {
+    await using client = await httpClient(listener.url);
+    sessionId = (client.transport as { sessionId?: string } | undefined)?.sessionId;
+    text = textOf(
+      await client.callTool({
+        name: "fx__trace",
+        arguments: {},
+        _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` },
+      }),
+    );
+  } finally {
+    // Stopped: the spans go out as it exits.
+    await listener.stop();
+  }
+  assert.ok(sessionId);
+  const parts = (JSON.parse(text) as { traceparent: string }).traceparent.split("-");
+  const client = await receiver.span((s) => s.spanId === parts[2]);
+  const server = await receiver.span((s) => s.spanId === client.parentSpanId);
+  assert.equal(server.name, "tools/call fx__trace");
+  assert.equal(server.parentSpanId, HOST_SPAN);
+  assert.equal(attribute(server, "mcp.session.id"), sessionId);
+  assert.equal(attribute(server, "network.transport"), "tcp");
 });
