@@ -32,3 +32,10 @@ if (installed !== lock) {
   }
   await Deno.writeTextFile(stamp, lock);
 }
+
+// The metrics tests scrape with a real Prometheus (Debian's package); under CI on Linux it must be there.
+const { ensurePrometheus } = await import("./setup_prometheus.ts");
+if (!await ensurePrometheus() && Deno.env.get("CI") === "true" && Deno.build.os === "linux") {
+  console.error("error: Prometheus is required under CI (tests/observability/)");
+  Deno.exit(1);
+}

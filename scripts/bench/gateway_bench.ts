@@ -122,7 +122,7 @@ export async function throughput(
 }
 
 /** Waits until the gateway no longer reports a server as connecting. */
-async function waitReady(gw: GatewayClient): Promise<void> {
+export async function waitReady(gw: GatewayClient): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     const { servers } = structured<{ servers: { name: string; state: string }[] }>(
@@ -218,12 +218,18 @@ function watchAnswer(readable: ReadableStream<Uint8Array>, id: number): {
 }
 
 /**
- * Spawns `args`, sends `initialize` and returns the ms until the answer; then closes stdin and waits
- * for the process and its `children` expected descendants to exit.
+ * Spawns `args` (with `env` added to this process's environment), sends `initialize` and returns the ms
+ * until the answer; then closes stdin and waits for the process and its `children` expected descendants
+ * to exit.
  */
-async function timeInitialize(args: string[], children: number): Promise<number> {
+export async function timeInitialize(
+  args: string[],
+  children: number,
+  env?: Record<string, string>,
+): Promise<number> {
   const t0 = performance.now();
-  const child = new Deno.Command(DENO, { args, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
+  const child = new Deno.Command(DENO, { args, env, stdin: "piped", stdout: "piped", stderr: "null" })
+    .spawn();
   const writer = child.stdin.getWriter();
   const initialize = {
     jsonrpc: "2.0",

@@ -3,7 +3,7 @@
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench [name…]`), where a name is one of
  * `goals`, `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`,
- * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `relay_floor`, `code_mode` (a file name such as `gateway_bench.ts`
+ * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `relay_floor`, `code_mode`, `otel` (a file name such as `gateway_bench.ts`
  * also works), or `all` for every one of them. No name runs `goals`: issue #16's figures, each the median
  * of 3 rounds against its goal (see goals_bench.ts). A failing benchmark is reported and the others still
  * run; the exit code is then 1. An unknown name exits with 2.
@@ -20,6 +20,7 @@ import * as heldout from "./heldout.ts";
 import * as hostile from "./hostile_bench.ts";
 import * as http from "./http_bench.ts";
 import * as list from "./list_bench.ts";
+import * as otel from "./otel_bench.ts";
 import * as livemcpbench from "./livemcpbench.ts";
 import * as peer from "./peer_bench.ts";
 import * as pgStore from "./pg_store_bench.ts";
@@ -58,6 +59,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "pg_store", file: "pg_store_bench.ts", run: () => pgStore.main([]) },
   { name: "relay_floor", file: "relay_floor_bench.ts", run: () => relayFloor.main() },
   { name: "code_mode", file: "code_mode_bench.ts", run: () => codeMode.main() },
+  { name: "otel", file: "otel_bench.ts", run: () => otel.main() },
 ];
 
 /**

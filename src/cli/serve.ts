@@ -14,6 +14,24 @@ import { type Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";
+import type { Telemetry } from "../telemetry/mod.ts";
+
+/**
+ * The gateway's telemetry from the environment: spans (and OTLP metrics) when Deno's OpenTelemetry is on
+ * (`OTEL_DENO=true`); tool arguments on spans only with `MCPHUB_OTEL_TOOL_ARGUMENTS=true`. Undefined on
+ * stdio with OpenTelemetry off (nothing to report to: no cost); the listener always keeps metrics.
+ */
+export async function telemetryFor(
+  env: { get(key: string): string | undefined },
+  listening: boolean,
+): Promise<Telemetry | undefined> {
+  const tracing = env.get("OTEL_DENO") === "true";
+  if (!tracing && !listening) return undefined;
+  // Loaded only then: a gateway on stdio without OpenTelemetry loads none of it (start-up time).
+  const { loadTelemetry } = await import("../telemetry/mod.ts");
+  const toolArguments = env.get("MCPHUB_OTEL_TOOL_ARGUMENTS") === "true";
+  return await loadTelemetry({ tracing, toolArguments, version: VERSION });
+}
 
 /** The exact `auth login` command for this gateway's config and store (flags only where they were given). */
 export function loginCommandFor(ctx: CommandContext, configPath: string | undefined, server: string): string {
@@ -217,6 +235,7 @@ export const serveCommand: Command = {
       outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.
       connectAtStart: human,
+      telemetry: await telemetryFor(ctx.env, false),
     });
     const stopProgress = human ? showConnectProgress(running.hub, ctx) : () => {};
     const stopReady = human ? announceReady(running.hub, ctx, stopProgress) : () => {};
@@ -271,6 +290,7 @@ async function serveHttp(
       authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
       address,
+      telemetry: await telemetryFor(ctx.env, true),
     });
   } catch (error) {
     if (error instanceof RangeError) {

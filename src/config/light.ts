@@ -14,5 +14,5 @@ export { CONFIG_NAMES, defaultConfigPath, findConfigPath, userConfigDir } from "
 export { loadConfig } from "./load.ts";
 export { parseDuration, parseSize } from "./units.ts";
 export { MIN_RESPONSE_BUDGET } from "./settings.ts";
-export { isLoopback, type ListenAddress, parseListen, sha256Hex, tokenHash } from "./listen.ts";
+export { isLoopback, type ListenAddress, parseListen, secretHash, sha256Hex, tokenHash } from "./listen.ts";
 export { MAX_HINT_BYTES, MAX_HINTS, MAX_NAME_LENGTH, NAME_PATTERN, RESERVED_SERVER_NAME } from "./rules.ts";

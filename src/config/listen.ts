@@ -102,24 +102,36 @@ export async function tokenHash(
   file: string | undefined,
 ): Promise<string | undefined> {
   if (agent.token === undefined) return undefined;
-  if (HASHED.test(agent.token)) return agent.token.slice("sha256:".length);
-  const expanded = expandVariables(agent.token, env);
+  return await secretHash(agent.token, `agents.${agent.name}.token`, env, file);
+}
+
+/**
+ * What a token setting (`${VAR}` or `sha256:HEX`, read by {@linkcode readToken}) resolves to: the SHA-256
+ * of the token, hex.
+ *
+ * @param key the setting's path in the file, for messages (`metrics_token`)
+ * @throws {RangeError} naming the file, the key and the fix (an unset variable, a short token)
+ */
+export async function secretHash(
+  value: string,
+  key: string,
+  env: Environment,
+  file: string | undefined,
+): Promise<string> {
+  if (HASHED.test(value)) return value.slice("sha256:".length);
+  const expanded = expandVariables(value, env);
   if (!expanded.ok) {
     const why = "unset" in expanded
       ? `environment variable ${expanded.unset} is not set`
       : "malformed ${VAR}";
     throw new RangeError(
-      `${
-        file ?? "mcphub.yaml"
-      }: agents.${agent.name}.token: ${why}; set it before starting mcphub, or write ` +
+      `${file ?? "mcphub.yaml"}: ${key}: ${why}; set it before starting mcphub, or write ` +
         'the token\'s hash as "sha256:HEX" (printf %s "$TOKEN" | sha256sum)',
     );
   }
   if (expanded.value.length < 16) {
     throw new RangeError(
-      `${
-        file ?? "mcphub.yaml"
-      }: agents.${agent.name}.token: the token is shorter than 16 characters; use a ` +
+      `${file ?? "mcphub.yaml"}: ${key}: the token is shorter than 16 characters; use a ` +
         "random one, e.g. openssl rand -hex 32",
     );
   }

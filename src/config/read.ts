@@ -15,7 +15,7 @@ import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readExposeBudget, readResponseBudget, readTimeout } from "./settings.ts";
-import { readAllowedHosts, readListen } from "./listen.ts";
+import { readAllowedHosts, readListen, readToken } from "./listen.ts";
 import { readStore } from "./store.ts";
 import { isScalar } from "./yaml_nodes.ts";
 import { linePositions, readBlockYaml } from "./block_yaml.ts";
@@ -57,6 +57,7 @@ const TOP_KEYS = [
   "listen",
   "allowed_hosts",
   "session_idle",
+  "metrics_token",
   "servers",
   "agents",
   "inherit_env",
@@ -201,6 +202,8 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   if (store) config.store = readStore(reader, store, expand ? options.env : undefined);
   const hosts = keys.get("allowed_hosts");
   if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
+  const metricsToken = keys.get("metrics_token");
+  if (metricsToken) config.metricsToken = readToken(reader, metricsToken);
   const idle = keys.get("session_idle");
   if (idle) config.sessionIdleMs = readTimeout(reader, idle) ?? config.sessionIdleMs;
 

@@ -119,6 +119,11 @@ export interface Config {
   store?: string;
   /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
   listen?: string;
+  /**
+   * The bearer token `GET /metrics` on the listener requires: `${VAR}` or `sha256:HEX`, as an agent's
+   * `token:`. undefined = /metrics needs no token where the listener needs none, else it is refused.
+   */
+  metricsToken?: string;
   /** Host names besides loopback names that HTTP requests may carry in Host and Origin. @default [] */
   allowedHosts: string[];
   /** An HTTP session with no request for this long is ended. @default 1800000 */

@@ -151,6 +151,10 @@ export interface DownstreamCallOptions {
    * client's check of its `structuredContent`, made here). @default false
    */
   raw?: boolean;
+  /** W3C trace context for the request's `params._meta` (the gateway's CLIENT span). */
+  meta?: { traceparent: string; tracestate?: string };
+  /** Told the JSON-RPC id of the request once it is known (the fast path's own ids). */
+  onRequestId?: (id: string | number) => void;
 }
 
 /** The call failed in a way that leaves its outcome unknown (the connection broke). */
@@ -797,7 +801,10 @@ export class Downstream {
         }
         return result;
       }
-      return await client.callTool({ name, arguments: args }, CallToolResultSchema, {
+      const params = options.meta
+        ? { name, arguments: args, _meta: { ...options.meta } }
+        : { name, arguments: args };
+      return await client.callTool(params, CallToolResultSchema, {
         signal: options.signal,
         timeout: options.timeoutMs,
         maxTotalTimeout: options.timeoutMs,

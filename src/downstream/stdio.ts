@@ -36,6 +36,10 @@ export interface RawCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (progress: Progress) => void;
+  /** W3C trace context for the request's `params._meta`. */
+  meta?: { traceparent: string; tracestate?: string };
+  /** Told the request's id (`mcphub-N`) as it is sent. */
+  onRequestId?: (id: string) => void;
 }
 
 interface RawCall {
@@ -400,7 +404,10 @@ export class StdioClientTransport implements Transport {
       };
       this.#rawCalls.set(id, call);
       const params: Record<string, unknown> = { name, arguments: args };
-      if (onProgress) params._meta = { progressToken: id };
+      if (options.meta) {
+        params._meta = onProgress ? { ...options.meta, progressToken: id } : { ...options.meta };
+      } else if (onProgress) params._meta = { progressToken: id };
+      options.onRequestId?.(id);
       writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
         if (this.#rawCalls.get(id) === call) call.reject(error);
       });

@@ -48,6 +48,7 @@ import { decideExposure, DEFAULT_EXPOSE_BUDGET_TOKENS, type Exposure } from "../
 import { StdioServerTransport } from "./stdio_server.ts";
 import { RawResult } from "../json/raw_json.ts";
 import { Stepper } from "../json/slices.ts";
+import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -97,6 +98,8 @@ export interface GatewayOptions {
    * session starts; the session's own calls are counted on top.
    */
   usage?: () => Promise<ReadonlyMap<string, number>>;
+  /** A span and a duration per host request (see telemetry/); undefined = none, at no cost. */
+  telemetry?: Telemetry;
 }
 
 /** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
@@ -318,6 +321,8 @@ export class Gateway {
           return { contents: [{ uri, mimeType: "application/typescript", text }] };
         },
       },
+      telemetry: options.telemetry,
+      operation: (extra) => this.#operation(extra),
     });
     this.detached = new DetachedCalls();
     this.#handlers = {
@@ -560,6 +565,7 @@ export class Gateway {
     const name = checkToolName(request.params.name as unknown, 'tools/call: "name"');
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     const meta = metaToolName(name);
+    const op = this.#operation(extra);
     if (meta) {
       const handler = this.#handlers[meta];
       if (meta === "run_code" && !this.#hub.codeMode) {
@@ -571,9 +577,11 @@ export class Gateway {
       if (!handler) {
         invalidParams(`Tool "${name}" is not available in this version`);
       }
+      op?.tool(name);
       // call_tool on the fast path relays the downstream's bytes as a mounted tool's call does.
       if (meta === "call_tool" && raw) return await this.#callTool(args, extra, true);
       const value = await handler(args, extra);
+      if (op && isResult(value) && value.isError === true) op.toolError = true;
       return isResult(value) ? value : jsonResult(value);
     }
     const entry = await this.#hub.find({ tool: name });
@@ -609,16 +617,23 @@ export class Gateway {
       this.#usage.set(entry.namespaced, (this.#usage.get(entry.namespaced) ?? 0) + 1);
       this.#notifyIfChanged();
     }
+    const op = this.#operation(extra);
+    // call_tool's span keeps its own name; a mounted tool's is the tool's.
+    if (options.via === "mount") op?.tool(entry.namespaced);
+    op?.arguments(args);
     const progress = this.#progressForwarder(extra);
     const release = this.passthrough.track(entry.server, extra);
     try {
-      return await this.#hub.call(entry, args, {
+      const result = await this.#hub.call(entry, args, {
         via: options.via,
         signal: extra.signal,
         timeoutMs: options.timeoutMs,
         onProgress: progress.onProgress,
         raw: options.raw ?? false,
+        trace: op,
       });
+      if (op && result.isError === true) op.toolError = true;
+      return result;
     } finally {
       release();
       await progress.settle();
@@ -758,11 +773,14 @@ export class Gateway {
       const limit = this.#hub.config.callTimeoutMs;
       const bound = typeof timeoutMs === "number" ? Math.min(timeoutMs, limit) : limit;
       let callId: string;
+      const op = this.#operation(extra);
+      op?.arguments(input);
       try {
         callId = this.detached.start(
           { namespaced: entry.namespaced, agent: this.#hub.agent },
-          (signal) => this.#hub.call(entry, input, { via: "detach", signal, timeoutMs: bound }),
+          (signal) => this.#hub.call(entry, input, { via: "detach", signal, timeoutMs: bound, trace: op }),
         );
+        op?.event("mcphub.call.detached", { "mcphub.call.id": callId, "mcphub.tool.name": entry.namespaced });
       } catch (error) {
         if (error instanceof TooManyDetachedError) return errorResult(`call_tool: ${error.message}`);
         throw error;
@@ -803,7 +821,99 @@ export class Gateway {
         onmessage?.call(transport, message, extra);
       };
     }
+    if (this.#options.telemetry) this.#observe(transport, this.#options.telemetry);
     this.#connected = true;
+  }
+
+  /** Host requests being served, by request id (telemetry on): their spans and start times. */
+  #operations = new Map<string | number, ServerOperation>();
+
+  #operation(extra: Extra): ServerOperation | undefined {
+    return this.#operations.size ? this.#operations.get(extra.requestId) : undefined;
+  }
+
+  /**
+   * Watches the transport's traffic (telemetry on): a SERVER operation from each request's arrival until
+   * its answer is sent, whichever path answers it (the SDK's server or the fast path).
+   */
+  #observe(transport: Transport, telemetry: Telemetry): void {
+    const operations = this.#operations;
+    const kind = transport instanceof StdioServerTransport ? "pipe" : "tcp";
+    const begin = (message: Record<string, unknown>) => {
+      const { id, method } = message;
+      const params = message.params as Record<string, unknown> | undefined;
+      if (typeof method !== "string") return;
+      if (id === undefined) {
+        // A request the host cancelled gets no answer: its operation ends here.
+        if (method === "notifications/cancelled" && params && typeof params === "object") {
+          finish(params.requestId, { type: "cancelled" });
+        }
+        return;
+      }
+      if ((typeof id !== "string" && typeof id !== "number") || operations.has(id)) return;
+      operations.set(
+        id,
+        telemetry.server({
+          method,
+          requestId: id,
+          sessionId: transport.sessionId,
+          transport: kind,
+          meta: params && typeof params === "object" ? params._meta : undefined,
+        }),
+      );
+    };
+    const finish = (id: unknown, error?: OperationError) => {
+      if (typeof id !== "string" && typeof id !== "number") return;
+      const op = operations.get(id);
+      if (!op) return;
+      operations.delete(id);
+      op.end(error);
+    };
+    if (transport instanceof StdioServerTransport) {
+      const intercept = transport.intercept;
+      transport.intercept = (message) => {
+        begin(message as Record<string, unknown>);
+        return intercept?.(message) ?? false;
+      };
+    } else {
+      const onmessage = transport.onmessage;
+      transport.onmessage = (message, extra) => {
+        begin(message as unknown as Record<string, unknown>);
+        onmessage?.call(transport, message, extra);
+      };
+    }
+    const send = transport.send.bind(transport);
+    transport.send = (message, options) => {
+      const m = message as Record<string, unknown>;
+      if (!("method" in m) && "id" in m) {
+        const error = m.error as { code?: unknown; message?: unknown } | undefined;
+        if (error && typeof error === "object") {
+          const code = typeof error.code === "number" ? error.code : undefined;
+          finish(m.id, {
+            type: code === undefined ? "_OTHER" : String(code),
+            code,
+            message: typeof error.message === "string" ? error.message : undefined,
+          });
+        } else {
+          const result = m.result as { isError?: unknown } | undefined;
+          if (result?.isError === true) {
+            const op = typeof m.id === "string" || typeof m.id === "number"
+              ? operations.get(m.id)
+              : undefined;
+            if (op) op.toolError = true;
+          }
+          finish(m.id);
+        }
+      }
+      return send(message, options);
+    };
+    if (isRawResultTransport(transport)) {
+      const sendResult = transport.sendResult.bind(transport);
+      transport.sendResult = (id, result) => {
+        finish(id);
+        return sendResult(id, result);
+      };
+    }
   }
 
   /** Calls of the fast path still running, by request id: what a host's `notifications/cancelled` aborts. */
@@ -878,6 +988,8 @@ export class Gateway {
     for (const controller of this.#fastCalls.values()) controller.abort();
     this.#unsubscribe();
     this.passthrough.close();
+    for (const op of this.#operations.values()) op.end({ type: "cancelled" });
+    this.#operations.clear();
     this.#connected = false;
     await closeSandboxes();
     await this.server.close().catch(() => {});

@@ -45,6 +45,7 @@ import type {
   ServerRequest,
 } from "../mcp/sdk.ts";
 import { ServerUnavailableError } from "../downstream/downstream.ts";
+import type { ServerOperation, Telemetry } from "../telemetry/mod.ts";
 import { parseJson } from "../json/mod.ts";
 import { namespaceTemplate, namespaceUri, splitUri } from "../hub/uris.ts";
 
@@ -122,6 +123,10 @@ export interface PassthroughOptions {
   ready: () => Promise<void>;
   /** The relay of the hub's downstream sessions; undefined = a relay of its own (one host). */
   relay?: SessionRelay;
+  /** A CLIENT operation per forwarded request (see telemetry/); undefined = none. */
+  telemetry?: Telemetry;
+  /** The host request a handler serves (its SERVER operation), the parent of what it forwards. */
+  operation?: (extra: Extra) => ServerOperation | undefined;
   /** The gateway's own resources (code mode's declarations), listed first and read before any server's. */
   own?: OwnResources;
 }
@@ -619,12 +624,24 @@ export class Passthrough {
     extra: Extra,
     timeoutMs = this.#hub.config.callTimeoutMs,
   ): Promise<Result> {
+    const telemetry = this.#options.telemetry;
+    const d = telemetry && this.#hub.downstreams.find((d) => d.client === client);
+    const op = d && telemetry.client(this.#options.operation?.(extra), {
+      method: methodName(method),
+      server: d.name,
+      transport: d.config.url === undefined ? "pipe" : "tcp",
+    });
+    // The CLIENT span is the server's parent (in place of a traceparent the host sent, which is its own).
+    if (op?.meta) params = { ...params, _meta: { ...(params._meta as Params | undefined), ...op.meta } };
     try {
-      return await client.request({ method, params }, ResultSchema, {
+      const result = await client.request({ method, params }, ResultSchema, {
         signal: extra.signal,
         timeout: timeoutMs,
       });
+      op?.end();
+      return result;
     } catch (error) {
+      op?.fail(error, (text) => d!.redact(text));
       throw relayError(error);
     }
   }
@@ -894,3 +911,19 @@ export function serverInstructions(servers: readonly { name: string; instruction
     : "";
   return `Server instructions:\n${lines.join("\n")}${tail}`;
 }
+
+/** The MCP methods forwarded here, as the conventions name them (`mcp.method.name`); others `_OTHER`. */
+function methodName(method: string): string {
+  return FORWARDED.has(method) ? method : "_OTHER";
+}
+
+const FORWARDED = new Set([
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "resources/subscribe",
+  "resources/unsubscribe",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);

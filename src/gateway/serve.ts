@@ -42,6 +42,7 @@ import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "../cata
 import { type PinStore, toolPinMigrations, ToolPins } from "../trust/pinning.ts";
 import { pgHubMigrations, PgToolCache, PgToolPins } from "../trust/pg_store.ts";
 import { authMigrations, AuthStore } from "../auth/light.ts";
+import type { GaugeReading, Telemetry } from "../telemetry/mod.ts";
 
 /** What {@linkcode startGateway} needs. */
 export interface StartGatewayOptions {
@@ -76,6 +77,8 @@ export interface StartGatewayOptions {
    * no host may ever initialize): the servers are then offered no client capabilities. @default false
    */
   connectAtStart?: boolean;
+  /** Spans and metrics (see telemetry/); undefined = none. */
+  telemetry?: Telemetry;
 }
 
 /** A running gateway. */
@@ -289,7 +292,7 @@ function openStoreParts(options: GatewayCoreOptions): GatewayStore {
 
 /** Opens the store and the hub (not yet started: call `hub.start()`). */
 export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
-  const { config, log } = options;
+  const { config, log, telemetry } = options;
   const parts = openStoreParts(options);
   const { db, reader, spool, recorder } = parts;
   let warned = false;
@@ -304,7 +307,13 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     version: options.version,
     log,
     finalize: { spool: () => spool, warn: warnOnce },
-    onCall: (event: CallEvent) => recorder.record(event),
+    onCall: telemetry
+      ? (event: CallEvent) => {
+        telemetry.callRecorded(event.server, event.resultBytes, event.spooled);
+        recorder.record(event);
+      }
+      : (event: CallEvent) => recorder.record(event),
+    telemetry,
     toolCache: parts.toolCache,
     pins: parts.pins,
     storeReady: parts.ready,
@@ -313,6 +322,8 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
   const views = new Map<string, Hub>();
+  const unwatch = telemetry?.gauges(() => hubGauges(hub));
+  const unwatchStore = reader && telemetry && watchStore(telemetry, reader, log);
   // One relay for every upstream session: downstream sessions are the hub's, shared by the views.
   const relay = new SessionRelay(hub, { shared: options.shared ?? false, log });
 
@@ -394,9 +405,12 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         relay,
         start,
         usage: reader ? () => usageOf(reader, scoped.agent) : undefined,
+        telemetry,
       }),
     flush: () => recorder.flush(),
     async close() {
+      unwatch?.();
+      unwatchStore?.();
       await Promise.allSettled([...views.values()].map((view) => view.close()));
       await hub.close();
       await recorder.close().catch(() => {});
@@ -414,6 +428,70 @@ async function usageOf(reader: SqlReader, agent: string | undefined): Promise<Ma
   const since = Date.now() - USAGE_DAYS * 24 * 60 * 60 * 1000;
   const top = await topTools(reader, { limit: 500, since, agent });
   return new Map(top.map((t) => [t.namespaced, t.calls]));
+}
+
+/** The result store's gauges: results held and their bytes, queried before each scrape. */
+function watchStore(telemetry: Telemetry, reader: SqlReader, log: (line: string) => void): () => void {
+  let held: { results: number; bytes: number } | undefined;
+  let warned = false;
+  const stop = telemetry.refresher(async () => {
+    try {
+      const [row] = await reader.all(
+        "SELECT COUNT(*) AS results, COALESCE(SUM(total_bytes), 0) AS bytes FROM spool_results",
+      );
+      held = { results: Number(row?.results ?? 0), bytes: Number(row?.bytes ?? 0) };
+    } catch (error) {
+      if (!warned) {
+        log(`warning: reading the result store's size for metrics failed: ${(error as Error).message}`);
+      }
+      warned = true;
+    }
+  });
+  const unwatch = telemetry.gauges(() =>
+    held === undefined ? [] : [
+      {
+        name: "mcphub_store_results",
+        help: "Results held in the result store (paged with get_result until they expire)",
+        series: [{ labels: {}, value: held.results }],
+      },
+      {
+        name: "mcphub_store_result_bytes",
+        help: "Bytes of the results held in the result store",
+        series: [{ labels: {}, value: held.bytes }],
+      },
+    ]
+  );
+  return () => (stop(), unwatch());
+}
+
+/** Every state a server can be in (`DownstreamState`): `mcphub_server_state` has a series for each. */
+const SERVER_STATES = ["disabled", "connecting", "connected", "backoff", "failed", "needs_auth", "closed"];
+
+/** The hub's gauges: each server's state (one series per state it can be in), tools and held tools. */
+function hubGauges(hub: Hub): GaugeReading[] {
+  const servers = hub.servers();
+  return [
+    {
+      name: "mcphub_server_state",
+      help: "1 for the state each configured server is in (server, state)",
+      series: servers.flatMap((s) =>
+        SERVER_STATES.map((state) => ({
+          labels: { server: s.name, state },
+          value: s.state === state ? 1 : 0,
+        }))
+      ),
+    },
+    {
+      name: "mcphub_server_tools",
+      help: "Tools a server offers, as last listed",
+      series: servers.map((s) => ({ labels: { server: s.name }, value: s.tools })),
+    },
+    {
+      name: "mcphub_tools_held",
+      help: "Tools held until approved (a changed definition, or new under trust: pin)",
+      series: servers.map((s) => ({ labels: { server: s.name }, value: s.held?.length ?? 0 })),
+    },
+  ];
 }
 
 /** Starts the gateway: answers `initialize` at once while the servers connect. */

@@ -78,7 +78,7 @@ export function checkHeaderSize(request: Request, limit: number): void {
 }
 
 /** Constant-time comparison of two equal-length hex strings. */
-function sameHex(a: string, b: string): boolean {
+export function sameHex(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);

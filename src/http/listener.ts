@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { ListenAddress } from "../config/mod.ts";
+import { type ListenAddress, secretHash, sha256Hex } from "../config/mod.ts";
 import { type Gateway, type GatewayCore, type GatewayCoreOptions, openGatewayCore } from "../gateway/mod.ts";
 import { hasEscapedKey, parseJson } from "../json/mod.ts";
 import { type Hub } from "../hub/mod.ts";
@@ -19,11 +19,12 @@ import {
   loadHttpSdk,
   type WebStandardStreamableHTTPServerTransport,
 } from "../mcp/mod.ts";
-import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
+import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, sameHex, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
 import { guardBodies } from "../json/mod.ts";
+import { Telemetry } from "../telemetry/mod.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -111,7 +112,12 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
   const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
-  const core = openGatewayCore({ ...options, agent: undefined, shared: true });
+  const metricsHash = config.metricsToken === undefined
+    ? undefined
+    : await secretHash(config.metricsToken, "metrics_token", options.tokenEnv, config.path);
+  // /metrics is always served: the durations and counters are kept whether or not OTLP export is on.
+  const telemetry = options.telemetry ?? new Telemetry();
+  const core = openGatewayCore({ ...options, agent: undefined, shared: true, telemetry });
   const sessions = new Map<string, Session>();
   let draining = false;
   let drained: (() => void) | undefined;
@@ -210,6 +216,48 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return response;
   };
 
+  const unwatch = telemetry.gauges(() => {
+    const open = new Map<string, number>([["", 0], ...config.agents.map((a) => [a.name, 0] as const)]);
+    for (const session of sessions.values()) {
+      const agent = session.agent ?? "";
+      open.set(agent, (open.get(agent) ?? 0) + 1);
+    }
+    return [{
+      name: "mcphub_sessions_open",
+      help: "Open upstream sessions of the HTTP listener, per agent (none: unscoped)",
+      series: [...open].map(([agent, value]) => ({ labels: { agent }, value })),
+    }];
+  });
+
+  /** `GET /metrics`: with `metrics_token:` that bearer token; without, only where no token is required. */
+  const metrics = async (request: Request): Promise<Response> => {
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return new Refusal(405, "Method Not Allowed: GET /metrics", { allow: "GET, HEAD" }).response();
+    }
+    if (metricsHash !== undefined) {
+      const match = /^Bearer +([\x21-\x7e]+)\s*$/i.exec(request.headers.get("authorization") ?? "");
+      if (!match || !sameHex(await sha256Hex(match[1]), metricsHash)) {
+        throw new Refusal(
+          401,
+          "Unauthorized: /metrics needs the metrics_token as Authorization: Bearer TOKEN",
+          {
+            "www-authenticate": 'Bearer realm="mcphub-metrics"',
+          },
+        );
+      }
+    } else if (guard.required) {
+      throw new Refusal(
+        401,
+        "Unauthorized: this gateway requires tokens; set metrics_token: in mcphub.yaml to scrape /metrics",
+        { "www-authenticate": 'Bearer realm="mcphub-metrics"' },
+      );
+    }
+    await telemetry.refresh();
+    return new Response(request.method === "HEAD" ? null : telemetry.render(), {
+      headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" },
+    });
+  };
+
   const route = async (request: Request): Promise<Response> => {
     checkHeaderSize(request, maxHeaderBytes);
     checkHostAndOrigin(request, allowed);
@@ -217,6 +265,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     const path = url.pathname;
     if (path === "/healthz") return json({ status: draining ? "stopping" : "ok" }, draining ? 503 : 200);
     if (path === "/readyz") return readiness(core.hub, draining);
+    if (path === "/metrics") return await metrics(request);
     const mcp = /^\/mcp(?:\/([^/]+))?\/?$/.exec(path);
     if (mcp) {
       const agent = await guard.agentOf(
@@ -245,12 +294,16 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       return new Refusal(500, "Internal Server Error").response();
     },
   }, async (request) => {
+    let response: Response;
     try {
-      return await route(request);
+      response = await route(request);
     } catch (error) {
-      if (error instanceof Refusal) return error.response();
-      throw error;
+      if (!(error instanceof Refusal)) throw error;
+      response = error.response();
     }
+    // Refused before or by MCP handling (token, agent, session, size, stopping): counted by status.
+    if (response.status >= 400) telemetry.refused.add(1, { code: String(response.status) });
+    return response;
   });
   const addr = server.addr as Deno.NetAddr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
@@ -305,6 +358,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);
+      unwatch();
       await core.close();
       done.resolve();
     })();

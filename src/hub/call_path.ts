@@ -21,6 +21,7 @@ import {
 import { type Finalized, type FinalizeOptions, finalizeRawResult, finalizeResult } from "./finalize.ts";
 import { RawResult } from "../json/raw_json.ts";
 import { namespaceResultUris } from "./uris.ts";
+import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
 
 /** Options of {@linkcode Hub.call}. */
 export interface HubCallOptions {
@@ -39,6 +40,8 @@ export interface HubCallOptions {
    * (only what the code returns reaches the agent, and that is budgeted), and the record names the run.
    */
   run?: string;
+  /** The host request this call serves: the parent of the downstream call's span. */
+  trace?: ServerOperation;
 }
 
 /** What the call path reads of the hub, at the time of the call. */
@@ -48,6 +51,8 @@ export interface CallPath {
   agent?: string;
   /** Where oversized results go, and how a failure to store one is reported. */
   finalize?: Pick<FinalizeOptions, "spool" | "warn">;
+  /** Spans and durations (see telemetry/); undefined = none. */
+  telemetry?: Telemetry;
   onCall?: (event: CallEvent) => void;
   log: (line: string) => void;
 }
@@ -90,14 +95,28 @@ export async function callThrough(
   }
   let result: CallToolResult | RawResult;
   let transportError: string | undefined;
+  const op = hub.telemetry?.client(options.trace, {
+    method: "tools/call",
+    server: entry.server,
+    tool: entry.tool,
+    transport: d.config.url === undefined ? "pipe" : "tcp",
+  });
   try {
     result = await d.callTool(entry.tool, args, {
       signal: options.signal,
       timeoutMs,
       onProgress: options.onProgress,
       raw: options.raw,
+      meta: op?.meta,
+      onRequestId: op && ((id) => op.requestId(id)),
     });
+    op?.end(result.isError === true ? { type: "tool_error" } : undefined);
   } catch (error) {
+    if (op) {
+      const failure = clientError(error);
+      if (failure.message !== undefined) failure.message = d.redact(failure.message);
+      op.end(failure);
+    }
     if (error instanceof ServerUnavailableError) {
       return errorResult(`${error.message}. Call list_servers for the state of every server.`);
     }
@@ -147,6 +166,12 @@ export async function callThrough(
     ? await finalizeRawResult(result, finalizeOptions)
     : await finalizeResult(result, finalizeOptions);
   const isError = result.isError === true;
+  if (finalized.spooled) {
+    options.trace?.event("mcphub.result.spooled", {
+      "mcphub.result.bytes": finalized.originalBytes,
+      "mcphub.result.returned_bytes": finalized.returnedBytes,
+    });
+  }
   record(
     hub,
     entry,
@@ -218,6 +243,18 @@ export function record(
   } catch (error) {
     hub.log(`recording a call failed: ${messageOf(error)}`);
   }
+}
+
+/** A failed downstream call's `error.type`: its JSON-RPC code, or the gateway's class of failure. */
+function clientError(error: unknown): OperationError {
+  if (error instanceof CallTimeoutError) return { type: "timeout", message: error.message };
+  if (error instanceof OutcomeUnknownError) return { type: "outcome_unknown", message: error.message };
+  if (error instanceof ServerUnavailableError) return { type: "unavailable" };
+  const code = (error as { code?: unknown })?.code;
+  if (typeof code === "number" && Number.isInteger(code)) {
+    return { type: String(code), code, message: (error as Error).message };
+  }
+  return { type: "_OTHER" };
 }
 
 /** An `isError` tool result with one text block. */

@@ -35,6 +35,7 @@ import { type InjectionMarker, toolMarkers } from "../trust/injection.ts";
 import type { RejectedTool } from "../trust/limits.ts";
 import { type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/light.ts";
+import type { Telemetry } from "../telemetry/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
@@ -76,6 +77,8 @@ export interface HubOptions {
    * @default {@link INDEX_WORKER_MIN_TOOLS}
    */
   indexWorkerMinTools?: number;
+  /** Spans and durations of downstream calls, and servers' state changes; undefined = none. */
+  telemetry?: Telemetry;
 }
 
 /** A server as `list_servers` and `mcphub list` show it. */
@@ -332,6 +335,7 @@ export class Hub {
           }
         }
       }
+      if (d) options.telemetry?.serverState(server.name, d.state, d.failures);
       this.#changed();
     };
     const d = new Downstream(server, {
@@ -915,6 +919,7 @@ export class Hub {
       config: this.config,
       agent: this.agent,
       finalize: this.#options.finalize,
+      telemetry: this.#options.telemetry,
       onCall: this.#options.onCall,
       log: this.#options.log,
     };

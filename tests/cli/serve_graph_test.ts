@@ -71,7 +71,7 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   assert.deepEqual(local.filter((s) => s.startsWith("src/resolver/")), ["src/resolver/index_host.ts"]);
   assert.deepEqual(local.filter((s) => s.startsWith("src/http/")), []);
   assert.deepEqual(
-    local.filter((s) => s.startsWith("src/cli/") && !/\/(serve|command|host|version)\.ts$/.test(s)),
+    local.filter((s) => s.startsWith("src/cli/") && !/\/(serve|command|host|version|progress)\.ts$/.test(s)),
     [],
   );
   assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/mcp/sdk_http.ts"), []);
@@ -95,4 +95,7 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   // SDK's Protocol, and the Client (with Ajv) loads when the first downstream connects (sdk_client.ts).
   assert.deepEqual(npm.filter((s) => /sdk@[^/]+\/(client|server)$|ajv/.test(s)), []);
   assert.ok(!local.includes("src/mcp/sdk_client.ts"));
+  // Telemetry (and the OpenTelemetry API) loads only with OTEL_DENO=true or --listen (telemetry/).
+  assert.deepEqual(local.filter((s) => s.startsWith("src/telemetry/")), []);
+  assert.deepEqual(npm.filter((s) => s.includes("opentelemetry")), []);
 });

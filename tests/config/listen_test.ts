@@ -73,6 +73,14 @@ Deno.test("listen, allowed_hosts, session_idle and agent tokens are read and che
   assert.deepEqual(problems("agents:\n  ci:\n    token: sha256:abc\n"), [
     'mcphub.yaml:3:12: agents.ci.token: expected "sha256:" and 64 lowercase hex digits (printf %s "$TOKEN" | sha256sum)',
   ]);
+  assert.deepEqual(problems("metrics_token: hunter2hunter2hunter2\n"), [
+    "mcphub.yaml:1:16: metrics_token: a token written in the file is readable by anyone who can read the file; " +
+    'write it as ${VAR} (set VAR in the environment) or as its hash "sha256:HEX" (printf %s "$TOKEN" | sha256sum)',
+  ]);
+  assert.equal(
+    parseConfig(`metrics_token: sha256:${"cd".repeat(32)}\n`, "mcphub.yaml", OPTIONS).metricsToken,
+    `sha256:${"cd".repeat(32)}`,
+  );
   assert.deepEqual(problems("allowed_hosts: [https://x.org]\n"), [
     'mcphub.yaml:1:17: allowed_hosts[0]: expected a host name without scheme or port, e.g. "mcp.example.com", got "https://x.org"',
   ]);

@@ -251,7 +251,8 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, expose_budget, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, code_mode, listen, allowed_hosts, session_idle, servers, agents, inherit_env, store",
+      "connect_timeout, call_timeout, startup_wait, record, code_mode, listen, allowed_hosts, session_idle, metrics_token, servers, agents, " +
+      "inherit_env, store",
   );
 });
 
