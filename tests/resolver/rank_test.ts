@@ -183,3 +183,19 @@ Deno.test("an abbreviation earns the name bonus like the word; a related term do
   assert.equal(hit("list the bugs").tool.short, "list_tickets");
   assert.ok(hit("list the bugs").nameCoverage < 0.5, `${hit("list the bugs").nameCoverage}`);
 });
+
+Deno.test("search() finds an echo tool for 'repeat what I say' (to echo is to repeat back)", () => {
+  const idx = buildIndex(buildCatalog([{
+    name: "everything",
+    tools: [
+      {
+        name: "echo",
+        description: "Echoes back the input string",
+        inputSchema: { properties: { message: {} } },
+      },
+      { name: "get-sum", description: "Returns the sum of two numbers" },
+      { name: "get-env", description: "Returns all environment variables" },
+    ],
+  }]));
+  assert.equal(search(idx, "repeat what I say: ping", { maxHits: 5 })[0]?.tool.short, "echo");
+});
