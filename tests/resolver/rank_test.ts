@@ -199,3 +199,12 @@ Deno.test("search() finds an echo tool for 'repeat what I say' (to echo is to re
   }]));
   assert.equal(search(idx, "repeat what I say: ping", { maxHits: 5 })[0]?.tool.short, "echo");
 });
+
+Deno.test("search() reads a report at a file path as a file to write", () => {
+  const top = names(
+    "give me a markdown report on /root/markdown/example.md about the page https://example.com",
+    2,
+  );
+  assert.ok(top.includes("filesystem__write_file"), top.join());
+  assert.ok(top.includes("fetch__fetch"), top.join());
+});
