@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 const tools = fixtureCatalog();
 const index = buildIndex(tools);
@@ -207,4 +208,15 @@ Deno.test("search() reads a report at a file path as a file to write", () => {
   );
   assert.ok(top.includes("filesystem__write_file"), top.join());
   assert.ok(top.includes("fetch__fetch"), top.join());
+});
+
+Deno.test("search(): 'everything', 'anything', 'someone' name no topic (a server named everything is not meant)", async () => {
+  // The reference servers' live tool lists (scripts/bench/data/plain_catalog.json): one server is named
+  // `everything`.
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const idx = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  assert.equal(
+    search(idx, "show me everything in memory", { maxHits: 5 })[0]?.tool.namespaced,
+    "memory__read_graph",
+  );
 });
