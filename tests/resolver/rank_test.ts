@@ -220,3 +220,12 @@ Deno.test("search(): 'everything', 'anything', 'someone' name no topic (a server
     "memory__read_graph",
   );
 });
+
+Deno.test("search(): 'when was config.yaml last modified?' asks for a time, and edits nothing", async () => {
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const idx = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  const top = search(idx, "when was config.yaml last modified?", { maxHits: 5 }).map((h) => h.tool.short);
+  assert.equal(top[0], "get_file_info", top.join());
+  // An imperative still edits: "modify config.yaml".
+  assert.equal(search(idx, "modify config.yaml", { maxHits: 5 })[0]?.tool.short, "edit_file");
+});
