@@ -91,6 +91,8 @@ export interface EvalSummary {
   mrr: number;
   no_match_accuracy: number | null;
   answerable_no_match: number;
+  /** `confident` answers whose first result is not a gold tool (or for a request with no gold). */
+  confident_wrong: number;
   resolve_p50_ms: number | null;
   resolve_p99_ms: number | null;
 }
@@ -198,12 +200,16 @@ export function evaluate(
     ndcg = 0,
     mrr = 0,
     noMatchOk = 0,
-    falseNoMatch = 0;
+    falseNoMatch = 0,
+    confidentWrong = 0;
   for (const q of queries) {
     const answer = ranker.rank(q.query);
     const results = answer.results.slice(0, top);
     lines.push({ id: q.id, status: answer.status, results });
     const gold = [...new Set(q.gold)];
+    if (answer.status === "confident" && !gold.some((g) => results[0] && matches(g, results[0], byName))) {
+      confidentWrong++;
+    }
     if (gold.length === 0) {
       unanswerable++;
       if (answer.status === "no_match") noMatchOk++;
@@ -260,6 +266,7 @@ export function evaluate(
       mrr: per(mrr),
       no_match_accuracy: unanswerable > 0 ? round(noMatchOk / unanswerable) : null,
       answerable_no_match: per(falseNoMatch),
+      confident_wrong: confidentWrong,
       resolve_p50_ms: percentile(latencies, 0.5),
       resolve_p99_ms: percentile(latencies, 0.99),
     },

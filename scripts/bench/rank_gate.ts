@@ -74,10 +74,12 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   row.even = pair(evenResult.summary);
   const oddResult = evaluate(tools, odd, rank);
   row.odd = pair(oddResult.summary);
-  row.all = pair(evaluate(tools, all, rank).summary);
+  const allSummary = evaluate(tools, all, rank).summary;
+  row.all = pair(allSummary);
   if (options.splitNoise) printSplitNoise(tools, all, rank);
   const offTopic = parseQueries(await Deno.readTextFile(new URL("livemcpbench_offtopic.jsonl", DATA)));
-  row.offtopic = evaluate(tools, offTopic, rank).summary.no_match_accuracy!.toFixed(3);
+  const offSummary = evaluate(tools, offTopic, rank).summary;
+  row.offtopic = offSummary.no_match_accuracy!.toFixed(3);
   const h = await heldout(ranking);
   row.h1 = pair(h.english);
   row.h1t = pair(h.translated);
@@ -101,6 +103,17 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   row.plain = `${(p.top1 / p.answerable).toFixed(3)}/${
     (p.top5 / p.answerable).toFixed(3)
   } cw${p.confidentWrong}`;
+  // Wrong `confident` answers per set (a confident first tool that is not gold, or any for an off-topic one).
+  const cw = (s: EvalSummary) => String(s.confident_wrong);
+  row.cw = `lmb ${cw(allSummary)}+${cw(offSummary)} h1 ${cw(h.english)} h1t ${cw(h.translated)} h2 ${
+    cw(h.second.english)
+  } h2t ${cw(h.second.translated)} h2zh ${cw(h.second.chinese)} h3 ${cw(h.third.english)} h3t ${
+    cw(h.third.translated)
+  } h3zh ${cw(h.third.chinese)} ids ${cw(h.features.ids)} dirs ${cw(h.features.dirs)} routes ${
+    cw(h.features.routes)
+  } hosts ${cw(h.features.hosts)} shop ${cw(h.features.shopping)} dates ${cw(h.features.dates)} zh ${
+    cw(evaluate(tools, zh, rank).summary)
+  }`;
   const wire = new Map(tools.map((t) => [t.namespaced, t.tool]));
   if (options.misses) printMisses(even, evenResult.lines, wire);
   if (options.oddMisses) printMisses(odd, oddResult.lines, wire);

@@ -38,6 +38,7 @@ async function query(
   const queryArgs: QueryArguments = {
     query: args.query as string,
     max_hits: args.max_hits as number | undefined,
+    ...(tool === "search_tools" ? { page_token: args.page_token as string | undefined } : {}),
   };
   const run = async (discovery: Discovery) => {
     const context: ResponseContext = {

@@ -46,12 +46,16 @@ export const META_TOOLS: Record<MetaToolName, Tool> = {
   search_tools: {
     name: "search_tools",
     description:
-      "Ranked natural-language search over every downstream tool (names, titles, descriptions, input fields, server descriptions, tags, use_when hints). Returns server__tool names to use with call_tool. An empty query lists the catalog by name.",
+      "Ranked natural-language search over every downstream tool (names, titles, descriptions, input fields, server descriptions, tags, use_when hints). Returns server__tool names to use with call_tool, best first, each with a one-line summary and its required arguments; `shape` says whether that is every matching tool or one page (pass next_page_token back as page_token for the next). An empty query lists the catalog by name.",
     inputSchema: {
       type: "object",
       properties: {
         query: QUERY,
         max_hits: { type: "integer", minimum: 1, maximum: 100, default: 20 },
+        page_token: {
+          type: "string",
+          description: "The next_page_token of the previous answer to the same query, to read the next page.",
+        },
       },
       required: ["query"],
     },

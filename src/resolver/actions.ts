@@ -185,6 +185,11 @@ const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|h
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));
 
+/** Whether a stemmed word is a verb that says little of the action on its own (a tool named `show`). */
+export function isGenericVerb(stemmed: string): boolean {
+  return GENERIC.has(stemmed);
+}
+
 /**
  * Words a request's action also looks for in tools, at a synonym's weight (recall only: never the name
  * bonus): "remember" finds `create`/`add` tools, "forget" `delete`/`remove` ones, "link" `relation` ones.

@@ -129,13 +129,18 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   else if (gap < t.closeGap) reasons.push("close_scores");
   else if (gap >= t.clearGap) reasons.push("clear_lead");
   const close = runnerUp !== undefined && gap < t.closeGap;
-  const nameEvidence = top.exactName || top.nameCoverage >= 0.999;
+  // A name of one generic verb (`git__show`) matched by "show" says nothing of what is shown.
+  const nameEvidence = top.exactName || (top.nameCoverage >= 0.999 && !top.genericName);
   let status: RouteStatus;
   let confidence: Confidence;
   // The route must be about this tool, not its server: its name, title or hints carry the request.
-  const ownEvidence = top.exactName || top.nameCoverage >= 0.5 || top.toolFieldCoverage >= 0.5;
+  const ownEvidence = top.exactName || (top.nameCoverage >= 0.5 && !top.genericName) ||
+    top.toolFieldCoverage >= 0.5;
   if (!ownEvidence) reasons.push("weak_tool_evidence");
-  if (top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence) {
+  // Confident needs a clear lead unless the tool is named in full: a partial name a little ahead of the
+  // next tool is as often the wrong one of a family (`create_table` for "what tables are…").
+  const unclear = gap < t.clearGap && !nameEvidence;
+  if (top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear) {
     status = "ambiguous";
     confidence = coverage >= t.confidentCoverage && top.strongField ? "medium" : "low";
   } else if (top.coverage >= t.highCoverage && (gap >= t.clearGap || top.exactName) && nameEvidence) {

@@ -357,7 +357,14 @@ export async function workerDiscovery(
         reject(new IndexGoneError(message));
       }, queryTimeout);
     });
-    post({ lease, type: "query", id, kind, args: { query: args.query, max_hits: args.max_hits }, context });
+    post({
+      lease,
+      type: "query",
+      id,
+      kind,
+      args: { query: args.query, max_hits: args.max_hits, page_token: args.page_token },
+      context,
+    });
     return Promise.race([answer, timeout]).finally(() => clearTimeout(timer)) as Promise<T>;
   };
   return {

@@ -35,7 +35,7 @@ export const PATH_INTENT_WEIGHT = 1;
 
 /** Verbs that, next to a file path, name a file operation, and the terms of that operation. */
 export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] = [
-  ["save write store export output generate create draft compose produce", "write file"],
+  ["save write store export output generate create draft compose produce report", "write file"],
   ["read open load view show print display", "read file"],
   ["list show", "list directory"],
   ["delete remove", "delete file"],

@@ -345,6 +345,8 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
+  // "When was it last modified?" asks for a time.
+  [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
 
 /** Weight of the terms a {@link PHRASE_INTENTS} phrase implies: an implied path intent's half, chosen before measuring. */
@@ -401,6 +403,10 @@ export const ZH_GLOSS_WEIGHT = 0.8;
  * off-topic requests was no longer declined: `放` "put", also "place").
  */
 export const ZH_SENSE_WEIGHT = 0.3;
+
+/** A participle after a form of "be" or "last" ("was last modified", "is deleted"): a state, not a request. */
+const STATE_PARTICIPLE =
+  /\b(?:was|were|is|are|been|being|last|recently)\s+(?:last\s+|recently\s+)?([a-z]+ed)\b/gi;
 
 /** Where a sentence or step ends ("…, then", "; ", ". "): two-word phrases never span it. */
 const PAIR_BREAK =
@@ -574,12 +580,14 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     }
   }
   if (spans.some((s) => s.path)) {
-    // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file.
+    // A file path plus a verb is a file operation: "save it to /tmp/a.md" means write a file. A participle
+    // that says what was done to it ("when was config.yaml last modified") asks for no operation.
     const directory = spans.some((s) => s.directory);
+    const states = new Set([...rest.matchAll(STATE_PARTICIPLE)].map((m) => m[1]!.toLowerCase()));
     for (const [verbs, targets] of PATH_INTENTS) {
       // Showing a directory lists it; showing a file reads it.
       if (targets.includes(stem("directory")) && !directory) continue;
-      const origins = stems.flatMap((s, i) => (verbs.has(s) ? [i] : []));
+      const origins = stems.flatMap((s, i) => (verbs.has(s) && !states.has(words[i]!) ? [i] : []));
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
   }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, requestAction } from "./actions.ts";
+import { actionMatch, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -36,6 +36,8 @@ export interface SearchHit {
   nameWords: number;
   /** The query is exactly the tool's name or title. */
   exactName: boolean;
+  /** The tool's short name is one verb that says little on its own (`git__show`, `x__get`). */
+  genericName: boolean;
   /** A query word (or its synonym) matched the name, title, a use_when hint, a tag or the server name. */
   strongField: boolean;
 }
@@ -308,6 +310,7 @@ function evidence(
     nameCoverage: nameCoverageOf(index, doc, scored.credit),
     nameWords: index.nameTerms[doc]!.length,
     exactName,
+    genericName: index.nameTerms[doc]!.length === 1 && isGenericVerb(index.nameTerms[doc]![0]!),
     strongField: c.strongField || exactName,
   };
 }

@@ -27,8 +27,10 @@ export const RESOLVE_MAX_HITS = 10;
 export const MATCHES_MAX_BYTES = 12 * 1024;
 /** Budget of the serialized resolve `alternatives` array. */
 export const ALTERNATIVES_MAX_BYTES = 6 * 1024;
-/** Per-match description clip, in UTF-8 bytes. */
+/** Per-match description clip, in UTF-8 bytes (a search match carries the description's first sentence). */
 export const DESCRIPTION_MAX_BYTES = 256;
+/** Most required argument names a search match lists (describe_tool gives the full schema). */
+export const REQUIRED_ARGUMENTS_MAX = 16;
 /** Per-match server description clip, in UTF-8 bytes. */
 export const SERVER_DESCRIPTION_MAX_BYTES = 256;
 /** Per-match title clip, in UTF-8 bytes. */
@@ -46,6 +48,8 @@ export const TAG_MAX_BYTES = 64;
 export interface QueryArguments {
   query: string;
   max_hits?: number | null;
+  /** search_tools only: the `next_page_token` of the previous page of the same query. */
+  page_token?: string | null;
 }
 
 /** What the gateway adds to every answer. */
@@ -65,10 +69,26 @@ export interface Match {
   server_description?: string;
   tags?: string[];
   use_when?: string[];
+  /** The tool's required input fields, in schema order (at most {@link REQUIRED_ARGUMENTS_MAX}). */
+  required_arguments: string[];
   score: number;
   matched_terms: string[];
   metadata_truncated?: true;
 }
+
+/** What a search match's server says of itself, given once per server when that is shorter. */
+export interface ServerInfo {
+  description?: string;
+  tags?: string[];
+  use_when?: string[];
+}
+
+/**
+ * Which of the three shapes a search answer is: every matching tool (`everything`), one page of
+ * more (`page`, with `next_page_token`), or fewer than the page asked for because the byte budget
+ * left the rest out (`page` too, `byte_limited` true: the token reads on from the first one left out).
+ */
+export type SearchShape = "everything" | "page";
 
 /** The search_tools result. */
 export interface SearchResponse {
@@ -79,7 +99,19 @@ export interface SearchResponse {
   returned: number;
   truncated: boolean;
   byte_limited: boolean;
+  shape: SearchShape;
+  /** How many matching tools came before this page (0 on the first page). */
+  offset: number;
+  /** Pass back as `page_token` with the same query for the next page; null when nothing is left. */
+  next_page_token: string | null;
+  /** What this answer is and the next step, in one sentence. */
+  next: string;
   matches: Match[];
+  /**
+   * Present when the matches' servers are described once here rather than in every match (the
+   * shorter of the two): the server's description, tags and use_when hints, by server name.
+   */
+  servers?: Record<string, ServerInfo>;
 }
 
 /** The resolve_tool recommendation. */
@@ -190,16 +222,40 @@ function hintsOf(tool: CatalogTool): { hints: string[]; clipped: boolean } {
   return { hints, clipped };
 }
 
-function toMatch(tool: CatalogTool, score: number, matchedTerms: string[]): Match {
-  const description = clipText(tool.description, DESCRIPTION_MAX_BYTES);
+/**
+ * The first sentence of a description (of its first paragraph when that is shorter): what an agent
+ * needs to choose between tools; describe_tool gives the rest.
+ */
+export function summaryOf(description: string): string {
+  const text = description.trim();
+  const line = text.split(/\n\s*\n/, 1)[0]!.replace(/\s+/g, " ").trim();
+  // A sentence ends at . ! or ? followed by a space and a capital, digit, quote or bracket (not "e.g. x").
+  const end = /[.!?](?=\s+["'`(\[]?[\p{Lu}\p{N}])/u.exec(line);
+  if (!end || end.index < 15) return line;
+  const lead = line.slice(0, end.index + 1);
+  // A later sentence that says the tool is deprecated or replaced is part of choosing it.
+  const warning = /[^.!?]*\b(?:deprecated|obsolete|superseded|do not use|use \S+ instead)\b[^.!?]*[.!?]?/i
+    .exec(
+      text.slice(lead.length),
+    );
+  return warning ? `${lead} ${warning[0].replace(/\s+/g, " ").trim()}` : lead;
+}
+
+function toMatch(tool: CatalogTool, score: number, matchedTerms: string[], summary = false): Match {
+  const full = tool.description.replace(/\s+/g, " ").trim();
+  const lead = summary ? summaryOf(tool.description) : full;
+  const description = clipText(lead, DESCRIPTION_MAX_BYTES);
   const title = tool.title ? clipText(tool.title, TITLE_MAX_BYTES) : undefined;
   const serverDescription = tool.serverDescription
     ? clipText(tool.serverDescription, SERVER_DESCRIPTION_MAX_BYTES)
     : undefined;
   const tags = tool.tags.slice(0, TAGS_MAX).map((tag) => clipText(tag, TAG_MAX_BYTES));
   const hints = hintsOf(tool);
-  const clipped = description.clipped || !!title?.clipped || !!serverDescription?.clipped || hints.clipped ||
-    tool.tags.length > TAGS_MAX || tags.some((t) => t.clipped);
+  const required = [...new Set(tool.required)];
+  const clipped = description.clipped || lead.length < full.length || !!title?.clipped ||
+    !!serverDescription?.clipped || hints.clipped || tool.tags.length > TAGS_MAX ||
+    tags.some((t) => t.clipped) ||
+    required.length > REQUIRED_ARGUMENTS_MAX;
   // Key order is the contract's; optional keys are left out rather than sent empty.
   return {
     namespaced: tool.namespaced,
@@ -210,10 +266,39 @@ function toMatch(tool: CatalogTool, score: number, matchedTerms: string[]): Matc
     ...(serverDescription ? { server_description: serverDescription.text } : {}),
     ...(tags.length > 0 ? { tags: tags.map((t) => t.text) } : {}),
     ...(hints.hints.length > 0 ? { use_when: hints.hints } : {}),
+    required_arguments: required.slice(0, REQUIRED_ARGUMENTS_MAX).map((r) => clipText(r, TAG_MAX_BYTES).text),
     score: roundScore(score),
     matched_terms: matchedTerms,
     ...(clipped ? { metadata_truncated: true as const } : {}),
   };
+}
+
+/**
+ * A match with its server's description, tags and use_when hints taken out (they go to the answer's
+ * `servers`, once per server); the tool's own use_when hints stay.
+ */
+function withoutServer(tool: CatalogTool, match: Match): { match: Match; info: ServerInfo } {
+  const { server_description, tags, use_when, ...rest } = match;
+  const own = use_when?.slice(0, Math.min(tool.toolUseWhen.length, use_when.length)) ?? [];
+  const serverHints = use_when?.slice(own.length) ?? [];
+  const info: ServerInfo = {
+    ...(server_description ? { description: server_description } : {}),
+    ...(tags ? { tags } : {}),
+    ...(serverHints.length ? { use_when: serverHints } : {}),
+  };
+  const ordered: Match = {
+    namespaced: rest.namespaced,
+    server: rest.server,
+    tool: rest.tool,
+    ...(rest.title !== undefined ? { title: rest.title } : {}),
+    description: rest.description,
+    ...(own.length ? { use_when: own } : {}),
+    required_arguments: rest.required_arguments,
+    score: rest.score,
+    matched_terms: rest.matched_terms,
+    ...(rest.metadata_truncated ? { metadata_truncated: true as const } : {}),
+  };
+  return { match: ordered, info };
 }
 
 /** Keeps a prefix of items whose JSON array fits `maxBytes`; `keepFirst` keeps item 0 regardless. */
@@ -229,11 +314,87 @@ function fitBytes<T>(items: T[], maxBytes: number, keepFirst: boolean): { kept: 
   return { kept, cut: false };
 }
 
+const PAGE_TOKEN_PREFIX = "p1.";
+
+/** A short hash of a query, so a page token is not read against another query. */
+function queryHash(query: string): string {
+  let h = 0x811c9dc5;
+  for (const byte of encoder.encode(query.trim())) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return h.toString(36);
+}
+
+/** The opaque token of the page that starts at `offset`. */
+function pageToken(revision: string, query: string, offset: number): string {
+  return `${PAGE_TOKEN_PREFIX}${offset.toString(36)}.${queryHash(query)}.${revision}`;
+}
+
+/** The offset a page token starts at; a token of another query or catalog is an error saying what to do. */
+function pageOffset(token: unknown, revision: string, query: string): number {
+  if (token === undefined || token === null || token === "") return 0;
+  const bad = () =>
+    new RangeError(
+      "page_token is not a next_page_token of this query: pass back the token as it was given, with the same query",
+    );
+  if (typeof token !== "string" || !token.startsWith(PAGE_TOKEN_PREFIX)) throw bad();
+  const [offset, hash, ...rest] = token.slice(PAGE_TOKEN_PREFIX.length).split(".");
+  const value = Number.parseInt(offset ?? "", 36);
+  if (!Number.isSafeInteger(value) || value < 0 || hash !== queryHash(query)) throw bad();
+  if (rest.join(".") !== revision) {
+    throw new RangeError(
+      "page_token is of an earlier catalog (tools were added, removed or changed since): search again without it",
+    );
+  }
+  return value;
+}
+
+/** The byte size of a JSON array of `items` and an object of `servers`. */
+function jsonSize(items: readonly unknown[], servers?: Record<string, unknown>): number {
+  return utf8Length(JSON.stringify(items)) + (servers ? utf8Length(JSON.stringify(servers)) : 0);
+}
+
 /**
- * The search_tools result. An empty (or blank) query lists the catalog by
- * public name with `count` = every tool.
+ * The page's matches within {@link MATCHES_MAX_BYTES}, each server's description either in every
+ * match or once in `servers`, whichever keeps more matches (then fewer bytes).
+ */
+function fitPage(
+  page: { tool: CatalogTool; match: Match }[],
+): { kept: Match[]; servers?: Record<string, ServerInfo>; cut: boolean } {
+  const flat = fitBytes(page.map((p) => p.match), MATCHES_MAX_BYTES, true);
+  const servers: Record<string, ServerInfo> = {};
+  const grouped: Match[] = [];
+  let size = 2 + 2; // [] and {}
+  let cut = false;
+  for (const { tool, match } of page) {
+    const { match: lean, info } = withoutServer(tool, match);
+    const isNew = !Object.hasOwn(servers, tool.server) && Object.keys(info).length > 0;
+    let add = utf8Length(JSON.stringify(lean)) + (grouped.length > 0 ? 1 : 0);
+    if (isNew) {
+      add += utf8Length(JSON.stringify(tool.server)) + 1 + utf8Length(JSON.stringify(info)) +
+        (Object.keys(servers).length > 0 ? 1 : 0);
+    }
+    if (size + add > MATCHES_MAX_BYTES && grouped.length > 0) {
+      cut = true;
+      break;
+    }
+    size += add;
+    grouped.push(lean);
+    if (isNew) servers[tool.server] = info;
+  }
+  const hasServers = Object.keys(servers).length > 0;
+  const groupedWins = hasServers && (grouped.length > flat.kept.length ||
+    (grouped.length === flat.kept.length && jsonSize(grouped, servers) < jsonSize(flat.kept)));
+  return groupedWins ? { kept: grouped, servers, cut } : flat;
+}
+
+/**
+ * The search_tools result: one page of the ranked matches, each with its description's first
+ * sentence and its required arguments, within {@link MATCHES_MAX_BYTES}. An empty (or blank) query
+ * lists the catalog by public name with `count` = every tool. `shape` says whether this is every
+ * matching tool or one page of more (`next_page_token` reads on; `byte_limited` when the byte budget
+ * left matches of this page out), and `next` says what to do next.
  * @throws {TypeError} when query is not a string
- * @throws {RangeError} when the query exceeds {@link MAX_QUERY_BYTES} or max_hits is below 1 or not an integer
+ * @throws {RangeError} when the query exceeds {@link MAX_QUERY_BYTES}, max_hits is below 1 or not
+ * an integer, or page_token is not one of this query and catalog
  */
 export function searchResponse(
   index: ResolverIndex,
@@ -242,27 +403,56 @@ export function searchResponse(
 ): SearchResponse {
   const query = checkQuery(args.query);
   const maxHits = searchMaxHits(args.max_hits);
+  const offset = pageOffset(args.page_token, context.catalogRevision, query);
   let count: number;
-  let matches: Match[];
+  let page: { tool: CatalogTool; match: Match }[];
   if (query.trim() === "") {
     count = index.tools.length;
-    matches = index.byName.slice(0, maxHits).map((i) => toMatch(index.tools[i]!, 0, []));
+    page = index.byName.slice(offset, offset + maxHits).map((i) => {
+      const tool = index.tools[i]!;
+      return { tool, match: toMatch(tool, 0, [], true) };
+    });
   } else {
-    const ranked = rankQuery(index, query, { maxHits });
+    const ranked = rankQuery(index, query, { maxHits: offset + maxHits });
     count = ranked.count;
-    matches = ranked.hits.map((h) => toMatch(h.tool, h.score, h.matchedTerms));
+    page = ranked.hits.slice(offset).map((h) => ({
+      tool: h.tool,
+      match: toMatch(h.tool, h.score, h.matchedTerms, true),
+    }));
   }
-  const { kept, cut } = fitBytes(matches, MATCHES_MAX_BYTES, true);
+  const { kept, servers, cut } = fitPage(page);
+  const end = offset + kept.length;
+  const more = end < count;
   return {
     contract_version: context.contractVersion,
     catalog_revision: context.catalogRevision,
     query,
     count,
     returned: kept.length,
-    truncated: kept.length < count,
+    truncated: more,
     byte_limited: cut,
+    shape: more ? "page" : "everything",
+    offset,
+    next_page_token: more ? pageToken(context.catalogRevision, query, end) : null,
+    next: nextStep(count, offset, kept.length, cut, more),
     matches: kept,
+    ...(servers ? { servers } : {}),
   };
+}
+
+function nextStep(count: number, offset: number, returned: number, cut: boolean, more: boolean): string {
+  const call = "call_tool with server, tool and the required_arguments; describe_tool for a tool's full " +
+    "description and input schema";
+  if (count === 0) return "No tool matched: try other words, or an empty query to list every tool.";
+  const shown = offset === 0 ? `${returned} of ${count}` : `${offset + 1}-${offset + returned} of ${count}`;
+  if (!more) {
+    return `${
+      offset === 0 ? `All ${count} matching tools` : `The last matching tools (${shown})`
+    } listed: ${call}.`;
+  }
+  const why = cut ? ", the rest of this page left out to stay within 12 KiB" : "";
+  return `Tools ${shown} listed, best first${why}: ${call}; for more, pass next_page_token as ` +
+    "page_token with the same query, or narrow the query.";
 }
 
 function toRecommendation(hit: SearchHit): Recommendation {
@@ -311,7 +501,7 @@ export function resolveResponse(
   const ranked = rankQuery(index, query, { maxHits });
   const route = assess(ranked);
   const found = route.status !== "no_match";
-  const rest = found ? ranked.hits.slice(1).map((h) => toMatch(h.tool, h.score, h.matchedTerms)) : [];
+  const rest = found ? ranked.hits.slice(1).map((h) => toMatch(h.tool, h.score, h.matchedTerms, true)) : [];
   const { kept, cut } = fitBytes(rest, ALTERNATIVES_MAX_BYTES, false);
   return {
     contract_version: context.contractVersion,

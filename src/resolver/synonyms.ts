@@ -82,6 +82,8 @@ export const INTENTS: readonly [string, string][] = [
   ["readme", "file content"],
   // Remembering and forgetting are done to a memory (WordNet relates remember and memory only weakly).
   ["remember remembering memorize memorise forget", "memory"],
+  // To echo is to repeat back what was said (WordNet has echo → repeat, not the way a request asks).
+  ["repeat", "echo"],
   // A date relative to now needs today's date first: an agent does not know it.
   ["today tomorrow yesterday tonight", "current date time"],
 ];

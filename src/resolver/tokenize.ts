@@ -28,7 +28,8 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "should so some such than that the their theirs them themselves then there these they this those " +
     "through to too under until up upon us very via was we were what when where which while who whom why " +
     "will with within without would you your yours yourself yourselves want wants wanted need needs like " +
-    "help kindly give tell know let thanks thank able sure ok okay hi hello").split(" "),
+    "help kindly give tell know let thanks thank able sure ok okay hi hello everything anything something " +
+    "nothing everyone anyone someone").split(" "),
 );
 
 /** Irregular forms mapped to a base form before stemming. */

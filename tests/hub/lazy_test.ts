@@ -170,6 +170,61 @@ Deno.test("discovery bounds: query limit, max_hits, empty query listing", async 
   );
   assert.ok(capped.returned <= 100);
   assert.ok(enc.encode(JSON.stringify(capped)).length < 16 * 1024);
+  // The answer says its shape: one page of more with the token that reads on, then everything.
+  type Page = {
+    count: number;
+    returned: number;
+    shape: string;
+    offset: number;
+    next_page_token: string | null;
+    next: string;
+    matches: { namespaced: string; server: string; description: string; required_arguments: string[] }[];
+    servers?: Record<string, { description?: string; tags?: string[]; use_when?: string[] }>;
+  };
+  const query = "write a file";
+  const first = structured<Page>(
+    await gw.client.callTool({ name: "search_tools", arguments: { query, max_hits: 4 } }),
+  );
+  assert.equal(first.shape, "page");
+  assert.equal(first.returned, 4);
+  assert.match(
+    first.next,
+    /^Tools 4 of \d+ listed, best first: call_tool .* pass next_page_token as page_token/,
+  );
+  const write = first.matches.find((m) => m.namespaced === "filesystem__write_file")!;
+  assert.ok(write, JSON.stringify(first.matches.map((m) => m.namespaced)));
+  assert.deepEqual(write.required_arguments, ["path", "content"]);
+  assert.ok(!write.description.includes("\n") && write.description.length < 200, write.description);
+  // Several filesystem matches: its use_when hints are said once, in servers.
+  assert.deepEqual(first.servers?.filesystem, {
+    use_when: ["reading or writing files on disk", "listing directories"],
+  });
+  assert.ok(first.matches.every((m) => !("server_description" in m) && !("use_when" in m)));
+  const seen = first.matches.map((m) => m.namespaced);
+  let token = first.next_page_token;
+  let last = first;
+  while (token !== null) {
+    last = structured<Page>(
+      await gw.client.callTool({
+        name: "search_tools",
+        arguments: { query, max_hits: 20, page_token: token },
+      }),
+    );
+    assert.equal(last.offset, seen.length);
+    seen.push(...last.matches.map((m) => m.namespaced));
+    token = last.next_page_token;
+  }
+  assert.equal(last.shape, "everything");
+  assert.equal(seen.length, first.count);
+  assert.equal(new Set(seen).size, seen.length);
+  await assert.rejects(
+    gw.client.callTool({
+      name: "search_tools",
+      arguments: { query: "read a file", page_token: first.next_page_token },
+    }),
+    (e: Error & { code?: number }) =>
+      e.code === -32602 && /not a next_page_token of this query/.test(e.message),
+  );
 });
 
 Deno.test("catalog_revision is stable across gateway runs and changes when a tool changes", async () => {

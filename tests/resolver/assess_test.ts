@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { assess, buildIndex, HINTS, rankQuery } from "../../src/resolver/mod.ts";
+import { catalogFromJson, parseQueries } from "../../scripts/eval_resolver.ts";
 import { fixtureCatalog } from "./_fixture.ts";
 
 const index = buildIndex(fixtureCatalog());
@@ -67,4 +68,48 @@ Deno.test("assess() answers no_match for an empty query", () => {
 Deno.test("assess() answers no_match when the top hit explains too little of the request", () => {
   const r = route("turn off the living room lights and water the garden");
   assert.equal(r.status, "no_match");
+});
+
+const DATA = new URL("../../scripts/bench/data/", import.meta.url);
+
+Deno.test("assess(): no wrong confident answer on any held-out or plain set (a close partial name, a generic verb)", async () => {
+  const sets: [string, string[]][] = [
+    ["heldout_catalog.json", ["heldout_queries", "heldout_translated"]],
+    ["heldout2_catalog.json", [
+      "heldout2_queries",
+      "heldout2_translated",
+      "heldout2_chinese",
+      "heldout3_queries",
+      "heldout3_translated",
+      "heldout3_chinese",
+      "heldout_ids_queries",
+      "heldout_dirs_queries",
+      "heldout_routes_queries",
+      "heldout_hosts_queries",
+      "heldout_shopping_queries",
+      "heldout_dates_queries",
+    ]],
+    ["plain_catalog.json", ["plain_queries"]],
+  ];
+  const wrong: string[] = [];
+  let confident = 0;
+  for (const [catalog, files] of sets) {
+    const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(catalog, DATA))));
+    const idx = buildIndex(tools);
+    for (const file of files) {
+      for (const q of parseQueries(await Deno.readTextFile(new URL(`${file}.jsonl`, DATA)))) {
+        const ranked = rankQuery(idx, q.query, { maxHits: 5 });
+        if (assess(ranked).status !== "confident") continue;
+        confident++;
+        const top = ranked.hits[0]!.tool;
+        if (!q.gold.some((g) => g === top.namespaced || g === top.tool)) {
+          wrong.push(`${q.id} "${q.query}" -> ${top.namespaced}`);
+        }
+      }
+    }
+  }
+  // Among them "what tables are in the database" (create_table, a close partial name) and "show the last
+  // commit on this branch" (git__show: the name "show" says nothing of what is shown).
+  assert.deepEqual(wrong, []);
+  assert.ok(confident > 60, String(confident));
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 const tools = fixtureCatalog();
 const index = buildIndex(tools);
@@ -182,4 +183,49 @@ Deno.test("an abbreviation earns the name bonus like the word; a related term do
   assert.ok(hit("list my repos").nameCoverage > 0.8, `${hit("list my repos").nameCoverage}`);
   assert.equal(hit("list the bugs").tool.short, "list_tickets");
   assert.ok(hit("list the bugs").nameCoverage < 0.5, `${hit("list the bugs").nameCoverage}`);
+});
+
+Deno.test("search() finds an echo tool for 'repeat what I say' (to echo is to repeat back)", () => {
+  const idx = buildIndex(buildCatalog([{
+    name: "everything",
+    tools: [
+      {
+        name: "echo",
+        description: "Echoes back the input string",
+        inputSchema: { properties: { message: {} } },
+      },
+      { name: "get-sum", description: "Returns the sum of two numbers" },
+      { name: "get-env", description: "Returns all environment variables" },
+    ],
+  }]));
+  assert.equal(search(idx, "repeat what I say: ping", { maxHits: 5 })[0]?.tool.short, "echo");
+});
+
+Deno.test("search() reads a report at a file path as a file to write", () => {
+  const top = names(
+    "give me a markdown report on /root/markdown/example.md about the page https://example.com",
+    2,
+  );
+  assert.ok(top.includes("filesystem__write_file"), top.join());
+  assert.ok(top.includes("fetch__fetch"), top.join());
+});
+
+Deno.test("search(): 'everything', 'anything', 'someone' name no topic (a server named everything is not meant)", async () => {
+  // The reference servers' live tool lists (scripts/bench/data/plain_catalog.json): one server is named
+  // `everything`.
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const idx = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  assert.equal(
+    search(idx, "show me everything in memory", { maxHits: 5 })[0]?.tool.namespaced,
+    "memory__read_graph",
+  );
+});
+
+Deno.test("search(): 'when was config.yaml last modified?' asks for a time, and edits nothing", async () => {
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const idx = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  const top = search(idx, "when was config.yaml last modified?", { maxHits: 5 }).map((h) => h.tool.short);
+  assert.equal(top[0], "get_file_info", top.join());
+  // An imperative still edits: "modify config.yaml".
+  assert.equal(search(idx, "modify config.yaml", { maxHits: 5 })[0]?.tool.short, "edit_file");
 });

@@ -10,6 +10,7 @@ import {
   RESOLVE_MAX_HITS,
   resolveResponse,
   SEARCH_MAX_HITS,
+  searchMaxHits,
   searchResponse,
   TITLE_MAX_BYTES,
   utf8Length,
@@ -34,7 +35,7 @@ function bigIndex(n: number, description = "Manage a widget. ".repeat(20)) {
 }
 
 Deno.test("searchResponse() returns the contract shape", () => {
-  const r = searchResponse(index, { query: "read a text file" }, context);
+  const r = searchResponse(index, { query: "read a text file", max_hits: 3 }, context);
   assert.deepEqual(Object.keys(r), [
     "contract_version",
     "catalog_revision",
@@ -43,8 +44,17 @@ Deno.test("searchResponse() returns the contract shape", () => {
     "returned",
     "truncated",
     "byte_limited",
+    "shape",
+    "offset",
+    "next_page_token",
+    "next",
     "matches",
+    "servers",
   ]);
+  assert.equal(r.shape, "page");
+  assert.equal(r.offset, 0);
+  assert.match(r.next_page_token!, /^p1\./);
+  assert.match(r.next, /^Tools 1-?\d* of \d+ listed|^Tools \d+ of \d+ listed, best first/);
   assert.equal(r.contract_version, "2");
   assert.equal(r.catalog_revision, context.catalogRevision);
   assert.equal(r.query, "read a text file");
@@ -52,13 +62,112 @@ Deno.test("searchResponse() returns the contract shape", () => {
   assert.equal(m.namespaced, "filesystem__read_text_file");
   assert.equal(m.server, "filesystem");
   assert.equal(m.tool, "read_text_file");
-  assert.equal(m.server_description, "Secure file operations within allowed directories");
-  assert.deepEqual(m.tags, ["files"]);
-  assert.deepEqual(m.use_when, ["reading or editing local files"]);
+  // Several matches of one server: its description, tags and hints are said once, in `servers`.
+  assert.deepEqual(r.servers!.filesystem, {
+    description: "Secure file operations within allowed directories",
+    tags: ["files"],
+    use_when: ["reading or editing local files"],
+  });
+  assert.deepEqual(Object.keys(m), [
+    "namespaced",
+    "server",
+    "tool",
+    "description",
+    "required_arguments",
+    "score",
+    "matched_terms",
+    "metadata_truncated",
+  ]);
+  // The first sentence of the description; describe_tool has the rest (metadata_truncated says so).
+  assert.equal(m.description, "Read the complete contents of a file from the file system as text.");
+  assert.equal(m.metadata_truncated, true);
+  assert.deepEqual(m.required_arguments, ["path"]);
   assert.deepEqual(m.matched_terms, ["read", "text", "file"]);
   assert.equal(typeof m.score, "number");
-  assert.equal("metadata_truncated" in m, false);
-  assert.equal("title" in m, false);
+  assert.ok(r.matches.every((x) => r.servers![x.server] !== undefined || !("server_description" in x)));
+});
+
+Deno.test("searchResponse() keeps server metadata in the match when grouping is not shorter", () => {
+  // One match of its server: grouping would only add a key.
+  const r = searchResponse(index, { query: "timezone" }, context);
+  const m = r.matches.find((x) => x.server === "time")!;
+  assert.ok(m, JSON.stringify(r.matches.map((x) => x.namespaced)));
+  const grouped = "servers" in r;
+  if (!grouped) assert.ok(r.matches.every((x) => !("servers" in x)));
+  assert.equal(r.shape, r.returned === r.count ? "everything" : "page");
+  const one = buildIndex(buildCatalog([{
+    name: "solo",
+    description: "A server of one tool",
+    tools: [{ name: "frobnicate", description: "Frobnicate a widget.", inputSchema: { required: ["id"] } }],
+  }]));
+  const single = searchResponse(one, { query: "frobnicate" }, context);
+  assert.equal("servers" in single, false);
+  assert.equal(single.matches[0]!.server_description, "A server of one tool");
+  assert.deepEqual(single.matches[0]!.required_arguments, ["id"]);
+  assert.equal(single.shape, "everything");
+  assert.equal(single.next_page_token, null);
+  assert.match(
+    single.next,
+    /^All 1 matching tools listed: call_tool with server, tool and the required_arguments/,
+  );
+});
+
+Deno.test("searchResponse() summarises a description by its first sentence and keeps a deprecation", () => {
+  const idx = buildIndex(buildCatalog([{
+    name: "fs",
+    tools: [
+      {
+        name: "read_file",
+        description: "Read a file as text. Handles encodings.\nDEPRECATED: use read_text_file instead.",
+      },
+      { name: "read_text_file", description: "Read a text file, e.g. notes.txt. Returns its text." },
+      { name: "read_short", description: "Read it. Then more." },
+    ],
+  }]));
+  const r = searchResponse(idx, { query: "read" }, context);
+  const by = (name: string) => r.matches.find((m) => m.tool === name)!;
+  assert.equal(by("read_file").description, "Read a file as text. DEPRECATED: use read_text_file instead.");
+  assert.equal(by("read_text_file").description, "Read a text file, e.g. notes.txt.");
+  assert.equal(by("read_text_file").metadata_truncated, true);
+  // A first "sentence" under 15 characters is no summary: the line is kept.
+  assert.equal(by("read_short").description, "Read it. Then more.");
+  assert.equal("metadata_truncated" in by("read_short"), false);
+});
+
+Deno.test("searchResponse() pages with next_page_token, and refuses a token of another query or catalog", () => {
+  const first = searchResponse(index, { query: "file", max_hits: 3 }, context);
+  assert.equal(first.shape, "page");
+  const seen = first.matches.map((m) => m.namespaced);
+  let token = first.next_page_token;
+  let last = first;
+  while (token !== null) {
+    last = searchResponse(index, { query: "file", max_hits: 3, page_token: token }, context);
+    assert.equal(last.offset, seen.length);
+    seen.push(...last.matches.map((m) => m.namespaced));
+    token = last.next_page_token;
+  }
+  assert.equal(last.shape, "everything");
+  assert.match(last.next, /^The last matching tools \(\d+-\d+ of \d+\) listed/);
+  assert.equal(seen.length, first.count);
+  assert.equal(new Set(seen).size, seen.length);
+  const whole = searchResponse(index, { query: "file", max_hits: 100 }, context);
+  assert.deepEqual(seen, whole.matches.map((m) => m.namespaced));
+  assert.throws(
+    () => searchResponse(index, { query: "files", page_token: first.next_page_token }, context),
+    (e) => e instanceof RangeError && /not a next_page_token of this query/.test(e.message),
+  );
+  assert.throws(
+    () => searchResponse(index, { query: "file", page_token: "nonsense" }, context),
+    (e) => e instanceof RangeError && /not a next_page_token/.test(e.message),
+  );
+  assert.throws(
+    () =>
+      searchResponse(index, { query: "file", page_token: first.next_page_token }, {
+        ...context,
+        catalogRevision: "0000000000000000",
+      }),
+    (e) => e instanceof RangeError && /earlier catalog/.test(e.message) && /search again/.test(e.message),
+  );
 });
 
 Deno.test("searchResponse() uses the public short name for tool", () => {
@@ -79,18 +188,29 @@ Deno.test("searchResponse() counts every match and flags the count bound", () =>
 });
 
 Deno.test("searchResponse() defaults max_hits to 20 and clamps it to 100", () => {
-  // Tiny entries, so the 12 KiB budget does not cut the list first.
+  // Tiny entries, so the 12 KiB budget does not cut the default page.
   const big = buildIndex(buildCatalog([{
     name: "b",
-    tools: Array.from({ length: 150 }, (_, i) => ({ name: `t${i}`, description: "widget" })),
+    tools: Array.from({ length: 150 }, (_, i) => ({ name: `t${i}`, description: "gear" })),
   }]));
-  assert.equal(searchResponse(big, { query: "widget" }, context).returned, 20);
-  assert.equal(searchResponse(big, { query: "widget", max_hits: null }, context).returned, 20);
-  const clamped = searchResponse(big, { query: "widget", max_hits: 1000 }, context);
-  assert.equal(clamped.returned, SEARCH_MAX_HITS);
+  assert.equal(searchResponse(big, { query: "gear" }, context).returned, 20);
+  assert.equal(searchResponse(big, { query: "gear", max_hits: null }, context).returned, 20);
+  assert.equal(searchMaxHits(1000), SEARCH_MAX_HITS);
+  // 100 entries of ~120 bytes each (with required_arguments) reach the 12 KiB budget: the page is
+  // the clamp or the budget, whichever is smaller, and says which.
+  const clamped = searchResponse(big, { query: "", max_hits: 1000 }, context);
+  assert.ok(clamped.returned <= SEARCH_MAX_HITS && clamped.returned > 90, String(clamped.returned));
+  assert.equal(clamped.byte_limited, clamped.returned < SEARCH_MAX_HITS);
   assert.equal(clamped.count, 150);
   assert.equal(clamped.truncated, true);
-  assert.equal(clamped.byte_limited, false);
+  const next = searchResponse(
+    big,
+    { query: "", max_hits: 1000, page_token: clamped.next_page_token },
+    context,
+  );
+  assert.equal(next.offset, clamped.returned);
+  assert.equal(next.returned, 150 - clamped.returned);
+  assert.equal(next.shape, "everything");
 });
 
 Deno.test("searchResponse() rejects max_hits below 1 or not an integer", async (t) => {
@@ -130,8 +250,19 @@ Deno.test("searchResponse() caps the matches array at 12 KiB and keeps the first
   assert.equal(r.byte_limited, true);
   assert.equal(r.truncated, true);
   assert.ok(r.returned >= 1 && r.returned < 100);
-  assert.ok(utf8Length(JSON.stringify(r.matches)) <= MATCHES_MAX_BYTES);
+  assert.ok(
+    utf8Length(JSON.stringify(r.matches)) + utf8Length(JSON.stringify(r.servers ?? {})) <= MATCHES_MAX_BYTES,
+  );
   assert.equal(r.count, 100);
+  // A page the byte budget cut says so, and its token reads on from the first match left out.
+  assert.equal(r.shape, "page");
+  assert.match(r.next, /left out to stay within 12 KiB/);
+  const next = searchResponse(bigIndex(100), {
+    query: "widget",
+    max_hits: 100,
+    page_token: r.next_page_token,
+  }, context);
+  assert.equal(next.offset, r.returned);
 });
 
 Deno.test("searchResponse() clips description and title on a character boundary", () => {
