@@ -10,7 +10,7 @@ import {
   FIXTURE,
   type GatewayClient,
   q,
-  ROOT,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -46,15 +46,8 @@ async function cli(
   db: string,
   ...args: string[]
 ): Promise<{ code: number; out: string; err: string }> {
-  const output = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, ...args],
-    stdin: "null",
-  }).output();
-  return {
-    code: output.code,
-    out: new TextDecoder().decode(output.stdout),
-    err: new TextDecoder().decode(output.stderr),
-  };
+  const output = await runMcphub(["--config", config, "--db", db, ...args]);
+  return { code: output.code, out: output.stdout, err: output.stderr };
 }
 
 function text(result: unknown): string {

@@ -7,7 +7,7 @@
  */
 import { dirname, join } from "node:path";
 import { runCli } from "../../src/cli/run.ts";
-import { ROOT } from "../helpers.ts";
+import { ROOT, sandboxEnv } from "../helpers.ts";
 
 /** The fixture host files. */
 export const HOST_FIXTURES = `${ROOT}tests/fixtures/hosts/`;
@@ -48,14 +48,8 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcphub_hosts_" }));
   const project = join(home, "project");
   await Deno.mkdir(project);
-  // Deno keeps its cache under HOME: the fixture server (a Deno program) keeps using the real one.
-  const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
-  const vars = new Map<string, string>([
-    ["HOME", home],
-    ["PATH", Deno.env.get("PATH") ?? ""],
-    ["DENO_DIR", denoDir],
-    ...Object.entries(env),
-  ]);
+  // The CLI sandbox's environment (tests/helpers.ts): XDG_* under this HOME, the real Deno cache.
+  const vars = new Map<string, string>(Object.entries({ ...sandboxEnv(home), ...env }));
   const environment = { get: (key: string) => vars.get(key), toObject: () => Object.fromEntries(vars) };
   const resolvePlace = (to: string) =>
     to.startsWith("~/") ? join(home, to.slice(2)) : join(project, to.slice(2));

@@ -11,6 +11,7 @@ import {
   FIXTURE,
   q,
   REAL,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -294,15 +295,9 @@ Deno.test("a missing command and a server that exits at start are reported; the 
   assert.match(gw.stderr(), /starting with token \*\*\*/);
 
   // mcphub list shows the same.
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", "main.ts", "--config", config, "list"],
-    cwd: new URL("../..", import.meta.url),
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const out = await runMcphub(["--config", config, "--db", `${dir.path}/list.db`, "list"], { env });
+  const text = out.stdout;
+  assert.equal(out.code, 0, out.stderr);
   assert.match(text, /^SERVER\s+STATE\s+KIND\s+TARGET\s+TAGS\s+DESCRIPTION$/m);
   // A ${VAR} value in args is a secret: never shown.
   assert.match(text, /^ghost\s+failed\s+stdio\s+mcphub-no-such-command-xyz --token \*\*\*\s/m);

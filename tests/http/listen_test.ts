@@ -16,6 +16,7 @@ import {
   q,
   REAL,
   ROOT,
+  runMcphub,
   structured,
   tempDir,
   until,
@@ -350,30 +351,9 @@ Deno.test("refuses to start: a non-loopback address without tokens, an unset tok
   await using dir = await tempDir();
   const run = async (yaml: string, listen: string, env: Record<string, string> = {}) => {
     const path = await writeConfig(dir.path, yaml);
-    const out = await new Deno.Command(DENO, {
-      args: [
-        "run",
-        "-A",
-        `${ROOT}main.ts`,
-        "--config",
-        path,
-        "--db",
-        `${path}.db`,
-        "mcp",
-        "serve",
-        "--listen",
-        listen,
-      ],
+    return await runMcphub(["--config", path, "--db", `${path}.db`, "mcp", "serve", "--listen", listen], {
       env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
+    });
   };
   const open = await run("servers: {}\n", "0.0.0.0:0");
   assert.equal(open.code, 1);

@@ -11,6 +11,7 @@ import {
   FIXTURE,
   q,
   REAL,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -234,17 +235,20 @@ Deno.test("tool_schema_budget: 0 mounts only the meta-tools; a small budget moun
 Deno.test("an unknown --agent is an error listing the defined agents", async () => {
   await using dir = await tempDir();
   const path = await writeConfig(dir.path, config(dir.path));
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "main.ts", "--config", path, "mcp", "serve", "--agent", "nobody"],
-    cwd: new URL("../../", import.meta.url),
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
+  const out = await runMcphub([
+    "--config",
+    path,
+    "--db",
+    `${dir.path}/db`,
+    "mcp",
+    "serve",
+    "--agent",
+    "nobody",
+  ]);
   assert.equal(out.code, 1);
-  assert.equal(new TextDecoder().decode(out.stdout), "");
+  assert.equal(out.stdout, "");
   assert.match(
-    new TextDecoder().decode(out.stderr),
+    out.stderr,
     /unknown agent "nobody"; defined agents: coder, researcher, tiny, small/,
   );
 });

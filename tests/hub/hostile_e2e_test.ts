@@ -181,9 +181,7 @@ ${hostile("deep", ["--mode", "deep"])}${hostile("caps", ["--mode", "capitals"])}
   assert.match(gatewayStderr, /not JSON-RPC/); // the garbage line was logged (redacted): not vacuous
   assert.deepEqual(pieces(gatewayStderr), [], gatewayStderr.slice(0, 3000));
   const cli = async (args: string[]) => {
-    const out = await runMcphub(["--config", path, "--db", db, ...args], {
-      env: { ...Deno.env.toObject(), ...env },
-    });
+    const out = await runMcphub(["--config", path, "--db", db, ...args], { env });
     return { code: out.code, text: out.stdout + out.stderr };
   };
   const list = await cli(["list"]);

@@ -11,7 +11,7 @@ import {
   FIXTURE,
   q,
   REAL,
-  ROOT,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -129,24 +129,17 @@ servers:
     },
   ]);
 
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--db", db, "stats", "--tools", "--json"],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runMcphub(["--db", db, "stats", "--tools", "--json"]);
+  assert.equal(out.code, 0, out.stderr);
+  const report = JSON.parse(out.stdout);
   assert.equal(report.totals.calls, 4);
   assert.equal(report.totals.errors, 1);
   assert.deepEqual(
     report.tools.map((t: { namespaced: string; calls: number }) => [t.namespaced, t.calls]).sort(),
     [["everything__echo", 1], ["everything__get-sum", 1], ["fx__big", 1], ["fx__fail", 1]],
   );
-  const md = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--db", db, "stats", "--markdown"],
-    stdout: "piped",
-  }).output();
-  const text = new TextDecoder().decode(md.stdout);
+  const md = await runMcphub(["--db", db, "stats", "--markdown"]);
+  const text = md.stdout;
   assert.match(text, /^# mcphub stats\n/);
   assert.match(text, /\*\*Totals \(all time\): 4 calls, 1 errors/);
 });

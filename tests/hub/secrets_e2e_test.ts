@@ -21,7 +21,7 @@ function pieces(text: string): string[] {
 }
 
 async function mcphub(args: string[], env: Record<string, string>) {
-  const out = await runMcphub(args, { env: { ...Deno.env.toObject(), ...env } });
+  const out = await runMcphub(args, { env });
   return { code: out.code, text: out.stdout + out.stderr };
 }
 
