@@ -386,6 +386,47 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** One row of the gateway's `list_servers`. */
+export interface ServerRow {
+  name: string;
+  state: string;
+  error?: string;
+  tools?: number;
+  [key: string]: unknown;
+}
+
+/** The rows of the gateway's `list_servers`. */
+export async function listServers(client: Client): Promise<ServerRow[]> {
+  return structured<{ servers: ServerRow[] }>(await client.callTool({ name: "list_servers", arguments: {} }))
+    .servers;
+}
+
+/**
+ * Waits until the gateway's servers are past their start (none is `connecting`), or, with `state`, until
+ * each is in that state; `only` limits it to those servers. Built on {@linkcode until}: it polls
+ * `list_servers` (the gateway has no event a client could await) and throws at its deadline, naming each
+ * server's last state. `source` is an SDK client or a function that lists the rows (a raw session).
+ */
+export async function serversReady(
+  source: Client | (() => Promise<ServerRow[]>),
+  options: { state?: string; only?: readonly string[]; ms?: number } = {},
+): Promise<ServerRow[]> {
+  const list = typeof source === "function" ? source : () => listServers(source);
+  let last: ServerRow[] = [];
+  const done = (s: ServerRow) => options.state ? s.state === options.state : s.state !== "connecting";
+  try {
+    return await until(`servers ${options.state ?? "past connecting"}`, async () => {
+      last = await list();
+      const watched = options.only ? last.filter((s) => options.only!.includes(s.name)) : last;
+      if (options.only && watched.length !== options.only.length) return undefined;
+      return watched.every(done) ? last : undefined;
+    }, options.ms);
+  } catch (error) {
+    const states = last.map((s) => `${s.name}: ${s.state}${s.error ? ` (${s.error})` : ""}`).join("; ");
+    throw new Error(`${(error as Error).message}; last seen: ${states || "no servers"}`);
+  }
+}
+
 /** Structured content of a meta-tool result. */
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;

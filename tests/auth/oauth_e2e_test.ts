@@ -12,6 +12,7 @@ import {
   type GatewayClient,
   q,
   runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -33,13 +34,8 @@ async function servers(gw: GatewayClient): Promise<Status[]> {
 
 /** Polls list_servers until `name` is in `state` (the gateway reports no event a client could await). */
 async function waitForState(gw: GatewayClient, name: string, state: string): Promise<Status> {
-  let last: Status | undefined;
-  for (let i = 0; i < 200; i++) {
-    last = (await servers(gw)).find((s) => s.name === name);
-    if (last?.state === state) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`server ${name} never reached ${state}: ${JSON.stringify(last)}`);
+  const rows = await serversReady(gw.client, { state, only: [name] });
+  return rows.find((s) => s.name === name) as unknown as Status;
 }
 
 async function cli(

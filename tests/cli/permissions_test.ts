@@ -15,6 +15,7 @@ import {
   q,
   REAL,
   ROOT,
+  serversReady,
   startRemote,
   structured,
   tempDir,
@@ -329,14 +330,7 @@ interface ServerRow {
 }
 
 async function settled(client: Client): Promise<ServerRow[]> {
-  for (let i = 0; i < 400; i++) {
-    const { servers } = structured<{ servers: ServerRow[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (servers.every((s) => s.state !== "connecting")) return servers;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("servers did not settle");
+  return await serversReady(client) as ServerRow[];
 }
 
 async function echo(client: Client, tool: string, message: string): Promise<unknown> {

@@ -12,6 +12,7 @@ import {
   q,
   REAL,
   runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -54,13 +55,7 @@ async function listAll(client: Client): Promise<Tools> {
 
 /** Waits until the gateway has announced every configured server's tools. */
 async function waitForTools(client: Client, count: number): Promise<Tools> {
-  for (let i = 0; i < 300; i++) {
-    const servers = structured<{ servers: { state: string }[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    ).servers;
-    if (servers.every((s) => s.state !== "connecting")) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await serversReady(client);
   const tools = await listAll(client);
   assert.ok(tools.length >= count, `expected at least ${count} tools, got ${tools.length}`);
   return tools;

@@ -15,7 +15,7 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { StdioServerTransport } from "../../src/gateway/stdio_server.ts";
 import { slicedParse, slicedStringify } from "../../src/json/sliced_json.ts";
 import { definitionScans } from "../../src/trust/definition_scan.ts";
-import { concatBytes, DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
+import { concatBytes, DENO, FIXTURE, ROOT, tempDir, until } from "../helpers.ts";
 
 const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu"; // 38 characters
@@ -190,21 +190,23 @@ Deno.test("a secret on stdout straddling the 120-character cut is never logged i
   );
 });
 
-Deno.test("a storm of 20,000 list_changed costs at most a few refreshes", async () => {
+Deno.test("a storm of 20,000 list_changed is honoured, coalesced to at most two refreshes", async () => {
   await using tmp = await tempDir();
   const yaml = `servers:\n${hostile("bad", ["--mode", "storm", "--state", tmp.path])}${healthy}`;
+  const lists = () => Deno.readTextFileSync(`${tmp.path}/lists`).split("\n").filter(Boolean).length;
   await withHub(yaml, async (hub) => {
     await healthyAnswers(hub);
-    // The storm is read within a second; let the coalesced refreshes finish.
-    const d = hub.downstream("bad")!;
-    let last = -1;
-    while (d.refreshes !== last) {
-      last = d.refreshes;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    const lists = Deno.readTextFileSync(`${tmp.path}/lists`).split("\n").filter(Boolean).length;
-    assert.ok(lists <= 3, `refreshes per storm: ${lists}`);
+    // The server wrote the storm right after its first tools/list answer, on the one pipe: once its `ok`
+    // answers, every list_changed has been read.
+    const ok = hub.catalog().find((t) => t.namespaced === "bad__ok")!;
+    assert.deepEqual((await hub.call(ok, {}, { via: "mount" })).content, [{ type: "text", text: "ok" }]);
+    // Honoured: the tools are listed again (the first list plus at least one refresh).
+    await until("a refresh after the storm", () => Promise.resolve(lists() >= 2 ? true : undefined));
+    assert.ok(hub.downstream("bad")!.refreshes >= 2);
   });
+  // Closed, the hub starts no refresh: the storm cost one refresh in flight and at most one queued.
+  const total = lists();
+  assert.ok(total >= 2 && total <= 3, `tools/list answered ${total} times for the first list and the storm`);
 });
 
 Deno.test("stdio servers get the essentials, their own env, and no other server's ${VAR}", () => {

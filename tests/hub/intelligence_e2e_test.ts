@@ -12,6 +12,7 @@ import {
   q,
   REAL,
   runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -37,13 +38,7 @@ servers:
   const results: Record<string, unknown> = {};
   {
     await using gw = await connectGateway(config, { db });
-    for (let i = 0; i < 300; i++) {
-      const s = structured<{ servers: { state: string }[] }>(
-        await gw.client.callTool({ name: "list_servers", arguments: {} }),
-      );
-      if (s.servers.every((x) => x.state === "connected")) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await serversReady(gw.client, { state: "connected" });
     results.echo = await gw.client.callTool({ name: "everything__echo", arguments: { message: "hi" } });
     results.sum = await gw.client.callTool({
       name: "call_tool",
@@ -154,13 +149,7 @@ Deno.test("every call of a burst on the fast path is recorded, even when the hos
   const calls = 300;
   {
     await using gw = await connectGateway(config, { db });
-    for (let i = 0; i < 300; i++) {
-      const s = structured<{ servers: { state: string }[] }>(
-        await gw.client.callTool({ name: "list_servers", arguments: {} }),
-      );
-      if (s.servers.every((x) => x.state === "connected")) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await serversReady(gw.client, { state: "connected" });
     // 8 at a time, then the host closes the connection at once: the last records are still queued.
     let next = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {
