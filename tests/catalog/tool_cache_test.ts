@@ -22,7 +22,7 @@ import {
   tempDir,
   writeConfig,
 } from "../helpers.ts";
-import { pgCluster } from "../store/_pg.ts";
+import { pgCluster, pgTest } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -429,7 +429,7 @@ Deno.test("a hub lists a large cached list (kept in parts) while its server star
   }
 });
 
-Deno.test("mcphub store migrate copies a list kept in parts whole", async () => {
+pgTest("mcphub store migrate copies a list kept in parts whole", async () => {
   await using tmp = await tempDir();
   const file = `${tmp.path}/local.db`;
   const db = openStore(file, { migrations: toolCacheMigrations });
@@ -481,81 +481,87 @@ function silentConfig() {
   });
 }
 
-Deno.test("a hub on the shared PostgreSQL store lists the cached list and instructions once the store's snapshot is read", async () => {
-  const cluster = await pgCluster();
-  const store = new PgStore(await cluster.database(), { migrations: pgStoreMigrations });
-  try {
-    const config = silentConfig();
-    const fingerprint = serverFingerprint(config.servers[0]!);
-    const tools = bigList(300, "pg");
-    const writer = new PgToolCache(store);
-    await writer.preload();
-    writer.save("slow", fingerprint, tools);
-    writer.saveInstructions("slow", fingerprint, "Use slow for slow things.");
-    await writer.flush();
-    // As `mcp serve` opens it: the hub is made before the snapshot is read.
-    const cache = new PgToolCache(store);
-    const hub = new Hub({
-      config,
-      env: {},
-      version: "test",
-      log: () => {},
-      toolCache: cache,
-      storeReady: cache.preload(),
-    });
+pgTest(
+  "a hub on the shared PostgreSQL store lists the cached list and instructions once the store's snapshot is read",
+  async () => {
+    const cluster = await pgCluster();
+    const store = new PgStore(await cluster.database(), { migrations: pgStoreMigrations });
     try {
-      void hub.start();
-      await hub.settled();
-      const d = hub.downstream("slow")!;
-      assert.equal(d.state, "connecting");
-      assert.equal(d.toolsFromCache, true);
-      assert.deepEqual(d.tools.map((t) => t.name), tools.map((t) => t.name));
-      assert.deepEqual(
-        (await hub.catalogAsync()).map((t) => t.namespaced),
-        tools.map((t) => `slow__${t.name}`).sort(),
-      );
-      assert.equal(hub.instructions("slow"), "Use slow for slow things.");
+      const config = silentConfig();
+      const fingerprint = serverFingerprint(config.servers[0]!);
+      const tools = bigList(300, "pg");
+      const writer = new PgToolCache(store);
+      await writer.preload();
+      writer.save("slow", fingerprint, tools);
+      writer.saveInstructions("slow", fingerprint, "Use slow for slow things.");
+      await writer.flush();
+      // As `mcp serve` opens it: the hub is made before the snapshot is read.
+      const cache = new PgToolCache(store);
+      const hub = new Hub({
+        config,
+        env: {},
+        version: "test",
+        log: () => {},
+        toolCache: cache,
+        storeReady: cache.preload(),
+      });
+      try {
+        void hub.start();
+        await hub.settled();
+        const d = hub.downstream("slow")!;
+        assert.equal(d.state, "connecting");
+        assert.equal(d.toolsFromCache, true);
+        assert.deepEqual(d.tools.map((t) => t.name), tools.map((t) => t.name));
+        assert.deepEqual(
+          (await hub.catalogAsync()).map((t) => t.namespaced),
+          tools.map((t) => `slow__${t.name}`).sort(),
+        );
+        assert.equal(hub.instructions("slow"), "Use slow for slow things.");
+      } finally {
+        await hub.close();
+      }
     } finally {
-      await hub.close();
+      await store.close();
     }
-  } finally {
-    await store.close();
-  }
-});
+  },
+);
 
-Deno.test("a gateway on the shared PostgreSQL store answers its first tools/list from the cached list", async () => {
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  await using tmp = await tempDir();
-  // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
-  const config = await writeConfig(
-    tmp.path,
-    `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
-      q(FIXTURE)
-    }, --slow-start, "4000"]\n`,
-  );
-  const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
-  {
+pgTest(
+  "a gateway on the shared PostgreSQL store answers its first tools/list from the cached list",
+  async () => {
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    await using tmp = await tempDir();
+    // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
+    const config = await writeConfig(
+      tmp.path,
+      `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+        q(FIXTURE)
+      }, --slow-start, "4000"]\n`,
+    );
+    const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
+    {
+      await using gw = await connectGateway(config, options);
+      const first = await gw.client.listTools();
+      assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
+      // The call waits for the server; its list is then cached (written through before the gateway exits).
+      const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
+      assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
+    }
     await using gw = await connectGateway(config, options);
-    const first = await gw.client.listTools();
-    assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
-    // The call waits for the server; its list is then cached (written through before the gateway exits).
-    const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
-    assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
-  }
-  await using gw = await connectGateway(config, options);
-  const names = (await gw.client.listTools()).tools.map((t) => t.name);
-  const servers = structured<{ servers: { name: string; state: string }[] }>(
-    await gw.client.callTool({ name: "list_servers", arguments: {} }),
-  ).servers;
-  assert.equal(servers[0]!.state, "connecting", "the server was still starting when tools/list answered");
-  assert.ok(
-    names.includes("slow__echo") && names.includes("slow__wait"),
-    `warm: cached tools at once: ${names}`,
-  );
-  const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
-  assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
-});
+    const names = (await gw.client.listTools()).tools.map((t) => t.name);
+    const servers = structured<{ servers: { name: string; state: string }[] }>(
+      await gw.client.callTool({ name: "list_servers", arguments: {} }),
+    ).servers;
+    assert.equal(servers[0]!.state, "connecting", "the server was still starting when tools/list answered");
+    assert.ok(
+      names.includes("slow__echo") && names.includes("slow__wait"),
+      `warm: cached tools at once: ${names}`,
+    );
+    const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
+    assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
+  },
+);
 
 Deno.test("a gateway answers initialize and pings while a 100,000-tool cached list is read; tools/list has all of it", async () => {
   await using tmp = await tempDir();
@@ -821,94 +827,100 @@ Deno.test("StoreToolCache: a corrupt part or row is cold and rewritten by the ne
   }
 });
 
-Deno.test("PgToolCache keeps a large list as parts of whole tools; tool_cache/4 drops old rows; a corrupt row is cold and rewritten", async () => {
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  const before = pgStoreMigrations.filter((m) => m.id !== "tool_cache/4");
-  const old = new PgStore(url, { migrations: before });
-  try {
-    await old.all(
-      "INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES ('old', 'f1', '[]', 1)",
-    );
-  } finally {
-    await old.close();
-  }
-  const store = new PgStore(url, { migrations: pgStoreMigrations });
-  try {
-    assert.deepEqual(await store.all("SELECT server FROM tool_cache"), [], "the old row is dropped");
-    // Over two parts (512 Ki characters each): 8,000 tools of ~200 characters.
-    const tools = trickyList(8000, "pg");
-    const json = JSON.stringify(tools);
-    assert.ok(json.length > 2 * 512 * 1024, `${json.length}`);
-    const writer = new PgToolCache(store);
-    await writer.preload();
-    writer.save("a", "f1", tools, json, listHash(json));
-    await writer.flush();
-    const [row] = await store.all("SELECT tools, hash FROM tool_cache WHERE server = 'a'");
-    assert.equal(row!.hash, listHash(json));
-    assert.equal(row!.tools, toolListParts(json).join("\n"));
-    assert.ok(String(row!.tools).split("\n").length >= 3);
-    const reader = new PgToolCache(store);
-    await reader.preload();
-    assert.deepEqual(reader.load("a", "f1"), tools);
-    assert.deepEqual(await reader.loadAsync("a", "f1"), tools);
-    // A part's tools changed in the store: cold, and the next save of the same list writes it again.
-    await store.all(`UPDATE tool_cache SET tools = replace(tools, '"t1"', '"t9"'), updated_at = 0`);
-    const cold = new PgToolCache(store);
-    await cold.preload();
-    assert.equal(await cold.loadAsync("a", "f1"), undefined);
-    assert.equal(cold.load("a", "f1"), undefined);
-    cold.save("a", "f1", tools, json, listHash(json));
-    await cold.flush();
-    const [again] = await store.all("SELECT tools, updated_at FROM tool_cache WHERE server = 'a'");
-    assert.notEqual(Number(again!.updated_at), 0, "rewritten");
-    assert.equal(again!.tools, toolListParts(json).join("\n"));
-    const warm = new PgToolCache(store);
-    await warm.preload();
-    assert.deepEqual(await warm.loadAsync("a", "f1"), tools);
-    // A small list: one part, hash-checked too.
-    const small = bigList(3, "small");
-    warm.save("b", "f1", small);
-    await warm.flush();
-    await store.all(`UPDATE tool_cache SET tools = '[]' WHERE server = 'b'`);
-    const checked = new PgToolCache(store);
-    await checked.preload();
-    assert.equal(checked.load("b", "f1"), undefined);
-  } finally {
-    await store.close();
-  }
-});
+pgTest(
+  "PgToolCache keeps a large list as parts of whole tools; tool_cache/4 drops old rows; a corrupt row is cold and rewritten",
+  async () => {
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    const before = pgStoreMigrations.filter((m) => m.id !== "tool_cache/4");
+    const old = new PgStore(url, { migrations: before });
+    try {
+      await old.all(
+        "INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES ('old', 'f1', '[]', 1)",
+      );
+    } finally {
+      await old.close();
+    }
+    const store = new PgStore(url, { migrations: pgStoreMigrations });
+    try {
+      assert.deepEqual(await store.all("SELECT server FROM tool_cache"), [], "the old row is dropped");
+      // Over two parts (512 Ki characters each): 8,000 tools of ~200 characters.
+      const tools = trickyList(8000, "pg");
+      const json = JSON.stringify(tools);
+      assert.ok(json.length > 2 * 512 * 1024, `${json.length}`);
+      const writer = new PgToolCache(store);
+      await writer.preload();
+      writer.save("a", "f1", tools, json, listHash(json));
+      await writer.flush();
+      const [row] = await store.all("SELECT tools, hash FROM tool_cache WHERE server = 'a'");
+      assert.equal(row!.hash, listHash(json));
+      assert.equal(row!.tools, toolListParts(json).join("\n"));
+      assert.ok(String(row!.tools).split("\n").length >= 3);
+      const reader = new PgToolCache(store);
+      await reader.preload();
+      assert.deepEqual(reader.load("a", "f1"), tools);
+      assert.deepEqual(await reader.loadAsync("a", "f1"), tools);
+      // A part's tools changed in the store: cold, and the next save of the same list writes it again.
+      await store.all(`UPDATE tool_cache SET tools = replace(tools, '"t1"', '"t9"'), updated_at = 0`);
+      const cold = new PgToolCache(store);
+      await cold.preload();
+      assert.equal(await cold.loadAsync("a", "f1"), undefined);
+      assert.equal(cold.load("a", "f1"), undefined);
+      cold.save("a", "f1", tools, json, listHash(json));
+      await cold.flush();
+      const [again] = await store.all("SELECT tools, updated_at FROM tool_cache WHERE server = 'a'");
+      assert.notEqual(Number(again!.updated_at), 0, "rewritten");
+      assert.equal(again!.tools, toolListParts(json).join("\n"));
+      const warm = new PgToolCache(store);
+      await warm.preload();
+      assert.deepEqual(await warm.loadAsync("a", "f1"), tools);
+      // A small list: one part, hash-checked too.
+      const small = bigList(3, "small");
+      warm.save("b", "f1", small);
+      await warm.flush();
+      await store.all(`UPDATE tool_cache SET tools = '[]' WHERE server = 'b'`);
+      const checked = new PgToolCache(store);
+      await checked.preload();
+      assert.equal(checked.load("b", "f1"), undefined);
+    } finally {
+      await store.close();
+    }
+  },
+);
 
-Deno.test("mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole", async () => {
-  await using tmp = await tempDir();
-  const file = `${tmp.path}/local.db`;
-  const tools = bigList(300, "old form");
-  const json = JSON.stringify(tools);
-  const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
-  try {
-    db.prepare(
-      "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
-    ).run(listHash(json));
-    const part = db.prepare(
-      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
-    );
-    part.run(0, json.slice(0, 1001));
-    part.run(1, json.slice(1001));
-  } finally {
-    db.close();
-  }
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
-    env: { XDG_DATA_HOME: `${tmp.path}/data` },
-  });
-  assert.equal(migrated.code, 0, migrated.stderr);
-  const store = new PgStore(url, { migrations: pgStoreMigrations });
-  try {
-    const cache = new PgToolCache(store);
-    await cache.preload();
-    assert.deepEqual(cache.load("a", "f1"), tools);
-  } finally {
-    await store.close();
-  }
-});
+pgTest(
+  "mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole",
+  async () => {
+    await using tmp = await tempDir();
+    const file = `${tmp.path}/local.db`;
+    const tools = bigList(300, "old form");
+    const json = JSON.stringify(tools);
+    const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
+    try {
+      db.prepare(
+        "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
+      ).run(listHash(json));
+      const part = db.prepare(
+        "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
+      );
+      part.run(0, json.slice(0, 1001));
+      part.run(1, json.slice(1001));
+    } finally {
+      db.close();
+    }
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
+      env: { XDG_DATA_HOME: `${tmp.path}/data` },
+    });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const store = new PgStore(url, { migrations: pgStoreMigrations });
+    try {
+      const cache = new PgToolCache(store);
+      await cache.preload();
+      assert.deepEqual(cache.load("a", "f1"), tools);
+    } finally {
+      await store.close();
+    }
+  },
+);
