@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { type Config, loadConfig, parseConfig } from "../src/config/mod.ts";
 import { defaultStorePath, isPostgresUrl } from "../src/store/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../src/cli/permissions.ts";
+import { runCli } from "../src/cli/run.ts";
 
 /** Repository root, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -332,6 +333,44 @@ export async function runMcphub(
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
 }
 
+/** One in-process CLI run ({@linkcode runCliHere}). */
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/**
+ * Runs the CLI in this process (`runCli`), with exactly `env` as its environment (nothing of the test's
+ * own: give a {@linkcode sandboxEnv} for a HOME) and `cwd` (default: the repository root). `onErr` sees
+ * each stderr write as it happens, with stdout so far; `stderrIsTerminal` is passed on.
+ */
+export async function runCliHere(
+  args: readonly string[],
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    stderrIsTerminal?: boolean;
+    onErr?: (text: string, outSoFar: string) => void;
+  } = {},
+): Promise<CliRun> {
+  const env = { ...options.env };
+  let out = "";
+  let err = "";
+  const code = await runCli(args, {
+    env: { get: (key) => env[key], toObject: () => ({ ...env }) },
+    cwd: options.cwd ?? ROOT,
+    out: (text) => void (out += text),
+    err: (text) => {
+      options.onErr?.(text, out);
+      err += text;
+    },
+    signal: new AbortController().signal,
+    ...(options.stderrIsTerminal === undefined ? {} : { stderrIsTerminal: options.stderrIsTerminal }),
+  });
+  return { code, out, err };
+}
+
 /** Writes `mcphub.yaml` into `dir` and returns its path. */
 export async function writeConfig(dir: string, yaml: string, name = "mcphub.yaml"): Promise<string> {
   const path = `${dir}/${name}`;
@@ -432,13 +471,19 @@ export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;
 }
 
+/** A free loopback port (a listener on port 0, closed again). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
+}
+
 /** Starts server-everything in a remote transport mode on a free loopback port; resolves once it listens. */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
 ): Promise<{ port: number } & AsyncDisposable> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const port = freePort();
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
     env: { ...Deno.env.toObject(), PORT: String(port) },

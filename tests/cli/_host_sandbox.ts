@@ -6,8 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { runCli } from "../../src/cli/run.ts";
-import { ROOT, sandboxEnv } from "../helpers.ts";
+import { ROOT, runCliHere, sandboxEnv } from "../helpers.ts";
 
 /** The fixture host files. */
 export const HOST_FIXTURES = `${ROOT}tests/fixtures/hosts/`;
@@ -50,7 +49,6 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
   await Deno.mkdir(project);
   // The CLI sandbox's environment (tests/helpers.ts): XDG_* under this HOME, the real Deno cache.
   const vars = new Map<string, string>(Object.entries({ ...sandboxEnv(home), ...env }));
-  const environment = { get: (key: string) => vars.get(key), toObject: () => Object.fromEntries(vars) };
   const resolvePlace = (to: string) =>
     to.startsWith("~/") ? join(home, to.slice(2)) : join(project, to.slice(2));
   return {
@@ -58,18 +56,7 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
     project,
     config: join(home, ".config", "mcphub", "mcphub.yaml"),
     env: vars,
-    async run(...args) {
-      let out = "";
-      let err = "";
-      const code = await runCli(args, {
-        env: environment,
-        cwd: project,
-        out: (t) => void (out += t),
-        err: (t) => void (err += t),
-        signal: new AbortController().signal,
-      });
-      return { code, out, err };
-    },
+    run: (...args) => runCliHere(args, { env: Object.fromEntries(vars), cwd: project }),
     async install(fixture, to) {
       const path = resolvePlace(to);
       await Deno.mkdir(dirname(path), { recursive: true });

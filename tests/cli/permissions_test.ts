@@ -5,16 +5,17 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { type Config, parseConfig } from "../../src/config/mod.ts";
-import { runCli } from "../../src/cli/run.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../../src/cli/permissions.ts";
 import { RELEASE_PERMISSIONS } from "../../scripts/compile.ts";
 import {
+  type CliRun,
   connectGateway,
   DENO,
   FIXTURE,
+  freePort,
   q,
   REAL,
-  ROOT,
+  runCliHere,
   serversReady,
   startRemote,
   structured,
@@ -234,23 +235,8 @@ Deno.test({
   assert.equal(whichCommand("tool", { PATH: a.path, PATHEXT: ".CMD" }, "windows"), `${a.path}/tool`);
 });
 
-interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, {
-    env: { get: (key) => env[key], toObject: () => ({ ...env }) },
-    cwd: ROOT,
-    out: (text) => out += text,
-    err: (text) => err += text,
-    signal: new AbortController().signal,
-  });
-  return { code, out, err };
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliHere(args, { env });
 }
 
 Deno.test("mcphub permissions prints the flags on one line, --json the lists, notes on stderr", async () => {
@@ -314,13 +300,6 @@ function childEnv(): Record<string, string> {
   const env = Deno.env.toObject();
   for (const name of linkerEnvNames(env)) delete env[name];
   return env;
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 interface ServerRow {

@@ -15,9 +15,8 @@ import { Gateway } from "../../src/gateway/gateway.ts";
 import { StdioServerTransport } from "../../src/gateway/stdio_server.ts";
 import { slicedParse, slicedStringify } from "../../src/json/sliced_json.ts";
 import { definitionScans } from "../../src/trust/definition_scan.ts";
-import { concatBytes, DENO, FIXTURE, ROOT, tempDir, until } from "../helpers.ts";
+import { concatBytes, DENO, FIXTURE, HOSTILE, tempDir, until } from "../helpers.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu"; // 38 characters
 
 function config(yaml: string, vars: Record<string, string> = {}) {

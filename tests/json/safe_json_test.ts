@@ -8,7 +8,7 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { StdioServerTransport } from "../../src/gateway/stdio_server.ts";
-import { DENO, prng, ROOT } from "../helpers.ts";
+import { DENO, HOSTILE, prng } from "../helpers.ts";
 import { mibInputs } from "./_mib_inputs.ts";
 
 const R = String.raw;
@@ -308,7 +308,6 @@ Deno.test("a MiB of backslashes, quotes, escaped quotes and escaped keys: parsed
 // ---------------------------------------------------------------------------------------------------
 // End to end: a hostile downstream's poison, then a host's call with an escaped key to another server.
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const VICTIM_ARGS = R`{"zq":"e","caf\u00e9":"x"}`;
 const CALL = (id: number) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"NAME","arguments":${VICTIM_ARGS}}}`;

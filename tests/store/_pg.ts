@@ -7,6 +7,7 @@
  * @module
  */
 import { assertPresent, ignoreWithout, pgBinDir, postgresMissing } from "../_system.ts";
+import { freePort } from "../helpers.ts";
 
 /** A running cluster. */
 export interface PgCluster {
@@ -67,13 +68,6 @@ export function pgTest(name: string, fn: (t: Deno.TestContext) => Promise<void>)
       await fn(t);
     },
   });
-}
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
 }
 
 /** As the `postgres` user when we are root (initdb and postgres refuse root). */

@@ -6,9 +6,7 @@ import { type PinStore, toolPinMigrations, ToolPins } from "../../src/trust/mod.
 import { decidePins, PIN_CHUNK, type PinRow, type PinVerdict, type Trust } from "../../src/trust/pinning.ts";
 import { Stepper } from "../../src/json/slices.ts";
 import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
-import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
-
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+import { DENO, FIXTURE, HOSTILE, tempDir } from "../helpers.ts";
 
 function tool(name: string, description: string): ToolDefinition {
   return { name, description, inputSchema: { type: "object", properties: { x: { type: "string" } } } };
