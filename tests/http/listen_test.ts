@@ -17,6 +17,7 @@ import {
   REAL,
   ROOT,
   runMcphub,
+  sandbox,
   structured,
   tempDir,
   until,
@@ -278,11 +279,12 @@ Deno.test("mcp connect bridges a stdio host to the shared gateway", async () => 
   await using dir = await tempDir();
   await using listener = await startListener(await config(dir.path), { env: ENV });
   await using direct = await httpClient(listener.url, TOKEN_ALPHA);
+  await using box = await sandbox();
   const bridged = (token: string) =>
     new StdioClientTransport({
       command: DENO,
       args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
-      env: { ...Deno.env.toObject(), MCPHUB_TOKEN: token },
+      env: { ...box.env, MCPHUB_TOKEN: token },
       stderr: "pipe",
     });
   const transport = bridged(TOKEN_ALPHA);
