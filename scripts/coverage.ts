@@ -136,6 +136,7 @@ export async function main(argv: string[]): Promise<number> {
       "test",
       "-A",
       `--coverage=${RAW}`,
+      "--coverage-raw-data-only",
       ...(positionals.length ? positionals : ["tests/"]),
     ], {
       DENO_COVERAGE_DIR: RAW,
