@@ -4,6 +4,7 @@
  * loopback only) is available here: the suite's servers and clients bind every interface.
  */
 import { ROOT } from "./helpers.ts";
+import { namespaceMissing } from "./_system.ts";
 
 /** The suite's entry script. */
 export const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
@@ -23,27 +24,15 @@ export async function run(
   }
 }
 
-/** Why the suite cannot run in a private network namespace here, or undefined; installs iproute2 when `ip` is missing. */
+/**
+ * Why the suite cannot run in a private network namespace here (with what to install), or undefined.
+ * Installing iproute2 is the test setup's job (scripts/setup_system.ts).
+ */
 export async function namespaceUnavailable(): Promise<string | undefined> {
-  if (Deno.build.os !== "linux") return "network namespaces need Linux";
   try {
     await Deno.stat(SUITE);
   } catch {
     return "the conformance suite is not installed; run `deno task setup`";
   }
-  if ((await run("unshare", ["--version"])).code !== 0) return "unshare (util-linux) is not installed";
-  if ((await run("ip", ["-V"])).code !== 0) {
-    const update = await run("apt-get", ["update", "-qq"]);
-    const install = update.code === 0
-      ? await run("apt-get", ["install", "-y", "-qq", "iproute2"], {
-        env: { DEBIAN_FRONTEND: "noninteractive" },
-      })
-      : update;
-    if (install.code !== 0) {
-      return `ip is missing and installing iproute2 failed: ${install.text.slice(-300)}`;
-    }
-  }
-  const probe = await run("unshare", ["-n", "sh", "-c", "ip link set lo up"]);
-  if (probe.code !== 0) return `cannot create a private network namespace: ${probe.text.trim()}`;
-  return undefined;
+  return await namespaceMissing();
 }

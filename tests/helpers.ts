@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { type Config, loadConfig, parseConfig } from "../src/config/mod.ts";
 import { defaultStorePath, isPostgresUrl } from "../src/store/mod.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../src/cli/permissions.ts";
+import { runCli } from "../src/cli/run.ts";
 
 /** Repository root, with a trailing slash. */
 export const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -114,6 +115,8 @@ export interface ConnectGatewayOptions {
   flags?: readonly string[];
   /** The client to connect (with its capabilities and handlers). @default a plain SDK Client */
   client?: Client;
+  /** Opt-in: the gateway gets the test's whole environment (the real HOME) instead of a {@linkcode Sandbox}. */
+  realEnv?: boolean;
 }
 
 /**
@@ -123,9 +126,10 @@ export interface ConnectGatewayOptions {
 export async function gatewayFlags(
   configPath: string,
   db: string,
-  options: { agent?: string; env?: Record<string, string>; listen?: string } = {},
+  options: { agent?: string; env?: Record<string, string>; listen?: string; base?: Record<string, string> } =
+    {},
 ): Promise<string[]> {
-  const env = { ...Deno.env.toObject(), ...options.env };
+  const env = { ...(options.base ?? Deno.env.toObject()), ...options.env };
   const lookup = { get: (key: string) => env[key] };
   const config = await loadConfig(configPath, { env: lookup, cwd: Deno.cwd(), agent: options.agent });
   // A shared PostgreSQL store: its address joins --allow-net; OAuth tokens stay in the local default file.
@@ -149,10 +153,13 @@ export async function connectGateway(
   const extra = options.args ?? [];
   const agentAt = extra.indexOf("--agent");
   const agent = agentAt >= 0 ? extra[agentAt + 1] : undefined;
-  const flags = options.allowAll
-    ? ["-A"]
-    : ["--no-prompt", ...options.flags ?? await gatewayFlags(configPath, db, { agent, env: options.env })];
-  const env = { ...Deno.env.toObject(), ...options.env };
+  const box = options.realEnv ? undefined : sandboxSync();
+  const base = box?.env ?? Deno.env.toObject();
+  const flags = options.allowAll ? ["-A"] : [
+    "--no-prompt",
+    ...options.flags ?? await gatewayFlags(configPath, db, { agent, env: options.env, base }),
+  ];
+  const env = { ...base, ...options.env };
   // Deno refuses LD_*/DYLD_* variables to children under a restricted --allow-run.
   if (!options.allowAll) { for (const name of linkerEnvNames(env)) delete env[name]; }
   const transport = new StdioClientTransport({
@@ -175,10 +182,14 @@ export async function connectGateway(
   let stderr = "";
   transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
   const client = options.client ?? new Client({ name: "mcphub-test", version: "1.0.0" });
-  await client.connect(transport);
   const close = async () => {
     await client.close().catch(() => {});
+    await box?.[Symbol.asyncDispose]();
   };
+  await client.connect(transport).catch(async (e) => {
+    await close();
+    throw e;
+  });
   return { client, transport, stderr: () => stderr, close, [Symbol.asyncDispose]: close };
 }
 
@@ -199,24 +210,165 @@ export async function connectDirect(
   return client;
 }
 
+/** The real Deno cache (DENO_DIR): sandboxes point at it so nothing is downloaded again. */
+export const REAL_DENO_DIR = Deno.env.get("DENO_DIR") ??
+  `${Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`}/deno`;
+
 /**
- * Runs `deno run -A main.ts ARGS` (the CLI as a user runs it from source) to its end. `env` is added to
- * the test's environment.
+ * Variables of the test's environment a sandboxed child keeps (when set): what Deno, npm and node need to
+ * find programs, trust the network's certificate authorities, go through its proxy and write coverage.
+ */
+export const SANDBOX_PASSED_ENV = [
+  "PATH",
+  "LANG",
+  "TZ",
+  "TMPDIR",
+  "NO_COLOR",
+  "CI",
+  "DENO_COVERAGE_DIR",
+  "DENO_CERT",
+  "SSL_CERT_FILE",
+  "SSL_CERT_DIR",
+  "NODE_EXTRA_CA_CERTS",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "NO_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "no_proxy",
+] as const;
+
+/**
+ * A CLI/gateway sandbox: a temp HOME with its own XDG config, data, state and cache directories, so a
+ * child never reads the user's config nor writes the user's store (`defaultStorePath` lands in
+ * `${home}/.local/share`); `db` is a store path inside it. `env` is the whole environment a child gets:
+ * {@linkcode SANDBOX_PASSED_ENV} from the test's own, HOME and XDG_* here, DENO_DIR the real Deno cache
+ * and npm's cache the real one (nothing is downloaded again). Disposing it removes the directory.
+ */
+export interface Sandbox extends AsyncDisposable {
+  home: string;
+  db: string;
+  env: Record<string, string>;
+}
+
+/** The environment of a sandbox whose HOME is `home` (see {@linkcode Sandbox}). */
+export function sandboxEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of SANDBOX_PASSED_ENV) {
+    const value = Deno.env.get(name);
+    if (value !== undefined) env[name] = value;
+  }
+  const realHome = Deno.env.get("HOME") ?? "/root";
+  return {
+    ...env,
+    PATH: env.PATH ?? "/usr/local/bin:/usr/bin:/bin",
+    HOME: home,
+    XDG_CONFIG_HOME: `${home}/.config`,
+    XDG_DATA_HOME: `${home}/.local/share`,
+    XDG_STATE_HOME: `${home}/.local/state`,
+    XDG_CACHE_HOME: `${home}/.cache`,
+    DENO_DIR: REAL_DENO_DIR,
+    npm_config_cache: Deno.env.get("npm_config_cache") ?? `${realHome}/.npm`,
+  };
+}
+
+/** Creates a {@linkcode Sandbox} (synchronously, so a constructor can use it). */
+export function sandboxSync(): Sandbox {
+  const home = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "mcphub-home-" }));
+  return {
+    home,
+    db: `${home}/mcphub-test.db`,
+    env: sandboxEnv(home),
+    async [Symbol.asyncDispose]() {
+      await Deno.remove(home, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** Creates a {@linkcode Sandbox}. */
+export function sandbox(): Promise<Sandbox> {
+  return Promise.resolve(sandboxSync());
+}
+
+/** Options of {@linkcode runMcphub}. */
+export interface RunOptions {
+  /** Added to the sandbox's environment (or to the test's own with `realEnv`). */
+  env?: Record<string, string>;
+  /** @default the repository root */
+  cwd?: string;
+  /** Run in this sandbox (state kept between runs). @default a fresh one, removed after the run */
+  sandbox?: Sandbox;
+  /** Opt-in: the child gets the test's whole environment (the real HOME) instead of a sandbox. */
+  realEnv?: boolean;
+  /** Bytes written to stdin (then closed). @default stdin is null */
+  stdin?: string;
+}
+
+/**
+ * Runs `deno run -A main.ts ARGS` (the CLI as a user runs it from source) to its end, in a
+ * {@linkcode Sandbox} unless `realEnv` says otherwise: the user's HOME, config and store are never touched.
  */
 export async function runMcphub(
   args: string[],
-  options: { env?: Record<string, string>; cwd?: string } = {},
+  options: RunOptions = {},
 ): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(DENO, {
+  await using own = options.sandbox || options.realEnv ? undefined : await sandbox();
+  const base = options.realEnv ? Deno.env.toObject() : (options.sandbox ?? own)!.env;
+  const child = new Deno.Command(DENO, {
     args: ["run", "-A", `${ROOT}main.ts`, ...args],
     cwd: options.cwd ?? ROOT,
-    env: options.env,
-    stdin: "null",
+    env: { ...base, ...options.env },
+    clearEnv: true,
+    stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin)).catch(() => {});
+    await writer.close().catch(() => {});
+  }
+  const out = await child.output();
   const dec = new TextDecoder();
   return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+}
+
+/** One in-process CLI run ({@linkcode runCliHere}). */
+export interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
+
+/**
+ * Runs the CLI in this process (`runCli`), with exactly `env` as its environment (nothing of the test's
+ * own: give a {@linkcode sandboxEnv} for a HOME) and `cwd` (default: the repository root). `onErr` sees
+ * each stderr write as it happens, with stdout so far; `stderrIsTerminal` is passed on.
+ */
+export async function runCliHere(
+  args: readonly string[],
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    stderrIsTerminal?: boolean;
+    onErr?: (text: string, outSoFar: string) => void;
+  } = {},
+): Promise<CliRun> {
+  const env = { ...options.env };
+  let out = "";
+  let err = "";
+  const code = await runCli(args, {
+    env: { get: (key) => env[key], toObject: () => ({ ...env }) },
+    cwd: options.cwd ?? ROOT,
+    out: (text) => void (out += text),
+    err: (text) => {
+      options.onErr?.(text, out);
+      err += text;
+    },
+    signal: new AbortController().signal,
+    ...(options.stderrIsTerminal === undefined ? {} : { stderrIsTerminal: options.stderrIsTerminal }),
+  });
+  return { code, out, err };
 }
 
 /** Writes `mcphub.yaml` into `dir` and returns its path. */
@@ -273,18 +425,65 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** One row of the gateway's `list_servers`. */
+export interface ServerRow {
+  name: string;
+  state: string;
+  error?: string;
+  tools?: number;
+  [key: string]: unknown;
+}
+
+/** The rows of the gateway's `list_servers`. */
+export async function listServers(client: Client): Promise<ServerRow[]> {
+  return structured<{ servers: ServerRow[] }>(await client.callTool({ name: "list_servers", arguments: {} }))
+    .servers;
+}
+
+/**
+ * Waits until the gateway's servers are past their start (none is `connecting`), or, with `state`, until
+ * each is in that state; `only` limits it to those servers. Built on {@linkcode until}: it polls
+ * `list_servers` (the gateway has no event a client could await) and throws at its deadline, naming each
+ * server's last state. `source` is an SDK client or a function that lists the rows (a raw session).
+ */
+export async function serversReady(
+  source: Client | (() => Promise<ServerRow[]>),
+  options: { state?: string; only?: readonly string[]; ms?: number } = {},
+): Promise<ServerRow[]> {
+  const list = typeof source === "function" ? source : () => listServers(source);
+  let last: ServerRow[] = [];
+  const done = (s: ServerRow) => options.state ? s.state === options.state : s.state !== "connecting";
+  try {
+    return await until(`servers ${options.state ?? "past connecting"}`, async () => {
+      last = await list();
+      const watched = options.only ? last.filter((s) => options.only!.includes(s.name)) : last;
+      if (options.only && watched.length !== options.only.length) return undefined;
+      return watched.every(done) ? last : undefined;
+    }, options.ms);
+  } catch (error) {
+    const states = last.map((s) => `${s.name}: ${s.state}${s.error ? ` (${s.error})` : ""}`).join("; ");
+    throw new Error(`${(error as Error).message}; last seen: ${states || "no servers"}`);
+  }
+}
+
 /** Structured content of a meta-tool result. */
 export function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as { structuredContent: T }).structuredContent;
+}
+
+/** A free loopback port (a listener on port 0, closed again). */
+export function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  listener.close();
+  return port;
 }
 
 /** Starts server-everything in a remote transport mode on a free loopback port; resolves once it listens. */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
 ): Promise<{ port: number } & AsyncDisposable> {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
+  const port = freePort();
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
     env: { ...Deno.env.toObject(), PORT: String(port) },
@@ -342,6 +541,8 @@ export class RawGateway {
   stderr = "";
 
   constructor(config: string, db: string, flags: string[]) {
+    // A sandboxed environment (see Sandbox), removed once the gateway has exited.
+    const box = sandboxSync();
     const child = new Deno.Command(DENO, {
       args: [
         "run",
@@ -355,10 +556,13 @@ export class RawGateway {
         "mcp",
         "serve",
       ],
+      env: box.env,
+      clearEnv: true,
       stdin: "piped",
       stdout: "piped",
       stderr: "piped",
     }).spawn();
+    child.status.finally(() => box[Symbol.asyncDispose]());
     this.child = child;
     this.#writer = child.stdin.getWriter();
     this.stdoutDone = (async () => {
@@ -431,8 +635,15 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
  * `id`, as text (lines before it are skipped); `request` does both with ids of its own (1, 2, …: the
  * handshake's `initialize` is 1).
  */
-export async function rawSession(command: string, args: string[]) {
-  const child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
+export async function rawSession(command: string, args: string[], env?: Record<string, string>) {
+  const child = new Deno.Command(command, {
+    args,
+    env,
+    clearEnv: env !== undefined,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
   const writer = child.stdin.getWriter();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -470,9 +681,19 @@ export async function rawSession(command: string, args: string[]) {
   return { send, answer, request, close, [Symbol.asyncDispose]: close };
 }
 
-/** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions). */
-export function rawGatewaySession(config: string, db: string): ReturnType<typeof rawSession> {
-  return rawSession(DENO, ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"]);
+/** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed. */
+export async function rawGatewaySession(config: string, db: string): ReturnType<typeof rawSession> {
+  const box = sandboxSync();
+  const args = ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"];
+  const session = await rawSession(DENO, args, box.env).catch(async (e) => {
+    await box[Symbol.asyncDispose]();
+    throw e;
+  });
+  const close = async () => {
+    await session.close();
+    await box[Symbol.asyncDispose]();
+  };
+  return { ...session, close, [Symbol.asyncDispose]: close };
 }
 
 /** A stored result read whole through `get_result` (utf8 pages from cursor 0 to the last). */

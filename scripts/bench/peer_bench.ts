@@ -29,6 +29,7 @@ import {
   DENO,
   descendants,
   FIXTURE,
+  freePort,
   q,
   REAL,
   ROOT,
@@ -125,14 +126,6 @@ async function startSupergateway(
   child.kill("SIGKILL");
   await child.status;
   throw new Error("supergateway did not listen within 10 s");
-}
-
-/** A free loopback port. */
-function freePort(): number {
-  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (probe.addr as Deno.NetAddr).port;
-  probe.close();
-  return port;
 }
 
 /**

@@ -77,7 +77,8 @@ async function settle(): Promise<Status> {
     if (s.state !== "connecting") return s;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return await state();
+  // Fails loudly (this client runs alone, without tests/helpers.ts's serversReady).
+  throw new Error(`the server is still connecting after 300 polls: ${JSON.stringify(await state())}`);
 }
 
 /** What a user does when the gateway says needs_auth: run `mcphub auth login`, then wait for the pickup. */

@@ -11,6 +11,7 @@
  * passing scenario both show, and prints the score.
  */
 import assert from "node:assert/strict";
+import { assertPresent, ignoreWithout } from "../_system.ts";
 import { namespaceUnavailable, run, SUITE } from "../conformance_suite.ts";
 import { DENO, ROOT, tempDir } from "../helpers.ts";
 
@@ -27,12 +28,13 @@ const EXPECTED_FAILURES: Record<string, string> = {
 };
 
 const SKIP = await namespaceUnavailable();
-if (SKIP) console.log(`SKIP: conformance client scenarios: ${SKIP}`);
+const WHAT = "conformance client scenarios";
 
 Deno.test({
   name: "conformance suite, client scenarios through mcphub",
-  ignore: SKIP !== undefined,
+  ignore: ignoreWithout(WHAT, SKIP),
   async fn() {
+    assertPresent(WHAT, SKIP);
     await using dir = await tempDir("mcphub-conformance-");
     const listed = await run(DENO, ["run", "-A", SUITE, "list"], { cwd: dir.path });
     // Every client scenario: the gateway is the client of the scenario's server (auth/*, initialize,

@@ -4,13 +4,15 @@
  * refresh revoked -> needs_auth -> login again; and across a restart.
  */
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import {
   connectGateway,
   DENO,
   FIXTURE,
   type GatewayClient,
   q,
-  ROOT,
+  runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -32,13 +34,8 @@ async function servers(gw: GatewayClient): Promise<Status[]> {
 
 /** Polls list_servers until `name` is in `state` (the gateway reports no event a client could await). */
 async function waitForState(gw: GatewayClient, name: string, state: string): Promise<Status> {
-  let last: Status | undefined;
-  for (let i = 0; i < 200; i++) {
-    last = (await servers(gw)).find((s) => s.name === name);
-    if (last?.state === state) return last;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`server ${name} never reached ${state}: ${JSON.stringify(last)}`);
+  const rows = await serversReady(gw.client, { state, only: [name] });
+  return rows.find((s) => s.name === name) as unknown as Status;
 }
 
 async function cli(
@@ -46,15 +43,22 @@ async function cli(
   db: string,
   ...args: string[]
 ): Promise<{ code: number; out: string; err: string }> {
-  const output = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, ...args],
-    stdin: "null",
-  }).output();
-  return {
-    code: output.code,
-    out: new TextDecoder().decode(output.stdout),
-    err: new TextDecoder().decode(output.stderr),
-  };
+  const output = await runMcphub(["--config", config, "--db", db, ...args]);
+  return { code: output.code, out: output.stdout, err: output.stderr };
+}
+
+/** Moves a stored login's issue and expiry times, as if time had passed (the gateway reads them per request). */
+function ageStoredTokens(db: string, server: string, at: { issuedAgoMs: number; leftMs: number }): void {
+  const store = new DatabaseSync(db);
+  try {
+    store.exec("PRAGMA busy_timeout = 10000");
+    const now = Date.now();
+    const changed = store.prepare("UPDATE oauth_sessions SET tokens_at = ?, expires_at = ? WHERE server = ?")
+      .run(now - at.issuedAgoMs, now + at.leftMs, server);
+    assert.equal(changed.changes, 1, `one stored login of ${server}`);
+  } finally {
+    store.close();
+  }
 }
 
 function text(result: unknown): string {
@@ -113,15 +117,14 @@ Deno.test("OAuth: 401 -> needs_auth -> login -> refresh before expiry and on 401
   assert.equal(text(await gw.client.callTool({ name: "prot__echo", arguments: { text: "one" } })), "one");
 
   // The server expires the token early: 401, refreshed by the SDK, the call goes through once.
-  as.tokenLifetimeSec = 2;
   as.expireAccessTokens();
   const before401 = as.counts.unauthorized;
   assert.equal(text(await gw.client.callTool({ name: "prot__echo", arguments: { text: "two" } })), "two");
   assert.deepEqual([as.counts.unauthorized - before401, as.counts.refreshGrants], [1, 1]);
 
-  // The new token lives 2 s: in its last quarter it is refreshed before use, with no 401.
-  as.tokenLifetimeSec = 3600;
-  await new Promise((r) => setTimeout(r, 1600));
+  // The new token is aged into its last quarter of life in the store the gateway reads (issued 50 min ago,
+  // 10 s left: no real time passes): it is refreshed before use, with no 401.
+  ageStoredTokens(db, "prot", { issuedAgoMs: 50 * 60_000, leftMs: 10_000 });
   const beforeEarly = as.counts.unauthorized;
   assert.equal(
     text(await gw.client.callTool({ name: "prot__whoami", arguments: {} })).endsWith("scope tools"),

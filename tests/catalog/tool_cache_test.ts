@@ -22,7 +22,7 @@ import {
   tempDir,
   writeConfig,
 } from "../helpers.ts";
-import { pgCluster } from "../store/_pg.ts";
+import { pgCluster, pgTest } from "../store/_pg.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -49,6 +49,35 @@ function server(yaml: string, vars: Record<string, string> = {}) {
   return parseConfig(`servers:\n  s:\n${yaml}`, "mcphub.yaml", { env: env(vars), cwd: "/tmp" }).servers[0]!;
 }
 
+/**
+ * A tool-cache store in a temp dir, removed (and the database closed) by disposing it; `spy` is the same
+ * database with every SQL text it prepares recorded in `sqls`.
+ */
+function cacheStore():
+  & { db: DatabaseSync; dir: string; spy: DatabaseSync; sqls: string[] }
+  & AsyncDisposable {
+  const dir = Deno.makeTempDirSync({ prefix: "mcphub-tool-cache-" });
+  const db = openStore(`${dir}/s.db`, { migrations: toolCacheMigrations });
+  const sqls: string[] = [];
+  const spy = new Proxy(db, {
+    get(target, key) {
+      if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return {
+    db,
+    dir,
+    spy,
+    sqls,
+    async [Symbol.asyncDispose]() {
+      db.close();
+      await Deno.remove(dir, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
 Deno.test("serverFingerprint() changes with what the entry starts, never with secret values", () => {
   const base = serverFingerprint(
     server('    command: node\n    args: [a.js]\n    env: { T: "${T}" }\n', { T: "one" }),
@@ -71,44 +100,36 @@ Deno.test("serverFingerprint() changes with what the entry starts, never with se
 });
 
 Deno.test("StoreToolCache keeps the last list per server and answers only for the same fingerprint", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const cache = new StoreToolCache(db, () => 1000);
-    assert.equal(cache.load("a", "f1"), undefined);
-    const tools = [{ name: "echo", description: "Echoes", inputSchema: { type: "object" } }];
-    cache.save("a", "f1", tools);
-    assert.deepEqual(cache.load("a", "f1"), tools);
-    assert.equal(cache.load("a", "f2"), undefined, "a changed entry does not use the old list");
-    cache.save("a", "f2", []);
-    assert.deepEqual(cache.load("a", "f2"), []);
-    assert.equal(cache.load("a", "f1"), undefined);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db } = store;
+  const cache = new StoreToolCache(db, () => 1000);
+  assert.equal(cache.load("a", "f1"), undefined);
+  const tools = [{ name: "echo", description: "Echoes", inputSchema: { type: "object" } }];
+  cache.save("a", "f1", tools);
+  assert.deepEqual(cache.load("a", "f1"), tools);
+  assert.equal(cache.load("a", "f2"), undefined, "a changed entry does not use the old list");
+  cache.save("a", "f2", []);
+  assert.deepEqual(cache.load("a", "f2"), []);
+  assert.equal(cache.load("a", "f1"), undefined);
 });
 
 Deno.test("StoreToolCache.save takes the list's JSON when given, and rewrites nothing for an unchanged list", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    let now = 1000;
-    const cache = new StoreToolCache(db, () => now);
-    const tools = [{ name: "echo", description: "Echoes «é»", inputSchema: { type: "object" } }];
-    cache.save("a", "f1", tools, JSON.stringify(tools));
-    assert.deepEqual(cache.load("a", "f1"), tools);
-    const updatedAt = () =>
-      (db.prepare("SELECT updated_at FROM tool_cache WHERE server = 'a'").get() as {
-        updated_at: number;
-      }).updated_at;
-    now = 2000;
-    cache.save("a", "f1", tools);
-    assert.equal(updatedAt(), 1000, "the same list is not written again");
-    cache.save("a", "f2", tools);
-    assert.equal(updatedAt(), 2000, "a new fingerprint is");
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db } = store;
+  let now = 1000;
+  const cache = new StoreToolCache(db, () => now);
+  const tools = [{ name: "echo", description: "Echoes «é»", inputSchema: { type: "object" } }];
+  cache.save("a", "f1", tools, JSON.stringify(tools));
+  assert.deepEqual(cache.load("a", "f1"), tools);
+  const updatedAt = () =>
+    (db.prepare("SELECT updated_at FROM tool_cache WHERE server = 'a'").get() as {
+      updated_at: number;
+    }).updated_at;
+  now = 2000;
+  cache.save("a", "f1", tools);
+  assert.equal(updatedAt(), 1000, "the same list is not written again");
+  cache.save("a", "f2", tools);
+  assert.equal(updatedAt(), 2000, "a new fingerprint is");
 });
 
 Deno.test("listHashSteps hashes in pieces exactly as listHash does, never splitting a surrogate pair", () => {
@@ -120,79 +141,63 @@ Deno.test("listHashSteps hashes in pieces exactly as listHash does, never splitt
 });
 
 Deno.test("StoreToolCache: a list saved with the hash of what it loaded or saved is neither compared nor written", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const sqls: string[] = [];
-    const spy = new Proxy(db, {
-      get(target, key) {
-        if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const tools = [{ name: "echo", description: "Echoes 😀", inputSchema: { type: "object" } }];
-    const json = JSON.stringify(tools);
-    new StoreToolCache(spy).save("a", "f1", tools, json, listHash(json));
-    // A new process: it loads the list, then the server lists the same tools.
-    const cache = new StoreToolCache(spy);
-    assert.deepEqual(cache.load("a", "f1"), tools);
-    sqls.length = 0;
-    cache.save("a", "f1", tools, json, listHash(json));
-    assert.deepEqual(
-      sqls,
-      ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"],
-      "only the fingerprint and hash are read",
-    );
-    // A changed list is written.
-    const changed = [{ ...tools[0]!, description: "Changed" }];
-    const text = JSON.stringify(changed);
-    cache.save("a", "f1", changed, text, listHash(text));
-    assert.deepEqual(cache.load("a", "f1"), changed);
-    sqls.length = 0;
-    cache.save("a", "f1", changed, text, listHash(text));
-    assert.equal(sqls.length, 1, "and then known");
-    // Rewritten by another process under another fingerprint: saved again.
-    new StoreToolCache(db).save("a", "f2", tools);
-    cache.save("a", "f1", changed, text, listHash(text));
-    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), changed);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db, spy, sqls } = store;
+  const tools = [{ name: "echo", description: "Echoes 😀", inputSchema: { type: "object" } }];
+  const json = JSON.stringify(tools);
+  new StoreToolCache(spy).save("a", "f1", tools, json, listHash(json));
+  // A new process: it loads the list, then the server lists the same tools.
+  const cache = new StoreToolCache(spy);
+  assert.deepEqual(cache.load("a", "f1"), tools);
+  sqls.length = 0;
+  cache.save("a", "f1", tools, json, listHash(json));
+  assert.deepEqual(
+    sqls,
+    ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"],
+    "only the fingerprint and hash are read",
+  );
+  // A changed list is written.
+  const changed = [{ ...tools[0]!, description: "Changed" }];
+  const text = JSON.stringify(changed);
+  cache.save("a", "f1", changed, text, listHash(text));
+  assert.deepEqual(cache.load("a", "f1"), changed);
+  sqls.length = 0;
+  cache.save("a", "f1", changed, text, listHash(text));
+  assert.equal(sqls.length, 1, "and then known");
+  // Rewritten by another process under another fingerprint: saved again.
+  new StoreToolCache(db).save("a", "f2", tools);
+  cache.save("a", "f1", changed, text, listHash(text));
+  assert.deepEqual(new StoreToolCache(db).load("a", "f1"), changed);
 });
 
 Deno.test("a hub caches a 100,000-tool list serialized in slices, also when closed before they end", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const cache = new StoreToolCache(db);
-    const config = manyToolsConfig(100_000);
-    const fingerprint = serverFingerprint(config.servers[0]!);
-    for (const wait of [true, false]) {
-      db.exec("DELETE FROM tool_cache; DELETE FROM tool_cache_parts");
-      const hub = new Hub({
-        config,
-        env: Deno.env.toObject(),
-        version: "test",
-        log: () => {},
-        toolCache: cache,
-      });
-      try {
-        await hub.start();
-        // Either the slices end (a timer's turns) or close() finishes them.
-        if (wait) {
-          while (!(await cache.load("big", fingerprint))) await new Promise((r) => setTimeout(r, 20));
-        }
-      } finally {
-        await hub.close();
+  await using store = cacheStore();
+  const { db } = store;
+  const cache = new StoreToolCache(db);
+  const config = manyToolsConfig(100_000);
+  const fingerprint = serverFingerprint(config.servers[0]!);
+  for (const wait of [true, false]) {
+    db.exec("DELETE FROM tool_cache; DELETE FROM tool_cache_parts");
+    const hub = new Hub({
+      config,
+      env: Deno.env.toObject(),
+      version: "test",
+      log: () => {},
+      toolCache: cache,
+    });
+    try {
+      await hub.start();
+      // Either the slices end (a timer's turns) or close() finishes them.
+      if (wait) {
+        while (!(await cache.load("big", fingerprint))) await new Promise((r) => setTimeout(r, 20));
       }
-      const saved = (await cache.load("big", fingerprint))!;
-      assert.equal(saved.length, 100_001, `wait: ${wait}`);
-      assert.equal(saved[100_000]!.name, "t99999");
-      assert.equal(storedText(db, "big"), JSON.stringify(saved), "the text is JSON.stringify's");
+    } finally {
+      await hub.close();
     }
-  } finally {
-    db.close();
+    const saved = (await cache.load("big", fingerprint))!;
+    assert.equal(saved.length, 100_001, `wait: ${wait}`);
+    assert.equal(saved[100_000]!.name, "t99999");
+    assert.equal(storedText(db, "big"), JSON.stringify(saved), "the text is JSON.stringify's");
   }
 });
 
@@ -243,40 +248,36 @@ function partsOf(db: DatabaseSync, server: string): { generation: number; n: num
 }
 
 Deno.test("StoreToolCache: a list over the part size round-trips exactly through parts, which a replaced list frees", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    // Tiny parts of an odd size (each ~6 tools).
-    const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
-    const one = bigList(500, "one");
-    const json = JSON.stringify(one);
-    const saving = cache.save("a", "f1", one, json, listHash(json));
-    assert.ok(saving instanceof Promise, "a large list is written in steps");
-    await saving;
-    assert.equal(storedText(db, "a"), json);
-    const row = db.prepare("SELECT tools, hash, parts FROM tool_cache WHERE server = 'a'").get() as {
-      tools: string;
-      hash: string;
-      parts: number;
-    };
-    assert.deepEqual({ tools: row.tools, hash: row.hash }, { tools: "", hash: listHash(json) });
-    assert.ok(row.parts >= Math.ceil(json.length / 997), `${row.parts} parts`);
-    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), one, "read at once");
-    assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), one, "or in steps");
-    // Replaced by another large list, then by a small one: the old parts are deleted.
-    const two = bigList(400, "two");
-    await cache.save("a", "f1", two);
-    assert.deepEqual(await cache.load("a", "f1"), two);
-    assert.equal(partsOf(db, "a").length, 1);
-    const small = bigList(2, "small");
-    const cleaning = cache.save("a", "f1", small);
-    assert.deepEqual(cache.load("a", "f1"), small, "a small list is written at once");
-    await cleaning;
-    await cache.flush();
-    assert.deepEqual(partsOf(db, "a"), []);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db } = store;
+  // Tiny parts of an odd size (each ~6 tools).
+  const cache = new StoreToolCache(db, Date.now, { partChars: 997 });
+  const one = bigList(500, "one");
+  const json = JSON.stringify(one);
+  const saving = cache.save("a", "f1", one, json, listHash(json));
+  assert.ok(saving instanceof Promise, "a large list is written in steps");
+  await saving;
+  assert.equal(storedText(db, "a"), json);
+  const row = db.prepare("SELECT tools, hash, parts FROM tool_cache WHERE server = 'a'").get() as {
+    tools: string;
+    hash: string;
+    parts: number;
+  };
+  assert.deepEqual({ tools: row.tools, hash: row.hash }, { tools: "", hash: listHash(json) });
+  assert.ok(row.parts >= Math.ceil(json.length / 997), `${row.parts} parts`);
+  assert.deepEqual(new StoreToolCache(db).load("a", "f1"), one, "read at once");
+  assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), one, "or in steps");
+  // Replaced by another large list, then by a small one: the old parts are deleted.
+  const two = bigList(400, "two");
+  await cache.save("a", "f1", two);
+  assert.deepEqual(await cache.load("a", "f1"), two);
+  assert.equal(partsOf(db, "a").length, 1);
+  const small = bigList(2, "small");
+  const cleaning = cache.save("a", "f1", small);
+  assert.deepEqual(cache.load("a", "f1"), small, "a small list is written at once");
+  await cleaning;
+  await cache.flush();
+  assert.deepEqual(partsOf(db, "a"), []);
 });
 
 Deno.test("StoreToolCache: a save that stops between parts (a crash) leaves the old list loadable; the next save cleans up", async () => {
@@ -336,100 +337,80 @@ Deno.test("StoreToolCache: two caches on one file see each other's lists whole, 
 });
 
 Deno.test("StoreToolCache: an unchanged large list costs one small read; saves under way are serialized and the latest wins", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const sqls: string[] = [];
-    const spy = new Proxy(db, {
-      get(target, key) {
-        if (key === "prepare") return (sql: string) => (sqls.push(sql), target.prepare(sql));
-        const value = Reflect.get(target, key);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
-    const one = bigList(300, "one");
-    const json = JSON.stringify(one);
-    await new StoreToolCache(spy, Date.now, { partChars: 1000 }).save("a", "f1", one, json, listHash(json));
-    const cache = new StoreToolCache(spy, Date.now, { partChars: 1000 });
-    assert.deepEqual(await cache.load("a", "f1"), one);
-    sqls.length = 0;
-    assert.equal(cache.save("a", "f1", one, json, listHash(json)), undefined);
-    assert.deepEqual(sqls, ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"]);
-    // Three lists in a row: the second waits behind the first and is replaced by the third.
-    const lists = ["two", "three", "four"].map((v) => bigList(300, v));
-    const saves = lists.map((l) => cache.save("a", "f1", l));
-    cache.saveInstructions("a", "f1", "Use it.");
-    await Promise.all(saves);
-    await cache.flush();
-    assert.deepEqual(await cache.load("a", "f1"), lists[2]);
-    assert.equal(cache.loadInstructions("a", "f1"), "Use it.");
-    assert.equal(partsOf(db, "a").length, 1);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db, spy, sqls } = store;
+  const one = bigList(300, "one");
+  const json = JSON.stringify(one);
+  await new StoreToolCache(spy, Date.now, { partChars: 1000 }).save("a", "f1", one, json, listHash(json));
+  const cache = new StoreToolCache(spy, Date.now, { partChars: 1000 });
+  assert.deepEqual(await cache.load("a", "f1"), one);
+  sqls.length = 0;
+  assert.equal(cache.save("a", "f1", one, json, listHash(json)), undefined);
+  assert.deepEqual(sqls, ["SELECT fingerprint, hash FROM tool_cache WHERE server = ?"]);
+  // Three lists in a row: the second waits behind the first and is replaced by the third.
+  const lists = ["two", "three", "four"].map((v) => bigList(300, v));
+  const saves = lists.map((l) => cache.save("a", "f1", l));
+  cache.saveInstructions("a", "f1", "Use it.");
+  await Promise.all(saves);
+  await cache.flush();
+  assert.deepEqual(await cache.load("a", "f1"), lists[2]);
+  assert.equal(cache.loadInstructions("a", "f1"), "Use it.");
+  assert.equal(partsOf(db, "a").length, 1);
 });
 
 Deno.test("StoreToolCache: other work keeps running while a 100,000-tool list is saved and loaded", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  await using store = cacheStore();
+  const { db } = store;
+  const tools = bigList(100_000, "big");
+  const json = JSON.stringify(tools);
+  const cache = new StoreToolCache(db);
+  // A timer that re-arms itself: its turns between the start and the end of each step run.
+  let turns = 0;
+  let ticking = true;
+  const tick = () => {
+    turns++;
+    if (ticking) setTimeout(tick, 0);
+  };
+  setTimeout(tick, 0);
   try {
-    const tools = bigList(100_000, "big");
-    const json = JSON.stringify(tools);
-    const cache = new StoreToolCache(db);
-    // A timer that re-arms itself: its turns between the start and the end of each step run.
-    let turns = 0;
-    let ticking = true;
-    const tick = () => {
-      turns++;
-      if (ticking) setTimeout(tick, 0);
-    };
-    setTimeout(tick, 0);
-    try {
-      await cache.save("big", "f", tools, json, listHash(json));
-      const parts = partsOf(db, "big")[0]!.n;
-      assert.ok(turns >= parts, `${turns} timer turns ran during the save of ${parts} parts`);
-      turns = 0;
-      const loaded = await new StoreToolCache(db).loadAsync("big", "f");
-      // The load runs in time slices (SLICE_MS each), so how many depends on the machine's speed; one that
-      // held the loop for the whole read would let the timer in once at most (the turn before it starts).
-      assert.ok(turns >= 2, `${turns} timer turns ran during the load`);
-      assert.equal(JSON.stringify(loaded), json);
-    } finally {
-      ticking = false;
-    }
+    await cache.save("big", "f", tools, json, listHash(json));
+    const parts = partsOf(db, "big")[0]!.n;
+    assert.ok(turns >= parts, `${turns} timer turns ran during the save of ${parts} parts`);
+    turns = 0;
+    const loaded = await new StoreToolCache(db).loadAsync("big", "f");
+    // The load runs in time slices (SLICE_MS each), so how many depends on the machine's speed; one that
+    // held the loop for the whole read would let the timer in once at most (the turn before it starts).
+    assert.ok(turns >= 2, `${turns} timer turns ran during the load`);
+    assert.equal(JSON.stringify(loaded), json);
   } finally {
-    db.close();
+    ticking = false;
   }
 });
 
 Deno.test("a hub lists a large cached list (kept in parts) while its server starts", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  await using store = cacheStore();
+  const { db } = store;
+  // A server that never answers: its tools can only come from the cache.
+  const config = parseConfig(
+    "servers:\n  slow:\n    command: sleep\n    args: ['30']\n",
+    "mcphub.yaml",
+    { env: env({}), cwd: "/tmp" },
+  );
+  const tools = bigList(300, "cached");
+  const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+  await cache.save("slow", serverFingerprint(config.servers[0]!), tools);
+  const hub = new Hub({ config, env: {}, version: "test", log: () => {}, toolCache: cache });
   try {
-    // A server that never answers: its tools can only come from the cache.
-    const config = parseConfig(
-      "servers:\n  slow:\n    command: sleep\n    args: ['30']\n",
-      "mcphub.yaml",
-      { env: env({}), cwd: "/tmp" },
-    );
-    const tools = bigList(300, "cached");
-    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
-    await cache.save("slow", serverFingerprint(config.servers[0]!), tools);
-    const hub = new Hub({ config, env: {}, version: "test", log: () => {}, toolCache: cache });
-    try {
-      void hub.start();
-      await hub.settled();
-      assert.equal(hub.downstream("slow")!.toolsFromCache, true);
-      assert.deepEqual(hub.downstream("slow")!.tools.map((t) => t.name), tools.map((t) => t.name));
-    } finally {
-      await hub.close();
-    }
+    void hub.start();
+    await hub.settled();
+    assert.equal(hub.downstream("slow")!.toolsFromCache, true);
+    assert.deepEqual(hub.downstream("slow")!.tools.map((t) => t.name), tools.map((t) => t.name));
   } finally {
-    db.close();
+    await hub.close();
   }
 });
 
-Deno.test("mcphub store migrate copies a list kept in parts whole", async () => {
+pgTest("mcphub store migrate copies a list kept in parts whole", async () => {
   await using tmp = await tempDir();
   const file = `${tmp.path}/local.db`;
   const db = openStore(file, { migrations: toolCacheMigrations });
@@ -455,22 +436,18 @@ Deno.test("mcphub store migrate copies a list kept in parts whole", async () => 
 });
 
 Deno.test("StoreToolCache: a write finished inside another module's transaction switches in a savepoint", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
-    const tools = bigList(100, "nested");
-    const saving = cache.save("a", "f1", tools);
-    db.exec("BEGIN IMMEDIATE");
-    cache.finishWrites();
-    assert.equal(db.isTransaction, true, "the other transaction is still open");
-    db.exec("COMMIT");
-    await saving;
-    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
-    assert.equal(partsOf(db, "a").length, 1);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db } = store;
+  const cache = new StoreToolCache(db, Date.now, { partChars: 1000 });
+  const tools = bigList(100, "nested");
+  const saving = cache.save("a", "f1", tools);
+  db.exec("BEGIN IMMEDIATE");
+  cache.finishWrites();
+  assert.equal(db.isTransaction, true, "the other transaction is still open");
+  db.exec("COMMIT");
+  await saving;
+  assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+  assert.equal(partsOf(db, "a").length, 1);
 });
 
 /** A config whose one server never answers: its tools can only come from the cache. */
@@ -481,122 +458,122 @@ function silentConfig() {
   });
 }
 
-Deno.test("a hub on the shared PostgreSQL store lists the cached list and instructions once the store's snapshot is read", async () => {
-  const cluster = await pgCluster();
-  const store = new PgStore(await cluster.database(), { migrations: pgStoreMigrations });
-  try {
-    const config = silentConfig();
-    const fingerprint = serverFingerprint(config.servers[0]!);
-    const tools = bigList(300, "pg");
-    const writer = new PgToolCache(store);
-    await writer.preload();
-    writer.save("slow", fingerprint, tools);
-    writer.saveInstructions("slow", fingerprint, "Use slow for slow things.");
-    await writer.flush();
-    // As `mcp serve` opens it: the hub is made before the snapshot is read.
-    const cache = new PgToolCache(store);
-    const hub = new Hub({
-      config,
-      env: {},
-      version: "test",
-      log: () => {},
-      toolCache: cache,
-      storeReady: cache.preload(),
-    });
+pgTest(
+  "a hub on the shared PostgreSQL store lists the cached list and instructions once the store's snapshot is read",
+  async () => {
+    const cluster = await pgCluster();
+    const store = new PgStore(await cluster.database(), { migrations: pgStoreMigrations });
     try {
-      void hub.start();
-      await hub.settled();
-      const d = hub.downstream("slow")!;
-      assert.equal(d.state, "connecting");
-      assert.equal(d.toolsFromCache, true);
-      assert.deepEqual(d.tools.map((t) => t.name), tools.map((t) => t.name));
-      assert.deepEqual(
-        (await hub.catalogAsync()).map((t) => t.namespaced),
-        tools.map((t) => `slow__${t.name}`).sort(),
-      );
-      assert.equal(hub.instructions("slow"), "Use slow for slow things.");
+      const config = silentConfig();
+      const fingerprint = serverFingerprint(config.servers[0]!);
+      const tools = bigList(300, "pg");
+      const writer = new PgToolCache(store);
+      await writer.preload();
+      writer.save("slow", fingerprint, tools);
+      writer.saveInstructions("slow", fingerprint, "Use slow for slow things.");
+      await writer.flush();
+      // As `mcp serve` opens it: the hub is made before the snapshot is read.
+      const cache = new PgToolCache(store);
+      const hub = new Hub({
+        config,
+        env: {},
+        version: "test",
+        log: () => {},
+        toolCache: cache,
+        storeReady: cache.preload(),
+      });
+      try {
+        void hub.start();
+        await hub.settled();
+        const d = hub.downstream("slow")!;
+        assert.equal(d.state, "connecting");
+        assert.equal(d.toolsFromCache, true);
+        assert.deepEqual(d.tools.map((t) => t.name), tools.map((t) => t.name));
+        assert.deepEqual(
+          (await hub.catalogAsync()).map((t) => t.namespaced),
+          tools.map((t) => `slow__${t.name}`).sort(),
+        );
+        assert.equal(hub.instructions("slow"), "Use slow for slow things.");
+      } finally {
+        await hub.close();
+      }
     } finally {
-      await hub.close();
+      await store.close();
     }
-  } finally {
-    await store.close();
-  }
-});
+  },
+);
 
-Deno.test("a gateway on the shared PostgreSQL store answers its first tools/list from the cached list", async () => {
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  await using tmp = await tempDir();
-  // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
-  const config = await writeConfig(
-    tmp.path,
-    `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
-      q(FIXTURE)
-    }, --slow-start, "4000"]\n`,
-  );
-  const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
-  {
+pgTest(
+  "a gateway on the shared PostgreSQL store answers its first tools/list from the cached list",
+  async () => {
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    await using tmp = await tempDir();
+    // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
+    const config = await writeConfig(
+      tmp.path,
+      `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+        q(FIXTURE)
+      }, --slow-start, "4000"]\n`,
+    );
+    const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
+    {
+      await using gw = await connectGateway(config, options);
+      const first = await gw.client.listTools();
+      assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
+      // The call waits for the server; its list is then cached (written through before the gateway exits).
+      const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
+      assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
+    }
     await using gw = await connectGateway(config, options);
-    const first = await gw.client.listTools();
-    assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
-    // The call waits for the server; its list is then cached (written through before the gateway exits).
-    const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
-    assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
-  }
-  await using gw = await connectGateway(config, options);
-  const names = (await gw.client.listTools()).tools.map((t) => t.name);
-  const servers = structured<{ servers: { name: string; state: string }[] }>(
-    await gw.client.callTool({ name: "list_servers", arguments: {} }),
-  ).servers;
-  assert.equal(servers[0]!.state, "connecting", "the server was still starting when tools/list answered");
-  assert.ok(
-    names.includes("slow__echo") && names.includes("slow__wait"),
-    `warm: cached tools at once: ${names}`,
-  );
-  const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
-  assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
-});
+    const names = (await gw.client.listTools()).tools.map((t) => t.name);
+    const servers = structured<{ servers: { name: string; state: string }[] }>(
+      await gw.client.callTool({ name: "list_servers", arguments: {} }),
+    ).servers;
+    assert.equal(servers[0]!.state, "connecting", "the server was still starting when tools/list answered");
+    assert.ok(
+      names.includes("slow__echo") && names.includes("slow__wait"),
+      `warm: cached tools at once: ${names}`,
+    );
+    const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
+    assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
+  },
+);
 
 Deno.test("a gateway answers initialize and pings while a 100,000-tool cached list is read; tools/list has all of it", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
+  await using store = cacheStore();
+  const { db } = store;
+  const config = silentConfig();
+  const tools = bigList(100_000, "warm");
+  await new StoreToolCache(db).save("slow", serverFingerprint(config.servers[0]!), tools);
+  const hub = new Hub({
+    config,
+    env: {},
+    version: "test",
+    log: () => {},
+    toolCache: new StoreToolCache(db),
+  });
+  const d = hub.downstream("slow")!;
+  // Nothing of it was read in the constructor: the gateway can serve at once.
+  assert.equal(d.tools.length, 0);
+  const gateway = new Gateway(hub, { version: "test", log: () => {}, start: () => void hub.start() });
+  const [inner, outer] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "host", version: "1" });
   try {
-    const config = silentConfig();
-    const tools = bigList(100_000, "warm");
-    await new StoreToolCache(db).save("slow", serverFingerprint(config.servers[0]!), tools);
-    const hub = new Hub({
-      config,
-      env: {},
-      version: "test",
-      log: () => {},
-      toolCache: new StoreToolCache(db),
-    });
-    const d = hub.downstream("slow")!;
-    // Nothing of it was read in the constructor: the gateway can serve at once.
-    assert.equal(d.tools.length, 0);
-    const gateway = new Gateway(hub, { version: "test", log: () => {}, start: () => void hub.start() });
-    const [inner, outer] = InMemoryTransport.createLinkedPair();
-    const client = new Client({ name: "host", version: "1" });
-    try {
-      await gateway.connect(inner);
-      await client.connect(outer);
-      assert.equal(d.tools.length, 0, "initialize was answered while the cached list was read");
-      await client.ping();
-      assert.equal(d.tools.length, 0, "a ping was answered while the cached list was read");
-      // tools/list waits for the cached list (never the server, which never answers): all of it.
-      const listed = (await client.listTools()).tools.map((t) => t.name).filter((n) =>
-        n.startsWith("slow__")
-      );
-      assert.equal(listed.length, 100_000);
-      assert.deepEqual(new Set(listed), new Set(tools.map((t) => `slow__${t.name}`)));
-      assert.deepEqual([d.state, d.toolsFromCache, d.tools.length], ["connecting", true, 100_000]);
-    } finally {
-      await client.close();
-      await gateway.close();
-      await hub.close();
-    }
+    await gateway.connect(inner);
+    await client.connect(outer);
+    assert.equal(d.tools.length, 0, "initialize was answered while the cached list was read");
+    await client.ping();
+    assert.equal(d.tools.length, 0, "a ping was answered while the cached list was read");
+    // tools/list waits for the cached list (never the server, which never answers): all of it.
+    const listed = (await client.listTools()).tools.map((t) => t.name).filter((n) => n.startsWith("slow__"));
+    assert.equal(listed.length, 100_000);
+    assert.deepEqual(new Set(listed), new Set(tools.map((t) => `slow__${t.name}`)));
+    assert.deepEqual([d.state, d.toolsFromCache, d.tools.length], ["connecting", true, 100_000]);
   } finally {
-    db.close();
+    await client.close();
+    await gateway.close();
+    await hub.close();
   }
 });
 
@@ -702,22 +679,18 @@ Deno.test("toolListParts() cuts between tools: each part a JSON array of whole t
 });
 
 Deno.test("StoreToolCache keeps a large list in parts of whole tools, a tool larger than a part in a part of its own", async () => {
-  await using tmp = await tempDir();
-  const db = openStore(`${tmp.path}/s.db`, { migrations: toolCacheMigrations });
-  try {
-    const tools: ToolDefinition[] = trickyList(300, "parts");
-    tools.splice(150, 0, { name: "huge", description: "x".repeat(5000), inputSchema: { type: "object" } });
-    await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", tools);
-    const parts = storedParts(db, "a");
-    assert.deepEqual(parts, toolListParts(JSON.stringify(tools), 1000));
-    assert.deepEqual(parts.flatMap((p) => JSON.parse(p) as ToolDefinition[]), tools);
-    assert.ok(parts.some((p) => p.length > 5000 && (JSON.parse(p) as unknown[]).length === 1));
-    assert.ok(parts.every((p) => p.length <= 1000 || p.includes('"huge"')));
-    assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
-    assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), tools);
-  } finally {
-    db.close();
-  }
+  await using store = cacheStore();
+  const { db } = store;
+  const tools: ToolDefinition[] = trickyList(300, "parts");
+  tools.splice(150, 0, { name: "huge", description: "x".repeat(5000), inputSchema: { type: "object" } });
+  await new StoreToolCache(db, Date.now, { partChars: 1000 }).save("a", "f1", tools);
+  const parts = storedParts(db, "a");
+  assert.deepEqual(parts, toolListParts(JSON.stringify(tools), 1000));
+  assert.deepEqual(parts.flatMap((p) => JSON.parse(p) as ToolDefinition[]), tools);
+  assert.ok(parts.some((p) => p.length > 5000 && (JSON.parse(p) as unknown[]).length === 1));
+  assert.ok(parts.every((p) => p.length <= 1000 || p.includes('"huge"')));
+  assert.deepEqual(new StoreToolCache(db).load("a", "f1"), tools);
+  assert.deepEqual(await new StoreToolCache(db).loadAsync("a", "f1"), tools);
 });
 
 Deno.test("tool_cache/4 drops lists kept in parts cut anywhere and rows without a hash; a hashed row stays", async () => {
@@ -821,94 +794,100 @@ Deno.test("StoreToolCache: a corrupt part or row is cold and rewritten by the ne
   }
 });
 
-Deno.test("PgToolCache keeps a large list as parts of whole tools; tool_cache/4 drops old rows; a corrupt row is cold and rewritten", async () => {
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  const before = pgStoreMigrations.filter((m) => m.id !== "tool_cache/4");
-  const old = new PgStore(url, { migrations: before });
-  try {
-    await old.all(
-      "INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES ('old', 'f1', '[]', 1)",
-    );
-  } finally {
-    await old.close();
-  }
-  const store = new PgStore(url, { migrations: pgStoreMigrations });
-  try {
-    assert.deepEqual(await store.all("SELECT server FROM tool_cache"), [], "the old row is dropped");
-    // Over two parts (512 Ki characters each): 8,000 tools of ~200 characters.
-    const tools = trickyList(8000, "pg");
-    const json = JSON.stringify(tools);
-    assert.ok(json.length > 2 * 512 * 1024, `${json.length}`);
-    const writer = new PgToolCache(store);
-    await writer.preload();
-    writer.save("a", "f1", tools, json, listHash(json));
-    await writer.flush();
-    const [row] = await store.all("SELECT tools, hash FROM tool_cache WHERE server = 'a'");
-    assert.equal(row!.hash, listHash(json));
-    assert.equal(row!.tools, toolListParts(json).join("\n"));
-    assert.ok(String(row!.tools).split("\n").length >= 3);
-    const reader = new PgToolCache(store);
-    await reader.preload();
-    assert.deepEqual(reader.load("a", "f1"), tools);
-    assert.deepEqual(await reader.loadAsync("a", "f1"), tools);
-    // A part's tools changed in the store: cold, and the next save of the same list writes it again.
-    await store.all(`UPDATE tool_cache SET tools = replace(tools, '"t1"', '"t9"'), updated_at = 0`);
-    const cold = new PgToolCache(store);
-    await cold.preload();
-    assert.equal(await cold.loadAsync("a", "f1"), undefined);
-    assert.equal(cold.load("a", "f1"), undefined);
-    cold.save("a", "f1", tools, json, listHash(json));
-    await cold.flush();
-    const [again] = await store.all("SELECT tools, updated_at FROM tool_cache WHERE server = 'a'");
-    assert.notEqual(Number(again!.updated_at), 0, "rewritten");
-    assert.equal(again!.tools, toolListParts(json).join("\n"));
-    const warm = new PgToolCache(store);
-    await warm.preload();
-    assert.deepEqual(await warm.loadAsync("a", "f1"), tools);
-    // A small list: one part, hash-checked too.
-    const small = bigList(3, "small");
-    warm.save("b", "f1", small);
-    await warm.flush();
-    await store.all(`UPDATE tool_cache SET tools = '[]' WHERE server = 'b'`);
-    const checked = new PgToolCache(store);
-    await checked.preload();
-    assert.equal(checked.load("b", "f1"), undefined);
-  } finally {
-    await store.close();
-  }
-});
+pgTest(
+  "PgToolCache keeps a large list as parts of whole tools; tool_cache/4 drops old rows; a corrupt row is cold and rewritten",
+  async () => {
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    const before = pgStoreMigrations.filter((m) => m.id !== "tool_cache/4");
+    const old = new PgStore(url, { migrations: before });
+    try {
+      await old.all(
+        "INSERT INTO tool_cache (server, fingerprint, tools, updated_at) VALUES ('old', 'f1', '[]', 1)",
+      );
+    } finally {
+      await old.close();
+    }
+    const store = new PgStore(url, { migrations: pgStoreMigrations });
+    try {
+      assert.deepEqual(await store.all("SELECT server FROM tool_cache"), [], "the old row is dropped");
+      // Over two parts (512 Ki characters each): 8,000 tools of ~200 characters.
+      const tools = trickyList(8000, "pg");
+      const json = JSON.stringify(tools);
+      assert.ok(json.length > 2 * 512 * 1024, `${json.length}`);
+      const writer = new PgToolCache(store);
+      await writer.preload();
+      writer.save("a", "f1", tools, json, listHash(json));
+      await writer.flush();
+      const [row] = await store.all("SELECT tools, hash FROM tool_cache WHERE server = 'a'");
+      assert.equal(row!.hash, listHash(json));
+      assert.equal(row!.tools, toolListParts(json).join("\n"));
+      assert.ok(String(row!.tools).split("\n").length >= 3);
+      const reader = new PgToolCache(store);
+      await reader.preload();
+      assert.deepEqual(reader.load("a", "f1"), tools);
+      assert.deepEqual(await reader.loadAsync("a", "f1"), tools);
+      // A part's tools changed in the store: cold, and the next save of the same list writes it again.
+      await store.all(`UPDATE tool_cache SET tools = replace(tools, '"t1"', '"t9"'), updated_at = 0`);
+      const cold = new PgToolCache(store);
+      await cold.preload();
+      assert.equal(await cold.loadAsync("a", "f1"), undefined);
+      assert.equal(cold.load("a", "f1"), undefined);
+      cold.save("a", "f1", tools, json, listHash(json));
+      await cold.flush();
+      const [again] = await store.all("SELECT tools, updated_at FROM tool_cache WHERE server = 'a'");
+      assert.notEqual(Number(again!.updated_at), 0, "rewritten");
+      assert.equal(again!.tools, toolListParts(json).join("\n"));
+      const warm = new PgToolCache(store);
+      await warm.preload();
+      assert.deepEqual(await warm.loadAsync("a", "f1"), tools);
+      // A small list: one part, hash-checked too.
+      const small = bigList(3, "small");
+      warm.save("b", "f1", small);
+      await warm.flush();
+      await store.all(`UPDATE tool_cache SET tools = '[]' WHERE server = 'b'`);
+      const checked = new PgToolCache(store);
+      await checked.preload();
+      assert.equal(checked.load("b", "f1"), undefined);
+    } finally {
+      await store.close();
+    }
+  },
+);
 
-Deno.test("mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole", async () => {
-  await using tmp = await tempDir();
-  const file = `${tmp.path}/local.db`;
-  const tools = bigList(300, "old form");
-  const json = JSON.stringify(tools);
-  const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
-  try {
-    db.prepare(
-      "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
-    ).run(listHash(json));
-    const part = db.prepare(
-      "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
-    );
-    part.run(0, json.slice(0, 1001));
-    part.run(1, json.slice(1001));
-  } finally {
-    db.close();
-  }
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
-    env: { XDG_DATA_HOME: `${tmp.path}/data` },
-  });
-  assert.equal(migrated.code, 0, migrated.stderr);
-  const store = new PgStore(url, { migrations: pgStoreMigrations });
-  try {
-    const cache = new PgToolCache(store);
-    await cache.preload();
-    assert.deepEqual(cache.load("a", "f1"), tools);
-  } finally {
-    await store.close();
-  }
-});
+pgTest(
+  "mcphub store migrate copies a list kept in parts of the earlier form (cut anywhere) whole",
+  async () => {
+    await using tmp = await tempDir();
+    const file = `${tmp.path}/local.db`;
+    const tools = bigList(300, "old form");
+    const json = JSON.stringify(tools);
+    const db = openStore(file, { migrations: toolCacheMigrations.slice(0, 3) });
+    try {
+      db.prepare(
+        "INSERT INTO tool_cache (server, fingerprint, tools, hash, generation, parts, updated_at) VALUES ('a', 'f1', '', ?, 7, 2, 1)",
+      ).run(listHash(json));
+      const part = db.prepare(
+        "INSERT INTO tool_cache_parts (server, generation, seq, text) VALUES ('a', 7, ?, ?)",
+      );
+      part.run(0, json.slice(0, 1001));
+      part.run(1, json.slice(1001));
+    } finally {
+      db.close();
+    }
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    const migrated = await runMcphub(["store", "migrate", "--from", file, "--to", url], {
+      env: { XDG_DATA_HOME: `${tmp.path}/data` },
+    });
+    assert.equal(migrated.code, 0, migrated.stderr);
+    const store = new PgStore(url, { migrations: pgStoreMigrations });
+    try {
+      const cache = new PgToolCache(store);
+      await cache.preload();
+      assert.deepEqual(cache.load("a", "f1"), tools);
+    } finally {
+      await store.close();
+    }
+  },
+);

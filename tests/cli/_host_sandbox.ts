@@ -6,8 +6,7 @@
  * @module
  */
 import { dirname, join } from "node:path";
-import { runCli } from "../../src/cli/run.ts";
-import { ROOT } from "../helpers.ts";
+import { ROOT, runCliHere, sandboxEnv } from "../helpers.ts";
 
 /** The fixture host files. */
 export const HOST_FIXTURES = `${ROOT}tests/fixtures/hosts/`;
@@ -48,15 +47,8 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
   const home = await Deno.realPath(await Deno.makeTempDir({ prefix: "mcphub_hosts_" }));
   const project = join(home, "project");
   await Deno.mkdir(project);
-  // Deno keeps its cache under HOME: the fixture server (a Deno program) keeps using the real one.
-  const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache", "deno");
-  const vars = new Map<string, string>([
-    ["HOME", home],
-    ["PATH", Deno.env.get("PATH") ?? ""],
-    ["DENO_DIR", denoDir],
-    ...Object.entries(env),
-  ]);
-  const environment = { get: (key: string) => vars.get(key), toObject: () => Object.fromEntries(vars) };
+  // The CLI sandbox's environment (tests/helpers.ts): XDG_* under this HOME, the real Deno cache.
+  const vars = new Map<string, string>(Object.entries({ ...sandboxEnv(home), ...env }));
   const resolvePlace = (to: string) =>
     to.startsWith("~/") ? join(home, to.slice(2)) : join(project, to.slice(2));
   return {
@@ -64,18 +56,7 @@ export async function hostSandbox(env: Record<string, string> = {}): Promise<Hos
     project,
     config: join(home, ".config", "mcphub", "mcphub.yaml"),
     env: vars,
-    async run(...args) {
-      let out = "";
-      let err = "";
-      const code = await runCli(args, {
-        env: environment,
-        cwd: project,
-        out: (t) => void (out += t),
-        err: (t) => void (err += t),
-        signal: new AbortController().signal,
-      });
-      return { code, out, err };
-    },
+    run: (...args) => runCliHere(args, { env: Object.fromEntries(vars), cwd: project }),
     async install(fixture, to) {
       const path = resolvePlace(to);
       await Deno.mkdir(dirname(path), { recursive: true });

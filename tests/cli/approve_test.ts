@@ -12,16 +12,14 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
+  HOSTILE,
   q,
-  ROOT,
   runMcphub,
   structured,
   tempDir,
   until,
   writeConfig,
 } from "../helpers.ts";
-
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 
 Deno.test("mcphub tools changes shows a held definition's diff; mcphub approve mounts it live and from the next start", async () => {
   await using dir = await tempDir();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ROOT, runMcphub, tempDir } from "../helpers.ts";
+import { REAL_DENO_DIR, ROOT, runMcphub, sandbox, SANDBOX_PASSED_ENV, tempDir } from "../helpers.ts";
 import { VERSION } from "../../src/cli/mod.ts";
 
 const mcphub = runMcphub;
@@ -46,14 +46,57 @@ Deno.test("a failure prints one error line and exits 1", async () => {
 });
 
 Deno.test("mcphub list without any config runs on the embedded default and says so", async () => {
-  await using dir = await tempDir();
-  // A fresh HOME with no config; the same Deno cache (so nothing is downloaded again).
-  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-  const env = { HOME: dir.path, PATH: Deno.env.get("PATH") ?? "", DENO_DIR: denoDir };
-  const r = await mcphub(["list"], { env, cwd: dir.path });
+  // A fresh HOME with no config (the default sandbox); the same Deno cache (so nothing is downloaded again).
+  await using box = await sandbox();
+  const r = await mcphub(["list"], { sandbox: box, cwd: box.home });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stderr, /no mcphub\.yaml found.*embedded default/);
   assert.match(r.stdout, /^No servers configured/);
-  const j = await mcphub(["list", "--json"], { env, cwd: dir.path });
+  const j = await mcphub(["list", "--json"], { sandbox: box, cwd: box.home });
   assert.deepEqual(JSON.parse(j.stdout), { config: null, servers: [] });
+});
+
+Deno.test("runMcphub runs the CLI in a sandbox: a temp HOME and XDG dirs, never the user's config or store", async () => {
+  const realHome = Deno.env.get("HOME") ?? "/root";
+  // The default: a fresh sandbox per run. doctor says where the CLI looks for a config and keeps its store.
+  const r = await runMcphub(["doctor", "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as {
+    config: { lookup: { path: string; source: string }[] };
+    store: { path: string; exists: boolean };
+  };
+  const home = report.store.path.replace(/\/\.local\/share\/mcphub\/mcphub\.db$/, "");
+  assert.match(home, /^\/tmp\/mcphub-home-[^/]+$/, report.store.path);
+  assert.notEqual(home, realHome);
+  assert.ok(!report.store.path.startsWith(`${realHome}/`), report.store.path);
+  assert.deepEqual(
+    report.config.lookup.filter((l) => l.source === "user config directory").map((l) => l.path),
+    ["yaml", "yml", "json"].map((ext) => `${home}/.config/mcphub/mcphub.${ext}`),
+  );
+  // The sandbox is removed after the run.
+  await assert.rejects(Deno.stat(home), Deno.errors.NotFound);
+
+  // The environment is the minimal one: nothing of the test's own but what Deno and npm need.
+  await using box = await sandbox();
+  assert.deepEqual(
+    Object.keys(box.env).filter((k) => !(SANDBOX_PASSED_ENV as readonly string[]).includes(k)).sort(),
+    [
+      "DENO_DIR",
+      "HOME",
+      "XDG_CACHE_HOME",
+      "XDG_CONFIG_HOME",
+      "XDG_DATA_HOME",
+      "XDG_STATE_HOME",
+      "npm_config_cache",
+    ],
+  );
+  assert.equal(box.env.DENO_DIR, REAL_DENO_DIR);
+  for (const name of ["XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]) {
+    assert.ok(box.env[name]!.startsWith(`${box.home}/`), name);
+  }
+  // A store a CLI command creates lands in the sandbox.
+  const stats = await runMcphub(["stats", "--json"], { sandbox: box });
+  assert.equal(stats.code, 0, stats.stderr);
+  const listed = JSON.parse((await runMcphub(["doctor", "--json"], { sandbox: box })).stdout);
+  assert.equal(listed.store.path, `${box.home}/.local/share/mcphub/mcphub.db`);
 });

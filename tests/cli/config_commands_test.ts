@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../../src/cli/run.ts";
+import { runCliHere } from "../helpers.ts";
 import { STARTER_CONFIG } from "../../src/cli/config_commands.ts";
 import { derivedDescription, MAX_DERIVED } from "../../src/cli/derive.ts";
 import { DENO, ROOT } from "../helpers.ts";
@@ -30,18 +30,7 @@ async function sandbox(): Promise<Sandbox> {
   return {
     dir,
     home,
-    async run(...args) {
-      let out = "";
-      let err = "";
-      const code = await runCli(args, {
-        env: environment,
-        cwd: dir,
-        out: (t) => void (out += t),
-        err: (t) => void (err += t),
-        signal: new AbortController().signal,
-      });
-      return { code, out, err };
-    },
+    run: (...args) => runCliHere(args, { env: Object.fromEntries(env), cwd: dir }),
     load: (path = home) => loadConfig(path, { env: environment, cwd: dir }),
     async backups(folder = join(dir, ".config", "mcphub")) {
       const names: string[] = [];

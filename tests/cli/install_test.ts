@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DENO, ROOT, tempDir } from "../helpers.ts";
+import { DENO, ROOT, sandboxEnv, tempDir } from "../helpers.ts";
 import { VERSION } from "../../src/cli/mod.ts";
 
 /** The install line of the README's install section (the sh block after the install-line marker). */
@@ -16,13 +16,9 @@ Deno.test("the README's install line installs a working mcphub, pinned to deno.l
   const words = await readmeInstallLine();
   assert.deepEqual(words, ["deno", "task", "install"]);
   await using home = await tempDir("mcphub-install-");
-  // A fresh HOME and install root; the test's Deno cache, so nothing is downloaded again.
-  const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;
-  // Keep the rest of the environment (certificates, proxies), but nothing that points at another config.
-  const inherited = Object.fromEntries(
-    Object.entries(Deno.env.toObject()).filter(([k]) => !/^(MCPHUB_|XDG_)/.test(k)),
-  );
-  const env = { ...inherited, HOME: home.path, DENO_INSTALL_ROOT: `${home.path}/.deno`, DENO_DIR: denoDir };
+  // A fresh HOME and install root in the CLI sandbox's environment (certificates, proxies and the test's
+  // Deno cache kept, so nothing is downloaded again; nothing that points at another config).
+  const env = { ...sandboxEnv(home.path), DENO_INSTALL_ROOT: `${home.path}/.deno` };
   const install = await new Deno.Command(DENO, { args: words.slice(1), cwd: ROOT, env, clearEnv: true })
     .output();
   const dec = new TextDecoder();

@@ -5,16 +5,18 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import { type Config, parseConfig } from "../../src/config/mod.ts";
-import { runCli } from "../../src/cli/run.ts";
 import { derivePermissions, linkerEnvNames, whichCommand } from "../../src/cli/permissions.ts";
 import { RELEASE_PERMISSIONS } from "../../scripts/compile.ts";
 import {
+  type CliRun,
   connectGateway,
   DENO,
   FIXTURE,
+  freePort,
   q,
   REAL,
-  ROOT,
+  runCliHere,
+  serversReady,
   startRemote,
   structured,
   tempDir,
@@ -233,23 +235,8 @@ Deno.test({
   assert.equal(whichCommand("tool", { PATH: a.path, PATHEXT: ".CMD" }, "windows"), `${a.path}/tool`);
 });
 
-interface CliRun {
-  code: number;
-  out: string;
-  err: string;
-}
-
-async function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
-  let out = "";
-  let err = "";
-  const code = await runCli(args, {
-    env: { get: (key) => env[key], toObject: () => ({ ...env }) },
-    cwd: ROOT,
-    out: (text) => out += text,
-    err: (text) => err += text,
-    signal: new AbortController().signal,
-  });
-  return { code, out, err };
+function cli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  return runCliHere(args, { env });
 }
 
 Deno.test("mcphub permissions prints the flags on one line, --json the lists, notes on stderr", async () => {
@@ -315,13 +302,6 @@ function childEnv(): Record<string, string> {
   return env;
 }
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
-
 interface ServerRow {
   name: string;
   state: string;
@@ -329,14 +309,7 @@ interface ServerRow {
 }
 
 async function settled(client: Client): Promise<ServerRow[]> {
-  for (let i = 0; i < 400; i++) {
-    const { servers } = structured<{ servers: ServerRow[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (servers.every((s) => s.state !== "connecting")) return servers;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("servers did not settle");
+  return await serversReady(client) as ServerRow[];
 }
 
 async function echo(client: Client, tool: string, message: string): Promise<unknown> {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { runCli } from "../../src/cli/run.ts";
+import { runCliHere } from "../helpers.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { intelligenceMigrations, Recorder } from "../../src/intelligence/mod.ts";
 
@@ -58,18 +58,7 @@ async function sandbox(text?: string): Promise<Sandbox> {
     dir,
     config,
     db: join(dir, "store", "mcphub.db"),
-    async run(...args) {
-      let out = "";
-      let err = "";
-      const code = await runCli(args, {
-        env: { get: (key) => env.get(key), toObject: () => Object.fromEntries(env) },
-        cwd: dir,
-        out: (t) => void (out += t),
-        err: (t) => void (err += t),
-        signal: new AbortController().signal,
-      });
-      return { code, out, err };
-    },
+    run: (...args) => runCliHere(args, { env: Object.fromEntries(env), cwd: dir }),
     read: () => Deno.readTextFile(config),
     async backups() {
       const names: string[] = [];

@@ -1,29 +1,21 @@
 import assert from "node:assert/strict";
-import { DENO, FIXTURE, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { DENO, FIXTURE, q, ROOT, runCliHere, sandbox, tempDir, writeConfig } from "../helpers.ts";
 import { hasScript } from "./terminal.ts";
-import { runCli } from "../../src/cli/run.ts";
 import { progressLine } from "../../src/cli/progress.ts";
 
 const CLEAR = "\r\x1b[K";
 
-/** Runs the CLI in this process, with stderr reported as a terminal or not. */
+/** Runs the CLI in this process, in a sandbox (a temp HOME), with stderr reported as a terminal or not. */
 async function cli(args: string[], stderrIsTerminal: boolean) {
-  let out = "";
-  let err = "";
-  const env = new Map([["HOME", Deno.env.get("HOME") ?? ""], ["PATH", Deno.env.get("PATH") ?? ""]]);
-  const code = await runCli(args, {
-    env: { get: (k) => env.get(k), toObject: () => Object.fromEntries(env) },
-    cwd: ROOT,
-    out: (t) => void (out += t),
-    err: (t) => {
+  await using box = await sandbox();
+  return await runCliHere(args, {
+    env: box.env,
+    stderrIsTerminal,
+    onErr: (t, out) => {
       // The progress line is cleared before the command prints its result.
       if (t !== CLEAR && t.startsWith(CLEAR)) assert.equal(out, "", "progress after output");
-      err += t;
     },
-    signal: new AbortController().signal,
-    stderrIsTerminal,
   });
-  return { code, out, err };
 }
 
 async function twoServers(dir: string): Promise<string> {
@@ -90,8 +82,13 @@ Deno.test({
     const outFile = `${dir.path}/out.txt`;
     // script(1) gives the command a terminal for stdin and stderr; stdout goes to a file.
     const command = `${DENO} run -A ${ROOT}main.ts --config ${config} list > ${outFile}`;
-    const r = await new Deno.Command("script", { args: ["-qec", command, "/dev/null"], stdin: "null" })
-      .output();
+    await using box = await sandbox();
+    const r = await new Deno.Command("script", {
+      args: ["-qec", command, "/dev/null"],
+      env: box.env,
+      clearEnv: true,
+      stdin: "null",
+    }).output();
     const terminal = new TextDecoder().decode(r.stdout);
     assert.equal(r.code, 0, terminal);
     assert.ok(terminal.includes(`${CLEAR}connecting 2 servers… fx … bad …`), terminal);

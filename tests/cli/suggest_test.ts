@@ -1,18 +1,9 @@
 import assert from "node:assert/strict";
-import { runCli } from "../../src/cli/run.ts";
+import { runCliHere } from "../helpers.ts";
 import { editDistance, suggest } from "../../src/cli/suggest.ts";
 
 async function cli(...args: string[]) {
-  let out = "";
-  let err = "";
-  const env = new Map<string, string>();
-  const code = await runCli(args, {
-    env: { get: (k) => env.get(k), toObject: () => Object.fromEntries(env) },
-    cwd: Deno.cwd(),
-    out: (t) => void (out += t),
-    err: (t) => void (err += t),
-    signal: new AbortController().signal,
-  });
+  const { code, out, err } = await runCliHere(args, { cwd: Deno.cwd() });
   return { code, out, err, first: err.split("\n")[0] };
 }
 

@@ -51,13 +51,11 @@ Deno.test("nearest() ranks by distance, then name, within the band", () => {
   assert.deepEqual(nearest("x".repeat(SUGGEST_MAX_CHARS + 1), names), []);
 });
 
-Deno.test("nearest() on a 3,000-character name against 100k candidates returns quickly", () => {
+// How long these take is timed, as a ratio against a 20-character name, by `deno task bench bounds`.
+Deno.test("nearest() on a 3,000-character name against 100k candidates finds none; a 255-character near miss is found", () => {
   const names = Array.from({ length: 100_000 }, (_, i) => `server${i % 250}__tool_${i}`);
-  const start = performance.now();
   assert.deepEqual(nearest("a".repeat(3000), names), []);
   // The band keeps a 255-character near-miss cheap too.
   const long = "b".repeat(255);
   assert.deepEqual(nearest(long.slice(0, -1) + "c", [...names, long]), [long]);
-  const ms = performance.now() - start;
-  assert.ok(ms < 5000, `took ${ms.toFixed(0)} ms`);
 });

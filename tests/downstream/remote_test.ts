@@ -3,7 +3,7 @@
  * older HTTP+SSE transport, including the fallback from http to SSE.
  */
 import assert from "node:assert/strict";
-import { connectGateway, q, startRemote, structured, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, q, serversReady, startRemote, tempDir, writeConfig } from "../helpers.ts";
 
 Deno.test("remote servers over Streamable HTTP, SSE, and http falling back to SSE", async () => {
   await using dir = await tempDir();
@@ -25,14 +25,7 @@ Deno.test("remote servers over Streamable HTTP, SSE, and http falling back to SS
 `,
   );
   await using gw = await connectGateway(config);
-  let servers: { name: string; state: string; error?: string }[] = [];
-  for (let i = 0; i < 200; i++) {
-    servers = structured<{ servers: typeof servers }>(
-      await gw.client.callTool({ name: "list_servers", arguments: {} }),
-    ).servers;
-    if (servers.every((s) => s.state !== "connecting")) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const servers = await serversReady(gw.client);
   assert.deepEqual(
     servers.map((s) => [s.name, s.state, s.error]),
     [["web", "connected", undefined], ["old", "connected", undefined], ["guess", "connected", undefined]],

@@ -169,8 +169,16 @@ console.error(n);
     let written = false;
     const sent = transport.send(message).then(() => written = true);
     await until("the child waiting", () => Promise.resolve(stderr === "waiting\n" ? true : undefined));
-    // The write had all this time; a little longer shows it still waiting.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The same write to a child that reads settles: by then this one would have settled too, had it not
+    // waited for its child to read.
+    const control = new StdioClientTransport({
+      command: "sh",
+      args: ["-c", "cat > /dev/null"],
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+    });
+    await control.start();
+    await control.send(message);
+    await control.close();
     assert.equal(written, false, "the write settled before the child read");
     Deno.kill(transport.pid!, "SIGUSR1");
     await sent;

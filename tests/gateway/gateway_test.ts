@@ -11,6 +11,8 @@ import {
   FIXTURE,
   q,
   REAL,
+  runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -53,13 +55,7 @@ async function listAll(client: Client): Promise<Tools> {
 
 /** Waits until the gateway has announced every configured server's tools. */
 async function waitForTools(client: Client, count: number): Promise<Tools> {
-  for (let i = 0; i < 300; i++) {
-    const servers = structured<{ servers: { state: string }[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    ).servers;
-    if (servers.every((s) => s.state !== "connecting")) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await serversReady(client);
   const tools = await listAll(client);
   assert.ok(tools.length >= count, `expected at least ${count} tools, got ${tools.length}`);
   return tools;
@@ -294,15 +290,9 @@ Deno.test("a missing command and a server that exits at start are reported; the 
   assert.match(gw.stderr(), /starting with token \*\*\*/);
 
   // mcphub list shows the same.
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", "main.ts", "--config", config, "list"],
-    cwd: new URL("../..", import.meta.url),
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+  const out = await runMcphub(["--config", config, "--db", `${dir.path}/list.db`, "list"], { env });
+  const text = out.stdout;
+  assert.equal(out.code, 0, out.stderr);
   assert.match(text, /^SERVER\s+STATE\s+KIND\s+TARGET\s+TAGS\s+DESCRIPTION$/m);
   // A ${VAR} value in args is a secret: never shown.
   assert.match(text, /^ghost\s+failed\s+stdio\s+mcphub-no-such-command-xyz --token \*\*\*\s/m);

@@ -12,6 +12,8 @@ import {
   q,
   RawGateway,
   REAL,
+  type ServerRow,
+  serversReady,
   tempDir,
   writeConfig,
 } from "../helpers.ts";
@@ -45,18 +47,20 @@ async function handshake(gw: RawGateway): Promise<void> {
   assert.ok(init.result, JSON.stringify(init));
   await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
   // Wait until every server has connected.
-  for (let id = 100; id < 400; id++) {
+  let id = 100;
+  const list = async () => {
     await gw.send({
       jsonrpc: "2.0",
       id,
       method: "tools/call",
       params: { name: "list_servers", arguments: {} },
     });
-    const r = await gw.response(id) as { result: { structuredContent: { servers: { state: string }[] } } };
-    if (r.result.structuredContent.servers.every((s) => s.state === "connected")) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  assert.fail(`the servers did not all connect:\n${gw.stderr}`);
+    const r = await gw.response(id++) as { result: { structuredContent: { servers: ServerRow[] } } };
+    return r.result.structuredContent.servers;
+  };
+  await serversReady(list, { state: "connected" }).catch((error) => {
+    throw new Error(`${error.message}\n${gw.stderr}`);
+  });
 }
 
 function assertAllJsonRpc(gw: RawGateway): void {

@@ -19,7 +19,7 @@ import {
   FIXTURE,
   type GatewayClient,
   q,
-  ROOT,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -124,18 +124,8 @@ async function stateDir(root: string, name: string): Promise<string> {
 }
 
 /** Runs the CLI (`deno run -A main.ts --config CONFIG ...args`) to completion. */
-async function cli(
-  config: string,
-  args: string[],
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--config", config, ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+function cli(config: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runMcphub(["--config", config, ...args]);
 }
 
 const FIXTURE_TOOLS = [

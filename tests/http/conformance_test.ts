@@ -9,6 +9,7 @@
  * both show, and prints the score of each.
  */
 import assert from "node:assert/strict";
+import { assertPresent, ignoreWithout } from "../_system.ts";
 import { namespaceUnavailable, run, SUITE } from "../conformance_suite.ts";
 import { DENO, gatewayFlags, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 
@@ -52,12 +53,13 @@ function scores(text: string): Record<string, { passed: number; failed: number }
 }
 
 const SKIP = await namespaceUnavailable();
-if (SKIP) console.log(`SKIP: conformance server scenarios: ${SKIP}`);
+const WHAT = "conformance server scenarios";
 
 Deno.test({
   name: "conformance suite, server scenarios: through mcp serve --listen vs the fixture directly",
-  ignore: SKIP !== undefined,
+  ignore: ignoreWithout(WHAT, SKIP),
   async fn() {
+    assertPresent(WHAT, SKIP);
     await using dir = await tempDir("mcphub-conformance-");
     const env = { ...Deno.env.toObject(), DENO, SUITE };
     const inNamespace = async (cwd: string, command: string[]) =>

@@ -3,10 +3,9 @@
  * the downstream sent (ids aside), and what a client makes of it is what a direct connection gives.
  */
 import assert from "node:assert/strict";
-import { connectDirect, DENO, ROOT, tempDir, writeConfig } from "../helpers.ts";
+import { connectDirect, DENO, HOSTILE, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 /** A copy of the fixture's WIRE_RESULT (tests/fixtures/hostile_server.ts): the bytes tool `wire` answers. */
 const WIRE_RESULT =
   '{ "_meta" : {"n": 1.50, "e": 1e2}, "content":[ {"text":"caf\\u00e9 \\"q\\" \\ud83d\\ude00 é",' +

@@ -5,7 +5,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { DENO, gatewayFlags, ROOT } from "../helpers.ts";
+import { DENO, gatewayFlags, ROOT, sandboxSync } from "../helpers.ts";
 import { linkerEnvNames } from "../../src/cli/permissions.ts";
 
 /** A running listener process. */
@@ -39,8 +39,10 @@ export async function startListener(
 ): Promise<RunningListener> {
   const db = options.db ?? `${configPath}.db`;
   const listen = options.listen ?? "127.0.0.1:0";
-  const env = { ...Deno.env.toObject(), ...options.env };
-  const flags = await gatewayFlags(configPath, db, { env: options.env, listen });
+  // A sandboxed environment (tests/helpers.ts), removed once the listener has exited.
+  const box = sandboxSync();
+  const env = { ...box.env, ...options.env };
+  const flags = await gatewayFlags(configPath, db, { env: options.env, listen, base: box.env });
   // Deno refuses LD_*/DYLD_* variables to children under a restricted --allow-run.
   for (const name of linkerEnvNames(env)) delete env[name];
   const child = new Deno.Command(DENO, {
@@ -65,6 +67,7 @@ export async function startListener(
     stdout: "null",
     stderr: "piped",
   }).spawn();
+  child.status.finally(() => box[Symbol.asyncDispose]());
   let text = "";
   const waiters: { match: string | RegExp; resolve: () => void }[] = [];
   const check = () => {

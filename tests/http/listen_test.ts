@@ -16,6 +16,8 @@ import {
   q,
   REAL,
   ROOT,
+  runMcphub,
+  sandbox,
   structured,
   tempDir,
   until,
@@ -277,11 +279,12 @@ Deno.test("mcp connect bridges a stdio host to the shared gateway", async () => 
   await using dir = await tempDir();
   await using listener = await startListener(await config(dir.path), { env: ENV });
   await using direct = await httpClient(listener.url, TOKEN_ALPHA);
+  await using box = await sandbox();
   const bridged = (token: string) =>
     new StdioClientTransport({
       command: DENO,
       args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
-      env: { ...Deno.env.toObject(), MCPHUB_TOKEN: token },
+      env: { ...box.env, MCPHUB_TOKEN: token },
       stderr: "pipe",
     });
   const transport = bridged(TOKEN_ALPHA);
@@ -350,30 +353,9 @@ Deno.test("refuses to start: a non-loopback address without tokens, an unset tok
   await using dir = await tempDir();
   const run = async (yaml: string, listen: string, env: Record<string, string> = {}) => {
     const path = await writeConfig(dir.path, yaml);
-    const out = await new Deno.Command(DENO, {
-      args: [
-        "run",
-        "-A",
-        `${ROOT}main.ts`,
-        "--config",
-        path,
-        "--db",
-        `${path}.db`,
-        "mcp",
-        "serve",
-        "--listen",
-        listen,
-      ],
+    return await runMcphub(["--config", path, "--db", `${path}.db`, "mcp", "serve", "--listen", listen], {
       env,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return {
-      code: out.code,
-      stdout: new TextDecoder().decode(out.stdout),
-      stderr: new TextDecoder().decode(out.stderr),
-    };
+    });
   };
   const open = await run("servers: {}\n", "0.0.0.0:0");
   assert.equal(open.code, 1);

@@ -5,18 +5,20 @@
  * the page are asserted in listen_test.ts.
  */
 import assert from "node:assert/strict";
+import { assertPresent, ignoreWithout } from "../_system.ts";
 import { chromium, processGroup, runChromium } from "../intelligence/chromium.ts";
 import { q, REAL, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
 
 const browser = await chromium();
-const skip = "skip" in browser ? browser.skip : undefined;
-if (skip) console.error(`live_page_browser_test: skipped: ${skip}`);
+const missing = "skip" in browser ? browser.skip : undefined;
+const ignore = ignoreWithout("the browser tests", missing);
 
 Deno.test({
   name: "the live page in headless Chromium: server states, the calls just made, a reload",
-  ignore: skip !== undefined,
+  ignore,
   fn: async () => {
+    assertPresent("the browser tests", missing);
     await using dir = await tempDir();
     const path = await writeConfig(
       dir.path,

@@ -42,13 +42,16 @@ Deno.test("backoffDelay() doubles per failure, is capped, and jitters within [50
 
 Deno.test("detached calls: accepted at once, pending, then the result; re-poll is idempotent; unknown ids", async () => {
   await using dir = await tempDir();
-  const { config } = await setup(dir.path);
+  // `hold` answers only once the test releases it: the first poll is pending whatever the machine's load.
+  const state = `${dir.path}/state`;
+  await Deno.mkdir(state);
+  const config = await writeConfig(dir.path, `servers:\n${fixture("fx", state, ", --hold")}`);
   await using gw = await connectGateway(config);
   await until("fx", async () => (await servers(gw.client)).fx?.state === "connected" || undefined);
   const accepted = structured<Record<string, unknown>>(
     await gw.client.callTool({
       name: "call_tool",
-      arguments: { tool: "fx__wait", arguments: { ms: 800 }, detach: true, timeout_ms: 20_000 },
+      arguments: { tool: "fx__hold", arguments: {}, detach: true, timeout_ms: 20_000 },
     }),
   );
   assert.equal(accepted.status, "accepted");
@@ -59,9 +62,9 @@ Deno.test("detached calls: accepted at once, pending, then the result; re-poll i
       status: "accepted",
       callId: "x",
       server: "fx",
-      tool: "wait",
-      downstream: "wait",
-      namespaced: "fx__wait",
+      tool: "hold",
+      downstream: "hold",
+      namespaced: "fx__hold",
       timeoutMs: 20_000,
       nextAction: "x",
     },
@@ -71,11 +74,12 @@ Deno.test("detached calls: accepted at once, pending, then the result; re-poll i
   );
   assert.equal(first.status, "pending");
   assert.ok(first.elapsedMs >= 0);
+  await Deno.writeTextFile(`${state}/release`, "");
   const done = await until("the detached result", async () => {
     const r = await gw.client.callTool({ name: "poll_result", arguments: { callId: accepted.callId } });
     return (r.structuredContent as { status?: string } | undefined)?.status === "pending" ? undefined : r;
   });
-  assert.deepEqual(done.content, [{ type: "text", text: "waited 800ms" }]);
+  assert.deepEqual(done.content, [{ type: "text", text: "released" }]);
   const again = await gw.client.callTool({ name: "poll_result", arguments: { callId: accepted.callId } });
   assert.deepEqual(again, done);
   const unknown = structured<{ status: string }>(

@@ -8,16 +8,15 @@ import {
   connectDirect,
   connectGateway,
   DENO,
+  HOSTILE,
   pageAll,
   rawGatewaySession,
-  ROOT,
   structured,
   tempDir,
   writeConfig,
 } from "../helpers.ts";
 import { RawBytes, scan } from "../../src/json/raw_json.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 /** A copy of the fixture's WIRE_RESULT (tests/fixtures/hostile_server.ts): the bytes tool `wire` answers. */
 const WIRE_RESULT =
   '{ "_meta" : {"n": 1.50, "e": 1e2}, "content":[ {"text":"caf\\u00e9 \\"q\\" \\ud83d\\ude00 é",' +

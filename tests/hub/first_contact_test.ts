@@ -18,6 +18,7 @@ import {
   q,
   REAL,
   ROOT,
+  runMcphub,
   structured,
   tempDir,
   writeConfig,
@@ -276,13 +277,8 @@ Deno.test("an unset ${VAR} fails only that server, named with the variable and k
   const echoed = await gw.client.callTool({ name: "fixture__echo", arguments: { text: "still here" } });
   assert.deepEqual(echoed.content, [{ type: "text", text: "still here" }]);
 
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", `${tmp.path}/l.db`, "list", "--json"],
-    env,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const listed = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runMcphub(["--config", config, "--db", `${tmp.path}/l.db`, "list", "--json"], { env });
+  const listed = JSON.parse(out.stdout);
   const row = listed.servers.find((s: { name: string }) => s.name === "broken");
   assert.equal(row.state, "failed");
   assert.match(row.error, /MCPHUB_TEST_UNSET_VARIABLE is not set/);
@@ -304,12 +300,8 @@ servers:
 `,
       `${command}.yaml`,
     );
-    const out = await new Deno.Command(DENO, {
-      args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", `${tmp.path}/db`, command],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const out = await runMcphub(["--config", config, "--db", `${tmp.path}/db`, command]);
+    assert.equal(out.code, 0, out.stderr);
     const pid = Number(await Deno.readTextFile(`${state}/pid`));
     assert.ok(pid > 0);
     assert.equal(alive(pid), false, `${command}: the hung server (pid ${pid}) was stopped`);

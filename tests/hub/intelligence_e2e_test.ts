@@ -11,7 +11,8 @@ import {
   FIXTURE,
   q,
   REAL,
-  ROOT,
+  runMcphub,
+  serversReady,
   structured,
   tempDir,
   writeConfig,
@@ -37,13 +38,7 @@ servers:
   const results: Record<string, unknown> = {};
   {
     await using gw = await connectGateway(config, { db });
-    for (let i = 0; i < 300; i++) {
-      const s = structured<{ servers: { state: string }[] }>(
-        await gw.client.callTool({ name: "list_servers", arguments: {} }),
-      );
-      if (s.servers.every((x) => x.state === "connected")) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await serversReady(gw.client, { state: "connected" });
     results.echo = await gw.client.callTool({ name: "everything__echo", arguments: { message: "hi" } });
     results.sum = await gw.client.callTool({
       name: "call_tool",
@@ -129,24 +124,17 @@ servers:
     },
   ]);
 
-  const out = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--db", db, "stats", "--tools", "--json"],
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const report = JSON.parse(new TextDecoder().decode(out.stdout));
+  const out = await runMcphub(["--db", db, "stats", "--tools", "--json"]);
+  assert.equal(out.code, 0, out.stderr);
+  const report = JSON.parse(out.stdout);
   assert.equal(report.totals.calls, 4);
   assert.equal(report.totals.errors, 1);
   assert.deepEqual(
     report.tools.map((t: { namespaced: string; calls: number }) => [t.namespaced, t.calls]).sort(),
     [["everything__echo", 1], ["everything__get-sum", 1], ["fx__big", 1], ["fx__fail", 1]],
   );
-  const md = await new Deno.Command(DENO, {
-    args: ["run", "-A", `${ROOT}main.ts`, "--db", db, "stats", "--markdown"],
-    stdout: "piped",
-  }).output();
-  const text = new TextDecoder().decode(md.stdout);
+  const md = await runMcphub(["--db", db, "stats", "--markdown"]);
+  const text = md.stdout;
   assert.match(text, /^# mcphub stats\n/);
   assert.match(text, /\*\*mcphub stats \(all time\):\*\* 4 calls, 1 error \(25\.0%\)/);
 });
@@ -161,13 +149,7 @@ Deno.test("every call of a burst on the fast path is recorded, even when the hos
   const calls = 300;
   {
     await using gw = await connectGateway(config, { db });
-    for (let i = 0; i < 300; i++) {
-      const s = structured<{ servers: { state: string }[] }>(
-        await gw.client.callTool({ name: "list_servers", arguments: {} }),
-      );
-      if (s.servers.every((x) => x.state === "connected")) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await serversReady(gw.client, { state: "connected" });
     // 8 at a time, then the host closes the connection at once: the last records are still queued.
     let next = 0;
     await Promise.all(Array.from({ length: 8 }, async () => {

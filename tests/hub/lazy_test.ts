@@ -3,7 +3,17 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectGateway, DENO, FIXTURE, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  REAL,
+  serversReady,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 import { META_TOOL_NAMES } from "../../src/hub/mod.ts";
 
 function lazyConfig(root: string, extra = ""): string {
@@ -27,14 +37,7 @@ ${extra}`;
 }
 
 async function ready(client: Client): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const s = structured<{ servers: { state: string }[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (s.servers.every((x) => x.state !== "connecting")) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("servers did not connect");
+  await serversReady(client);
 }
 
 const enc = new TextEncoder();

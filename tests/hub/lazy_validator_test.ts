@@ -29,5 +29,10 @@ Deno.test("lazyValidator() compiles nothing at listing time: a broken schema fai
   // Ajv throws compiling this schema; the SDK's default would throw in listTools for every tool.
   const broken = { type: "object", properties: { a: { type: "no-such-type" } } };
   const validate = lazyValidator().getValidator(broken as never);
-  assert.throws(() => validate({ a: 1 }));
+  // Ajv's own compile error, at the first use.
+  assert.throws(() => validate({ a: 1 }), (error: unknown) => {
+    assert.equal((error as Error).constructor, Error);
+    assert.equal((error as Error).message, "type must be JSONType or JSONType[]: no-such-type");
+    return true;
+  });
 });

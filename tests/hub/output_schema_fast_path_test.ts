@@ -10,12 +10,12 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
+  HOSTILE,
   pageAll,
   q,
   rawGatewaySession,
   rawSession,
   REAL,
-  ROOT,
   structured,
   tempDir,
   writeConfig,
@@ -23,7 +23,6 @@ import {
 import { RawBytes, scan } from "../../src/json/raw_json.ts";
 
 const FIXTURE_ARGS = ["run", "-A", FIXTURE, "--output-schema"];
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 /** A copy of the hostile fixture's WIRE_STRUCTURED: the bytes tool `wire_structured` answers. */
 const WIRE_STRUCTURED =
   '{ "structuredContent" : {"n": 1.50, "s":"caf\\u00e9"}, "content":[ {"type":"text","text":"x"} ] }';

@@ -5,9 +5,8 @@
  * bytes of the store file. Run as users run it: `mcp serve` under its derived permissions, then the CLI.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, q, ROOT, runMcphub, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, DENO, FIXTURE, HOSTILE, q, runMcphub, tempDir, writeConfig } from "../helpers.ts";
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu";
 
 /** Every 8-character piece of the secret found in `text` (a leak of part of it counts). */
@@ -21,7 +20,7 @@ function pieces(text: string): string[] {
 }
 
 async function mcphub(args: string[], env: Record<string, string>) {
-  const out = await runMcphub(args, { env: { ...Deno.env.toObject(), ...env } });
+  const out = await runMcphub(args, { env });
   return { code: out.code, text: out.stdout + out.stderr };
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectGateway, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
+import { connectGateway, q, REAL, serversReady, structured, tempDir, writeConfig } from "../helpers.ts";
 
 const enc = new TextEncoder();
 
@@ -25,14 +25,7 @@ function fsConfig(root: string, extra = ""): string {
 }
 
 async function ready(client: Client): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    const s = structured<{ servers: { state: string }[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (s.servers.every((x) => x.state !== "connecting")) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("servers did not connect");
+  await serversReady(client);
 }
 
 /** Pages a stored result from cursor 0 to done; returns the bytes. */

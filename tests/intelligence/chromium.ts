@@ -1,69 +1,19 @@
 /**
- * Headless Chromium for the HTML report tests: finds the browser, installs
- * Debian's `chromium` package when it is missing (as root, with apt-get), and runs
- * it in its own process group so every browser process is killed afterwards.
+ * Headless Chromium for the HTML report tests: finds the browser (installing it is the test setup's job:
+ * scripts/setup_system.ts) and runs it in its own process group so every browser process is killed
+ * afterwards.
  *
  * @module
  */
-
-const CANDIDATES = ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"];
-
-async function runs(command: string, args: string[]): Promise<boolean> {
-  try {
-    const { success } = await new Deno.Command(command, {
-      args,
-      stdout: "null",
-      stderr: "null",
-      signal: AbortSignal.timeout(120_000),
-    }).output();
-    return success;
-  } catch {
-    return false;
-  }
-}
-
-async function find(): Promise<string | undefined> {
-  const fromEnv = Deno.env.get("MCPHUB_CHROMIUM");
-  for (const name of fromEnv ? [fromEnv] : CANDIDATES) {
-    if (await runs(name, ["--headless", "--no-sandbox", "--version"])) return name;
-  }
-  return undefined;
-}
-
-async function aptInstall(): Promise<string | undefined> {
-  if (Deno.build.os !== "linux") return `no browser found and ${Deno.build.os} has no apt-get`;
-  if (Deno.uid?.() !== 0) return "no browser found and installing Debian's chromium needs root";
-  if (!await runs("apt-get", ["--version"])) return "no browser found and apt-get is not available";
-  console.error("tests: installing Debian's chromium package (apt-get install -y chromium)…");
-  const env = { DEBIAN_FRONTEND: "noninteractive" };
-  for (const args of [["update"], ["install", "-y", "--no-install-recommends", "chromium"]]) {
-    const { success, stderr } = await new Deno.Command("apt-get", {
-      args,
-      env,
-      stdout: "null",
-      stderr: "piped",
-      signal: AbortSignal.timeout(15 * 60_000),
-    }).output();
-    if (!success) {
-      return `apt-get ${args.join(" ")} failed: ${
-        new TextDecoder().decode(stderr).trim().split("\n").at(-1)
-      }`;
-    }
-  }
-  return undefined;
-}
+import { CHROMIUM_MISSING, findChromium } from "../_system.ts";
 
 let found: Promise<{ bin: string } | { skip: string }> | undefined;
 
-/** The browser command, installing it first when missing; or why there is none. */
+/** The browser command; or why there is none, with what to install. */
 export function chromium(): Promise<{ bin: string } | { skip: string }> {
   return found ??= (async () => {
-    const bin = await find();
-    if (bin) return { bin };
-    const failed = await aptInstall();
-    if (failed) return { skip: failed };
-    const installed = await find();
-    return installed ? { bin: installed } : { skip: "chromium was installed but does not start" };
+    const bin = await findChromium();
+    return bin ? { bin } : { skip: CHROMIUM_MISSING };
   })();
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { intelligenceMigrations, queryStats } from "../../src/intelligence/mod.ts";
 import { openStore, sqliteReader } from "../../src/store/mod.ts";
+import { startTogether } from "../_handshake.ts";
 
 const WORKER = fileURLToPath(new URL("./record_worker.ts", import.meta.url));
 const PROCESSES = 4;
@@ -11,18 +12,17 @@ Deno.test("Four processes recording 500 calls each to one store file at once lea
   const dir = await Deno.makeTempDir({ prefix: "mcphub_intel_" });
   try {
     const path = `${dir}/mcphub.db`;
-    const startAt = Date.now() + 1500;
-    const children = Array.from({ length: PROCESSES }, (_, worker) =>
-      new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", WORKER, path, String(worker), String(PER_PROCESS), String(startAt)],
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(60_000),
-      }).output());
-    const results = await Promise.all(children);
-    for (const [worker, result] of results.entries()) {
-      const stderr = new TextDecoder().decode(result.stderr);
-      assert.equal(result.code, 0, `worker ${worker} failed: ${stderr}`);
+    // Started by a ready/go handshake (not a clock); each waits for the others' first call (record_worker.ts).
+    const results = await startTogether(
+      WORKER,
+      Array.from(
+        { length: PROCESSES },
+        (_, worker) => [path, String(worker), String(PER_PROCESS), String(PROCESSES)],
+      ),
+      AbortSignal.timeout(120_000),
+    );
+    for (const [worker, { code, stderr }] of results.entries()) {
+      assert.equal(code, 0, `worker ${worker} failed: ${stderr}`);
       assert.equal(stderr, "", `worker ${worker} warned`);
     }
     const db = openStore(path, { migrations: intelligenceMigrations });

@@ -5,12 +5,13 @@
  * only where it cannot be.
  */
 import assert from "node:assert/strict";
+import { assertPresent, ignoreWithout } from "../_system.ts";
 import { chromium, processGroup, runChromium, type RunChromiumOptions } from "./chromium.ts";
 import { sampleHtml } from "./sample_calls.ts";
 
 const browser = await chromium();
-const skip = "skip" in browser ? browser.skip : undefined;
-if (skip) console.error(`html_browser_test: skipped: ${skip}`);
+const missing = "skip" in browser ? browser.skip : undefined;
+const ignore = ignoreWithout("the browser tests", missing);
 
 const CHARTS = ["chart-calls", "chart-tokens", "chart-duration", "chart-errors", "chart-detached"];
 const TABLES = [
@@ -107,8 +108,9 @@ function pngSize(png: Uint8Array): [number, number] {
 
 Deno.test({
   name: "the report in headless Chromium has every chart, table and fixture number",
-  ignore: skip !== undefined,
+  ignore,
   fn: async () => {
+    assertPresent("the browser tests", missing);
     const html = await sampleHtml({ tools: true, recent: 3 });
     const dom = await withPage(html, (url) => browse(url, ["--dump-dom"]));
     for (const id of CHARTS) assert.match(dom, new RegExp(`<svg id="${id}" class="chart"`), id);
@@ -138,8 +140,9 @@ Deno.test({
 
 Deno.test({
   name: "the report lays out in light and dark mode without overflow",
-  ignore: skip !== undefined,
+  ignore,
   fn: async () => {
+    assertPresent("the browser tests", missing);
     const html = await sampleHtml({ tools: true, recent: 3 });
     const light = await probe(html, "light");
     const dark = await probe(html, "dark");
@@ -171,8 +174,9 @@ Deno.test({
 
 Deno.test({
   name: "the report screenshots in both schemes and prints to PDF",
-  ignore: skip !== undefined,
+  ignore,
   fn: async () => {
+    assertPresent("the browser tests", missing);
     const html = await sampleHtml({ tools: true, recent: 3 });
     await withPage(html, async (url, dir) => {
       const shots: Uint8Array[] = [];
@@ -194,8 +198,9 @@ Deno.test({
 
 Deno.test({
   name: "the live page in headless Chromium shows server states and reloads",
-  ignore: skip !== undefined,
+  ignore,
   fn: async () => {
+    assertPresent("the browser tests", missing);
     const html = await sampleHtml({ since: 7 * 86_400_000, live: true });
     const dom = await withPage(html, (url) => browse(url, ["--dump-dom"]));
     assert.match(dom, /<meta http-equiv="refresh" content="10">/);

@@ -8,7 +8,8 @@ import { parseConfig } from "../../src/config/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { Gateway } from "../../src/gateway/gateway.ts";
 import { StdioServerTransport } from "../../src/gateway/stdio_server.ts";
-import { DENO, prng, ROOT } from "../helpers.ts";
+import { DENO, HOSTILE, prng } from "../helpers.ts";
+import { mibInputs } from "./_mib_inputs.ts";
 
 const R = String.raw;
 
@@ -283,50 +284,22 @@ Deno.test("10,000 levels of nesting parse without recursion", () => {
   assert.throws(() => parseJson(R`{"\u0041":`.repeat(depth) + "null" + "}".repeat(depth - 1)), SyntaxError);
 });
 
-/** Generous: a quadratic path over a MiB cannot meet it; a linear one meets it many times over. */
-const BUDGET_MS = 2000;
-
-function timed<T>(label: string, f: () => T): T {
-  const start = performance.now();
-  const value = f();
-  const ms = performance.now() - start;
-  assert.ok(ms < BUDGET_MS, `${label} took ${ms.toFixed(0)} ms (budget ${BUDGET_MS} ms)`);
-  return value;
-}
-
-Deno.test("linear on a MiB of backslashes, quotes, escaped quotes and escaped keys", () => {
-  const MIB = 1024 * 1024;
-  const inputs: [string, string, boolean][] = [
-    ["a MiB of escaped backslashes in a value", `{"a":"${"\\\\".repeat(MIB / 2)}"}`, false],
-    ["a MiB of escaped backslashes in a key", `{"${"\\\\".repeat(MIB / 2)}":1}`, true],
-    ["a MiB of escaped quotes in a value", `{"a":"${'\\"'.repeat(MIB / 2)}"}`, false],
-    ["a MiB of escaped quotes in a key", `{"${'\\"'.repeat(MIB / 2)}":1}`, true],
-    ["a MiB of empty strings", `[${'"",'.repeat(MIB / 3)}""]`, false],
-    ["a MiB of one-escape strings", `[${R`"\n",`.repeat(MIB / 5)}""]`, false],
-    [
-      "a MiB of one-escape strings followed by spaces",
-      `[${(R`"\n"` + " ".repeat(64) + ",").repeat(MIB / 70)}""]`,
-      false,
-    ],
-    ["a MiB of escaped keys", `[${R`{"\u0041":1},`.repeat(MIB / 13)}{}]`, true],
-    ["an unterminated MiB of backslashes", `{"a":"${"\\".repeat(MIB)}`, false],
-    ["an odd run before each quote", `["${'\\\\\\"'.repeat(MIB / 4)}"]`, false],
-  ];
-  for (const [label, text, escapedKey] of inputs) {
-    assert.equal(timed(`hasEscapedKey: ${label}`, () => hasEscapedKey(text)), escapedKey, label);
+// That these stay linear is timed, as a ratio against a plain MiB, by `deno task bench bounds`.
+Deno.test("a MiB of backslashes, quotes, escaped quotes and escaped keys: parsed as JSON.parse parses it", () => {
+  for (const [label, text, escapedKey] of mibInputs()) {
+    assert.equal(hasEscapedKey(text), escapedKey, label);
     let native: unknown;
     try {
       native = JSON.parse(text.replaceAll(R`\u0041`, "A"));
     } catch (error) {
       native = error;
     }
-    const ours = timed(`parseJson: ${label}`, () => {
-      try {
-        return parseJson(text);
-      } catch (error) {
-        return error;
-      }
-    });
+    let ours: unknown;
+    try {
+      ours = parseJson(text);
+    } catch (error) {
+      ours = error;
+    }
     if (native instanceof SyntaxError) assert.ok(ours instanceof SyntaxError, label);
     else assert.equal(shape(ours), shape(native), label);
   }
@@ -335,7 +308,6 @@ Deno.test("linear on a MiB of backslashes, quotes, escaped quotes and escaped ke
 // ---------------------------------------------------------------------------------------------------
 // End to end: a hostile downstream's poison, then a host's call with an escaped key to another server.
 
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 const VICTIM_ARGS = R`{"zq":"e","caf\u00e9":"x"}`;
 const CALL = (id: number) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"NAME","arguments":${VICTIM_ARGS}}}`;

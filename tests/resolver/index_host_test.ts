@@ -333,7 +333,13 @@ Deno.test("Stepper.after(): slices wait for the gate; finish() does not", async 
     return steps;
   }()).after(gate.promise);
   const sliced = stepper.finishAsync(0);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  // An ungated stepper started after it runs all its slices: by then the gated one would have run its own.
+  let free = 0;
+  const ungated = new Stepper(function* () {
+    for (let i = 0; i < 4; i++) free++, yield;
+    return free;
+  }());
+  assert.equal(await ungated.finishAsync(0), 4);
   assert.equal(steps, 0, "no slice before the gate settles");
   assert.equal(stepper.finish(), 4);
   gate.reject(new Error("a failed gate still lets the build finish"));

@@ -1,13 +1,16 @@
 /**
- * A separate OS process for the concurrency test: opens the shared store,
- * then puts results and pages them back (its own and the other worker's)
- * while the other process does the same. Prints one JSON summary line.
+ * A separate OS process for the concurrency test: opens the shared store, says `ready` (a line on
+ * stdout) and waits for `go` (a line on stdin), then puts results and pages them back (its own and the
+ * other worker's) while the other process does the same: after its first result it waits until the
+ * other's first is committed, so both really overlap whatever the machine's load. Prints one JSON summary
+ * line last.
  *
- * Usage: deno run -A tests/spool/_spool_worker.ts DB_PATH LABEL COUNT START_AT_MS
+ * Usage: deno run -A tests/spool/_spool_worker.ts DB_PATH LABEL COUNT
  */
 import { openStore } from "../../src/store/mod.ts";
 import { getResultResponse, Spool, spoolMigrations } from "../../src/spool/mod.ts";
 import { mixedText, seeded } from "./_helpers.ts";
+import { readyThenGo } from "../_handshake.ts";
 
 export async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -42,13 +45,23 @@ export async function readAll(
   return out;
 }
 
+/** Resolves once the other worker's first result is committed (polled: only the store can tell); throws after 60 s. */
+async function otherCommitted(db: ReturnType<typeof openStore>, label: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  const query = db.prepare("SELECT count(*) AS n FROM spool_results WHERE server <> ?");
+  while ((query.get(label) as { n: number }).n === 0) {
+    if (Date.now() > end) throw new Error(`${label}: the other worker committed nothing in 60 s`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 async function main(): Promise<void> {
-  const [path, label, countText, startAtText] = Deno.args;
+  const [path, label, countText] = Deno.args;
   const count = Number(countText);
   const db = openStore(path, { migrations: spoolMigrations, busyTimeoutMs: 10_000 });
   try {
-    // Line both processes up, so their writes and reads really overlap.
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAtText) - Date.now())));
+    // Line both processes up: ready once the store is open, then wait for the test's go.
+    await readyThenGo();
     const spool = new Spool(db);
     const random = seeded(label.length * 7919 + label.charCodeAt(0));
     const stored: { callId: string; sha256: string; totalBytes: number }[] = [];
@@ -62,6 +75,7 @@ async function main(): Promise<void> {
       const digest = await sha256(bytes);
       if (await sha256(back) !== digest) throw new Error(`content mismatch for ${meta.callId}`);
       stored.push({ callId: meta.callId, sha256: digest, totalBytes: meta.totalBytes });
+      if (i === 0) await otherCommitted(db, label);
       // Read whatever the other process has committed so far.
       const others = db.prepare("SELECT call_id FROM spool_results WHERE server <> ?").all(label);
       for (const row of others.slice(-2)) {

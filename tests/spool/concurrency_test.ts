@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import { openStore } from "../../src/store/mod.ts";
 import { Spool, spoolMigrations } from "../../src/spool/mod.ts";
 import { readAll, sha256 } from "./_spool_worker.ts";
+import { startTogether } from "../_handshake.ts";
 
 const WORKER = fileURLToPath(new URL("./_spool_worker.ts", import.meta.url));
 
@@ -11,21 +12,12 @@ Deno.test("Spool shares one store file between two processes writing and reading
   const path = `${dir}/shared/mcphub.db`;
   try {
     const signal = AbortSignal.timeout(120_000);
-    // Both processes open (and migrate) the fresh file at the same time, then start work together.
-    const startAt = String(Date.now() + 1500);
-    const runs = ["alpha", "bravo"].map((label) =>
-      new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", WORKER, path, label, "12", startAt],
-        stdout: "piped",
-        stderr: "piped",
-        signal,
-      }).output()
-    );
-    const outputs = await Promise.all(runs);
-    const summaries = outputs.map((output) => {
-      const stderr = new TextDecoder().decode(output.stderr);
-      assert.equal(output.code, 0, stderr);
-      return JSON.parse(new TextDecoder().decode(output.stdout)) as {
+    // Both processes open (and migrate) the fresh file at the same time and say ready; then both start on
+    // the test's go (a handshake, not a clock).
+    const outputs = await startTogether(WORKER, [[path, "alpha", "12"], [path, "bravo", "12"]], signal);
+    const summaries = outputs.map(({ code, stdout, stderr }) => {
+      assert.equal(code, 0, stderr);
+      return JSON.parse(stdout) as {
         label: string;
         stored: { callId: string; sha256: string; totalBytes: number }[];
         othersRead: number;

@@ -1,12 +1,13 @@
 /**
  * A throwaway PostgreSQL cluster for the tests of the shared store: Debian's `postgresql` server (installed
- * with apt-get when `initdb` is missing), a cluster in a temp dir owned by the `postgres` user (initdb
+ * by the test setup, scripts/setup_system.ts), a cluster in a temp dir owned by the `postgres` user (initdb
  * refuses root), listening on 127.0.0.1 and a free port, with a password (so the tests can check that it
  * is never printed). One cluster per test process, started on first use and stopped when the process ends.
  *
  * @module
  */
-import { existsSync } from "node:fs";
+import { assertPresent, ignoreWithout, pgBinDir, postgresMissing } from "../_system.ts";
+import { freePort } from "../helpers.ts";
 
 /** A running cluster. */
 export interface PgCluster {
@@ -26,19 +27,6 @@ const PASSWORD = "pg-test-s3cret-Qx7v";
 let cluster: Promise<PgCluster> | undefined;
 let counter = 0;
 
-function binDir(): string | undefined {
-  for (const dir of ["/usr/lib/postgresql"]) {
-    try {
-      const versions = [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => /^\d+$/.test(n))
-        .sort((a, b) => Number(b) - Number(a));
-      for (const v of versions) if (existsSync(`${dir}/${v}/bin/initdb`)) return `${dir}/${v}/bin`;
-    } catch {
-      // not installed
-    }
-  }
-  return undefined;
-}
-
 async function run(cmd: string, args: string[], options: { stdin?: string } = {}): Promise<string> {
   const child = new Deno.Command(cmd, {
     args,
@@ -57,22 +45,29 @@ async function run(cmd: string, args: string[], options: { stdin?: string } = {}
   return text;
 }
 
-async function install(): Promise<string> {
-  let bin = binDir();
-  if (bin) return bin;
-  console.error("tests: PostgreSQL is not installed; installing Debian's postgresql package (apt-get)");
-  await run("apt-get", ["update", "-qq"]);
-  await run("env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-qq", "postgresql"]);
-  bin = binDir();
-  if (!bin) throw new Error("apt-get installed postgresql but no initdb was found under /usr/lib/postgresql");
-  return bin;
+function install(): string {
+  // Installing PostgreSQL is the test setup's job (scripts/setup_system.ts), never a test's.
+  const missing = postgresMissing();
+  if (missing) throw new Error(missing);
+  return pgBinDir()!;
 }
 
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
+/** Why the PostgreSQL tests cannot run here (with what to install), or undefined. */
+export const PG_MISSING: string | undefined = postgresMissing();
+
+/**
+ * A test that needs PostgreSQL: ignored without it (saying what to install), except under CI=true on Linux,
+ * where it fails.
+ */
+export function pgTest(name: string, fn: (t: Deno.TestContext) => Promise<void>): void {
+  Deno.test({
+    name,
+    ignore: ignoreWithout("the PostgreSQL tests", PG_MISSING),
+    async fn(t) {
+      assertPresent("the PostgreSQL tests", PG_MISSING);
+      await fn(t);
+    },
+  });
 }
 
 /** As the `postgres` user when we are root (initdb and postgres refuse root). */
@@ -81,7 +76,7 @@ function asPostgres(cmd: string, args: string[]): [string, string[]] {
 }
 
 async function create(): Promise<PgCluster> {
-  const bin = await install();
+  const bin = install();
   const dir = await Deno.makeTempDir({ prefix: "mcphub-pg-" });
   const data = `${dir}/data`;
   const pwfile = `${dir}/pw`;

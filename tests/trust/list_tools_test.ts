@@ -5,9 +5,7 @@ import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/tru
 import { parseConfig } from "../../src/config/mod.ts";
 import { DEFAULT_RESTART_POLICY } from "../../src/downstream/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
-import { DENO, FIXTURE, ROOT } from "../helpers.ts";
-
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+import { DENO, FIXTURE, HOSTILE } from "../helpers.ts";
 
 /** The SDK Client's private caches that `cacheToolMetadata` fills. */
 interface Caches {

@@ -6,9 +6,7 @@ import { type PinStore, toolPinMigrations, ToolPins } from "../../src/trust/mod.
 import { decidePins, PIN_CHUNK, type PinRow, type PinVerdict, type Trust } from "../../src/trust/pinning.ts";
 import { Stepper } from "../../src/json/slices.ts";
 import { type DatabaseSync, openStore } from "../../src/store/mod.ts";
-import { DENO, FIXTURE, ROOT, tempDir } from "../helpers.ts";
-
-const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
+import { DENO, FIXTURE, HOSTILE, tempDir } from "../helpers.ts";
 
 function tool(name: string, description: string): ToolDefinition {
   return { name, description, inputSchema: { type: "object", properties: { x: { type: "string" } } } };
@@ -145,18 +143,16 @@ Deno.test("another server's calls keep answering while a 100,000-tool server is 
     const building = hub.catalogAsync();
     let built = false;
     building.finally(() => built = true);
+    // Calls while the big list is pinned are answered (how long they take is timed by `deno task bench
+    // pin`, as the sliced check's hold against the whole check's).
     let during = 0;
-    let slowest = 0;
     while (!pinned && !built) {
-      const t0 = performance.now();
       const result = await hub.call(echo, { text: "hi" }, { via: "mount" });
-      const took = performance.now() - t0;
-      assert.equal(result.isError, undefined);
-      if (pinning) during++, slowest = Math.max(slowest, took);
+      assert.deepEqual(result.content, [{ type: "text", text: "hi" }]);
+      if (pinning) during++;
     }
     const catalog = await building;
     assert.ok(during > 0, "a call was answered while the big list was being pinned");
-    assert.ok(slowest < 1000, `a call took ${slowest} ms while the big list was pinned`);
     assert.equal(catalog.filter((t) => t.server === "big").length, 100_001);
     assert.equal(rowsOf(db, "big").size, 100_001, "every first sighting recorded");
   } finally {
