@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { ServerOperation } from "../telemetry/mod.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/mod.ts";
 import { parseDuration } from "../config/light.ts";
@@ -50,6 +51,8 @@ export interface RunCodeOptions {
   limits?: Partial<Omit<SandboxLimits, "timeoutMs">>;
   /** How the run_code call reached the gateway (its record). @default "call_tool" */
   via?: CallVia;
+  /** The host request this run serves: the parent of its inner calls' spans, and its span's event. */
+  trace?: ServerOperation;
 }
 
 /** Input as checked: the program and its time. */
@@ -186,8 +189,14 @@ export async function runCode(
     call: async (name, args, signal) => {
       const entry = await toolInScope(hub, name);
       const left = Math.max(1, Math.ceil(deadline - performance.now()));
-      return callValue(await hub.call(entry, args, { via: "code", signal, timeoutMs: left, run }));
+      return callValue(
+        await hub.call(entry, args, { via: "code", signal, timeoutMs: left, run, trace: options.trace }),
+      );
     },
+  });
+  options.trace?.event("mcphub.code.run", {
+    "mcphub.code.calls": outcome.calls,
+    ...(outcome.limit ? { "mcphub.code.limit": outcome.limit } : {}),
   });
   const result = outcomeResult(outcome);
   const finalized = await hub.finalizeOther(result as Record<string, unknown>, {

@@ -493,13 +493,15 @@ export class Gateway {
     if (detach !== undefined && detach !== null && typeof detach !== "boolean") {
       invalidParams(`run_code: "detach" must be true or false`);
     }
-    if (detach !== true) return await runCode(hub, input, { signal: extra.signal });
+    const op = this.#operation(extra);
+    if (detach !== true) return await runCode(hub, input, { signal: extra.signal, trace: op });
     let callId: string;
     try {
       callId = this.detached.start(
         { namespaced: RUN_CODE, agent: hub.agent },
-        (signal) => runCode(hub, input, { signal, via: "detach" }),
+        (signal) => runCode(hub, input, { signal, via: "detach", trace: op }),
       );
+      op?.event("mcphub.call.detached", { "mcphub.call.id": callId, "mcphub.tool.name": RUN_CODE });
     } catch (error) {
       if (error instanceof TooManyDetachedError) return errorResult(`run_code: ${error.message}`);
       throw error;

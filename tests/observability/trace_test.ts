@@ -283,3 +283,46 @@ Deno.test("on --listen, a SERVER span carries the session id and the host's trac
   assert.equal(attribute(server, "mcp.session.id"), sessionId);
   assert.equal(attribute(server, "network.transport"), "tcp");
 });
+
+Deno.test("run_code is a SERVER span; its inner calls are CLIENT spans under it, and the run an event", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const config = await writeConfig(
+    dir.path,
+    `code_mode: true\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(FIXTURE)
+    }, --trace]\n`,
+  );
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  let received: string;
+  try {
+    await gw.client.listTools();
+    const result = await gw.client.callTool({
+      name: "run_code",
+      arguments: { code: 'const r = await mcp.call("fx__trace", {}); return r;' },
+      _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` },
+    });
+    assert.equal(result.isError, undefined, JSON.stringify(result));
+    received = JSON.stringify((result.structuredContent as { result: unknown }).result);
+  } finally {
+    await gw.close();
+  }
+  // The server received the inner call's CLIENT span, in the host's trace.
+  const traceparent = /00-([0-9a-f]{32})-([0-9a-f]{16})-01/.exec(received)!;
+  assert.equal(traceparent[1], HOST_TRACE);
+  const inner = await receiver.span((s) => s.spanId === traceparent[2]);
+  assert.equal(inner.name, "tools/call trace");
+  assert.equal(inner.kind, CLIENT);
+  const run = await receiver.span((s) => s.spanId === inner.parentSpanId);
+  assert.equal(run.name, "tools/call run_code");
+  assert.equal(run.kind, SERVER);
+  assert.equal(run.parentSpanId, HOST_SPAN);
+  const event = run.events?.find((e) => e.name === "mcphub.code.run");
+  assert.ok(event, JSON.stringify(run.events));
+  const calls = event.attributes.find((a) => a.key === "mcphub.code.calls");
+  assert.equal(
+    Number(calls?.value.intValue ?? (calls?.value as { doubleValue?: number })?.doubleValue),
+    1,
+    JSON.stringify(calls),
+  );
+});
