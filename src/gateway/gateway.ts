@@ -399,19 +399,24 @@ export class Gateway {
    * Downstream tools mounted under their public names: all of them, or in lazy
    * mode the pinned ones; then, for an agent with a tool_schema_budget, those
    * whose whole definitions fit, first fit in name order (a schema is never cut).
+   * In the order the servers list them (servers in config order), as `tools/list` answers.
    */
   mountedTools(): CatalogTool[] {
-    const catalog = this.#hub.catalog();
-    const chosen = this.#hub.config.expose === "all" ? [...catalog] : pinnedTools(catalog, this.pins);
+    const listed = this.#hub.listedOrder(this.#hub.catalog());
+    const chosen = this.#hub.config.expose === "all" ? [...listed] : pinnedTools(listed, this.pins);
     const budget = this.#hub.scope?.toolSchemaBudget;
     if (budget === undefined) return chosen;
     let left = budget;
-    return chosen.filter((entry) => {
+    const byName = [...chosen].sort((a, b) =>
+      a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0
+    );
+    const fit = new Set(byName.filter((entry) => {
       const bytes = utf8Length(JSON.stringify(mountedDefinition(entry)));
       if (bytes > left) return false;
       left -= bytes;
       return true;
-    });
+    }));
+    return chosen.filter((entry) => fit.has(entry));
   }
 
   #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;

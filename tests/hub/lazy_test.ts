@@ -3,7 +3,17 @@
  */
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
-import { connectGateway, DENO, FIXTURE, q, REAL, structured, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectDirect,
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  REAL,
+  structured,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 import { META_TOOL_NAMES } from "../../src/hub/mod.ts";
 
 function lazyConfig(root: string, extra = ""): string {
@@ -48,15 +58,12 @@ Deno.test("lazy mode: tools/list is exactly the eight meta-tools and the pins; i
   const names = tools.map((t) => t.name);
   const memory = names.filter((n) => n.startsWith("memory__"));
   assert.ok(memory.length >= 9, "a bare server pin mounts all of its tools");
-  assert.deepEqual(
-    names,
-    [...META_TOOL_NAMES, "filesystem__list_directory", ...memory].filter((n, i, a) => a.indexOf(n) === i)
-      .sort((a, b) => {
-        const ma = META_TOOL_NAMES.indexOf(a as never), mb = META_TOOL_NAMES.indexOf(b as never);
-        if (ma >= 0 || mb >= 0) return (ma < 0 ? 99 : ma) - (mb < 0 ? 99 : mb);
-        return a < b ? -1 : 1;
-      }),
-  );
+  // The meta-tools, then the pinned servers' tools in config order, each server's in its own order.
+  const direct = await connectDirect("node", [REAL.memory], { MEMORY_FILE_PATH: `${dir.path}/direct.jsonl` });
+  const own = (await direct.listTools()).tools.map((t) => `memory__${t.name}`);
+  await direct.close();
+  assert.deepEqual(memory, own);
+  assert.deepEqual(names, [...META_TOOL_NAMES, "filesystem__list_directory", ...own]);
   const instructions = gw.client.getInstructions()!;
   assert.match(instructions, /lazy mode/);
   assert.match(instructions, /resolve_tool/);
