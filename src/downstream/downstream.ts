@@ -18,6 +18,7 @@ import {
 } from "../mcp/sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
 import { messageOf } from "../mcp/errors.ts";
+import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/era.ts";
 import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
@@ -554,6 +555,18 @@ export class Downstream {
       if (error instanceof Deno.errors.PermissionDenied) {
         throw new PermanentError(
           `the system refused to run "${command}" (${error.message}); check that it is executable`,
+          { cause: error },
+        );
+      }
+      // A server that refused the revision offered says so (whether or not it exited after).
+      const refusal = transport.era.refusal;
+      if (refusal) {
+        throw new PermanentError(
+          `the server refused MCP ${
+            refusal.requested ?? "2025-11-25"
+          } (${UNSUPPORTED_VERSION} unsupported protocol ` +
+            `version) and supports only ${refusal.supported.join(", ") || "revisions it did not name"}, ` +
+            `none of which mcphub speaks (it speaks 2025-11-25 and older, and ${MODERN_VERSION})`,
           { cause: error },
         );
       }

@@ -15,6 +15,7 @@ import { type Member, member, RawBytes, RawResult, scan, utf8 } from "../json/ra
 import { slicedParseApplies } from "../json/sliced_json.ts";
 import { Stepper } from "../json/slices.ts";
 import { NoticeGate } from "./notice_gate.ts";
+import { Era } from "../mcp/era.ts";
 import {
   decodeLine,
   type LineSpillPolicy,
@@ -307,6 +308,10 @@ export class StdioClientTransport implements Transport {
    * `tools/list` answer (a big one was taken by its bytes): no later line is scanned for one any more.
    */
   #hand(message: JSONRPCMessage): void {
+    const era = this.era.incoming(message);
+    if (era.send) this.#writer?.write(era.send).catch((error) => this.onerror?.(error as Error));
+    if (!era.deliver) return;
+    message = era.deliver;
     this.#gate.delivered(message);
     if (this.#listIds.length && "id" in message && !("method" in message)) {
       const k = this.#listIds.indexOf(message.id!);
@@ -391,8 +396,18 @@ export class StdioClientTransport implements Transport {
     }
   }
 
+  /** The connection's protocol era, decided by its opening (see mcp/era.ts). */
+  readonly era = new Era();
+
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
+    const out = this.era.outgoing(message);
+    if (out.reply) {
+      const reply = out.reply;
+      queueMicrotask(() => this.#hand(reply));
+    }
+    if (!out.send) return;
+    message = out.send;
     if ("method" in message && message.method === "tools/list" && "id" in message) {
       this.#listIds.push(message.id);
       if (this.#listIds.length > LIST_IDS) this.#listIds.shift();
@@ -453,7 +468,8 @@ export class StdioClientTransport implements Transport {
       };
       this.#rawCalls.set(id, call);
       const params: Record<string, unknown> = { name, arguments: args };
-      if (onProgress) params._meta = { progressToken: id };
+      const meta = this.era.meta(onProgress ? { progressToken: id } : undefined);
+      if (meta) params._meta = meta;
       writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
         if (this.#rawCalls.get(id) === call) call.reject(error);
       });

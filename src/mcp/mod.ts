@@ -9,3 +9,4 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 // Types only: the classes load on demand (`loadHttpSdk`).
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
+export { Era, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
