@@ -797,7 +797,11 @@ export class Downstream {
     const transport = this.#transport;
     try {
       const metadata = client as unknown as ToolMetadata;
-      if (options.raw && transport instanceof StdioClientTransport && !metadata.isToolTaskRequired(name)) {
+      // A modern server's call may take input rounds (MRTR): the SDK's path, through the era's relay.
+      if (
+        options.raw && transport instanceof StdioClientTransport && transport.era.era !== "modern" &&
+        !metadata.isToolTaskRequired(name)
+      ) {
         const result = await transport.callRaw(name, args, options);
         const validate = metadata.getToolOutputValidator(name);
         if (validate) {

@@ -310,6 +310,7 @@ export class StdioClientTransport implements Transport {
   #hand(message: JSONRPCMessage): void {
     const era = this.era.incoming(message);
     if (era.send) this.#writer?.write(era.send).catch((error) => this.onerror?.(error as Error));
+    for (const request of era.requests ?? []) this.onmessage?.(request);
     if (!era.deliver) return;
     message = era.deliver;
     this.#gate.delivered(message);

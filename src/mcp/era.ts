@@ -10,6 +10,13 @@
  * `notifications/roots/list_changed`) is answered or dropped here. The client above (the SDK's, the raw
  * fast path) stays one client for both eras.
  *
+ * Multi round-trip requests (MRTR): a modern server that needs sampling, elicitation or roots answers
+ * a request with `resultType: "input_required"` and its `inputRequests`. Each reaches the client as an
+ * ordinary server-to-client request (which the gateway relays to its host as it relays a legacy
+ * server's); once every one is answered, the request is sent again with the answers as
+ * `inputResponses` and the server's opaque `requestState`, under the same id, so the client sees one
+ * request and its final answer. A request the client answers with an error ends the call with it.
+ *
  * @module
  */
 import type { JSONRPCMessage } from "./sdk.ts";
@@ -45,8 +52,24 @@ export interface Outgoing {
 export interface Incoming {
   /** The message to hand to the client (undefined: nothing is handed). */
   deliver?: JSONRPCMessage;
+  /** Requests to hand to the client, in order (an MRTR round's input requests). */
+  requests?: JSONRPCMessage[];
   /** A message to write to the server. */
   send?: JSONRPCMessage;
+}
+
+/** Rounds of one request before it is ended with an error (a server asking forever). */
+export const MAX_INPUT_ROUNDS = 16;
+
+/** One MRTR round of a request: the input requests handed to the client, and its answers so far. */
+interface Round {
+  /** The request as sent (with its envelope). */
+  origin: Message;
+  requestState?: string;
+  /** Input request key -> the id it was handed to the client under. */
+  waiting: Map<string, string>;
+  responses: Params;
+  rounds: number;
 }
 
 /** A server's refusal of the 2025 opening that names no revision the gateway speaks. */
@@ -63,6 +86,11 @@ export class Era {
   #meta: Params = {};
   /** Set when the server refused the 2025 opening and names no revision spoken here. */
   refusal?: Refusal;
+  /** Requests sent in the modern era, by id, until their final answer (MRTR retries them). */
+  #sent = new Map<string | number, { message: Message; rounds: number }>();
+  /** Open MRTR rounds by the id of the input request handed to the client. */
+  #inputs = new Map<string, Round>();
+  #inputSeq = 0;
 
   /** "legacy" or "modern" once decided; "opening" before. */
   get era(): "opening" | "legacy" | "modern" {
@@ -81,7 +109,8 @@ export class Era {
       this.#initialize = { id: m.id, params: m.params ?? {} };
       return { send: message };
     }
-    if (this.#era !== "modern" || m.method === undefined) return { send: message };
+    if (this.#era !== "modern") return { send: message };
+    if (m.method === undefined) return this.#answered(m as Message & { result?: Params; error?: unknown });
     switch (m.method) {
       case "notifications/initialized":
       case "notifications/roots/list_changed":
@@ -92,12 +121,95 @@ export class Era {
         return m.id === undefined ? {} : { reply: { jsonrpc: "2.0", id: m.id, result: {} } };
     }
     const params = m.params ?? {};
-    return {
-      send: {
-        ...m,
-        params: { ...params, _meta: { ...this.#meta, ...(params._meta as Params | undefined) } },
-      } as JSONRPCMessage,
+    const send = {
+      ...m,
+      params: { ...params, _meta: { ...this.#meta, ...(params._meta as Params | undefined) } },
+    } as Message;
+    if (m.id !== undefined) this.#sent.set(m.id, { message: send, rounds: 0 });
+    return { send };
+  }
+
+  /** The client's answer to a request: one of an MRTR round's, or else a plain answer to the server. */
+  #answered(m: Message & { result?: Params; error?: unknown }): Outgoing {
+    const round = m.id === undefined ? undefined : this.#inputs.get(String(m.id));
+    if (!round) return { send: m };
+    this.#inputs.delete(String(m.id));
+    const origin = round.origin;
+    if (m.error !== undefined) {
+      // The input cannot be had: the request ends with the client's error, as a legacy call would.
+      for (const id of round.waiting.values()) this.#inputs.delete(id);
+      this.#sent.delete(origin.id!);
+      return { reply: { jsonrpc: "2.0", id: origin.id!, error: m.error } as JSONRPCMessage };
+    }
+    for (const [key, id] of round.waiting) {
+      if (id !== String(m.id)) continue;
+      round.waiting.delete(key);
+      round.responses[key] = m.result ?? {};
+    }
+    if (round.waiting.size) return {};
+    const params = { ...origin.params, inputResponses: round.responses } as Params;
+    if (round.requestState !== undefined) params.requestState = round.requestState;
+    else delete params.requestState;
+    const retry = { ...origin, params } as Message;
+    this.#sent.set(origin.id!, { message: retry, rounds: round.rounds });
+    return { send: retry as JSONRPCMessage };
+  }
+
+  /** A modern server's answer to a request: final (handed on), or an MRTR round's input requests. */
+  #response(m: Message & { result?: Params; error?: unknown }): Incoming {
+    const sent = this.#sent.get(m.id!);
+    if (!sent) return { deliver: m };
+    const result = m.result;
+    if (result?.resultType !== "input_required") {
+      this.#sent.delete(m.id!);
+      return { deliver: m };
+    }
+    const requests = result.inputRequests as
+      | Record<string, { method?: unknown; params?: unknown }>
+      | undefined;
+    const keys = requests && typeof requests === "object" ? Object.keys(requests) : [];
+    const fail = (message: string): Incoming => {
+      this.#sent.delete(m.id!);
+      return {
+        deliver: { jsonrpc: "2.0", id: m.id!, error: { code: -32603, message } } as JSONRPCMessage,
+      };
     };
+    if (sent.rounds >= MAX_INPUT_ROUNDS) {
+      return fail(
+        `the server asked for input ${sent.rounds} times for one request (at most ${MAX_INPUT_ROUNDS})`,
+      );
+    }
+    if (!keys.length) {
+      if (typeof result.requestState !== "string") {
+        return fail("input_required without inputRequests or requestState");
+      }
+      // Nothing to ask: the request goes again with the state alone.
+      const retry = {
+        ...sent.message,
+        params: { ...sent.message.params, requestState: result.requestState },
+      };
+      this.#sent.set(m.id!, { message: retry as Message, rounds: sent.rounds + 1 });
+      return { send: retry as JSONRPCMessage };
+    }
+    const round: Round = {
+      origin: sent.message,
+      requestState: typeof result.requestState === "string" ? result.requestState : undefined,
+      waiting: new Map(),
+      responses: {},
+      rounds: sent.rounds + 1,
+    };
+    const out: JSONRPCMessage[] = [];
+    for (const key of keys) {
+      const request = requests![key]!;
+      if (typeof request?.method !== "string") return fail(`input request "${key}" has no method`);
+      const id = `mcphub-input-${++this.#inputSeq}`;
+      round.waiting.set(key, id);
+      this.#inputs.set(id, round);
+      out.push(
+        { jsonrpc: "2.0", id, method: request.method, params: request.params ?? {} } as JSONRPCMessage,
+      );
+    }
+    return { requests: out };
   }
 
   /** An incoming message from the server. */
@@ -111,6 +223,7 @@ export class Era {
         deliver: { jsonrpc: "2.0", id: init.id, result: initializeResult(m.result ?? {}, init.params) },
       };
     }
+    if (this.#era === "modern" && m.method === undefined && m.id !== undefined) return this.#response(m);
     if (this.#era !== "opening" || !this.#initialize || m.id !== this.#initialize.id || m.method) {
       return { deliver: message };
     }

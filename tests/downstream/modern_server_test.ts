@@ -5,7 +5,9 @@
  * that refuses every revision mcphub speaks is named for what it is in list_servers.
  */
 import assert from "node:assert/strict";
-import type { Client } from "@modelcontextprotocol/sdk/client";
+import { Client } from "@modelcontextprotocol/sdk/client";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   connectGateway,
   DENO,
@@ -48,7 +50,16 @@ Deno.test("a 2026-07-28-only server behind mcphub: listed and called by a v1 hos
     args: [run, -A, ${q(FIXTURE)}]
 `,
   );
-  await using gw = await connectGateway(path, { allowAll: true });
+  // A v1 host offering elicitation: the modern server's input_required reaches it as elicitation/create.
+  const host = new Client({ name: "host", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+  });
+  const asked: unknown[] = [];
+  host.setRequestHandler(ElicitRequestSchema, (request) => {
+    asked.push(request.params);
+    return { action: "accept" as const, content: { name: "Ada" } };
+  });
+  await using gw = await connectGateway(path, { allowAll: true, client: host });
   const g = gw.client;
   const names = (await g.listTools()).tools.map((t) => t.name);
   assert.deepEqual(names.filter((n) => n.startsWith("modern__")), [
@@ -71,9 +82,41 @@ Deno.test("a 2026-07-28-only server behind mcphub: listed and called by a v1 hos
     rows.map((r) => [r.name, r.state]).sort(),
     [["legacy", "connected"], ["modern", "connected"]],
   );
+  // MRTR: one round of input, then the answer; the host saw the server's question as asked.
+  assert.equal(
+    text(await g.callTool({ name: "modern__ask", arguments: { question: "Who?" } })),
+    "answer: Ada",
+  );
+  assert.equal(asked.length, 1);
+  const params = asked[0] as { message: string; requestedSchema: { properties: object } };
+  assert.equal(params.message, "Who?");
+  assert.deepEqual(Object.keys(params.requestedSchema.properties), ["name"]);
+  // Again through call_tool, and twice at once (each call's rounds its own).
+  const both = await Promise.all([
+    g.callTool({ name: "call_tool", arguments: { tool: "modern__ask", arguments: { question: "A?" } } }),
+    g.callTool({ name: "modern__ask", arguments: { question: "B?" } }),
+  ]);
+  assert.deepEqual(both.map(text), ["answer: Ada", "answer: Ada"]);
   // A tool's argument error comes back from the modern server as it does from any.
   const bad = await g.callTool({ name: "modern__add", arguments: { a: "x" } }) as { isError?: boolean };
   assert.equal(bad.isError, true);
+});
+
+Deno.test("MRTR to a host without elicitation: the call ends with the server's error, the server stays up", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  modern:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(MODERN)}]\n`,
+  );
+  await using gw = await connectGateway(path, { allowAll: true });
+  const g = gw.client;
+  const failed = await g.callTool({ name: "modern__ask", arguments: { question: "Who?" } }).then(
+    (r) => JSON.stringify(r),
+    (e) => String(e),
+  );
+  // The downstream session declared no elicitation (its host offers none): the server refuses, as directly.
+  assert.match(failed, /-32021: Cannot request input 'who' \(elicitation\/create\)/);
+  assert.equal(text(await g.callTool({ name: "modern__add", arguments: { a: 1, b: 1 } })), "2");
 });
 
 Deno.test("a server refusing every revision mcphub speaks: list_servers names the refusal", async () => {

@@ -114,3 +114,81 @@ Deno.test("a refusal naming no revision spoken here is kept for the error, and d
   assert.deepEqual(era.incoming(refused), { deliver: refused });
   assert.deepEqual(era.refusal, { supported: ["2099-01-01"], requested: "2025-11-25" });
 });
+
+/** An Era made modern by a refusal and a discover answer. */
+function modern(): Era {
+  const era = new Era();
+  era.outgoing(INIT);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 0,
+    error: { code: -32022, message: "Unsupported", data: { supported: ["2026-07-28"] } },
+  } as JSONRPCMessage);
+  era.incoming({ jsonrpc: "2.0", id: "mcphub-discover", result: { capabilities: {} } } as JSONRPCMessage);
+  return era;
+}
+
+Deno.test("MRTR: input requests reach the client; its answers retry the request under its id", () => {
+  const era = modern();
+  const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask" } } as JSONRPCMessage;
+  const sent = era.outgoing(call).send as { params: Record<string, unknown> };
+  const round = era.incoming({
+    jsonrpc: "2.0",
+    id: 7,
+    result: {
+      resultType: "input_required",
+      requestState: "opaque",
+      inputRequests: {
+        a: { method: "elicitation/create", params: { message: "A?" } },
+        b: { method: "roots/list" },
+      },
+    },
+  } as JSONRPCMessage);
+  assert.deepEqual(round, {
+    requests: [
+      { jsonrpc: "2.0", id: "mcphub-input-1", method: "elicitation/create", params: { message: "A?" } },
+      { jsonrpc: "2.0", id: "mcphub-input-2", method: "roots/list", params: {} },
+    ],
+  });
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-2", result: { roots: [] } } as JSONRPCMessage),
+    {},
+  );
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-1", result: { action: "decline" } } as JSONRPCMessage),
+    {
+      send: {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          ...sent.params,
+          inputResponses: { b: { roots: [] }, a: { action: "decline" } },
+          requestState: "opaque",
+        },
+      },
+    },
+  );
+  const done = { jsonrpc: "2.0", id: 7, result: { resultType: "complete", content: [] } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(done), { deliver: done });
+});
+
+Deno.test("MRTR: an input request the client answers with an error ends the request with it", () => {
+  const era = modern();
+  era.outgoing({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "ask" } } as JSONRPCMessage);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 8,
+    result: {
+      resultType: "input_required",
+      inputRequests: { a: { method: "sampling/createMessage", params: {} } },
+    },
+  } as JSONRPCMessage);
+  const error = { code: -32601, message: "Method not found" };
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-1", error } as JSONRPCMessage), {
+    reply: { jsonrpc: "2.0", id: 8, error },
+  });
+  // The reply, handed back in, goes to the client as the request's answer.
+  const reply = { jsonrpc: "2.0", id: 8, error } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(reply), { deliver: reply });
+});
