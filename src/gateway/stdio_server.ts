@@ -35,6 +35,7 @@ export class StdioServerTransport implements Transport {
     options: { writeSync?: (bytes: Uint8Array) => number } = {},
   ) {
     this.#input = input;
+    this.era.inject = (message) => this.onmessage?.(message);
     this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
   }
 
@@ -116,9 +117,9 @@ export class StdioServerTransport implements Transport {
   /** The eras of the host's messages (see mcp/host_era.ts). */
   readonly era = new HostEra();
 
-  send(message: JSONRPCMessage): Promise<void> {
+  send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    const out = this.era.outgoing(message);
+    const out = this.era.outgoing(message, options?.relatedRequestId);
     if (out.back) {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));

@@ -73,6 +73,7 @@ export class ModernEndpoint implements Transport {
   #connected: Promise<void>;
 
   constructor(gateway: Gateway) {
+    this.#era.inject = (message) => this.onmessage?.(message);
     this.#gateway = gateway;
     this.#connected = gateway.connect(this);
   }
@@ -81,8 +82,8 @@ export class ModernEndpoint implements Transport {
     return Promise.resolve();
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    const out = this.#era.outgoing(message);
+  send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
+    const out = this.#era.outgoing(message, options?.relatedRequestId);
     if (out.back) {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));

@@ -8,9 +8,13 @@
  * answered from that opening's result. On the way out, results of a modern request get
  * `resultType: "complete"` and list results the cache hints the revision requires (`ttlMs: 0`,
  * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); what
- * the revision removed (server-to-client requests, list_changed and log notifications) is not sent to a
- * modern host: a server-to-client request is refused at once (its translation into `input_required`
- * is not built yet), so nothing waits on an answer that cannot come.
+ * the revision removed (list_changed and log notifications) is not sent to a modern host. A downstream
+ * server's request in the middle of a modern host's call (sampling, elicitation, roots, relayed by the
+ * gateway) is translated, never replayed: the host's request is answered `input_required` with it and
+ * an opaque `requestState` while the call stays open; the host's retry (same method, tool and arguments,
+ * with `inputResponses`) answers the server's request and receives the call's final answer. Several
+ * requests are several rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS}
+ * fails the server's request and cancels the call. A request outside a call is refused at once.
  *
  * @module
  */
@@ -34,6 +38,41 @@ const OPENING_ID = "mcphub-host-opening";
 const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
 /** Notifications a modern host still gets (the rest were removed or moved to subscriptions/listen). */
 const MODERN_NOTIFICATIONS = new Set(["notifications/progress", "notifications/cancelled"]);
+
+/** Requests during which a server may need the host's input (answered `input_required` then). */
+const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+/** The client capabilities the gateway's server is opened with for a modern host (all it relays). */
+const RELAYABLE = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+/** The capability a server-to-client request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+/** How long a continuation waits for the host's retry before its call is cancelled. */
+export const CONTINUATION_MS = 10 * 60_000;
+
+/** A modern host's call that may ask for input, and the input it waits for. */
+interface OpenCall {
+  method: string;
+  name: unknown;
+  arguments: unknown;
+  /** The client capabilities this request's envelope declared. */
+  capabilities: Params;
+  waiting?: { key: string; state: string; serverRequestId: string | number };
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** A JSON value with its object keys sorted (arguments compared whatever their key order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Params)[k]]))
+        : v,
+  ) ?? "";
+}
 
 type Params = Record<string, unknown>;
 type Message = { jsonrpc?: unknown; id?: string | number; method?: string; params?: Params; result?: Params };
@@ -69,6 +108,17 @@ export class HostEra {
   #discovers: (string | number)[] = [];
   /** Methods of the modern host's requests awaiting their answers, by id. */
   #methods = new Map<string | number, string>();
+  /** The modern host's calls that may ask for input, by the id the gateway's server knows them by. */
+  #calls = new Map<string | number, OpenCall>();
+  /** A call's final answer goes to this retry's id (the host's latest request for it). */
+  #answerTo = new Map<string | number, string | number>();
+  /** requestState -> the call it continues. */
+  #states = new Map<string, string | number>();
+  #inputSeq = 0;
+  /** How long a continuation waits for the host's retry. */
+  continuationMs = CONTINUATION_MS;
+  /** Hands a message to the gateway's server outside a host message (an expired continuation's). */
+  inject?: (message: JSONRPCMessage) => void;
 
   /** A message from the host (parsed, not yet checked). */
   incoming(value: unknown): HostIncoming {
@@ -104,7 +154,19 @@ export class HostEra {
       } as HostIncoming;
     }
     this.era = "modern";
-    if (isRequest) this.#methods.set(m.id!, m.method);
+    if (isRequest) {
+      const resumed = this.#resume(m);
+      if (resumed) return resumed;
+      this.#methods.set(m.id!, m.method);
+      if (INPUT_METHODS.has(m.method)) {
+        this.#calls.set(m.id!, {
+          method: m.method,
+          name: m.params?.name,
+          arguments: m.params?.arguments,
+          capabilities: (meta?.[CLIENT_CAPABILITIES_KEY] ?? {}) as Params,
+        });
+      }
+    }
     return { deliver: [...this.#open(meta, true), value] };
   }
 
@@ -119,7 +181,9 @@ export class HostEra {
         method: "initialize",
         params: {
           protocolVersion: LEGACY_VERSION,
-          capabilities: meta?.[CLIENT_CAPABILITIES_KEY] ?? {},
+          // Every relayable capability: whether a request's host offers one is its own envelope's to say
+          // (checked per call in #inputRequired), not the first request's.
+          capabilities: { ...(meta?.[CLIENT_CAPABILITIES_KEY] as Params | undefined), ...RELAYABLE },
           clientInfo: meta?.[CLIENT_INFO_KEY] ?? { name: "2026-07-28 host", version: "unknown" },
         },
       });
@@ -154,8 +218,11 @@ export class HostEra {
     return this.era !== "modern";
   }
 
-  /** A message of the gateway's server to the host. */
-  outgoing(message: JSONRPCMessage): HostOutgoing {
+  /**
+   * A message of the gateway's server to the host; `related` is the host request it belongs to (the
+   * SDK's `relatedRequestId`), which a server-to-client request needs to become `input_required`.
+   */
+  outgoing(message: JSONRPCMessage, related?: string | number): HostOutgoing {
     const m = message as Message & { error?: unknown };
     if (m.method === undefined && m.id === OPENING_ID) {
       this.#opening = "done";
@@ -166,30 +233,155 @@ export class HostEra {
     }
     if (this.era !== "modern") return { send: message };
     if (m.method !== undefined) {
-      if (m.id !== undefined) {
-        return {
-          back: {
-            jsonrpc: "2.0",
-            id: m.id,
-            error: {
-              code: -32601,
-              message: `${m.method} cannot reach this host: it speaks MCP ${MODERN_VERSION}, where servers ` +
-                "send no requests (mcphub does not yet turn them into input_required)",
-            },
-          } as JSONRPCMessage,
-        };
-      }
+      if (m.id !== undefined) return this.#inputRequired(m, related);
       return MODERN_NOTIFICATIONS.has(m.method) ? { send: message } : {};
     }
     const method = m.id === undefined ? undefined : this.#methods.get(m.id);
     if (method === undefined) return { send: message };
     this.#methods.delete(m.id!);
-    if (!m.result) return { send: message };
+    const call = this.#calls.get(m.id!);
+    if (call) {
+      clearTimeout(call.timer);
+      if (call.waiting) this.#states.delete(call.waiting.state);
+      this.#calls.delete(m.id!);
+    }
+    // The answer goes to the request the host is waiting on (the last retry of an MRTR call).
+    const hostId = this.#answerTo.get(m.id!) ?? m.id!;
+    this.#answerTo.delete(m.id!);
+    if (!m.result) return { send: { ...m, id: hostId } as JSONRPCMessage };
     const result: Params = { resultType: "complete", ...m.result };
     if (LISTS.has(method)) {
       result.ttlMs ??= 0;
       result.cacheScope ??= "private";
     }
-    return { send: { ...m, result } as JSONRPCMessage };
+    return { send: { ...m, id: hostId, result } as JSONRPCMessage };
+  }
+
+  /**
+   * A server-to-client request (a downstream server's sampling, elicitation or roots, relayed) for a
+   * modern host: the host's request it belongs to is answered `input_required` with it, while the call
+   * stays open here; the host's retry (same request, `inputResponses`, the `requestState` given) answers
+   * it and takes the call's final answer (see #resume). Without a request to belong to (or with one
+   * already waiting for a retry) it cannot reach the host and is refused at once.
+   */
+  #inputRequired(m: Message, related: string | number | undefined): HostOutgoing {
+    const call = related === undefined ? undefined : this.#calls.get(related);
+    if (!call || call.waiting) {
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32601,
+            message:
+              `${m.method} cannot reach this host: it speaks MCP ${MODERN_VERSION}, where servers send no ` +
+              (call
+                ? "requests, and this call already waits for the host's input"
+                : "requests outside a call"),
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const capability = CAPABILITY_OF[m.method!];
+    if (capability && !call.capabilities[capability]) {
+      // As a direct connection to a host without the capability answers.
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32601,
+            message: `${m.method}: the host of this request does not offer ${capability}`,
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const key = `input-${++this.#inputSeq}`;
+    const state = crypto.randomUUID();
+    call.waiting = { key, state, serverRequestId: m.id! };
+    this.#states.set(state, related!);
+    // An abandoned continuation: the server's request fails and the call is cancelled downstream.
+    call.timer = setTimeout(() => this.#abandon(related!), this.continuationMs);
+    Deno.unrefTimer(call.timer);
+    return {
+      send: {
+        jsonrpc: "2.0",
+        id: this.#answerTo.get(related!) ?? related!,
+        result: {
+          resultType: "input_required",
+          inputRequests: { [key]: { method: m.method, params: m.params ?? {} } },
+          requestState: state,
+        },
+      } as JSONRPCMessage,
+    };
+  }
+
+  /** A continuation nobody came back for: its server request fails, its call is cancelled. */
+  #abandon(internal: string | number): void {
+    const call = this.#calls.get(internal);
+    if (!call?.waiting) return;
+    this.#states.delete(call.waiting.state);
+    const serverRequestId = call.waiting.serverRequestId;
+    call.waiting = undefined;
+    this.#calls.delete(internal);
+    this.#answerTo.delete(internal);
+    this.inject?.({
+      jsonrpc: "2.0",
+      id: serverRequestId,
+      error: {
+        code: -32001,
+        message: "The host did not come back with the input (the continuation expired)",
+      },
+    } as JSONRPCMessage);
+    this.inject?.({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: internal, reason: "the host did not come back with the input it was asked for" },
+    } as JSONRPCMessage);
+  }
+
+  /**
+   * A retry carrying a `requestState` of ours: checked against the request it continues (same method,
+   * tool and arguments), its input handed to the waiting server request, and the call's final answer
+   * sent to this retry. undefined when the state is not ours (the request goes on as any other).
+   */
+  #resume(m: Message): HostIncoming | undefined {
+    const state = m.params?.requestState;
+    if (typeof state !== "string") return undefined;
+    const internal = this.#states.get(state);
+    const call = internal === undefined ? undefined : this.#calls.get(internal);
+    const refuse = (message: string): HostIncoming => ({
+      deliver: [],
+      reply: { jsonrpc: "2.0", id: m.id!, error: { code: -32602, message } } as JSONRPCMessage,
+    });
+    if (!call?.waiting) {
+      return refuse(
+        "Unknown requestState: the call it continues is not open on this gateway (it ended, expired, or runs " +
+          "on another replica)",
+      );
+    }
+    if (
+      m.method !== call.method || canonical(m.params?.name) !== canonical(call.name) ||
+      canonical(m.params?.arguments) !== canonical(call.arguments)
+    ) {
+      return refuse("requestState belongs to another request (its method, name or arguments differ)");
+    }
+    const { key, serverRequestId } = call.waiting;
+    this.#states.delete(state);
+    clearTimeout(call.timer);
+    call.waiting = undefined;
+    this.#answerTo.set(internal!, m.id!);
+    const response = (m.params?.inputResponses as Params | undefined)?.[key];
+    return {
+      deliver: [
+        response === undefined
+          ? {
+            jsonrpc: "2.0",
+            id: serverRequestId,
+            error: { code: -32602, message: `The host's retry carried no input response "${key}"` },
+          }
+          : { jsonrpc: "2.0", id: serverRequestId, result: response },
+      ],
+    };
   }
 }

@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { connectGateway, DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
+import { REQUESTED_SCHEMA } from "../fixtures/relay_server.ts";
 
 const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
+const RELAY = `${ROOT}tests/fixtures/relay_server.ts`;
 
 const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content.map((c) => c.text).join("");
@@ -23,6 +25,9 @@ async function config(dir: string): Promise<string> {
   legacy:
     command: ${q(DENO)}
     args: [run, -A, ${q(FIXTURE)}]
+  relay:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(RELAY)}]
 `,
   );
 }
@@ -31,7 +36,7 @@ async function config(dir: string): Promise<string> {
 async function modernHost(
   path: string,
   mode: "auto" | { pin: string },
-): Promise<{ client: ModernClient; raw: unknown[] } & AsyncDisposable> {
+): Promise<{ client: ModernClient; raw: unknown[]; asked: unknown[] } & AsyncDisposable> {
   const transport = new StdioClientTransport({
     command: DENO,
     args: ["run", "-A", `${ROOT}main.ts`, "--config", path, "--db", `${path}.db`, "mcp", "serve"],
@@ -40,8 +45,13 @@ async function modernHost(
   });
   const client = new ModernClient(
     { name: "modern-host", version: "2.0.0" },
-    { versionNegotiation: { mode } },
+    { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } },
   );
+  const asked: unknown[] = [];
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push(request.params);
+    return { action: "accept", content: { name: "Ada" } };
+  });
   await client.connect(transport);
   // What the gateway answers, as it came (after connect: the probe may run on a sibling process).
   const raw: unknown[] = [];
@@ -53,6 +63,7 @@ async function modernHost(
   return {
     client,
     raw,
+    asked,
     async [Symbol.asyncDispose]() {
       await client.close().catch(() => {});
     },
@@ -96,10 +107,29 @@ for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
     const rows = structured<{ servers: { name: string; state: string }[] }>(
       await c.callTool({ name: "list_servers", arguments: {} }),
     ).servers;
-    assert.deepEqual(rows.map((r) => [r.name, r.state]).sort(), [["legacy", "connected"], [
-      "modern",
-      "connected",
-    ]]);
+    assert.deepEqual(
+      rows.map((r) => [r.name, r.state]).sort(),
+      [["legacy", "connected"], ["modern", "connected"], ["relay", "connected"]],
+    );
+    // A legacy server's elicitation mid-call reaches this host as input_required (the v2 client answers
+    // it with its handler and retries); the call completes with the host's answer, the schema intact.
+    const elicited = await c.callTool({ name: "relay__elicit", arguments: {} });
+    assert.deepEqual(JSON.parse(text(elicited)), { action: "accept", content: { name: "Ada" } });
+    assert.equal(host.asked.length, 1);
+    const rounds = host.raw.filter((m) =>
+      (m as { result?: { resultType?: string } }).result?.resultType === "input_required"
+    ) as { result: { inputRequests: Record<string, unknown>; requestState: string } }[];
+    assert.equal(rounds.length, 1);
+    // On the wire, the server's request whole (the v2 client's own parse then drops the x- keys).
+    assert.deepEqual(Object.values(rounds[0]!.result.inputRequests), [{
+      method: "elicitation/create",
+      params: { mode: "form", message: "Who?", requestedSchema: REQUESTED_SCHEMA },
+    }]);
+    assert.equal(typeof rounds[0]!.result.requestState, "string");
+    // Twice more: each call its own round.
+    await c.callTool({ name: "relay__elicit", arguments: {} });
+    await c.callTool({ name: "call_tool", arguments: { tool: "relay__elicit", arguments: {} } });
+    assert.equal(host.asked.length, 3);
   });
 }
 

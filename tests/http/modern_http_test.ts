@@ -9,6 +9,7 @@ import { DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../hel
 import { httpClient, startListener } from "./http_helpers.ts";
 
 const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
+const RELAY = `${ROOT}tests/fixtures/relay_server.ts`;
 const text = (result: unknown) =>
   (result as { content: { text: string }[] }).content.map((c) => c.text).join("");
 
@@ -22,6 +23,9 @@ async function config(dir: string): Promise<string> {
   legacy:
     command: ${q(DENO)}
     args: [run, -A, ${q(FIXTURE)}]
+  relay:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(RELAY)}]
 `,
   );
 }
@@ -47,9 +51,11 @@ async function modernHttp(urls: string[], mode: "auto" | { pin: string }) {
     return fetch(url, init);
   };
   const transport = new StreamableHTTPClientTransport(new URL(urls[0]!), { fetch: fetchRoundRobin });
-  const client = new ModernClient({ name: "modern-http", version: "2.0.0" }, {
-    versionNegotiation: { mode },
-  });
+  const client = new ModernClient(
+    { name: "modern-http", version: "2.0.0" },
+    { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } },
+  );
+  client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "Ada" } }));
   await client.connect(transport);
   return {
     client,
@@ -84,10 +90,10 @@ for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
     const rows = structured<{ servers: { name: string; state: string }[] }>(
       await c.callTool({ name: "list_servers", arguments: {} }),
     ).servers;
-    assert.deepEqual(rows.map((r) => [r.name, r.state]).sort(), [["legacy", "connected"], [
-      "modern",
-      "connected",
-    ]]);
+    assert.deepEqual(
+      rows.map((r) => [r.name, r.state]).sort(),
+      [["legacy", "connected"], ["modern", "connected"], ["relay", "connected"]],
+    );
     // Both replicas answered, with no session; the routing headers were sent (and agreed).
     const posts = host.seen.filter((s) => s.method !== null);
     assert.deepEqual([...new Set(posts.map((s) => s.origin))].sort(), [a.origin, b.origin].sort());
@@ -157,4 +163,27 @@ Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the
     text(await v1.callTool({ name: "modern__echo", arguments: { text: "legacy host" } })),
     "legacy host",
   );
+});
+
+Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
+  const db = `${dir.path}/shared.db`;
+  await using a = await startListener(path, { db });
+  {
+    // One replica: the retry finds the open call; the host's answer completes it.
+    await using host = await modernHttp([a.url], { pin: "2026-07-28" });
+    const result = await host.client.callTool({ name: "relay__elicit", arguments: {} });
+    assert.deepEqual(JSON.parse(text(result)), { action: "accept", content: { name: "Ada" } });
+  }
+  // Two replicas with no affinity: a retry that reaches the other replica is refused by name, never run
+  // again (the rendezvous in the store is not built yet).
+  await using b = await startListener(path, { db });
+  await using host = await modernHttp([a.url, b.url], { pin: "2026-07-28" });
+  // The call goes to one replica, its retry to the other.
+  const failed = await host.client.callTool({ name: "relay__elicit", arguments: {} }).then(
+    (r) => JSON.stringify(r),
+    (e) => String(e),
+  );
+  assert.match(failed, /Unknown requestState: the call it continues is not open on this gateway/);
 });
