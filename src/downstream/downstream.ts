@@ -18,7 +18,7 @@ import {
 } from "../mcp/sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
 import { messageOf } from "../mcp/errors.ts";
-import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/era.ts";
+import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
 import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";

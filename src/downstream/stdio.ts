@@ -15,7 +15,7 @@ import { type Member, member, RawBytes, RawResult, scan, utf8 } from "../json/ra
 import { slicedParseApplies } from "../json/sliced_json.ts";
 import { Stepper } from "../json/slices.ts";
 import { NoticeGate } from "./notice_gate.ts";
-import { Era } from "../mcp/era.ts";
+import { Era } from "../mcp/mod.ts";
 import {
   decodeLine,
   type LineSpillPolicy,

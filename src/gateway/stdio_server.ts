@@ -16,7 +16,7 @@ import {
 import { CoalescingWriter } from "../json/pipe.ts";
 import { utf8 } from "../json/raw_json.ts";
 import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
-import { HostEra } from "../mcp/host_era.ts";
+import { HostEra } from "../mcp/mod.ts";
 
 const CLOSE_LINE = utf8("}\n");
 /** The server side on the gateway's own stdin/stdout. Answers non-JSON-RPC input with the protocol's error. */

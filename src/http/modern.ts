@@ -11,8 +11,7 @@
  * @module
  */
 import type { Gateway } from "../gateway/mod.ts";
-import { type JSONRPCMessage, type Transport } from "../mcp/mod.ts";
-import { HostEra, PROTOCOL_VERSION_KEY } from "../mcp/mod.ts";
+import { HostEra, type JSONRPCMessage, PROTOCOL_VERSION_KEY, type Transport } from "../mcp/mod.ts";
 
 /** The error code of a routing header that does not match the body (2026-07-28). */
 export const HEADER_MISMATCH = -32020;
