@@ -112,6 +112,16 @@ export class Era {
     if (this.#era !== "modern") return { send: message };
     if (m.method === undefined) return this.#answered(m as Message & { result?: Params; error?: unknown });
     switch (m.method) {
+      case "notifications/cancelled": {
+        // A cancelled request gets no answer: nothing is kept for it (its input rounds end too).
+        const id = m.params?.requestId as string | number | undefined;
+        if (id !== undefined && this.#sent.delete(id)) {
+          for (const [inputId, round] of this.#inputs) {
+            if (round.origin.id === id) this.#inputs.delete(inputId);
+          }
+        }
+        break;
+      }
       case "notifications/initialized":
       case "notifications/roots/list_changed":
         return {};

@@ -128,6 +128,13 @@ export class HostEra {
       if (this.era === "opening") this.era = "legacy";
       return { deliver: [value] };
     }
+    if (m.method === "notifications/cancelled" && this.era === "modern") {
+      // The gateway's server knows a retried call by its first id.
+      const internal = this.#forget(m.params?.requestId);
+      if (internal !== m.params?.requestId) {
+        return { deliver: [{ ...m, params: { ...m.params, requestId: internal } }] };
+      }
+    }
     const meta = m.params?._meta as Params | undefined;
     const version = meta?.[PROTOCOL_VERSION_KEY];
     const isRequest = m.id !== undefined;
@@ -314,6 +321,25 @@ export class HostEra {
         },
       } as JSONRPCMessage,
     };
+  }
+
+  /**
+   * A request the host cancelled gets no answer: nothing is kept for it. Its id may be a retry's (the
+   * call is then known by its first id).
+   */
+  #forget(id: unknown): unknown {
+    if (typeof id !== "string" && typeof id !== "number") return id;
+    let internal: string | number = id;
+    for (const [first, retry] of this.#answerTo) if (retry === id) internal = first;
+    this.#methods.delete(internal);
+    this.#answerTo.delete(internal);
+    const call = this.#calls.get(internal);
+    if (call) {
+      clearTimeout(call.timer);
+      if (call.waiting) this.#states.delete(call.waiting.state);
+      this.#calls.delete(internal);
+    }
+    return internal;
   }
 
   /** A continuation nobody came back for: its server request fails, its call is cancelled. */

@@ -197,3 +197,27 @@ Deno.test("MRTR to a modern host: an abandoned continuation fails the server's r
   );
   assert.equal((injected[1] as { params: { requestId: number } }).params.requestId, 5);
 });
+
+Deno.test("a modern host's cancellation of a retry reaches the call by its first id; nothing is kept", () => {
+  const era = modernCall({ elicitation: {} });
+  const out = era.outgoing({ jsonrpc: "2.0", id: 0, method: "elicitation/create" } as JSONRPCMessage, 5)
+    .send as unknown as { result: { inputRequests: Record<string, unknown>; requestState: string } };
+  const [key] = Object.keys(out.result.inputRequests);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: {
+      name: "s__ask",
+      arguments: { a: 1, b: [2] },
+      inputResponses: { [key!]: { action: "decline" } },
+      requestState: out.result.requestState,
+      _meta: META,
+    },
+  });
+  const cancel = { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 9, reason: "x" } };
+  assert.deepEqual(era.incoming(cancel).deliver, [{ ...cancel, params: { requestId: 5, reason: "x" } }]);
+  // A late answer of the cancelled call goes out under its own id, undecorated (the host dropped it).
+  const late = { jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage;
+  assert.deepEqual(era.outgoing(late), { send: late });
+});
