@@ -4,8 +4,8 @@
  * 2026-07-28-only one (tests/fixtures/modern_server.ts).
  */
 import assert from "node:assert/strict";
-import { Client as ModernClient } from "@modelcontextprotocol/client";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as ModernClient } from "npm:@modelcontextprotocol/client@2.4.0";
+import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
 import { connectGateway, DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
 import { REQUESTED_SCHEMA } from "../fixtures/relay_server.ts";
 

@@ -4,7 +4,10 @@
  * checked (-32020); the v1 client's sessions on the same endpoint are unchanged.
  */
 import assert from "node:assert/strict";
-import { Client as ModernClient, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport,
+} from "npm:@modelcontextprotocol/client@2.4.0";
 import { DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
 
