@@ -18,6 +18,7 @@ import {
 } from "../mcp/sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
 import { messageOf } from "../mcp/errors.ts";
+import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
 import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
@@ -561,6 +562,18 @@ export class Downstream {
           { cause: error },
         );
       }
+      // A server that refused the revision offered says so (whether or not it exited after).
+      const refusal = transport.era.refusal;
+      if (refusal) {
+        throw new PermanentError(
+          `the server refused MCP ${
+            refusal.requested ?? "2025-11-25"
+          } (${UNSUPPORTED_VERSION} unsupported protocol ` +
+            `version) and supports only ${refusal.supported.join(", ") || "revisions it did not name"}, ` +
+            `none of which mcphub speaks (it speaks 2025-11-25 and older, and ${MODERN_VERSION})`,
+          { cause: error },
+        );
+      }
       const status = transport.exited ? await settledWithin(transport.exited, 100) : undefined;
       if (status) {
         throw new Error(
@@ -788,7 +801,11 @@ export class Downstream {
     const transport = this.#transport;
     try {
       const metadata = client as unknown as ToolMetadata;
-      if (options.raw && transport instanceof StdioClientTransport && !metadata.isToolTaskRequired(name)) {
+      // A modern server's call may take input rounds (MRTR): the SDK's path, through the era's relay.
+      if (
+        options.raw && transport instanceof StdioClientTransport && transport.era.era !== "modern" &&
+        !metadata.isToolTaskRequired(name)
+      ) {
         const result = await transport.callRaw(name, args, options);
         const validate = metadata.getToolOutputValidator(name);
         if (validate) {

@@ -14,6 +14,7 @@ import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
 import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
 import { slicedParseApplies } from "../json/sliced_json.ts";
 import { NoticeGate } from "./notice_gate.ts";
+import { Era } from "../mcp/mod.ts";
 import {
   decodeLine,
   type LineSpillPolicy,
@@ -291,6 +292,11 @@ export class StdioClientTransport implements Transport {
    * `tools/list` answer (a big one was taken by its bytes): no later line is scanned for one any more.
    */
   #hand(message: JSONRPCMessage): void {
+    const era = this.era.incoming(message);
+    if (era.send) this.#writer?.write(era.send).catch((error) => this.onerror?.(error as Error));
+    for (const request of era.requests ?? []) this.onmessage?.(request);
+    if (!era.deliver) return;
+    message = era.deliver;
     this.#gate.delivered(message);
     if (this.#lists.awaiting && "id" in message && !("method" in message)) this.#lists.answered(message.id!);
     this.onmessage?.(message);
@@ -343,8 +349,18 @@ export class StdioClientTransport implements Transport {
     }
   }
 
+  /** The connection's protocol era, decided by its opening (see mcp/era.ts). */
+  readonly era = new Era();
+
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
+    const out = this.era.outgoing(message);
+    if (out.reply) {
+      const reply = out.reply;
+      queueMicrotask(() => this.#hand(reply));
+    }
+    if (!out.send) return;
+    message = out.send;
     if ("method" in message && message.method === "tools/list" && "id" in message) {
       this.#lists.sent(message.id);
     }
@@ -404,9 +420,13 @@ export class StdioClientTransport implements Transport {
       };
       this.#rawCalls.set(id, call);
       const params: Record<string, unknown> = { name, arguments: args };
-      if (options.meta) {
-        params._meta = onProgress ? { ...options.meta, progressToken: id } : { ...options.meta };
-      } else if (onProgress) params._meta = { progressToken: id };
+      const own = options.meta
+        ? (onProgress ? { ...options.meta, progressToken: id } : { ...options.meta })
+        : onProgress
+        ? { progressToken: id }
+        : undefined;
+      const meta = this.era.meta(own);
+      if (meta) params._meta = meta;
       options.onRequestId?.(id);
       writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
         if (this.#rawCalls.get(id) === call) call.reject(error);

@@ -523,7 +523,8 @@ export class Gateway {
   /** The exposure in force now: what `expose` mounts of the catalog in scope, and why. */
   exposure(): Exposure {
     const config = this.#hub.config;
-    return decideExposure(this.#hub.catalog(), {
+    // Each server's tools in the order it listed them, servers in config order.
+    return decideExposure(this.#hub.listedOrder(this.#hub.catalog()), {
       expose: config.expose,
       pins: this.pins,
       budgetTokens: config.exposeBudgetTokens,
@@ -546,18 +547,23 @@ export class Gateway {
    * Downstream tools mounted under their public names: all of them, in lazy mode the pinned ones, in auto
    * mode as {@linkcode Gateway.exposure} decides; then, for an agent with a tool_schema_budget, those
    * whose whole definitions fit, first fit in name order (a schema is never cut).
+   * In the order the servers list them (servers in config order), as `tools/list` answers.
    */
   mountedTools(): CatalogTool[] {
     const chosen = this.exposure().tools;
     const budget = this.#hub.scope?.toolSchemaBudget;
     if (budget === undefined) return chosen;
     let left = budget;
-    return chosen.filter((entry) => {
+    const byName = [...chosen].sort((a, b) =>
+      a.namespaced < b.namespaced ? -1 : a.namespaced > b.namespaced ? 1 : 0
+    );
+    const fit = new Set(byName.filter((entry) => {
       const bytes = utf8Length(JSON.stringify(mountedDefinition(entry)));
       if (bytes > left) return false;
       left -= bytes;
       return true;
-    });
+    }));
+    return chosen.filter((entry) => fit.has(entry));
   }
 
   #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;

@@ -13,18 +13,16 @@ import { ProtocolError } from "../mcp/errors.ts";
 import { invalidParams } from "../mcp/errors.ts";
 import {
   CompleteRequestSchema,
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   McpError,
   PromptListChangedNotificationSchema,
   ReadResourceRequestSchema,
+  relayRequestHandler,
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ResultSchema,
@@ -39,6 +37,7 @@ import type {
   HostServer,
   LoggingLevel,
   Prompt,
+  RelayedMethod,
   RequestHandlerExtra,
   Result,
   ServerNotification,
@@ -178,7 +177,8 @@ export interface SessionRelayOptions {
  * each new downstream session and routes what the servers send. A server-to-client request goes to the
  * session whose call caused it when that is certain (see #target), and to none otherwise; log messages
  * go to every session that sees the server (each filtered by its own level; the servers get the most
- * verbose level any session asked for); resource updates go to the sessions that subscribed.
+ * verbose level any session asked for; while calls run on the server, only to the sessions making them);
+ * resource updates go to the sessions that subscribed.
  */
 export class SessionRelay {
   #hub: Hub;
@@ -241,19 +241,18 @@ export class SessionRelay {
   #configure(name: string, client: Client): void {
     const caps = this.#capabilities();
     client.registerCapabilities(caps);
-    const relay =
-      (method: string, capability: keyof ClientCapabilities) =>
-      (request: { params?: unknown }, extra: { signal: AbortSignal }) =>
-        this.#toHost(name, method, capability, request.params as Params | undefined, extra.signal);
-    if (caps.sampling) {
-      client.setRequestHandler(CreateMessageRequestSchema, relay("sampling/createMessage", "sampling"));
-    }
-    if (caps.elicitation) {
-      client.setRequestHandler(ElicitRequestSchema, relay("elicitation/create", "elicitation"));
-    }
-    if (caps.roots) client.setRequestHandler(ListRootsRequestSchema, relay("roots/list", "roots"));
+    // Relayed as sent, answered as the host answered (no SDK model in between drops a key).
+    const relay = (method: RelayedMethod, capability: keyof ClientCapabilities) =>
+      relayRequestHandler(
+        client,
+        method,
+        (params, extra) => this.#toHost(name, method, capability, params, extra.signal),
+      );
+    if (caps.sampling) relay("sampling/createMessage", "sampling");
+    if (caps.elicitation) relay("elicitation/create", "elicitation");
+    if (caps.roots) relay("roots/list", "roots");
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      for (const s of this.#sessions) if (s.sees(name)) s.logMessage(name, n.params);
+      for (const s of this.#logReaders(name)) s.logMessage(name, n.params);
     });
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
       // One host gets what the server sends, as directly; shared sessions only what they subscribed to.
@@ -268,6 +267,17 @@ export class SessionRelay {
     client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
       for (const s of this.#sessions) if (s.sees(name)) s.promptListChanged(name);
     });
+  }
+
+  /**
+   * The sessions a log message of server `name` goes to: those with a call running on it (a message
+   * sent while a session's call runs is that call's, and no other session's to read), or with none
+   * running, every session that uses the server (its own messages: start-up, roots, subscriptions).
+   */
+  #logReaders(name: string): Passthrough[] {
+    const using = [...this.#sessions].filter((s) => s.sees(name));
+    const calling = using.filter((s) => s.latestCall(name));
+    return calling.length ? calling : using;
   }
 
   /**
@@ -370,6 +380,8 @@ export class Passthrough {
   /** What the host last listed (servers offering resources / prompts), to send list_changed on changes. */
   #listed: { resources?: string; prompts?: string } = {};
   #initialized = false;
+  /** The URI this session subscribed with, per `SERVER\nURI` (downstream URI). */
+  #subscribedAs = new Map<string, string>();
 
   constructor(hub: Hub, server: HostServer, options: PassthroughOptions) {
     this.#hub = hub;
@@ -414,8 +426,11 @@ export class Passthrough {
       const read = contents
         ? {
           ...result,
+          // The URI read comes back as the host sent it (as directly); others namespaced.
           contents: contents.map((c) =>
-            typeof c.uri === "string" ? { ...c, uri: this.#uri(name, c.uri) } : c
+            typeof c.uri === "string"
+              ? { ...c, uri: c.uri === uri && !this.#bare(name) ? req.params.uri : this.#uri(name, c.uri) }
+              : c
           ),
         }
         : result;
@@ -434,11 +449,14 @@ export class Passthrough {
       const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/subscribe");
       const result = await this.#forward(client, "resources/subscribe", { ...req.params, uri }, extra);
       this.#relay.subscribe(this, name, uri);
+      // Its updates name the resource as the host did (an expanded template stays one).
+      this.#subscribedAs.set(`${name}\n${uri}`, req.params.uri);
       return result;
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (req, extra) => {
       const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/unsubscribe");
       // Another session still subscribed to the same resource keeps the server's subscription.
+      this.#subscribedAs.delete(`${name}\n${uri}`);
       if (!this.#relay.unsubscribe(this, name, uri)) return {};
       return await this.#forward(client, "resources/unsubscribe", { ...req.params, uri }, extra);
     });
@@ -549,7 +567,8 @@ export class Passthrough {
 
   /** A resource of `name` changed. */
   resourceUpdated(name: string, params: Params & { uri: string }): void {
-    this.#notify("notifications/resources/updated", { ...params, uri: this.#uri(name, params.uri) });
+    const uri = this.#subscribedAs.get(`${name}\n${params.uri}`) ?? this.#uri(name, params.uri);
+    this.#notify("notifications/resources/updated", { ...params, uri });
   }
 
   /** The resources of a server changed. */

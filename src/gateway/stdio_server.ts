@@ -16,6 +16,7 @@ import {
 import { CoalescingWriter } from "../json/pipe.ts";
 import { utf8 } from "../json/raw_json.ts";
 import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
+import { HostEra } from "../mcp/mod.ts";
 
 const CLOSE_LINE = utf8("}\n");
 /** The server side on the gateway's own stdin/stdout. Answers non-JSON-RPC input with the protocol's error. */
@@ -34,6 +35,7 @@ export class StdioServerTransport implements Transport {
     options: { writeSync?: (bytes: Uint8Array) => number } = {},
   ) {
     this.#input = input;
+    this.era.inject = (message) => this.onmessage?.(message);
     this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
   }
 
@@ -57,25 +59,42 @@ export class StdioServerTransport implements Transport {
             continue;
           }
           if (line.trim() === "") continue;
-          let message: JSONRPCMessage;
+          let value: unknown;
           try {
-            const value = parseLineJson(line);
-            if (this.intercept && typeof value === "object" && value !== null && this.intercept(value)) {
-              continue;
-            }
-            message = validateMessage(value, line);
+            value = parseLineJson(line);
           } catch (error) {
             const parseError = (error as Error).message === "Not JSON";
             this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line);
             continue;
           }
-          this.onmessage?.(message);
+          // Which era the message is of (see mcp/host_era.ts): a modern host's may bring an opening first.
+          const era = this.era.incoming(value);
+          if (era.reply) this.#write(era.reply).catch(() => {});
+          for (const each of era.deliver) this.#hand(each, each === value ? line : JSON.stringify(each));
         }
       });
     } catch (error) {
       this.onerror?.(error as Error);
     }
     this.#finish();
+  }
+
+  /** One message for the gateway's server: the fast path's first, then checked and handed on. */
+  #hand(value: unknown, line: string): void {
+    if (
+      this.intercept && this.era.fastPath && typeof value === "object" && value !== null &&
+      this.intercept(value)
+    ) {
+      return;
+    }
+    let message: JSONRPCMessage;
+    try {
+      message = validateMessage(value, line);
+    } catch {
+      this.#reject(-32600, "Invalid Request", line);
+      return;
+    }
+    this.onmessage?.(message);
   }
 
   #reject(code: number, message: string, line?: string): void {
@@ -95,9 +114,18 @@ export class StdioServerTransport implements Transport {
     return this.#output.write(message);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
+  /** The eras of the host's messages (see mcp/host_era.ts). */
+  readonly era = new HostEra();
+
+  send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    return this.#write(message);
+    const out = this.era.outgoing(message, options?.relatedRequestId);
+    if (out.back) {
+      const back = out.back;
+      queueMicrotask(() => this.onmessage?.(back));
+    }
+    for (const answer of out.also ?? []) this.#write(answer).catch(() => {});
+    return out.send ? this.#write(out.send) : Promise.resolve();
   }
 
   /**

@@ -23,6 +23,7 @@ import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, sameHex, To
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
+import { isModern, ModernEndpoint } from "./modern.ts";
 import { guardBodies } from "../json/mod.ts";
 import { Telemetry } from "../telemetry/mod.ts";
 
@@ -119,6 +120,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const telemetry = options.telemetry ?? new Telemetry();
   const core = openGatewayCore({ ...options, agent: undefined, shared: true, telemetry });
   const sessions = new Map<string, Session>();
+  /** The 2026-07-28 requests of each agent (undefined = unscoped): no sessions (modern.ts). */
+  const modern = new Map<string | undefined, ModernEndpoint>();
   let draining = false;
   let drained: (() => void) | undefined;
 
@@ -197,6 +200,23 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     if (request.method !== "POST") {
       return new Refusal(400, "Bad Request: Mcp-Session-Id header is required").response();
     }
+    // MCP 2026-07-28: no session; the message says so (modern.ts).
+    const body = await readBody(request, maxBodyBytes);
+    if (body.parsed !== undefined && isModern(request, body.parsed)) {
+      if (draining) {
+        return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
+          .response();
+      }
+      let endpoint = modern.get(agent);
+      if (!endpoint) {
+        modern.set(
+          agent,
+          endpoint = new ModernEndpoint(core.gateway(agent === undefined ? core.hub : core.view(agent))),
+        );
+      }
+      return await endpoint.handle(request, body.parsed);
+    }
+    request = body.request;
     if (draining) {
       return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
         .response();
@@ -356,6 +376,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         ));
       }
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
+      await Promise.allSettled([...modern.values()].map((m) => m.close()));
+      modern.clear();
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);
       unwatch();
@@ -395,6 +417,43 @@ function readiness(hub: Hub, draining: boolean): Response {
     connecting,
     not_connected: servers.length - connected - connecting,
   }, ready ? 200 : 503);
+}
+
+/**
+ * A session-less POST's body read once (up to `maxBytes`), parsed when it is JSON, and the request again
+ * with the same bytes for whoever answers it (the SDK's transport reads the body itself).
+ */
+async function readBody(request: Request, maxBytes: number): Promise<{ request: Request; parsed?: unknown }> {
+  if (request.body === null || Number(request.headers.get("content-length")) > maxBytes) return { request };
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  const reader = request.body.getReader();
+  try {
+    while (received <= maxBytes) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      received += value.byteLength;
+    }
+    if (received > maxBytes) await reader.cancel();
+  } finally {
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(received);
+  let at = 0;
+  for (const chunk of chunks) bytes.set(chunk, at), at += chunk.byteLength;
+  const again = new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: bytes,
+    signal: request.signal,
+  });
+  if (received > maxBytes) return { request: again };
+  try {
+    return { request: again, parsed: parseJson(new TextDecoder().decode(bytes)) };
+  } catch {
+    return { request: again };
+  }
 }
 
 /**

@@ -786,6 +786,37 @@ export class Hub {
     return this.#build().tools;
   }
 
+  /** {@link listedOrder} of the last catalogs (a catalog is rebuilt, never changed). */
+  #listedOrder = new WeakMap<readonly CatalogTool[], readonly CatalogTool[]>();
+
+  /**
+   * The catalog in the order the servers list their tools (what `tools/list` answers): servers in
+   * config order, each server's tools in its own order; the catalog itself is by public name.
+   */
+  listedOrder(catalog: readonly CatalogTool[] = this.catalog()): readonly CatalogTool[] {
+    const known = this.#listedOrder.get(catalog);
+    if (known) return known;
+    const byServer = new Map<string, Map<string, CatalogTool>>();
+    for (const t of catalog) {
+      let tools = byServer.get(t.server);
+      if (!tools) byServer.set(t.server, tools = new Map());
+      tools.set(t.tool, t);
+    }
+    const out: CatalogTool[] = [];
+    for (const d of this.#downstreams.values()) {
+      const tools = byServer.get(d.name);
+      if (!tools) continue;
+      for (const listed of d.tools) {
+        const t = tools.get(listed.name);
+        if (t) out.push(t), tools.delete(listed.name);
+      }
+    }
+    // Whatever a server's list no longer names (never expected): after them, by name.
+    for (const tools of byServer.values()) out.push(...tools.values());
+    this.#listedOrder.set(catalog, out);
+    return out;
+  }
+
   /**
    * Finds the tool a caller means. A reference to a server that is still
    * connecting waits for it (bounded by connect_timeout).

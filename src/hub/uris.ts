@@ -3,6 +3,11 @@
  * (encodeURIComponent). The server and the original URI are in the URI itself, so a read,
  * a subscription or a completion routes without a lookup table that could go stale.
  *
+ * Resource templates are published as `mcphub://SERVER/~/` + the server's template unchanged: what the
+ * host expands after `~/` is exactly what it would have sent the server directly (a value's `%26` or
+ * `%2541` stays as it is). A plain namespaced URI never has a `/` after `SERVER/` (encodeURIComponent
+ * encodes every `/`), so the two forms cannot be mistaken for each other.
+ *
  * @module
  */
 import type { CallToolResult } from "../mcp/sdk.ts";
@@ -15,34 +20,35 @@ export function namespaceUri(server: string, uri: string): string {
   return `${URI_PREFIX}${server}/${encodeURIComponent(uri)}`;
 }
 
+/** What follows `SERVER/` in a published template: the server's own template, unchanged. */
+export const TEMPLATE_MARK = "~/";
+
 /**
- * A URI template (RFC 6570) namespaced the same way: the literal parts are percent-encoded, the
- * `{expressions}` stay, so the host expands it and the result reads back as the original expanded.
+ * A URI template (RFC 6570) namespaced: `mcphub://SERVER/~/` + the template as the server gave it, so
+ * the host's expansion after the mark is byte for byte what it would have sent the server directly.
  */
 export function namespaceTemplate(server: string, template: string): string {
-  const parts = template.split(/(\{[^{}]*\})/);
-  return `${URI_PREFIX}${server}/${
-    parts.map((part, i) => (i % 2 === 1 ? part : encodeURIComponent(part))).join("")
-  }`;
+  return `${URI_PREFIX}${server}/${TEMPLATE_MARK}${template}`;
 }
 
-/** The server and original URI of a namespaced URI (or template); undefined when it is not one. */
+/**
+ * The server and original URI of a namespaced URI, template or expanded template; undefined when it is
+ * not one.
+ */
 export function splitUri(uri: string): { server: string; uri: string } | undefined {
   if (!uri.startsWith(URI_PREFIX)) return undefined;
   const rest = uri.slice(URI_PREFIX.length);
   const slash = rest.indexOf("/");
   if (slash <= 0) return undefined;
+  const server = rest.slice(0, slash);
+  const own = rest.slice(slash + 1);
+  // An expanded template: exactly what the host would have sent the server.
+  if (own.startsWith(TEMPLATE_MARK)) return { server, uri: own.slice(TEMPLATE_MARK.length) };
   try {
-    return { server: rest.slice(0, slash), uri: decodeTemplate(rest.slice(slash + 1)) };
+    return { server, uri: decodeURIComponent(own) };
   } catch {
     return undefined;
   }
-}
-
-/** Decodes percent-encoding outside `{expressions}` (a template) and everywhere in a plain URI. */
-function decodeTemplate(text: string): string {
-  return text.split(/(\{[^{}]*\})/).map((part, i) => (i % 2 === 1 ? part : decodeURIComponent(part)))
-    .join("");
 }
 
 /**

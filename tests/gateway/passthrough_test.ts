@@ -160,7 +160,7 @@ Deno.test("server-everything through mcphub answers as a direct connection does"
       assert.match(JSON.stringify(b), /created at \d{1,2}:\d\d:\d\d [AP]M/);
       assert.deepEqual(made(b), {
         ...made(a),
-        contents: a.contents.map((c) => ({ ...made(c), uri: namespaceUri("everything", c.uri) })),
+        contents: a.contents.map((c) => ({ ...made(c), uri: c.uri === original ? expanded : c.uri })),
       });
     });
 

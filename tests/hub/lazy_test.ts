@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import type { Client } from "@modelcontextprotocol/sdk/client";
 import {
+  connectDirect,
   connectGateway,
   DENO,
   FIXTURE,
@@ -51,19 +52,16 @@ Deno.test("lazy mode: tools/list is exactly the eight meta-tools and the pins; i
   const names = tools.map((t) => t.name);
   const memory = names.filter((n) => n.startsWith("memory__"));
   assert.ok(memory.length >= 9, "a bare server pin mounts all of its tools");
-  assert.deepEqual(
-    names,
-    [...META_TOOL_NAMES.filter((n) => n !== "run_code"), "filesystem__list_directory", ...memory].filter((
-      n,
-      i,
-      a,
-    ) => a.indexOf(n) === i)
-      .sort((a, b) => {
-        const ma = META_TOOL_NAMES.indexOf(a as never), mb = META_TOOL_NAMES.indexOf(b as never);
-        if (ma >= 0 || mb >= 0) return (ma < 0 ? 99 : ma) - (mb < 0 ? 99 : mb);
-        return a < b ? -1 : 1;
-      }),
-  );
+  // The meta-tools, then the pinned servers' tools in config order, each server's in its own order.
+  const direct = await connectDirect("node", [REAL.memory], { MEMORY_FILE_PATH: `${dir.path}/direct.jsonl` });
+  const own = (await direct.listTools()).tools.map((t) => `memory__${t.name}`);
+  await direct.close();
+  assert.deepEqual(memory, own);
+  assert.deepEqual(names, [
+    ...META_TOOL_NAMES.filter((n) => n !== "run_code"),
+    "filesystem__list_directory",
+    ...own,
+  ]);
   const instructions = gw.client.getInstructions()!;
   assert.match(instructions, /lazy mode/);
   assert.match(instructions, /resolve_tool/);

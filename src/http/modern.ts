@@ -1,0 +1,156 @@
+/**
+ * MCP 2026-07-28 over HTTP beside the sessions of 2025 (listener.ts): a POST without `Mcp-Session-Id`
+ * whose message is `server/discover` or carries the revision's `_meta` envelope (or whose
+ * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response, with
+ * no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
+ * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
+ * adds `resultType` and the lists' cache hints); request ids are the gateway's own inside, the host's
+ * outside. The routing headers are checked: `Mcp-Method` must name the body's method and `Mcp-Name` its
+ * tool, prompt or resource; a mismatch is -32020 (HTTP 400).
+ *
+ * @module
+ */
+import type { Gateway } from "../gateway/mod.ts";
+import { HostEra, type JSONRPCMessage, PROTOCOL_VERSION_KEY, type Transport } from "../mcp/mod.ts";
+
+/** The error code of a routing header that does not match the body (2026-07-28). */
+export const HEADER_MISMATCH = -32020;
+
+type Params = Record<string, unknown>;
+type Body = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Params };
+
+/** True when a session-less POST body is a 2026-07-28 message (served by {@linkcode ModernEndpoint}). */
+export function isModern(request: Request, body: unknown): boolean {
+  const header = request.headers.get("mcp-protocol-version");
+  if (header !== null && header >= "2026") return true;
+  const b = body as Body;
+  if (typeof b !== "object" || b === null || Array.isArray(b) || typeof b.method !== "string") return false;
+  if (b.method === "server/discover") return true;
+  const meta = b.params?._meta as Params | undefined;
+  return typeof meta === "object" && meta !== null && meta[PROTOCOL_VERSION_KEY] !== undefined;
+}
+
+/** What `Mcp-Name` must carry for a method: the tool's or prompt's name, the resource's URI. */
+function routedName(method: string, params: Params | undefined): string | undefined {
+  if (method === "tools/call" || method === "prompts/get") return params?.name as string | undefined;
+  if (method === "resources/read" || method === "resources/subscribe") {
+    return params?.uri as string | undefined;
+  }
+  return undefined;
+}
+
+/** The routing headers' mismatch with the body, or undefined when they agree. */
+export function headerMismatch(request: Request, body: Body): string | undefined {
+  const method = request.headers.get("mcp-method");
+  if (method !== null && method !== body.method) {
+    return `Mcp-Method header "${method.slice(0, 100)}" does not match the body's method "${
+      String(body.method).slice(0, 100)
+    }"`;
+  }
+  const name = request.headers.get("mcp-name");
+  const wanted = routedName(String(body.method), body.params);
+  if (name !== null && wanted !== undefined && name !== wanted) {
+    return `Mcp-Name header "${name.slice(0, 200)}" does not match the body's "${wanted.slice(0, 200)}"`;
+  }
+  return undefined;
+}
+
+function jsonResponse(body: unknown, status = 200): Response {
+  return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+}
+
+/** The modern requests of one agent (or of the unscoped view): one gateway server, no session. */
+export class ModernEndpoint implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #era = new HostEra();
+  #seq = 0;
+  /** Requests awaiting their answers, by the gateway's own id. */
+  #pending = new Map<string, (message: JSONRPCMessage) => void>();
+  #gateway: Gateway;
+  #connected: Promise<void>;
+
+  constructor(gateway: Gateway) {
+    this.#era.inject = (message) => this.onmessage?.(message);
+    this.#gateway = gateway;
+    this.#connected = gateway.connect(this);
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
+    const out = this.#era.outgoing(message, options?.relatedRequestId);
+    if (out.back) {
+      const back = out.back;
+      queueMicrotask(() => this.onmessage?.(back));
+    }
+    for (const answer of [...out.also ?? [], ...out.send ? [out.send] : []]) {
+      const m = answer as { id?: unknown; method?: unknown };
+      if (m.method !== undefined || m.id === undefined) continue; // progress: no stream to carry it
+      const resolve = this.#pending.get(String(m.id));
+      if (resolve) this.#pending.delete(String(m.id)), resolve(answer);
+    }
+    return Promise.resolve();
+  }
+
+  async close(): Promise<void> {
+    for (const resolve of this.#pending.values()) {
+      resolve({ jsonrpc: "2.0", id: 0, error: { code: -32603, message: "The gateway is stopping" } });
+    }
+    this.#pending.clear();
+    await this.#gateway.close();
+    this.onclose?.();
+  }
+
+  /** Answers one POST body (already parsed) as 2026-07-28: one JSON response. */
+  async handle(request: Request, body: unknown): Promise<Response> {
+    await this.#connected;
+    const b = body as Body;
+    const hostId = b?.id;
+    if (typeof b !== "object" || b === null || Array.isArray(b) || typeof b.method !== "string") {
+      return jsonResponse(
+        { jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request" } },
+        400,
+      );
+    }
+    const mismatch = headerMismatch(request, b);
+    if (mismatch) {
+      return jsonResponse(
+        { jsonrpc: "2.0", id: hostId ?? null, error: { code: HEADER_MISMATCH, message: mismatch } },
+        400,
+      );
+    }
+    const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    const id = `m-${++this.#seq}`;
+    const inner = isRequest ? { ...b, id } : b;
+    const answered = isRequest
+      ? new Promise<JSONRPCMessage>((resolve) => this.#pending.set(id, resolve))
+      : undefined;
+    const era = this.#era.incoming(inner);
+    if (era.reply) {
+      this.#pending.delete(id);
+      return jsonResponse({ ...era.reply, id: hostId });
+    }
+    for (const message of era.deliver) this.onmessage?.(message as JSONRPCMessage);
+    if (!answered) return new Response(null, { status: 202 });
+    // A host that goes away cancels its request.
+    const onAbort = () => {
+      if (!this.#pending.delete(id)) return;
+      this.onmessage?.({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: "the HTTP request was aborted" },
+      } as JSONRPCMessage);
+    };
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answer = await answered;
+      return jsonResponse({ ...answer, id: hostId });
+    } finally {
+      request.signal.removeEventListener("abort", onAbort);
+    }
+  }
+}

@@ -1,0 +1,283 @@
+/**
+ * The protocol era of one downstream connection, decided by its opening: the gateway's client sends the
+ * 2025 `initialize` as always, so a legacy server sees exactly what it saw before (no probe it could
+ * hang or exit on). A server that serves only 2026-07-28 refuses that `initialize` with -32022
+ * (unsupported protocol version) naming the revisions it supports, and keeps the connection open for a
+ * modern opening: then the connection becomes modern in place. `server/discover` is sent (with the
+ * per-request `_meta` envelope), and its answer is handed to the client as the answer to its
+ * `initialize`; from then on every request and notification carries the envelope, and what the
+ * revision removed (`notifications/initialized`, `ping`, `logging/setLevel`,
+ * `notifications/roots/list_changed`) is answered or dropped here. The client above (the SDK's, the raw
+ * fast path) stays one client for both eras.
+ *
+ * Multi round-trip requests (MRTR): a modern server that needs sampling, elicitation or roots answers
+ * a request with `resultType: "input_required"` and its `inputRequests`. Each reaches the client as an
+ * ordinary server-to-client request (which the gateway relays to its host as it relays a legacy
+ * server's); once every one is answered, the request is sent again with the answers as
+ * `inputResponses` and the server's opaque `requestState`, under the same id, so the client sees one
+ * request and its final answer. A request the client answers with an error ends the call with it.
+ *
+ * @module
+ */
+import type { JSONRPCMessage } from "./sdk.ts";
+
+/** The 2026-07-28 revision: the stateless core. */
+export const MODERN_VERSION = "2026-07-28";
+/** The `_meta` key of a request's protocol version (2026-07-28). */
+export const PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion";
+/** The `_meta` key of a request's client capabilities (2026-07-28). */
+export const CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities";
+/** The `_meta` key of a request's client info (2026-07-28, optional). */
+export const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
+/** The `_meta` key of the server's info in a `server/discover` result. */
+export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
+/** The error code of an unsupported protocol version (2026-07-28). */
+export const UNSUPPORTED_VERSION = -32022;
+
+/** The id of the `server/discover` the era sends (ids of the gateway's own; the SDK's are numbers). */
+const DISCOVER_ID = "mcphub-discover";
+
+type Params = Record<string, unknown>;
+type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Params };
+
+/** What to do with an outgoing message. */
+export interface Outgoing {
+  /** The message to write (undefined: nothing is written). */
+  send?: JSONRPCMessage;
+  /** An answer made here, handed to the client as if the server sent it. */
+  reply?: JSONRPCMessage;
+}
+
+/** What to do with an incoming message. */
+export interface Incoming {
+  /** The message to hand to the client (undefined: nothing is handed). */
+  deliver?: JSONRPCMessage;
+  /** Requests to hand to the client, in order (an MRTR round's input requests). */
+  requests?: JSONRPCMessage[];
+  /** A message to write to the server. */
+  send?: JSONRPCMessage;
+}
+
+/** Rounds of one request before it is ended with an error (a server asking forever). */
+export const MAX_INPUT_ROUNDS = 16;
+
+/** One MRTR round of a request: the input requests handed to the client, and its answers so far. */
+interface Round {
+  /** The request as sent (with its envelope). */
+  origin: Message;
+  requestState?: string;
+  /** Input request key -> the id it was handed to the client under. */
+  waiting: Map<string, string>;
+  responses: Params;
+  rounds: number;
+}
+
+/** A server's refusal of the 2025 opening that names no revision the gateway speaks. */
+export interface Refusal {
+  supported: string[];
+  requested?: string;
+}
+
+/** The era of one connection (see the module documentation). */
+export class Era {
+  #era: "opening" | "legacy" | "modern" = "opening";
+  /** The client's `initialize`, while its answer is awaited. */
+  #initialize?: { id: string | number; params: Params };
+  #meta: Params = {};
+  /** Set when the server refused the 2025 opening and names no revision spoken here. */
+  refusal?: Refusal;
+  /** Requests sent in the modern era, by id, until their final answer (MRTR retries them). */
+  #sent = new Map<string | number, { message: Message; rounds: number }>();
+  /** Open MRTR rounds by the id of the input request handed to the client. */
+  #inputs = new Map<string, Round>();
+  #inputSeq = 0;
+
+  /** "legacy" or "modern" once decided; "opening" before. */
+  get era(): "opening" | "legacy" | "modern" {
+    return this.#era;
+  }
+
+  /** `_meta` for a message of the gateway's own (the raw fast path): the envelope added when modern. */
+  meta(meta: Params | undefined): Params | undefined {
+    return this.#era === "modern" ? { ...this.#meta, ...meta } : meta;
+  }
+
+  /** An outgoing message of the client. */
+  outgoing(message: JSONRPCMessage): Outgoing {
+    const m = message as Message;
+    if (this.#era === "opening" && m.method === "initialize" && m.id !== undefined) {
+      this.#initialize = { id: m.id, params: m.params ?? {} };
+      return { send: message };
+    }
+    if (this.#era !== "modern") return { send: message };
+    if (m.method === undefined) return this.#answered(m as Message & { result?: Params; error?: unknown });
+    switch (m.method) {
+      case "notifications/cancelled": {
+        // A cancelled request gets no answer: nothing is kept for it (its input rounds end too).
+        const id = m.params?.requestId as string | number | undefined;
+        if (id !== undefined && this.#sent.delete(id)) {
+          for (const [inputId, round] of this.#inputs) {
+            if (round.origin.id === id) this.#inputs.delete(inputId);
+          }
+        }
+        break;
+      }
+      case "notifications/initialized":
+      case "notifications/roots/list_changed":
+        return {};
+      case "ping":
+      case "logging/setLevel":
+        // Removed by the revision: answered as a server that has nothing to do answers.
+        return m.id === undefined ? {} : { reply: { jsonrpc: "2.0", id: m.id, result: {} } };
+    }
+    const params = m.params ?? {};
+    const send = {
+      ...m,
+      params: { ...params, _meta: { ...this.#meta, ...(params._meta as Params | undefined) } },
+    } as Message;
+    if (m.id !== undefined) this.#sent.set(m.id, { message: send, rounds: 0 });
+    return { send };
+  }
+
+  /** The client's answer to a request: one of an MRTR round's, or else a plain answer to the server. */
+  #answered(m: Message & { result?: Params; error?: unknown }): Outgoing {
+    const round = m.id === undefined ? undefined : this.#inputs.get(String(m.id));
+    if (!round) return { send: m };
+    this.#inputs.delete(String(m.id));
+    const origin = round.origin;
+    if (m.error !== undefined) {
+      // The input cannot be had: the request ends with the client's error, as a legacy call would.
+      for (const id of round.waiting.values()) this.#inputs.delete(id);
+      this.#sent.delete(origin.id!);
+      return { reply: { jsonrpc: "2.0", id: origin.id!, error: m.error } as JSONRPCMessage };
+    }
+    for (const [key, id] of round.waiting) {
+      if (id !== String(m.id)) continue;
+      round.waiting.delete(key);
+      round.responses[key] = m.result ?? {};
+    }
+    if (round.waiting.size) return {};
+    const params = { ...origin.params, inputResponses: round.responses } as Params;
+    if (round.requestState !== undefined) params.requestState = round.requestState;
+    else delete params.requestState;
+    const retry = { ...origin, params } as Message;
+    this.#sent.set(origin.id!, { message: retry, rounds: round.rounds });
+    return { send: retry as JSONRPCMessage };
+  }
+
+  /** A modern server's answer to a request: final (handed on), or an MRTR round's input requests. */
+  #response(m: Message & { result?: Params; error?: unknown }): Incoming {
+    const sent = this.#sent.get(m.id!);
+    if (!sent) return { deliver: m };
+    const result = m.result;
+    if (result?.resultType !== "input_required") {
+      this.#sent.delete(m.id!);
+      return { deliver: m };
+    }
+    const requests = result.inputRequests as
+      | Record<string, { method?: unknown; params?: unknown }>
+      | undefined;
+    const keys = requests && typeof requests === "object" ? Object.keys(requests) : [];
+    const fail = (message: string): Incoming => {
+      this.#sent.delete(m.id!);
+      return {
+        deliver: { jsonrpc: "2.0", id: m.id!, error: { code: -32603, message } } as JSONRPCMessage,
+      };
+    };
+    if (sent.rounds >= MAX_INPUT_ROUNDS) {
+      return fail(
+        `the server asked for input ${sent.rounds} times for one request (at most ${MAX_INPUT_ROUNDS})`,
+      );
+    }
+    if (!keys.length) {
+      if (typeof result.requestState !== "string") {
+        return fail("input_required without inputRequests or requestState");
+      }
+      // Nothing to ask: the request goes again with the state alone.
+      const retry = {
+        ...sent.message,
+        params: { ...sent.message.params, requestState: result.requestState },
+      };
+      this.#sent.set(m.id!, { message: retry as Message, rounds: sent.rounds + 1 });
+      return { send: retry as JSONRPCMessage };
+    }
+    const round: Round = {
+      origin: sent.message,
+      requestState: typeof result.requestState === "string" ? result.requestState : undefined,
+      waiting: new Map(),
+      responses: {},
+      rounds: sent.rounds + 1,
+    };
+    const out: JSONRPCMessage[] = [];
+    for (const key of keys) {
+      const request = requests![key]!;
+      if (typeof request?.method !== "string") return fail(`input request "${key}" has no method`);
+      const id = `mcphub-input-${++this.#inputSeq}`;
+      round.waiting.set(key, id);
+      this.#inputs.set(id, round);
+      out.push(
+        { jsonrpc: "2.0", id, method: request.method, params: request.params ?? {} } as JSONRPCMessage,
+      );
+    }
+    return { requests: out };
+  }
+
+  /** An incoming message from the server. */
+  incoming(message: JSONRPCMessage): Incoming {
+    const m = message as Message & { result?: Params; error?: { code: number; data?: unknown } };
+    if (this.#era === "modern" && m.id === DISCOVER_ID && m.method === undefined) {
+      const init = this.#initialize!;
+      this.#initialize = undefined;
+      if (m.error) return { deliver: { jsonrpc: "2.0", id: init.id, error: m.error } as JSONRPCMessage };
+      return {
+        deliver: { jsonrpc: "2.0", id: init.id, result: initializeResult(m.result ?? {}, init.params) },
+      };
+    }
+    if (this.#era === "modern" && m.method === undefined && m.id !== undefined) return this.#response(m);
+    if (this.#era !== "opening" || !this.#initialize || m.id !== this.#initialize.id || m.method) {
+      return { deliver: message };
+    }
+    // The answer to the client's initialize: it decides the era.
+    const data = m.error?.data as { supported?: unknown; requested?: unknown } | undefined;
+    const supported = Array.isArray(data?.supported)
+      ? data.supported.filter((v) => typeof v === "string")
+      : [];
+    if (m.error?.code !== UNSUPPORTED_VERSION || !supported.includes(MODERN_VERSION)) {
+      this.#era = "legacy";
+      this.#initialize = undefined;
+      if (m.error?.code === UNSUPPORTED_VERSION) {
+        this.refusal = {
+          supported,
+          requested: typeof data?.requested === "string" ? data.requested : undefined,
+        };
+      }
+      return { deliver: message };
+    }
+    this.#era = "modern";
+    const params = this.#initialize.params;
+    this.#meta = {
+      [PROTOCOL_VERSION_KEY]: MODERN_VERSION,
+      [CLIENT_CAPABILITIES_KEY]: params.capabilities ?? {},
+      ...(params.clientInfo ? { [CLIENT_INFO_KEY]: params.clientInfo } : {}),
+    };
+    return {
+      send: { jsonrpc: "2.0", id: DISCOVER_ID, method: "server/discover", params: { _meta: this.#meta } },
+    };
+  }
+}
+
+/**
+ * A `server/discover` result as the answer to a 2025 `initialize`: the version the client asked for
+ * (the connection's era is the gateway's business, not the client's), the server's capabilities, info
+ * and instructions.
+ */
+function initializeResult(discover: Params, initialize: Params): Params & { protocolVersion: string } {
+  const meta = discover._meta as Params | undefined;
+  const serverInfo = discover.serverInfo ?? meta?.[SERVER_INFO_KEY] ?? { name: "unknown", version: "0" };
+  return {
+    protocolVersion: String(initialize.protocolVersion),
+    capabilities: discover.capabilities ?? {},
+    serverInfo,
+    ...(typeof discover.instructions === "string" ? { instructions: discover.instructions } : {}),
+  };
+}

@@ -1,0 +1,413 @@
+/**
+ * The host side of both protocol eras on one connection (the gateway's stdio). Each message is
+ * classified: a 2025 `initialize` and everything of a legacy host pass exactly as before. A 2026-07-28
+ * host sends no `initialize`: its requests carry the `_meta` envelope (protocol version, client
+ * capabilities, client info), and `server/discover` asks what the gateway is. The gateway's server
+ * (the SDK's, built for sessions) is then opened with an `initialize` made here from the envelope (its
+ * answer is not the host's), so its handlers serve the modern host unchanged; `server/discover` is
+ * answered from that opening's result. On the way out, results of a modern request get
+ * `resultType: "complete"` and list results the cache hints the revision requires (`ttlMs: 0`,
+ * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); what
+ * the revision removed (list_changed and log notifications) is not sent to a modern host. A downstream
+ * server's request in the middle of a modern host's call (sampling, elicitation, roots, relayed by the
+ * gateway) is translated, never replayed: the host's request is answered `input_required` with it and
+ * an opaque `requestState` while the call stays open; the host's retry (same method, tool and arguments,
+ * with `inputResponses`) answers the server's request and receives the call's final answer. Several
+ * requests are several rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS}
+ * fails the server's request and cancels the call. A request outside a call is refused at once.
+ *
+ * @module
+ */
+import type { JSONRPCMessage } from "./sdk.ts";
+import {
+  CLIENT_CAPABILITIES_KEY,
+  CLIENT_INFO_KEY,
+  MODERN_VERSION,
+  PROTOCOL_VERSION_KEY,
+  SERVER_INFO_KEY,
+  UNSUPPORTED_VERSION,
+} from "./era.ts";
+
+/** The 2025 revision the gateway's own `initialize` (made for a modern host) asks for. */
+const LEGACY_VERSION = "2025-11-25";
+/** Every revision the gateway serves, newest first (server/discover's `supportedVersions`). */
+export const SERVED_VERSIONS = [MODERN_VERSION, LEGACY_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
+/** The id of the `initialize` made for a modern host (a string: hosts' own ids cannot be told apart). */
+const OPENING_ID = "mcphub-host-opening";
+/** Results that carry the revision's cache hints. */
+const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+/** Notifications a modern host still gets (the rest were removed or moved to subscriptions/listen). */
+const MODERN_NOTIFICATIONS = new Set(["notifications/progress", "notifications/cancelled"]);
+
+/** Requests during which a server may need the host's input (answered `input_required` then). */
+const INPUT_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+/** The client capabilities the gateway's server is opened with for a modern host (all it relays). */
+const RELAYABLE = { sampling: {}, elicitation: { form: {}, url: {} }, roots: {} };
+/** The capability a server-to-client request needs. */
+const CAPABILITY_OF: Record<string, string> = {
+  "sampling/createMessage": "sampling",
+  "elicitation/create": "elicitation",
+  "roots/list": "roots",
+};
+/** How long a continuation waits for the host's retry before its call is cancelled. */
+export const CONTINUATION_MS = 10 * 60_000;
+
+/** A modern host's call that may ask for input, and the input it waits for. */
+interface OpenCall {
+  method: string;
+  name: unknown;
+  arguments: unknown;
+  /** The client capabilities this request's envelope declared. */
+  capabilities: Params;
+  waiting?: { key: string; state: string; serverRequestId: string | number };
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** A JSON value with its object keys sorted (arguments compared whatever their key order). */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_, v) =>
+      v && typeof v === "object" && !Array.isArray(v)
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, (v as Params)[k]]))
+        : v,
+  ) ?? "";
+}
+
+type Params = Record<string, unknown>;
+type Message = { jsonrpc?: unknown; id?: string | number; method?: string; params?: Params; result?: Params };
+
+/** What to do with a message from the host. */
+export interface HostIncoming {
+  /** Messages for the gateway's server, in order (the host's own last). */
+  deliver: unknown[];
+  /** An answer made here, written to the host. */
+  reply?: JSONRPCMessage;
+}
+
+/** What to do with a message of the gateway's server. */
+export interface HostOutgoing {
+  /** The message to write to the host (undefined: nothing is written). */
+  send?: JSONRPCMessage;
+  /** Answers made here, written to the host (server/discover's, once the opening answered). */
+  also?: JSONRPCMessage[];
+  /** An answer made here, handed back to the gateway's server. */
+  back?: JSONRPCMessage;
+}
+
+/** The eras of one host connection (see the module documentation). */
+export class HostEra {
+  /** "legacy" after a 2025 `initialize`; "modern" after a request with the envelope. */
+  era: "opening" | "legacy" | "modern" = "opening";
+  /** The opening made for a modern host: sent (its answer awaited), answered. */
+  #opening?: "sent" | "done";
+  #initialized = false;
+  /** The opening's result (what server/discover answers from). */
+  #openingResult?: Params;
+  /** server/discover requests waiting for the opening's result. */
+  #discovers: (string | number)[] = [];
+  /** Methods of the modern host's requests awaiting their answers, by id. */
+  #methods = new Map<string | number, string>();
+  /** The modern host's calls that may ask for input, by the id the gateway's server knows them by. */
+  #calls = new Map<string | number, OpenCall>();
+  /** A call's final answer goes to this retry's id (the host's latest request for it). */
+  #answerTo = new Map<string | number, string | number>();
+  /** requestState -> the call it continues. */
+  #states = new Map<string, string | number>();
+  #inputSeq = 0;
+  /** How long a continuation waits for the host's retry. */
+  continuationMs = CONTINUATION_MS;
+  /** Hands a message to the gateway's server outside a host message (an expired continuation's). */
+  inject?: (message: JSONRPCMessage) => void;
+
+  /** A message from the host (parsed, not yet checked). */
+  incoming(value: unknown): HostIncoming {
+    const m = value as Message;
+    if (typeof m !== "object" || m === null || typeof m.method !== "string") return { deliver: [value] };
+    if (m.method === "initialize") {
+      if (this.era === "opening") this.era = "legacy";
+      return { deliver: [value] };
+    }
+    if (m.method === "notifications/cancelled" && this.era === "modern") {
+      // The gateway's server knows a retried call by its first id.
+      const internal = this.#forget(m.params?.requestId);
+      if (internal !== m.params?.requestId) {
+        return { deliver: [{ ...m, params: { ...m.params, requestId: internal } }] };
+      }
+    }
+    const meta = m.params?._meta as Params | undefined;
+    const version = meta?.[PROTOCOL_VERSION_KEY];
+    const isRequest = m.id !== undefined;
+    if (m.method === "server/discover" && isRequest) {
+      if (this.era === "legacy" && version === undefined) return { deliver: [value] };
+      if (this.#openingResult) return { deliver: [], reply: this.#discover(m.id!, this.#openingResult) };
+      this.#discovers.push(m.id!);
+      return { deliver: this.#open(meta, false) };
+    }
+    if (version === undefined || this.era === "legacy") return { deliver: [value] };
+    if (version !== MODERN_VERSION) {
+      if (!isRequest) return { deliver: [] };
+      return {
+        deliver: [],
+        reply: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: UNSUPPORTED_VERSION,
+            message: `Unsupported protocol version: ${String(version).slice(0, 64)}`,
+            data: { supported: SERVED_VERSIONS, requested: version },
+          },
+        },
+      } as HostIncoming;
+    }
+    this.era = "modern";
+    if (isRequest) {
+      const resumed = this.#resume(m);
+      if (resumed) return resumed;
+      this.#methods.set(m.id!, m.method);
+      if (INPUT_METHODS.has(m.method)) {
+        this.#calls.set(m.id!, {
+          method: m.method,
+          name: m.params?.name,
+          arguments: m.params?.arguments,
+          capabilities: (meta?.[CLIENT_CAPABILITIES_KEY] ?? {}) as Params,
+        });
+      }
+    }
+    return { deliver: [...this.#open(meta, true), value] };
+  }
+
+  /** The gateway's server opened for a modern host (once), and `initialized` when `initialized`. */
+  #open(meta: Params | undefined, initialized: boolean): unknown[] {
+    const out: unknown[] = [];
+    if (!this.#opening) {
+      this.#opening = "sent";
+      out.push({
+        jsonrpc: "2.0",
+        id: OPENING_ID,
+        method: "initialize",
+        params: {
+          protocolVersion: LEGACY_VERSION,
+          // Every relayable capability: whether a request's host offers one is its own envelope's to say
+          // (checked per call in #inputRequired), not the first request's.
+          capabilities: { ...(meta?.[CLIENT_CAPABILITIES_KEY] as Params | undefined), ...RELAYABLE },
+          clientInfo: meta?.[CLIENT_INFO_KEY] ?? { name: "2026-07-28 host", version: "unknown" },
+        },
+      });
+    }
+    if (initialized && !this.#initialized) {
+      this.#initialized = true;
+      out.push({ jsonrpc: "2.0", method: "notifications/initialized" });
+    }
+    return out;
+  }
+
+  /** server/discover's answer, from the gateway's opening result. */
+  #discover(id: string | number, init: Params): JSONRPCMessage {
+    const { logging: _, ...capabilities } = (init.capabilities ?? {}) as Params;
+    return {
+      jsonrpc: "2.0",
+      id,
+      result: {
+        resultType: "complete",
+        supportedVersions: SERVED_VERSIONS,
+        capabilities,
+        ...(typeof init.instructions === "string" ? { instructions: init.instructions } : {}),
+        ttlMs: 0,
+        cacheScope: "private",
+        _meta: { [SERVER_INFO_KEY]: init.serverInfo },
+      },
+    } as JSONRPCMessage;
+  }
+
+  /** True while messages of the host may take the gateway's fast path (not for a modern host). */
+  get fastPath(): boolean {
+    return this.era !== "modern";
+  }
+
+  /**
+   * A message of the gateway's server to the host; `related` is the host request it belongs to (the
+   * SDK's `relatedRequestId`), which a server-to-client request needs to become `input_required`.
+   */
+  outgoing(message: JSONRPCMessage, related?: string | number): HostOutgoing {
+    const m = message as Message & { error?: unknown };
+    if (m.method === undefined && m.id === OPENING_ID) {
+      this.#opening = "done";
+      this.#openingResult = m.result ?? {};
+      const discovers = this.#discovers.splice(0);
+      const result = this.#openingResult;
+      return { also: discovers.map((id) => this.#discover(id, result)) };
+    }
+    if (this.era !== "modern") return { send: message };
+    if (m.method !== undefined) {
+      if (m.id !== undefined) return this.#inputRequired(m, related);
+      return MODERN_NOTIFICATIONS.has(m.method) ? { send: message } : {};
+    }
+    const method = m.id === undefined ? undefined : this.#methods.get(m.id);
+    if (method === undefined) return { send: message };
+    this.#methods.delete(m.id!);
+    const call = this.#calls.get(m.id!);
+    if (call) {
+      clearTimeout(call.timer);
+      if (call.waiting) this.#states.delete(call.waiting.state);
+      this.#calls.delete(m.id!);
+    }
+    // The answer goes to the request the host is waiting on (the last retry of an MRTR call).
+    const hostId = this.#answerTo.get(m.id!) ?? m.id!;
+    this.#answerTo.delete(m.id!);
+    if (!m.result) return { send: { ...m, id: hostId } as JSONRPCMessage };
+    const result: Params = { resultType: "complete", ...m.result };
+    if (LISTS.has(method)) {
+      result.ttlMs ??= 0;
+      result.cacheScope ??= "private";
+    }
+    return { send: { ...m, id: hostId, result } as JSONRPCMessage };
+  }
+
+  /**
+   * A server-to-client request (a downstream server's sampling, elicitation or roots, relayed) for a
+   * modern host: the host's request it belongs to is answered `input_required` with it, while the call
+   * stays open here; the host's retry (same request, `inputResponses`, the `requestState` given) answers
+   * it and takes the call's final answer (see #resume). Without a request to belong to (or with one
+   * already waiting for a retry) it cannot reach the host and is refused at once.
+   */
+  #inputRequired(m: Message, related: string | number | undefined): HostOutgoing {
+    const call = related === undefined ? undefined : this.#calls.get(related);
+    if (!call || call.waiting) {
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32601,
+            message:
+              `${m.method} cannot reach this host: it speaks MCP ${MODERN_VERSION}, where servers send no ` +
+              (call
+                ? "requests, and this call already waits for the host's input"
+                : "requests outside a call"),
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const capability = CAPABILITY_OF[m.method!];
+    if (capability && !call.capabilities[capability]) {
+      // As a direct connection to a host without the capability answers.
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32601,
+            message: `${m.method}: the host of this request does not offer ${capability}`,
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const key = `input-${++this.#inputSeq}`;
+    const state = crypto.randomUUID();
+    call.waiting = { key, state, serverRequestId: m.id! };
+    this.#states.set(state, related!);
+    // An abandoned continuation: the server's request fails and the call is cancelled downstream.
+    call.timer = setTimeout(() => this.#abandon(related!), this.continuationMs);
+    Deno.unrefTimer(call.timer);
+    return {
+      send: {
+        jsonrpc: "2.0",
+        id: this.#answerTo.get(related!) ?? related!,
+        result: {
+          resultType: "input_required",
+          inputRequests: { [key]: { method: m.method, params: m.params ?? {} } },
+          requestState: state,
+        },
+      } as JSONRPCMessage,
+    };
+  }
+
+  /**
+   * A request the host cancelled gets no answer: nothing is kept for it. Its id may be a retry's (the
+   * call is then known by its first id).
+   */
+  #forget(id: unknown): unknown {
+    if (typeof id !== "string" && typeof id !== "number") return id;
+    let internal: string | number = id;
+    for (const [first, retry] of this.#answerTo) if (retry === id) internal = first;
+    this.#methods.delete(internal);
+    this.#answerTo.delete(internal);
+    const call = this.#calls.get(internal);
+    if (call) {
+      clearTimeout(call.timer);
+      if (call.waiting) this.#states.delete(call.waiting.state);
+      this.#calls.delete(internal);
+    }
+    return internal;
+  }
+
+  /** A continuation nobody came back for: its server request fails, its call is cancelled. */
+  #abandon(internal: string | number): void {
+    const call = this.#calls.get(internal);
+    if (!call?.waiting) return;
+    this.#states.delete(call.waiting.state);
+    const serverRequestId = call.waiting.serverRequestId;
+    call.waiting = undefined;
+    this.#calls.delete(internal);
+    this.#answerTo.delete(internal);
+    this.inject?.({
+      jsonrpc: "2.0",
+      id: serverRequestId,
+      error: {
+        code: -32001,
+        message: "The host did not come back with the input (the continuation expired)",
+      },
+    } as JSONRPCMessage);
+    this.inject?.({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: internal, reason: "the host did not come back with the input it was asked for" },
+    } as JSONRPCMessage);
+  }
+
+  /**
+   * A retry carrying a `requestState` of ours: checked against the request it continues (same method,
+   * tool and arguments), its input handed to the waiting server request, and the call's final answer
+   * sent to this retry. undefined when the state is not ours (the request goes on as any other).
+   */
+  #resume(m: Message): HostIncoming | undefined {
+    const state = m.params?.requestState;
+    if (typeof state !== "string") return undefined;
+    const internal = this.#states.get(state);
+    const call = internal === undefined ? undefined : this.#calls.get(internal);
+    const refuse = (message: string): HostIncoming => ({
+      deliver: [],
+      reply: { jsonrpc: "2.0", id: m.id!, error: { code: -32602, message } } as JSONRPCMessage,
+    });
+    if (!call?.waiting) {
+      return refuse(
+        "Unknown requestState: the call it continues is not open on this gateway (it ended, expired, or runs " +
+          "on another replica)",
+      );
+    }
+    if (
+      m.method !== call.method || canonical(m.params?.name) !== canonical(call.name) ||
+      canonical(m.params?.arguments) !== canonical(call.arguments)
+    ) {
+      return refuse("requestState belongs to another request (its method, name or arguments differ)");
+    }
+    const { key, serverRequestId } = call.waiting;
+    this.#states.delete(state);
+    clearTimeout(call.timer);
+    call.waiting = undefined;
+    this.#answerTo.set(internal!, m.id!);
+    const response = (m.params?.inputResponses as Params | undefined)?.[key];
+    return {
+      deliver: [
+        response === undefined
+          ? {
+            jsonrpc: "2.0",
+            id: serverRequestId,
+            error: { code: -32602, message: `The host's retry carried no input response "${key}"` },
+          }
+          : { jsonrpc: "2.0", id: serverRequestId, result: response },
+      ],
+    };
+  }
+}

@@ -1,0 +1,194 @@
+/** The era of a downstream connection, decided by its opening (src/mcp/era.ts). */
+import assert from "node:assert/strict";
+import { Era } from "../../src/mcp/era.ts";
+import type { JSONRPCMessage } from "../../src/mcp/sdk.ts";
+
+const INIT = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-11-25",
+    capabilities: { roots: {} },
+    clientInfo: { name: "mcphub", version: "1" },
+  },
+} as JSONRPCMessage;
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { roots: {} },
+  "io.modelcontextprotocol/clientInfo": { name: "mcphub", version: "1" },
+};
+
+Deno.test("a legacy server's opening and every message after it pass unchanged", () => {
+  const era = new Era();
+  assert.deepEqual(era.outgoing(INIT), { send: INIT });
+  const answer = { jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25" } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(answer), { deliver: answer });
+  assert.equal(era.era, "legacy");
+  const ping = { jsonrpc: "2.0", id: 1, method: "ping" } as JSONRPCMessage;
+  assert.deepEqual(era.outgoing(ping), { send: ping });
+  assert.equal(era.meta({ progressToken: 1 })?.progressToken, 1);
+  assert.equal(era.refusal, undefined);
+});
+
+Deno.test("a refusal naming 2026-07-28 makes the connection modern in place", () => {
+  const era = new Era();
+  era.outgoing(INIT);
+  const refused = {
+    jsonrpc: "2.0",
+    id: 0,
+    error: {
+      code: -32022,
+      message: "Unsupported",
+      data: { supported: ["2026-07-28"], requested: "2025-11-25" },
+    },
+  } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(refused), {
+    send: { jsonrpc: "2.0", id: "mcphub-discover", method: "server/discover", params: { _meta: META } },
+  });
+  assert.equal(era.era, "modern");
+  const discovered = {
+    jsonrpc: "2.0",
+    id: "mcphub-discover",
+    result: {
+      resultType: "complete",
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      instructions: "hi",
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "m", version: "2" } },
+    },
+  } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(discovered), {
+    deliver: {
+      jsonrpc: "2.0",
+      id: 0,
+      result: {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: {} },
+        serverInfo: { name: "m", version: "2" },
+        instructions: "hi",
+      },
+    },
+  });
+  // What the revision removed is answered or dropped here; the rest carries the envelope.
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", method: "notifications/initialized" } as JSONRPCMessage),
+    {},
+  );
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 2, method: "ping" } as JSONRPCMessage), {
+    reply: { jsonrpc: "2.0", id: 2, result: {} },
+  });
+  assert.deepEqual(
+    era.outgoing(
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "x", _meta: { progressToken: 3 } },
+      } as JSONRPCMessage,
+    ),
+    {
+      send: {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: { name: "x", _meta: { ...META, progressToken: 3 } },
+      },
+    },
+  );
+  assert.deepEqual(era.meta(undefined), META);
+});
+
+Deno.test("a refusal naming no revision spoken here is kept for the error, and delivered", () => {
+  const era = new Era();
+  era.outgoing(INIT);
+  const refused = {
+    jsonrpc: "2.0",
+    id: 0,
+    error: {
+      code: -32022,
+      message: "Unsupported",
+      data: { supported: ["2099-01-01"], requested: "2025-11-25" },
+    },
+  } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(refused), { deliver: refused });
+  assert.deepEqual(era.refusal, { supported: ["2099-01-01"], requested: "2025-11-25" });
+});
+
+/** An Era made modern by a refusal and a discover answer. */
+function modern(): Era {
+  const era = new Era();
+  era.outgoing(INIT);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 0,
+    error: { code: -32022, message: "Unsupported", data: { supported: ["2026-07-28"] } },
+  } as JSONRPCMessage);
+  era.incoming({ jsonrpc: "2.0", id: "mcphub-discover", result: { capabilities: {} } } as JSONRPCMessage);
+  return era;
+}
+
+Deno.test("MRTR: input requests reach the client; its answers retry the request under its id", () => {
+  const era = modern();
+  const call = { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask" } } as JSONRPCMessage;
+  const sent = era.outgoing(call).send as { params: Record<string, unknown> };
+  const round = era.incoming({
+    jsonrpc: "2.0",
+    id: 7,
+    result: {
+      resultType: "input_required",
+      requestState: "opaque",
+      inputRequests: {
+        a: { method: "elicitation/create", params: { message: "A?" } },
+        b: { method: "roots/list" },
+      },
+    },
+  } as JSONRPCMessage);
+  assert.deepEqual(round, {
+    requests: [
+      { jsonrpc: "2.0", id: "mcphub-input-1", method: "elicitation/create", params: { message: "A?" } },
+      { jsonrpc: "2.0", id: "mcphub-input-2", method: "roots/list", params: {} },
+    ],
+  });
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-2", result: { roots: [] } } as JSONRPCMessage),
+    {},
+  );
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-1", result: { action: "decline" } } as JSONRPCMessage),
+    {
+      send: {
+        jsonrpc: "2.0",
+        id: 7,
+        method: "tools/call",
+        params: {
+          ...sent.params,
+          inputResponses: { b: { roots: [] }, a: { action: "decline" } },
+          requestState: "opaque",
+        },
+      },
+    },
+  );
+  const done = { jsonrpc: "2.0", id: 7, result: { resultType: "complete", content: [] } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(done), { deliver: done });
+});
+
+Deno.test("MRTR: an input request the client answers with an error ends the request with it", () => {
+  const era = modern();
+  era.outgoing({ jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "ask" } } as JSONRPCMessage);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 8,
+    result: {
+      resultType: "input_required",
+      inputRequests: { a: { method: "sampling/createMessage", params: {} } },
+    },
+  } as JSONRPCMessage);
+  const error = { code: -32601, message: "Method not found" };
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: "mcphub-input-1", error } as JSONRPCMessage), {
+    reply: { jsonrpc: "2.0", id: 8, error },
+  });
+  // The reply, handed back in, goes to the client as the request's answer.
+  const reply = { jsonrpc: "2.0", id: 8, error } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(reply), { deliver: reply });
+});
