@@ -15,7 +15,7 @@ import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readResponseBudget, readTimeout } from "./settings.ts";
-import { readAllowedHosts, readListen } from "./listen.ts";
+import { defaultListenLimits, readAllowedHosts, readListen, readListenLimits } from "./listen.ts";
 import { readStore } from "./store.ts";
 import { isScalar } from "./yaml_nodes.ts";
 import { linePositions, readBlockYaml } from "./block_yaml.ts";
@@ -55,6 +55,7 @@ const TOP_KEYS = [
   "listen",
   "allowed_hosts",
   "session_idle",
+  "listen_limits",
   "servers",
   "agents",
   "inherit_env",
@@ -75,6 +76,7 @@ export function defaultConfig(): Config {
     record: true,
     allowedHosts: [],
     sessionIdleMs: 30 * 60_000,
+    listenLimits: defaultListenLimits(),
     servers: [],
     agents: [],
   };
@@ -197,6 +199,8 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
   const idle = keys.get("session_idle");
   if (idle) config.sessionIdleMs = readTimeout(reader, idle) ?? config.sessionIdleMs;
+  const limits = keys.get("listen_limits");
+  if (limits) config.listenLimits = readListenLimits(reader, limits);
 
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");

@@ -80,6 +80,18 @@ export interface AgentConfig {
   token?: string;
 }
 
+/** `listen_limits:` of mcphub.yaml: what the HTTP listener's connections may take. */
+export interface ListenLimits {
+  /** Connections open at once. @default 1024 */
+  maxConnections: number;
+  /** Connections that have not completed a request yet. @default 256 */
+  maxPending: number;
+  /** A request's headers and body must have arrived this long after it started. @default 30000 */
+  headerTimeoutMs: number;
+  /** A keep-alive connection with no request in progress is closed after this. @default 60000 */
+  idleTimeoutMs: number;
+}
+
 /** A loaded, validated mcphub.yaml. */
 export interface Config {
   /** Absolute path of the file it was loaded from; undefined for the embedded default. */
@@ -117,6 +129,8 @@ export interface Config {
   allowedHosts: string[];
   /** An HTTP session with no request for this long is ended. @default 1800000 */
   sessionIdleMs: number;
+  /** `listen_limits:`: the HTTP listener's connection limits. */
+  listenLimits: ListenLimits;
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

@@ -1,5 +1,5 @@
 /**
- * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` on `Deno.serve`, many sessions at once over one
+ * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` (HTTP/1.1 with counted connections, server.ts), many sessions at once over one
  * set of downstream connections. Each session has its own upstream server ({@linkcode Gateway}): its own
  * client capabilities, log level, progress tokens and detached calls. An agent's sessions share one
  * scoped view of the hub; every view shares the hub's downstream sessions.
@@ -23,6 +23,7 @@ import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard 
 import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
+import { type ConnectionInfo, serveHttp1 } from "./server.ts";
 import { guardBodies } from "../json/mod.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
@@ -210,7 +211,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return response;
   };
 
-  const route = async (request: Request): Promise<Response> => {
+  const route = async (request: Request, connection: ConnectionInfo): Promise<Response> => {
     checkHeaderSize(request, maxHeaderBytes);
     checkHostAndOrigin(request, allowed);
     const url = new URL(request.url);
@@ -223,6 +224,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         request,
         mcp[1] === undefined ? undefined : decodeURIComponent(mcp[1]),
       );
+      connection.trust();
       return await handleMcp(request, agent);
     }
     if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {
@@ -234,25 +236,28 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return new Refusal(404, "Not found: MCP is served at /mcp").response();
   };
 
-  // Deno.serve's requests are made without the global Request: their json() is guarded first.
+  // Request bodies' json() is guarded first (see json/guard.ts).
   guardBodies();
-  const server = Deno.serve({
+  const limits = config.listenLimits;
+  const server = serveHttp1({
     hostname: options.address.hostname,
     port: options.address.port,
-    onListen: () => {},
-    onError: (error) => {
-      log(`http: ${(error as Error).message}`);
-      return new Refusal(500, "Internal Server Error").response();
+    maxConnections: limits.maxConnections,
+    maxPending: limits.maxPending,
+    headerTimeoutMs: limits.headerTimeoutMs,
+    idleTimeoutMs: limits.idleTimeoutMs,
+    maxHeaderBytes,
+    log,
+    handler: async (request, connection) => {
+      try {
+        return await route(request, connection);
+      } catch (error) {
+        if (error instanceof Refusal) return error.response();
+        throw error;
+      }
     },
-  }, async (request) => {
-    try {
-      return await route(request);
-    } catch (error) {
-      if (error instanceof Refusal) return error.response();
-      throw error;
-    }
   });
-  const addr = server.addr as Deno.NetAddr;
+  const addr = server.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
 
@@ -305,6 +310,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);
+      server.closeAll();
       await core.close();
       done.resolve();
     })();
