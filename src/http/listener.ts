@@ -59,6 +59,8 @@ export interface Session {
   id: string;
   /** The agent whose token opened it; undefined = unscoped. */
   agent?: string;
+  /** SHA-256 of the token that opened it: a reload that no longer accepts it ends the session. */
+  tokenHash?: string;
   gateway: Gateway;
   transport: WebStandardStreamableHTTPServerTransport;
   /** Last request, ms since the epoch. */
@@ -107,8 +109,10 @@ function sessionNotFound(): Response {
  */
 export async function listen(options: ListenOptions): Promise<Listener> {
   const { config, log } = options;
-  const guard = await TokenGuard.create(config.agents, options.tokenEnv, config.path, options.agent);
+  let guard = await TokenGuard.create(config.agents, options.tokenEnv, config.path, options.agent);
   guard.checkBind(options.address.hostname, config.path);
+  // Tokens once required stay required (a reload that drops every token must not open the listener).
+  const tokensRequired = guard.required;
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
   const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
@@ -128,12 +132,13 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   };
 
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const newSession = async (agent: string | undefined): Promise<Session> => {
+  const newSession = async (agent: string | undefined, tokenHash: string | undefined): Promise<Session> => {
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
     const session: Session = {
       id: "",
       agent,
+      tokenHash,
       gateway,
       lastSeen: Date.now(),
       inflight: new Set(),
@@ -180,12 +185,16 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return session;
   };
 
-  const handleMcp = async (request: Request, agent: string | undefined): Promise<Response> => {
+  const handleMcp = async (
+    request: Request,
+    agent: string | undefined,
+    tokenHash: string | undefined,
+  ): Promise<Response> => {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = sessions.get(id);
       // Another agent's session id is as unknown as a made-up one.
-      if (!session || session.agent !== agent) return sessionNotFound();
+      if (!session || session.agent !== agent || session.tokenHash !== tokenHash) return sessionNotFound();
       session.lastSeen = Date.now();
       return await handleRequest(session.transport, request, maxBodyBytes);
     }
@@ -204,12 +213,40 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         { "retry-after": "5" },
       ).response();
     }
-    const session = await newSession(agent);
+    const session = await newSession(agent, tokenHash);
     const response = await handleRequest(session.transport, request, maxBodyBytes);
     // Not an initialize request (or a refused one): no session was made.
     if (!session.id) await session.gateway.close();
     return response;
   };
+
+  // A reload re-derives the tokens: every request is checked against the config in effect, and the
+  // sessions whose token it no longer accepts are ended at once (their streams too).
+  let guardConfig = config;
+  let rebuilding: Promise<TokenGuard> | undefined;
+  const currentGuard = (): Promise<TokenGuard> => {
+    const next = core.hub.config;
+    if (next === guardConfig) return rebuilding ?? Promise.resolve(guard);
+    guardConfig = next;
+    const built = TokenGuard.create(next.agents, options.tokenEnv, next.path, options.agent, {
+      required: tokensRequired,
+      problem: (message) => log(`config reload: ${message}`),
+    }).then((fresh) => {
+      if (rebuilding === built) {
+        guard = fresh;
+        rebuilding = undefined;
+        for (const session of [...sessions.values()]) {
+          if (!fresh.accepts(session.agent, session.tokenHash)) {
+            void endSession(session, "its token is no longer valid after a config reload");
+          }
+        }
+      }
+      return fresh;
+    });
+    rebuilding = built;
+    return built;
+  };
+  const stopWatching = core.hub.onChange(() => void currentGuard());
 
   const route = async (request: Request, connection: ConnectionInfo): Promise<Response> => {
     checkHeaderSize(request, maxHeaderBytes);
@@ -220,15 +257,15 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     if (path === "/readyz") return readiness(core.hub, draining);
     const mcp = /^\/mcp(?:\/([^/]+))?\/?$/.exec(path);
     if (mcp) {
-      const agent = await guard.agentOf(
+      const { agent, hash } = await (await currentGuard()).credentialOf(
         request,
         mcp[1] === undefined ? undefined : decodeURIComponent(mcp[1]),
       );
       connection.trust();
-      return await handleMcp(request, agent);
+      return await handleMcp(request, agent, hash);
     }
     if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {
-      const agent = await guard.agentOf(request, undefined);
+      const agent = await (await currentGuard()).agentOf(request, undefined);
       await core.flush();
       const hub = agent === undefined ? core.hub : core.view(agent);
       return livePage(core.reader, hub, agent, options.refreshSeconds ?? 10);
@@ -278,6 +315,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     stopping ??= (async () => {
       draining = true;
       clearInterval(sweep);
+      stopWatching();
       const bound = options.drainMs ?? DRAIN_MS;
       const idle = new Promise<void>((resolve) => drained = resolve);
       settleIfIdle();
