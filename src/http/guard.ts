@@ -191,7 +191,8 @@ export class TokenGuard {
    * The agent a request acts as (undefined = unscoped).
    *
    * @param pathAgent the `AGENT` of `/mcp/AGENT`, if any
-   * @throws {Refusal} 401 for a missing or wrong token, 404 for an unknown agent
+   * @throws {Refusal} 401 for a missing or wrong token (and, with tokens, for an unknown agent: the same
+   *   answer as a real one's), 404 for an unknown agent when no tokens are configured
    */
   async agentOf(request: Request, pathAgent: string | undefined): Promise<string | undefined> {
     return (await this.credentialOf(request, pathAgent)).agent;
@@ -206,10 +207,11 @@ export class TokenGuard {
     request: Request,
     pathAgent: string | undefined,
   ): Promise<{ agent: string | undefined; hash?: string }> {
-    if (pathAgent !== undefined && !this.#agents.has(pathAgent)) {
+    const header = request.headers.get("authorization");
+    // With tokens, an unknown agent is answered as a real one without a valid token (no enumeration).
+    if (!this.required && pathAgent !== undefined && !this.#agents.has(pathAgent)) {
       throw new Refusal(404, "Not found: no such agent");
     }
-    const header = request.headers.get("authorization");
     if (!this.required) {
       if (header !== null) {
         throw new Refusal(
