@@ -18,7 +18,7 @@ import {
 } from "../mcp/sdk.ts";
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
 import { messageOf } from "../mcp/errors.ts";
-import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
+import { InvalidResultError, isLocalFailure, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
 import { type Member, member, RawBytes, type RawResult } from "../json/raw_json.ts";
@@ -782,6 +782,7 @@ export class Downstream {
       throw new ServerUnavailableError(this.unavailableReason(), this.#state);
     }
     const transport = this.#transport;
+    const started = performance.now();
     try {
       const metadata = client as unknown as ToolMetadata;
       if (options.raw && transport instanceof StdioClientTransport && !metadata.isToolTaskRequired(name)) {
@@ -804,10 +805,20 @@ export class Downstream {
         onprogress: options.onProgress,
       }) as CallToolResult;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      // The gateway's own failures only: a server's JSON-RPC error with the same code (-32000, -32001)
+      // is that server's answer and keeps its code, message and data. The SDK drops its transport
+      // before it fails what was in flight with ConnectionClosed; its timeout fires at timeoutMs.
+      const local = isLocalFailure(error);
+      if (
+        error instanceof McpError && error.code === ErrorCode.ConnectionClosed &&
+        (local || client.transport === undefined)
+      ) {
         throw new OutcomeUnknownError(error.message, { cause: error });
       }
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout &&
+        (local || performance.now() - started >= options.timeoutMs - 1)
+      ) {
         throw new CallTimeoutError(error.message, { cause: error });
       }
       if (this.#options.auth?.isAuthError(error) && this.#client === client) {
