@@ -194,7 +194,14 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   const listen = keys.get("listen");
   if (listen) config.listen = readListen(reader, listen);
   const store = keys.get("store");
-  if (store) config.store = readStore(reader, store, expand ? options.env : undefined);
+  if (store) {
+    config.store = readStore(reader, store, expand ? options.env : undefined);
+    const raw = isScalar(store.node) ? store.node.value : undefined;
+    const vars = typeof raw === "string"
+      ? [...raw.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1])
+      : [];
+    if (vars.length) config.storeVars = vars;
+  }
   const hosts = keys.get("allowed_hosts");
   if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
   const idle = keys.get("session_idle");

@@ -197,6 +197,10 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
         for (const match of item.raw.matchAll(VAR_REFERENCE)) if (match[1]) vars.add(match[1]);
       }
       if (vars.size) config.envVars = [...vars];
+      const secretVars = expandable
+        .filter((item) => item.field.path.endsWith(".oauth.client_secret"))
+        .flatMap((item) => [...item.raw.matchAll(VAR_REFERENCE)].map((match) => match[1]).filter(Boolean));
+      if (secretVars.length) config.privateVars = secretVars;
       for (const item of expandable) {
         if (!env) {
           if (item.raw.includes("$")) unresolved.add(item.field);

@@ -42,6 +42,8 @@ export interface ServerConfig {
   envVars?: string[];
   /** How changed tool definitions are handled. @default "changes" */
   trust?: "changes" | "pin" | "off";
+  /** Names of the variables its OAuth `client_secret` reads: the gateway's, never passed to a server. */
+  privateVars?: string[];
   /** Values substituted for `${VAR}` references: redacted wherever the server is shown or logged. */
   secrets?: string[];
   /**
@@ -123,6 +125,8 @@ export interface Config {
    * undefined = the default file.
    */
   store?: string;
+  /** Names of the variables `store:` reads through `${VAR}`: never passed to a server. */
+  storeVars?: string[];
   /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
   listen?: string;
   /** Host names besides loopback names that HTTP requests may carry in Host and Origin. @default [] */
