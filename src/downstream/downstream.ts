@@ -805,6 +805,8 @@ export class Downstream {
         onprogress: options.onProgress,
       }) as CallToolResult;
     } catch (error) {
+      // Error text from a remote's answer (an HTTP body, a JSON-RPC error) may echo what we sent.
+      this.#scrub(error);
       // The gateway's own failures only: a server's JSON-RPC error with the same code (-32000, -32001)
       // is that server's answer and keeps its code, message and data. The SDK drops its transport
       // before it fails what was in flight with ConnectionClosed; its timeout fires at timeoutMs.
@@ -845,6 +847,21 @@ export class Downstream {
         });
       }
       throw error;
+    }
+  }
+
+  /** Redacts this server's secrets and stored OAuth tokens from an error's message and data, in place. */
+  #scrub(error: unknown): void {
+    if (!(error instanceof Error)) return;
+    try {
+      error.message = this.redact(error.message);
+      if (error instanceof McpError && error.data !== undefined) {
+        const text = JSON.stringify(error.data);
+        const clean = this.redact(text);
+        if (clean !== text) Object.defineProperty(error, "data", { value: JSON.parse(clean) });
+      }
+    } catch {
+      // a frozen error or unserializable data: left as it is
     }
   }
 
