@@ -7,7 +7,7 @@
 import { isScalar } from "./yaml_nodes.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
-import type { AgentConfig, ListenLimits } from "./types.ts";
+import type { AgentConfig, AgentQuota, ListenLimits } from "./types.ts";
 import { readTimeout } from "./settings.ts";
 
 /** A parsed `HOST:PORT`. */
@@ -171,4 +171,32 @@ export function readCount(reader: Reader, field: Field): number | undefined {
     return reader.fail(field, `expected a whole number of at least 1, got ${got}`);
   }
   return value;
+}
+
+/** `agent_quota:` when the file has none. */
+export function defaultAgentQuota(): AgentQuota {
+  return { concurrentCalls: 32, requests: 3000, windowMs: 60_000 };
+}
+
+const QUOTA_KEYS = ["sessions", "concurrent_calls", "requests", "window"] as const;
+
+/** `agent_quota:` or `agents.NAME.quota:`: `sessions`, `concurrent_calls`, `requests` (counts) and `window`. */
+export function readQuota(reader: Reader, field: Field): Partial<AgentQuota> {
+  const quota: Partial<AgentQuota> = {};
+  const entries =
+    reader.entries(field, "a mapping of quota settings", { known: QUOTA_KEYS, allowNull: true }) ?? [];
+  for (const entry of entries) {
+    const key = entry.path.slice(field.path.length + 1);
+    if (key === "window") {
+      const ms = readTimeout(reader, entry);
+      if (ms !== undefined) quota.windowMs = ms;
+      continue;
+    }
+    const value = readCount(reader, entry);
+    if (value === undefined) continue;
+    if (key === "sessions") quota.sessions = value;
+    else if (key === "concurrent_calls") quota.concurrentCalls = value;
+    else quota.requests = value;
+  }
+  return quota;
 }

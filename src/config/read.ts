@@ -15,7 +15,14 @@ import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readResponseBudget, readTimeout } from "./settings.ts";
-import { defaultListenLimits, readAllowedHosts, readListen, readListenLimits } from "./listen.ts";
+import {
+  defaultAgentQuota,
+  defaultListenLimits,
+  readAllowedHosts,
+  readListen,
+  readListenLimits,
+  readQuota,
+} from "./listen.ts";
 import { readStore } from "./store.ts";
 import { isScalar } from "./yaml_nodes.ts";
 import { linePositions, readBlockYaml } from "./block_yaml.ts";
@@ -56,6 +63,7 @@ const TOP_KEYS = [
   "allowed_hosts",
   "session_idle",
   "listen_limits",
+  "agent_quota",
   "servers",
   "agents",
   "inherit_env",
@@ -77,6 +85,7 @@ export function defaultConfig(): Config {
     allowedHosts: [],
     sessionIdleMs: 30 * 60_000,
     listenLimits: defaultListenLimits(),
+    agentQuota: defaultAgentQuota(),
     servers: [],
     agents: [],
   };
@@ -208,6 +217,8 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   if (idle) config.sessionIdleMs = readTimeout(reader, idle) ?? config.sessionIdleMs;
   const limits = keys.get("listen_limits");
   if (limits) config.listenLimits = readListenLimits(reader, limits);
+  const quota = keys.get("agent_quota");
+  if (quota) config.agentQuota = { ...config.agentQuota, ...readQuota(reader, quota) };
 
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");

@@ -80,6 +80,20 @@ export interface AgentConfig {
   toolSchemaBudget?: number;
   /** The HTTP listener's bearer token as written: `${VAR}` or `sha256:HEX` (resolved by the listener). */
   token?: string;
+  /** `quota:` over the top-level `agent_quota:` (HTTP listener). */
+  quota?: Partial<AgentQuota>;
+}
+
+/** What one agent may take of an HTTP listener (`agent_quota:` and `agents.NAME.quota:`). */
+export interface AgentQuota {
+  /** Sessions open at once; undefined = an equal share of the listener's session limit. */
+  sessions?: number;
+  /** `tools/call` requests running at once, across the agent's sessions. @default 32 */
+  concurrentCalls: number;
+  /** JSON-RPC requests per `window`. @default 3000 */
+  requests: number;
+  /** @default 60000 */
+  windowMs: number;
 }
 
 /** `listen_limits:` of mcphub.yaml: what the HTTP listener's connections may take. */
@@ -135,6 +149,8 @@ export interface Config {
   sessionIdleMs: number;
   /** `listen_limits:`: the HTTP listener's connection limits. */
   listenLimits: ListenLimits;
+  /** `agent_quota:`: every agent's quota unless its own `quota:` says otherwise. */
+  agentQuota: AgentQuota;
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

@@ -24,6 +24,7 @@ import { livePage } from "./page.ts";
 import { SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
 import { type ConnectionInfo, serveHttp1 } from "./server.ts";
+import { AgentQuotas, type Refusals } from "./quota.ts";
 import { guardBodies } from "../json/mod.ts";
 
 /** The largest request body read (a JSON-RPC message or batch). */
@@ -67,6 +68,8 @@ export interface Session {
   lastSeen: number;
   /** JSON-RPC requests from the client not answered yet. */
   inflight: Set<string | number>;
+  /** Of those, the `tools/call` requests counted against the agent's `concurrent_calls`. */
+  calls: Set<string | number>;
 }
 
 /** A running listener. */
@@ -78,6 +81,8 @@ export interface Listener {
   sessions(): Session[];
   /** One open session by id: `session(id).gateway.server` sends server-to-client requests to it. */
   session(id: string): Session | undefined;
+  /** What an agent (undefined = unscoped) has had refused by its quota. */
+  refusals(agent: string | undefined): Refusals;
   /** Resolves once stopped. */
   done: Promise<void>;
   /** Drains in-flight requests (bounded), ends every session, stops every child. Idempotent. */
@@ -116,7 +121,18 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
   const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
-  const core = openGatewayCore({ ...options, agent: undefined, shared: true });
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  const core = openGatewayCore({
+    ...options,
+    agent: undefined,
+    shared: true,
+    refusals: (agent) => {
+      // Called by the stats meta-tool, once `quota` (below) exists.
+      const refused = quota.refusals(agent);
+      return refused && Object.values(refused).some((n) => n > 0) ? { ...refused } : undefined;
+    },
+  });
+  const quota = new AgentQuotas(() => core.hub.config, maxSessions);
   const sessions = new Map<string, Session>();
   let draining = false;
   let drained: (() => void) | undefined;
@@ -127,6 +143,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
 
   const endSession = async (session: Session, why: string) => {
     if (!sessions.delete(session.id)) return;
+    for (const _ of session.calls) quota.release(session.agent);
+    session.calls.clear();
     log(`session ${session.id.slice(0, 8)} ended: ${why}`);
     await session.gateway.close();
   };
@@ -142,6 +160,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       gateway,
       lastSeen: Date.now(),
       inflight: new Set(),
+      calls: new Set(),
       // A tools/call result is written into the response as the bytes the downstream sent (raw_sse.ts).
       transport: relayRawResults(
         new WebStandardStreamableHTTPServerTransport({
@@ -166,16 +185,32 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     // is not idle.
     const transport = session.transport;
     const onmessage = transport.onmessage;
+    const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
-      if (isRequest(message)) session.inflight.add(message.id);
+      if (isRequest(message)) {
+        // The agent's quota: a refused request is answered here with a retry hint, never run.
+        const refusal = quota.admit(session.agent, message.method);
+        if (refusal) {
+          const { retryAfterSeconds: _, ...error } = refusal;
+          void send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+          return;
+        }
+        session.inflight.add(message.id);
+        if (message.method === "tools/call") session.calls.add(message.id);
+      } else if ("method" in message && message.method === "notifications/cancelled") {
+        // A cancelled request gets no answer: its place is given back now.
+        const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
+        if (id !== undefined && session.calls.delete(id)) quota.release(session.agent);
+        if (id !== undefined) session.inflight.delete(id);
+      }
       onmessage?.(message, extra);
     };
-    const send = transport.send.bind(transport);
     transport.send = async (message, sendOptions) => {
       try {
         return await send(message, sendOptions);
       } finally {
         if (isResponse(message)) {
+          if (session.calls.delete(message.id)) quota.release(session.agent);
           session.inflight.delete(message.id);
           session.lastSeen = Date.now();
           settleIfIdle();
@@ -205,7 +240,16 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
         .response();
     }
-    const limit = options.maxSessions ?? MAX_SESSIONS;
+    const own = [...sessions.values()].filter((s) => s.agent === agent).length;
+    const refused = quota.refuseSession(agent, own);
+    if (refused) {
+      const { retryAfterSeconds, ...error } = refused;
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error }) + "\n", {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": String(retryAfterSeconds) },
+      });
+    }
+    const limit = maxSessions;
     if (sessions.size >= limit) {
       return new Refusal(
         503,
@@ -359,6 +403,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     core,
     sessions: () => [...sessions.values()],
     session: (id) => sessions.get(id),
+    refusals: (agent) => quota.refusals(agent),
     done: done.promise,
     stop,
   };

@@ -72,6 +72,7 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     allowedHosts: [],
     sessionIdleMs: 1_800_000,
     listenLimits: { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 60_000 },
+    agentQuota: { concurrentCalls: 32, requests: 3000, windowMs: 60_000 },
     servers: [],
     agents: [],
   });
@@ -248,7 +249,7 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, listen_limits, servers, agents, inherit_env, store",
+      "connect_timeout, call_timeout, startup_wait, record, listen, allowed_hosts, session_idle, listen_limits, agent_quota, servers, agents, inherit_env, store",
   );
 });
 
