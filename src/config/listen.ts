@@ -175,7 +175,7 @@ export function readCount(reader: Reader, field: Field): number | undefined {
 
 /** `agent_quota:` when the file has none. */
 export function defaultAgentQuota(): AgentQuota {
-  return { concurrentCalls: 32, requests: 3000, windowMs: 60_000 };
+  return { concurrentCalls: 64, requests: 60_000, windowMs: 60_000 };
 }
 
 const QUOTA_KEYS = ["sessions", "concurrent_calls", "requests", "window"] as const;

@@ -88,9 +88,9 @@ export interface AgentConfig {
 export interface AgentQuota {
   /** Sessions open at once; undefined = an equal share of the listener's session limit. */
   sessions?: number;
-  /** `tools/call` requests running at once, across the agent's sessions. @default 32 */
+  /** `tools/call` requests running at once, across the agent's sessions. @default 64 */
   concurrentCalls: number;
-  /** JSON-RPC requests per `window`. @default 3000 */
+  /** JSON-RPC requests per `window`. @default 60000 */
   requests: number;
   /** @default 60000 */
   windowMs: number;
