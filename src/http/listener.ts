@@ -21,7 +21,7 @@ import {
 } from "../mcp/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
-import { SessionEvents } from "./events.ts";
+import { EventBudget, SessionEvents } from "./events.ts";
 import { relayRawResults } from "./raw_sse.ts";
 import { type ConnectionInfo, serveHttp1 } from "./server.ts";
 import { AgentQuotas, type Refusals } from "./quota.ts";
@@ -70,6 +70,8 @@ export interface Session {
   inflight: Set<string | number>;
   /** Of those, the `tools/call` requests counted against the agent's `concurrent_calls`. */
   calls: Set<string | number>;
+  /** Its resumable events (bounded per session and, with every session's, in total). */
+  events: SessionEvents;
 }
 
 /** A running listener. */
@@ -134,6 +136,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   });
   const quota = new AgentQuotas(() => core.hub.config, maxSessions);
   const sessions = new Map<string, Session>();
+  const eventBudget = new EventBudget();
   let draining = false;
   let drained: (() => void) | undefined;
 
@@ -145,6 +148,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     if (!sessions.delete(session.id)) return;
     for (const _ of session.calls) quota.release(session.agent);
     session.calls.clear();
+    session.events.clear();
     log(`session ${session.id.slice(0, 8)} ended: ${why}`);
     await session.gateway.close();
   };
@@ -153,6 +157,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const newSession = async (agent: string | undefined, tokenHash: string | undefined): Promise<Session> => {
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
+    const events = new SessionEvents({ budget: eventBudget });
     const session: Session = {
       id: "",
       agent,
@@ -161,6 +166,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       lastSeen: Date.now(),
       inflight: new Set(),
       calls: new Set(),
+      events,
       // A tools/call result is written into the response as the bytes the downstream sent (raw_sse.ts).
       transport: relayRawResults(
         new WebStandardStreamableHTTPServerTransport({
@@ -175,7 +181,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
           },
           maxRequestBodySize: maxBodyBytes,
           // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
-          eventStore: new SessionEvents(),
+          eventStore: events,
           retryInterval: RETRY_MS,
         }),
       ),
@@ -260,7 +266,10 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     const session = await newSession(agent, tokenHash);
     const response = await handleRequest(session.transport, request, maxBodyBytes);
     // Not an initialize request (or a refused one): no session was made.
-    if (!session.id) await session.gateway.close();
+    if (!session.id) {
+      session.events.clear();
+      await session.gateway.close();
+    }
     return response;
   };
 
