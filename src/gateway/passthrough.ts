@@ -165,7 +165,15 @@ export interface SessionRelayOptions {
  * go to every session that sees the server (each filtered by its own level; the servers get the most
  * verbose level any session asked for); resource updates go to the sessions that subscribed.
  */
+/** A server's requests to the host (sampling, elicitation, roots) relayed at once; more are refused. */
+export const RELAY_IN_FLIGHT = 8;
+/** A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS}; more are refused. */
+export const RELAY_PER_WINDOW = 64;
+export const RELAY_WINDOW_MS = 60_000;
+
 export class SessionRelay {
+  /** Per server: its requests to the host in flight and in the current window (issue 41). */
+  #relayed = new Map<string, { inFlight: number; windowStart: number; count: number; refused: number }>();
   #hub: Hub;
   #options: SessionRelayOptions;
   #sessions = new Set<Passthrough>();
@@ -273,6 +281,48 @@ export class SessionRelay {
 
   /** A server-to-client request relayed to its host, as part of the call that caused it when one runs. */
   async #toHost(
+    name: string,
+    method: string,
+    capability: keyof ClientCapabilities,
+    params: Params | undefined,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    // Bounded per server: one server cannot flood the host (or tie up its user) with requests.
+    let use = this.#relayed.get(name);
+    if (!use) this.#relayed.set(name, use = { inFlight: 0, windowStart: Date.now(), count: 0, refused: 0 });
+    const now = Date.now();
+    if (now - use.windowStart >= RELAY_WINDOW_MS) {
+      if (use.refused > 1) {
+        this.#options.log(`server "${name}": ${use.refused} requests to the host refused in that window`);
+      }
+      Object.assign(use, { windowStart: now, count: 0, refused: 0 });
+    }
+    const why = use.inFlight >= RELAY_IN_FLIGHT
+      ? `${use.inFlight} requests to the host in flight, the most relayed at once (${RELAY_IN_FLIGHT})`
+      : use.count >= RELAY_PER_WINDOW
+      ? `sent ${use.count} requests to the host in ${
+        RELAY_WINDOW_MS / 1000
+      }s, the most relayed (${RELAY_PER_WINDOW})`
+      : undefined;
+    if (why) {
+      if (use.refused++ === 0) {
+        this.#options.log(`server "${name}": requests to the host refused: it has ${why}`);
+      }
+      throw new McpError(
+        ErrorCode.InternalError,
+        `${method} refused: server "${name}" has ${why}; retry later`,
+      );
+    }
+    use.inFlight++;
+    use.count++;
+    try {
+      return await this.#relayToHost(name, method, capability, params, signal);
+    } finally {
+      use.inFlight--;
+    }
+  }
+
+  async #relayToHost(
     name: string,
     method: string,
     capability: keyof ClientCapabilities,
