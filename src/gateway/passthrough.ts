@@ -46,7 +46,7 @@ import type {
 } from "../mcp/sdk.ts";
 import { ServerUnavailableError } from "../downstream/downstream.ts";
 import { parseJson } from "../json/mod.ts";
-import { namespaceTemplate, namespaceUri, splitUri } from "../hub/uris.ts";
+import { namespaceTemplate, namespaceUri, publishedBareUri, splitUri, URI_PREFIX } from "../hub/uris.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -434,7 +434,7 @@ export class Passthrough {
           extra,
           (name, item) => ({
             ...item,
-            uriTemplate: this.#bare(name)
+            uriTemplate: this.#bare(name) && !String(item.uriTemplate).startsWith(URI_PREFIX)
               ? item.uriTemplate
               : namespaceTemplate(name, String(item.uriTemplate)),
           }),
@@ -536,7 +536,7 @@ export class Passthrough {
 
   /** A server's resource URI as published. */
   #uri(name: string, uri: string): string {
-    return this.#bare(name) ? uri : namespaceUri(name, uri);
+    return this.#bare(name) ? publishedBareUri(name, uri) : namespaceUri(name, uri);
   }
 
   /** Marks the upstream session initialized: list_changed notifications may be sent from now on. */
