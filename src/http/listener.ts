@@ -72,6 +72,8 @@ export interface Session {
   calls: Set<string | number>;
   /** Its resumable events (bounded per session and, with every session's, in total). */
   events: SessionEvents;
+  /** Response streams open to its host: with none, a running call has no one to answer to. */
+  streams: number;
 }
 
 /** A running listener. */
@@ -167,6 +169,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       inflight: new Set(),
       calls: new Set(),
       events,
+      streams: 0,
       // A tools/call result is written into the response as the bytes the downstream sent (raw_sse.ts).
       transport: relayRawResults(
         new WebStandardStreamableHTTPServerTransport({
@@ -237,7 +240,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       // Another agent's session id is as unknown as a made-up one.
       if (!session || session.agent !== agent || session.tokenHash !== tokenHash) return sessionNotFound();
       session.lastSeen = Date.now();
-      return await handleRequest(session.transport, request, maxBodyBytes);
+      return watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
     }
     if (request.method !== "POST") {
       return new Refusal(400, "Bad Request: Mcp-Session-Id header is required").response();
@@ -264,7 +267,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       ).response();
     }
     const session = await newSession(agent, tokenHash);
-    const response = await handleRequest(session.transport, request, maxBodyBytes);
+    const response = watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
     // Not an initialize request (or a refused one): no session was made.
     if (!session.id) {
       session.events.clear();
@@ -355,7 +358,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const session of sessions.values()) {
-      const busy = session.inflight.size > 0 || session.gateway.detached.running > 0;
+      // A running call keeps its session only while a stream to its host is open: a host that went
+      // away without cancelling leaves it idle, and ending the session cancels the call downstream.
+      const busy = (session.inflight.size > 0 && session.streams > 0) || session.gateway.detached.running > 0;
       if (!busy && now - session.lastSeen >= idleMs) void endSession(session, `idle for ${idleMs}ms`);
     }
   }, Math.min(60_000, Math.max(250, Math.floor(idleMs / 4))));
@@ -416,6 +421,43 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     done: done.promise,
     stop,
   };
+}
+
+/** Counts `response`'s body as a stream open to `session`'s host until it ends or is cancelled. */
+function watchStream(session: Session, response: Response): Response {
+  if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) return response;
+  session.streams++;
+  let open = true;
+  const done = () => {
+    if (!open) return;
+    open = false;
+    session.streams--;
+    session.lastSeen = Date.now();
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: end, value } = await reader.read();
+        if (end) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function json(value: unknown, status = 200): Response {
