@@ -135,7 +135,7 @@ export async function sha256Hex(text: string): Promise<string> {
 
 /** `listen_limits:` when the file has none. */
 export function defaultListenLimits(): ListenLimits {
-  return { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 60_000 };
+  return { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 };
 }
 
 const LIMIT_KEYS = ["max_connections", "max_pending", "header_timeout", "idle_timeout"] as const;

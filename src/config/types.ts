@@ -104,7 +104,7 @@ export interface ListenLimits {
   maxPending: number;
   /** A request's headers and body must have arrived this long after it started. @default 30000 */
   headerTimeoutMs: number;
-  /** A keep-alive connection with no request in progress is closed after this. @default 60000 */
+  /** A keep-alive connection with no request in progress is closed after this. @default 300000 (longer than HTTP clients keep pooled connections: a client never picks one as it closes) */
   idleTimeoutMs: number;
 }
 

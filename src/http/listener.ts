@@ -317,7 +317,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         request,
         mcp[1] === undefined ? undefined : decodeURIComponent(mcp[1]),
       );
-      connection.trust();
+      connection.trust(agent);
       return await handleMcp(request, agent, hash);
     }
     if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {

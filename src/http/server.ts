@@ -6,7 +6,8 @@
  *
  * - at most `maxConnections` are open and at most `maxPending` have not completed a request; past
  *   either cap the oldest connection that never completed a request (or was never trusted) is shed
- *   first, a trusted one (a request it sent was authenticated) never for a newcomer;
+ *   first; a trusted one (a request it sent was authenticated) only when idle, at the connection cap,
+ *   when no other is left; one with a request in progress never;
  * - a connection whose request (headers and body) is not complete `headerTimeoutMs` after it started is
  *   closed; a keep-alive connection with no request for `idleTimeoutMs` is closed;
  * - an accept error (EMFILE and the like) sheds the oldest pending connection, waits briefly, and is
@@ -34,8 +35,8 @@ export interface ConnectionLimits {
 
 /** What a handler may tell about the connection its request came on. */
 export interface ConnectionInfo {
-  /** The request was authenticated: the connection is not shed for newcomers. */
-  trust(): void;
+  /** The request was authenticated (as `agent`): the connection is shed after unauthenticated ones. */
+  trust(agent?: string): void;
 }
 
 /** A running server. */
@@ -127,7 +128,11 @@ interface Connection {
   state: State;
   /** A request of this connection completed. */
   served: boolean;
+  /** When its last request ended (ms since the epoch). */
+  lastActive: number;
   trusted: boolean;
+  /** The agent its last authenticated request came from ("" = unscoped or none). */
+  agent: string;
   closed: boolean;
   timer?: ReturnType<typeof setTimeout>;
   close(): void;
@@ -189,15 +194,31 @@ export function serveHttp1(options: ServeOptions): HttpServer {
 
   const count = (state: State) => [...open].filter((c) => c.state === state).length;
 
-  /** The connection to give up for a newcomer: never one busy, never a trusted one. */
-  const victim = (): Connection | undefined => {
+  /**
+   * The connection to give up for a newcomer, never one with a request in progress: the oldest that
+   * never completed a request, else the oldest idle one never authenticated, else (only at the
+   * connection cap, not for `max_pending`) the authenticated one idle the longest: its client reconnects.
+   */
+  const victim = (idleTrusted: boolean): Connection | undefined => {
     for (const c of open) if (c.state === "pending" && !c.served) return c;
     for (const c of open) if (!c.trusted && c.state !== "busy") return c;
-    return undefined;
+    if (!idleTrusted) return undefined;
+    // The agent holding the most connections gives first: one agent's hoard never costs another its own.
+    const held = new Map<string, number>();
+    for (const c of open) held.set(c.agent, (held.get(c.agent) ?? 0) + 1);
+    let longest: Connection | undefined;
+    for (const c of open) {
+      if (c.state !== "idle") continue;
+      if (
+        !longest || held.get(c.agent)! > held.get(longest.agent)! ||
+        (held.get(c.agent) === held.get(longest.agent) && c.lastActive < longest.lastActive)
+      ) longest = c;
+    }
+    return longest;
   };
 
-  const shedOne = (why: string): boolean => {
-    const c = victim();
+  const shedOne = (why: string, idleTrusted = true): boolean => {
+    const c = victim(idleTrusted);
     if (!c) return false;
     shed++;
     note(
@@ -244,6 +265,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         c.state = "busy";
         const keepAlive = await serveRequest(c, reader, head);
         c.served = true;
+        c.lastActive = Date.now();
         if (!keepAlive) return;
         c.state = "idle";
       }
@@ -299,7 +321,12 @@ export function serveHttp1(options: ServeOptions): HttpServer {
     }
     if (request) {
       try {
-        response = await options.handler(request, { trust: () => c.trusted = true });
+        response = await options.handler(request, {
+          trust: (agent) => {
+            c.trusted = true;
+            c.agent = agent ?? "";
+          },
+        });
       } catch (error) {
         options.log(`http: ${(error as Error).message}`);
         response = new Response(JSON.stringify({ error: "Internal Server Error" }) + "\n", {
@@ -392,7 +419,11 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         }
         acceptErrors++;
         const exhausted = /open files|os error 2[34]\b/i.test((error as Error).message);
-        if (exhausted && open.size > 16) cap = Math.min(cap, open.size - 8);
+        // Headroom for the rest of the process (a config reload, the store, a server's pipes): running out of
+        // descriptors elsewhere is worse than a connection refused.
+        if (exhausted && open.size > 16) {
+          cap = Math.min(cap, open.size - Math.max(8, Math.min(64, open.size >> 3)));
+        }
         note(
           "accept",
           `http: accepting a connection failed: ${(error as Error).message}; ${open.size} open; ` +
@@ -412,8 +443,8 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         shed++;
         note(
           "refuse",
-          `http: ${open.size} connections are open, the most this listener keeps, all authenticated or ` +
-            "busy: refusing new ones",
+          `http: ${open.size} connections are open, the most this listener keeps, all with a request in ` +
+            "progress: refusing new ones",
           (n) => `http: ${n} connections refused in that burst`,
         );
         conn.close();
@@ -426,7 +457,9 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         conn,
         state: "pending",
         served: false,
+        lastActive: Date.now(),
         trusted: false,
+        agent: "",
         closed: false,
         close() {
           if (this.closed) return;

@@ -71,7 +71,7 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     record: true,
     allowedHosts: [],
     sessionIdleMs: 1_800_000,
-    listenLimits: { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 60_000 },
+    listenLimits: { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 },
     agentQuota: { concurrentCalls: 64, requests: 60_000, windowMs: 60_000 },
     servers: [],
     agents: [],
