@@ -87,9 +87,18 @@ export async function startListener(
 }
 
 /** An SDK client session over Streamable HTTP. */
-export async function session(url: string, token?: string, name = "bench"): Promise<Client> {
+export async function session(
+  url: string,
+  token?: string,
+  name = "bench",
+  pool?: Deno.HttpClient,
+): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} },
+    // Its own connection pool (as a host in its own process has).
+    ...(pool
+      ? { fetch: (input: string | URL, init?: RequestInit) => fetch(input, { ...init, client: pool }) }
+      : {}),
   });
   const client = new Client({ name, version: "1.0.0" });
   await client.connect(transport);
