@@ -1,8 +1,8 @@
 /**
- * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` (HTTP/1.1 with counted connections, server.ts), many sessions at once over one
- * set of downstream connections. Each session has its own upstream server ({@linkcode Gateway}): its own
- * client capabilities, log level, progress tokens and detached calls. An agent's sessions share one
- * scoped view of the hub; every view shares the hub's downstream sessions.
+ * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` (HTTP/1.1 with counted connections, server.ts), many
+ * sessions at once over one set of downstream connections. Each session has its own upstream server
+ * ({@linkcode Gateway}): its own client capabilities, log level, progress tokens and detached calls. An
+ * agent's sessions share one scoped view of the hub; every view shares the hub's downstream sessions.
  *
  * Server-to-client requests (sampling, elicitation, roots) reach the session whose call caused them:
  * a handler sends them through its own `extra.sendRequest`, which is that session's transport; code
