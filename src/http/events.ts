@@ -85,10 +85,45 @@ export class SessionEvents {
       this.#budget.stores.delete(this);
     }
     this.#events.clear();
+    this.#answered.clear();
     this.#bytes = 0;
   }
 
+  /** Streams that carried the answer to their request (a POST's stream: nothing more will come on it). */
+  #answered = new Set<string>();
+  /** Resumptions of answered streams served whole and ended (see {@linkcode answeredReplay}). */
+  finishedReplays = 0;
+
+  /**
+   * The events after `lastEventId` when its stream was already answered, else undefined. The SDK
+   * client (1.32) resumes a POST stream whose answer was a JSON-RPC error (it only counts results as
+   * answers); the SDK transport would hold that resumed stream open until the session ends, one
+   * connection per error. The listener replays these events and ends the stream instead.
+   */
+  answeredReplay(lastEventId: string): [string, JSONRPCMessage][] | undefined {
+    const cut = lastEventId.indexOf("_");
+    if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(0, cut))) return undefined;
+    const streamId = lastEventId.slice(cut + 1);
+    if (!this.#answered.has(streamId)) return undefined;
+    const out: [string, JSONRPCMessage][] = [];
+    for (const [id, event] of this.#events) {
+      if (id > lastEventId && event.streamId === streamId) out.push([id, event.message]);
+    }
+    this.finishedReplays++;
+    return out;
+  }
+
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    if ("id" in message && !("method" in message) && ("result" in message || "error" in message)) {
+      this.#answered.add(streamId);
+      // Bounded: the oldest answered stream ids go first.
+      if (this.#answered.size > 4 * this.#maxEvents) {
+        for (const old of this.#answered) {
+          this.#answered.delete(old);
+          break;
+        }
+      }
+    }
     const id = `${String(++this.#next).padStart(12, "0")}_${streamId}`;
     // A result relayed as bytes (raw_sse.ts) is measured, not serialized.
     const bytes = rawMessageBytes(message) ?? JSON.stringify(message).length;

@@ -22,7 +22,7 @@ import {
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
 import { EventBudget, SessionEvents } from "./events.ts";
-import { relayRawResults } from "./raw_sse.ts";
+import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { type ConnectionInfo, serveHttp1 } from "./server.ts";
 import { AgentQuotas, type Refusals } from "./quota.ts";
 import { guardBodies } from "../json/mod.ts";
@@ -87,6 +87,8 @@ export interface Listener {
   session(id: string): Session | undefined;
   /** What an agent (undefined = unscoped) has had refused by its quota. */
   refusals(agent: string | undefined): Refusals;
+  /** The listener's TCP connections now, and what it shed. */
+  connections(): { open: number; pending: number; trusted: number; shed: number; acceptErrors: number };
   /** Resolves once stopped. */
   done: Promise<void>;
   /** Drains in-flight requests (bounded), ends every session, stops every child. Idempotent. */
@@ -240,6 +242,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       // Another agent's session id is as unknown as a made-up one.
       if (!session || session.agent !== agent || session.tokenHash !== tokenHash) return sessionNotFound();
       session.lastSeen = Date.now();
+      const last = request.method === "GET" ? request.headers.get("last-event-id") : null;
+      const replay = last === null ? undefined : session.events.answeredReplay(last);
+      if (replay) return finishedReplay(session.transport, replay, session.id);
       return watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
     }
     if (request.method !== "POST") {
@@ -418,6 +423,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     sessions: () => [...sessions.values()],
     session: (id) => sessions.get(id),
     refusals: (agent) => quota.refusals(agent),
+    connections: () => server.counts(),
     done: done.promise,
     stop,
   };
