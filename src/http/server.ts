@@ -439,6 +439,12 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         conn.close();
         return;
       }
+      // Headers and events are written as they come: no Nagle delay (40 ms against a delayed ACK).
+      try {
+        (conn as Deno.TcpConn).setNoDelay?.(true);
+      } catch {
+        // not a TCP connection
+      }
       if (open.size >= cap && !shedOne(`${open.size} connections open`)) {
         shed++;
         note(
