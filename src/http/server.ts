@@ -90,13 +90,15 @@ class ConnReader {
   buffer: Uint8Array = new Uint8Array(0);
   eof = false;
   #pending?: Promise<boolean>;
+  /** One read buffer per connection: what a read brings is copied out at its size. */
+  #scratch = new Uint8Array(16 * 1024);
   constructor(private conn: Deno.Conn) {}
 
   /** Reads more bytes into the buffer; false at end of stream (or a broken connection). */
   fill(): Promise<boolean> {
     if (this.eof) return Promise.resolve(false);
     this.#pending ??= (async () => {
-      const chunk = new Uint8Array(64 * 1024);
+      const chunk = this.#scratch;
       let n: number | null;
       try {
         n = await this.conn.read(chunk);
@@ -108,7 +110,9 @@ class ConnReader {
         this.eof = true;
         return false;
       }
-      this.buffer = concat(this.buffer, chunk.subarray(0, n));
+      this.buffer = concat(this.buffer, chunk.slice(0, n));
+      // A full buffer: the next read may bring more at once.
+      if (n === chunk.length && chunk.length < 256 * 1024) this.#scratch = new Uint8Array(chunk.length * 2);
       return true;
     })();
     return this.#pending;
@@ -136,6 +140,21 @@ interface Connection {
   closed: boolean;
   timer?: ReturnType<typeof setTimeout>;
   close(): void;
+}
+
+/** `head` (if any), then `value` as one chunk of a chunked body (or as it is), in one buffer. */
+function frame(head: Uint8Array | undefined, value: Uint8Array, chunked: boolean): Uint8Array {
+  const size = chunked ? enc.encode(`${value.length.toString(16)}\r\n`) : undefined;
+  const length = (head?.length ?? 0) + (size?.length ?? 0) + value.length + (chunked ? 2 : 0);
+  if (!head && !chunked) return value;
+  const out = new Uint8Array(length);
+  let at = 0;
+  if (head) out.set(head, at), at += head.length;
+  if (size) out.set(size, at), at += size.length;
+  out.set(value, at);
+  at += value.length;
+  if (chunked) out.set([13, 10], at);
+  return out;
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -391,10 +410,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         const { done, value } = await bodyReader.read();
         if (done) break;
         if (!value || value.length === 0) continue;
-        const framed = chunked
-          ? concat(concat(enc.encode(`${value.length.toString(16)}\r\n`), value), enc.encode("\r\n"))
-          : value;
-        await writeAll(c.conn, first ? concat(headBytes, framed) : framed);
+        await writeAll(c.conn, frame(first ? headBytes : undefined, value, chunked));
         first = false;
       }
       if (first) await writeAll(c.conn, headBytes);
