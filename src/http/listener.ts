@@ -88,7 +88,14 @@ export interface Listener {
   /** What an agent (undefined = unscoped) has had refused by its quota. */
   refusals(agent: string | undefined): Refusals;
   /** The listener's TCP connections now, and what it shed. */
-  connections(): { open: number; pending: number; trusted: number; shed: number; acceptErrors: number };
+  connections(): {
+    open: number;
+    pending: number;
+    busy: number;
+    trusted: number;
+    shed: number;
+    acceptErrors: number;
+  };
   /** Resolves once stopped. */
   done: Promise<void>;
   /** Drains in-flight requests (bounded), ends every session, stops every child. Idempotent. */

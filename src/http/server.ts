@@ -43,7 +43,14 @@ export interface ConnectionInfo {
 export interface HttpServer {
   addr: Deno.NetAddr;
   /** Connections open now, by state. */
-  counts(): { open: number; pending: number; trusted: number; shed: number; acceptErrors: number };
+  counts(): {
+    open: number;
+    pending: number;
+    busy: number;
+    trusted: number;
+    shed: number;
+    acceptErrors: number;
+  };
   /** Stops accepting, closes idle connections, resolves when the busy ones have finished. */
   shutdown(): Promise<void>;
   /** Closes every connection now. */
@@ -507,6 +514,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
     counts: () => ({
       open: open.size,
       pending: count("pending"),
+      busy: count("busy"),
       trusted: [...open].filter((c) => c.trusted).length,
       shed,
       acceptErrors,
