@@ -7,9 +7,9 @@ import type { AgentConfig } from "./types.ts";
 import type { Field, Reader } from "./reader.ts";
 import { checkServerPart, nameProblem, readPins, unknownServer } from "./rules.ts";
 import { readSize } from "./settings.ts";
-import { readToken } from "./listen.ts";
+import { readQuota, readToken } from "./listen.ts";
 
-const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget", "token", "code_mode"] as const;
+const AGENT_KEYS = ["servers", "tools", "pin", "tool_schema_budget", "token", "code_mode", "quota"] as const;
 
 /** Reads one agent; `servers` are the configured server names. */
 export function readAgent(
@@ -89,5 +89,8 @@ export function readAgent(
     const token = readToken(reader, tokenField);
     if (token !== undefined) agent.token = token;
   }
+
+  const quotaField = keys.get("quota");
+  if (quotaField) agent.quota = readQuota(reader, quotaField);
   return agent;
 }

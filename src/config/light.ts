@@ -6,7 +6,7 @@
  *
  * @module
  */
-export type { AgentConfig, Config, OAuthConfig, ServerConfig } from "./types.ts";
+export type { AgentConfig, AgentQuota, Config, ListenLimits, OAuthConfig, ServerConfig } from "./types.ts";
 export { ConfigError, type ConfigProblem } from "./errors.ts";
 export { agentServers, defaultConfig, type LoadOptions } from "./read.ts";
 export type { Environment } from "./interpolate.ts";

@@ -1,13 +1,14 @@
 /**
- * The HTTP listener's settings: `listen:` (`HOST:PORT`), `session_idle:`, `allowed_hosts:` and each agent's
- * `token:` (`${VAR}` or `sha256:HEX`, never a literal secret in the file).
+ * The HTTP listener's settings: `listen:` (`HOST:PORT`), `session_idle:`, `allowed_hosts:`, `listen_limits:`
+ * and each agent's `token:` (`${VAR}` or `sha256:HEX`, never a literal secret in the file).
  *
  * @module
  */
 import { isScalar } from "./yaml_nodes.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
-import type { AgentConfig } from "./types.ts";
+import type { AgentConfig, AgentQuota, ListenLimits } from "./types.ts";
+import { readTimeout } from "./settings.ts";
 
 /** A parsed `HOST:PORT`. */
 export interface ListenAddress {
@@ -142,4 +143,72 @@ export async function secretHash(
 export async function sha256Hex(text: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** `listen_limits:` when the file has none. */
+export function defaultListenLimits(): ListenLimits {
+  return { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 };
+}
+
+const LIMIT_KEYS = ["max_connections", "max_pending", "header_timeout", "idle_timeout"] as const;
+
+/** `listen_limits:`: `max_connections`, `max_pending` (counts), `header_timeout`, `idle_timeout` (durations). */
+export function readListenLimits(reader: Reader, field: Field): ListenLimits {
+  const limits = defaultListenLimits();
+  const entries =
+    reader.entries(field, "a mapping of connection limits", { known: LIMIT_KEYS, allowNull: true }) ??
+      [];
+  for (const entry of entries) {
+    const key = entry.path.slice(field.path.length + 1);
+    if (key === "header_timeout") {
+      limits.headerTimeoutMs = readTimeout(reader, entry) ?? limits.headerTimeoutMs;
+    } else if (key === "idle_timeout") {
+      limits.idleTimeoutMs = readTimeout(reader, entry) ?? limits.idleTimeoutMs;
+    } else {
+      const value = readCount(reader, entry);
+      if (value === undefined) continue;
+      if (key === "max_connections") limits.maxConnections = value;
+      else limits.maxPending = value;
+    }
+  }
+  if (limits.maxPending > limits.maxConnections) limits.maxPending = limits.maxConnections;
+  return limits;
+}
+
+/** A whole number of at least 1. */
+export function readCount(reader: Reader, field: Field): number | undefined {
+  const value = isScalar(field.node) ? field.node.value : undefined;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    const got = typeof value === "number" ? String(value) : describe(field.node);
+    return reader.fail(field, `expected a whole number of at least 1, got ${got}`);
+  }
+  return value;
+}
+
+/** `agent_quota:` when the file has none. */
+export function defaultAgentQuota(): AgentQuota {
+  return { concurrentCalls: 64, requests: 60_000, windowMs: 60_000 };
+}
+
+const QUOTA_KEYS = ["sessions", "concurrent_calls", "requests", "window"] as const;
+
+/** `agent_quota:` or `agents.NAME.quota:`: `sessions`, `concurrent_calls`, `requests` (counts) and `window`. */
+export function readQuota(reader: Reader, field: Field): Partial<AgentQuota> {
+  const quota: Partial<AgentQuota> = {};
+  const entries =
+    reader.entries(field, "a mapping of quota settings", { known: QUOTA_KEYS, allowNull: true }) ?? [];
+  for (const entry of entries) {
+    const key = entry.path.slice(field.path.length + 1);
+    if (key === "window") {
+      const ms = readTimeout(reader, entry);
+      if (ms !== undefined) quota.windowMs = ms;
+      continue;
+    }
+    const value = readCount(reader, entry);
+    if (value === undefined) continue;
+    if (key === "sessions") quota.sessions = value;
+    else if (key === "concurrent_calls") quota.concurrentCalls = value;
+    else quota.requests = value;
+  }
+  return quota;
 }

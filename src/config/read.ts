@@ -15,7 +15,15 @@ import { readAgent } from "./agent.ts";
 import { type PendingServer, readServer } from "./server.ts";
 import { readInheritEnv, readPins } from "./rules.ts";
 import { readExposeBudget, readResponseBudget, readTimeout } from "./settings.ts";
-import { readAllowedHosts, readListen, readToken } from "./listen.ts";
+import {
+  defaultAgentQuota,
+  defaultListenLimits,
+  readAllowedHosts,
+  readListen,
+  readListenLimits,
+  readQuota,
+  readToken,
+} from "./listen.ts";
 import { readStore } from "./store.ts";
 import { isScalar } from "./yaml_nodes.ts";
 import { linePositions, readBlockYaml } from "./block_yaml.ts";
@@ -58,6 +66,8 @@ const TOP_KEYS = [
   "allowed_hosts",
   "session_idle",
   "metrics_token",
+  "listen_limits",
+  "agent_quota",
   "servers",
   "agents",
   "inherit_env",
@@ -79,6 +89,8 @@ export function defaultConfig(): Config {
     codeMode: false,
     allowedHosts: [],
     sessionIdleMs: 30 * 60_000,
+    listenLimits: defaultListenLimits(),
+    agentQuota: defaultAgentQuota(),
     servers: [],
     agents: [],
   };
@@ -199,13 +211,24 @@ function readConfig(reader: Reader, options: LoadOptions, expand: boolean): Conf
   const listen = keys.get("listen");
   if (listen) config.listen = readListen(reader, listen);
   const store = keys.get("store");
-  if (store) config.store = readStore(reader, store, expand ? options.env : undefined);
+  if (store) {
+    config.store = readStore(reader, store, expand ? options.env : undefined);
+    const raw = isScalar(store.node) ? store.node.value : undefined;
+    const vars = typeof raw === "string"
+      ? [...raw.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1])
+      : [];
+    if (vars.length) config.storeVars = vars;
+  }
   const hosts = keys.get("allowed_hosts");
   if (hosts) config.allowedHosts = readAllowedHosts(reader, hosts) ?? [];
   const metricsToken = keys.get("metrics_token");
   if (metricsToken) config.metricsToken = readToken(reader, metricsToken);
   const idle = keys.get("session_idle");
   if (idle) config.sessionIdleMs = readTimeout(reader, idle) ?? config.sessionIdleMs;
+  const limits = keys.get("listen_limits");
+  if (limits) config.listenLimits = readListenLimits(reader, limits);
+  const quota = keys.get("agent_quota");
+  if (quota) config.agentQuota = { ...config.agentQuota, ...readQuota(reader, quota) };
 
   const pending: PendingServer[] = [];
   const serversField = keys.get("servers");

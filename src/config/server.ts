@@ -197,6 +197,10 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
         for (const match of item.raw.matchAll(VAR_REFERENCE)) if (match[1]) vars.add(match[1]);
       }
       if (vars.size) config.envVars = [...vars];
+      const secretVars = expandable
+        .filter((item) => item.field.path.endsWith(".oauth.client_secret"))
+        .flatMap((item) => [...item.raw.matchAll(VAR_REFERENCE)].map((match) => match[1]).filter(Boolean));
+      if (secretVars.length) config.privateVars = secretVars;
       for (const item of expandable) {
         if (!env) {
           if (item.raw.includes("$")) unresolved.add(item.field);
@@ -218,6 +222,12 @@ export function readServer(reader: Reader, field: Field, name: string): PendingS
       }
       // A client secret written literally is as secret as one from ${VAR}.
       if (config.oauth?.clientSecret) (config.secrets ??= []).push(config.oauth.clientSecret);
+      // URL userinfo is a secret, in every form it can take: as written, decoded, and the
+      // `Authorization: Basic` header fetch makes of it.
+      if (config.url !== undefined) {
+        const userinfo = userinfoSecrets(config.url);
+        if (userinfo.length) (config.secrets ??= []).push(...userinfo);
+      }
       if (cwdField && config.cwd !== undefined && (config.cwd === "~" || config.cwd.startsWith("~/"))) {
         if (home === undefined) target.fail(cwdField, 'cannot expand "~": HOME is not set');
         else config.cwd = join(home, config.cwd.slice(1));
@@ -295,4 +305,31 @@ function isHttpUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The forms of a URL's userinfo that must never be shown: raw, decoded, `user:pass` and its base64. */
+export function userinfoSecrets(url: string): string[] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  if (!parsed.username && !parsed.password) return [];
+  const decode = (text: string) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const user = decode(parsed.username);
+  const pass = decode(parsed.password);
+  const pair = `${user}:${pass}`;
+  const base64 = btoa(String.fromCharCode(...new TextEncoder().encode(pair)));
+  const out = [base64, pair, `${parsed.username}:${parsed.password}`];
+  // A password is the secret; with none, the user name is (a token written as `https://TOKEN@host`).
+  if (parsed.password) out.push(parsed.password, pass);
+  else out.push(parsed.username, user);
+  return [...new Set(out)].filter((s) => s.length >= 4);
 }

@@ -42,6 +42,8 @@ export interface ServerConfig {
   envVars?: string[];
   /** How changed tool definitions are handled. @default "changes" */
   trust?: "changes" | "pin" | "off";
+  /** Names of the variables its OAuth `client_secret` reads: the gateway's, never passed to a server. */
+  privateVars?: string[];
   /** Values substituted for `${VAR}` references: redacted wherever the server is shown or logged. */
   secrets?: string[];
   /**
@@ -80,6 +82,32 @@ export interface AgentConfig {
   codeMode?: boolean;
   /** The HTTP listener's bearer token as written: `${VAR}` or `sha256:HEX` (resolved by the listener). */
   token?: string;
+  /** `quota:` over the top-level `agent_quota:` (HTTP listener). */
+  quota?: Partial<AgentQuota>;
+}
+
+/** What one agent may take of an HTTP listener (`agent_quota:` and `agents.NAME.quota:`). */
+export interface AgentQuota {
+  /** Sessions open at once; undefined = an equal share of the listener's session limit. */
+  sessions?: number;
+  /** `tools/call` requests running at once, across the agent's sessions. @default 64 */
+  concurrentCalls: number;
+  /** JSON-RPC requests per `window`. @default 60000 */
+  requests: number;
+  /** @default 60000 */
+  windowMs: number;
+}
+
+/** `listen_limits:` of mcphub.yaml: what the HTTP listener's connections may take. */
+export interface ListenLimits {
+  /** Connections open at once. @default 1024 */
+  maxConnections: number;
+  /** Connections that have not completed a request yet. @default 256 */
+  maxPending: number;
+  /** A request's headers and body must have arrived this long after it started. @default 30000 */
+  headerTimeoutMs: number;
+  /** A keep-alive connection with no request in progress is closed after this. @default 300000 (longer than HTTP clients keep pooled connections: a client never picks one as it closes) */
+  idleTimeoutMs: number;
 }
 
 /** A loaded, validated mcphub.yaml. */
@@ -117,6 +145,8 @@ export interface Config {
    * undefined = the default file.
    */
   store?: string;
+  /** Names of the variables `store:` reads through `${VAR}`: never passed to a server. */
+  storeVars?: string[];
   /** `mcp serve` listens here over HTTP (`HOST:PORT`) instead of stdio; undefined = stdio. */
   listen?: string;
   /**
@@ -128,6 +158,10 @@ export interface Config {
   allowedHosts: string[];
   /** An HTTP session with no request for this long is ended. @default 1800000 */
   sessionIdleMs: number;
+  /** `listen_limits:`: the HTTP listener's connection limits. */
+  listenLimits: ListenLimits;
+  /** `agent_quota:`: every agent's quota unless its own `quota:` says otherwise. */
+  agentQuota: AgentQuota;
   /** In file order. */
   servers: ServerConfig[];
   /** In file order. */

@@ -19,7 +19,7 @@ import {
 import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
 import { messageOf } from "../mcp/errors.ts";
 import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
-import { InvalidResultError, StdioClientTransport } from "./stdio.ts";
+import { InvalidResultError, isLocalFailure, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
 import { type Member, member, RawBytes, type RawResult } from "../json/raw_json.ts";
@@ -183,31 +183,56 @@ class PermanentError extends Error {
 
 /** Keeps the last N bytes of a stream, from the first whole line in them. */
 export class Tail {
-  #chunks: Uint8Array[] = [];
-  #size = 0;
-  #cut = false;
-  constructor(readonly limit: number) {}
-  push(chunk: Uint8Array): void {
-    this.#chunks.push(chunk.slice());
-    this.#size += chunk.length;
-    while (this.#size - this.#chunks[0]!.length >= this.limit) {
-      this.#size -= this.#chunks.shift()!.length;
-      this.#cut = true;
-    }
+  /** One buffer of `limit` bytes, written round: the heap never holds more of a server's stderr. */
+  #ring: Uint8Array;
+  /** Bytes pushed in all. */
+  #total = 0;
+  constructor(readonly limit: number) {
+    this.#ring = new Uint8Array(Math.max(1, limit));
   }
+
+  /** Bytes held (the buffer), whatever was pushed. */
+  get retainedBytes(): number {
+    return this.#ring.byteLength;
+  }
+
+  push(chunk: Uint8Array): void {
+    const size = this.#ring.length;
+    const keep = chunk.length > size ? chunk.subarray(chunk.length - size) : chunk;
+    let at = (this.#total + chunk.length - keep.length) % size;
+    let from = 0;
+    while (from < keep.length) {
+      const n = Math.min(keep.length - from, size - at);
+      this.#ring.set(keep.subarray(from, from + n), at);
+      from += n;
+      at = (at + n) % size;
+    }
+    this.#total += chunk.length;
+  }
+
   text(): string {
-    const all = new Uint8Array(this.#size);
-    let at = 0;
-    for (const c of this.#chunks) all.set(c, at), at += c.length;
-    let text = new TextDecoder().decode(all.subarray(Math.max(0, this.#size - this.limit)));
+    const size = this.#ring.length;
+    const held = Math.min(this.#total, size);
+    const start = (this.#total - held) % size;
+    const bytes = start + held <= size
+      ? this.#ring.subarray(start, start + held)
+      : concatTail(this.#ring.subarray(start), this.#ring.subarray(0, start + held - size));
+    let text = new TextDecoder().decode(bytes);
     // A cut first line may hold part of a secret that redaction cannot recognise: it is dropped, and when
     // the whole tail is one cut line, so is the tail.
-    if (this.#cut || this.#size > this.limit) {
+    if (this.#total > size) {
       const nl = text.indexOf("\n");
       text = nl < 0 ? "" : text.slice(nl + 1);
     }
     return text;
   }
+}
+
+function concatTail(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }
 
 /** Replaces the values of a server's `env` and `headers` in text. */
@@ -799,6 +824,7 @@ export class Downstream {
       throw new ServerUnavailableError(this.unavailableReason(), this.#state);
     }
     const transport = this.#transport;
+    const started = performance.now();
     try {
       const metadata = client as unknown as ToolMetadata;
       // A modern server's call may take input rounds (MRTR): the SDK's path, through the era's relay.
@@ -828,10 +854,22 @@ export class Downstream {
         onprogress: options.onProgress,
       }) as CallToolResult;
     } catch (error) {
-      if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+      // Error text from a remote's answer (an HTTP body, a JSON-RPC error) may echo what we sent.
+      this.#scrub(error);
+      // The gateway's own failures only: a server's JSON-RPC error with the same code (-32000, -32001)
+      // is that server's answer and keeps its code, message and data. The SDK drops its transport
+      // before it fails what was in flight with ConnectionClosed; its timeout fires at timeoutMs.
+      const local = isLocalFailure(error);
+      if (
+        error instanceof McpError && error.code === ErrorCode.ConnectionClosed &&
+        (local || client.transport === undefined)
+      ) {
         throw new OutcomeUnknownError(error.message, { cause: error });
       }
-      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+      if (
+        error instanceof McpError && error.code === ErrorCode.RequestTimeout &&
+        (local || performance.now() - started >= options.timeoutMs - 1)
+      ) {
         throw new CallTimeoutError(error.message, { cause: error });
       }
       if (this.#options.auth?.isAuthError(error) && this.#client === client) {
@@ -858,6 +896,21 @@ export class Downstream {
         });
       }
       throw error;
+    }
+  }
+
+  /** Redacts this server's secrets and stored OAuth tokens from an error's message and data, in place. */
+  #scrub(error: unknown): void {
+    if (!(error instanceof Error)) return;
+    try {
+      error.message = this.redact(error.message);
+      if (error instanceof McpError && error.data !== undefined) {
+        const text = JSON.stringify(error.data);
+        const clean = this.redact(text);
+        if (clean !== text) Object.defineProperty(error, "data", { value: JSON.parse(clean) });
+      }
+    } catch {
+      // a frozen error or unserializable data: left as it is
     }
   }
 

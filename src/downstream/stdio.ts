@@ -164,7 +164,7 @@ export class StdioClientTransport implements Transport {
     const { command, args, env, cwd } = this.#params;
     const { ChildProcess } = await childProcessModule();
     // Closed while the module loaded (a connect that was given up): nothing may start now.
-    if (this.#closed) throw new McpError(ErrorCode.ConnectionClosed, "Connection closed");
+    if (this.#closed) throw localFailure(ErrorCode.ConnectionClosed, "Connection closed");
     const child = new ChildProcess();
     this.#child = child;
     const [file, argv] = literalCommandLine(command, args, env);
@@ -386,7 +386,7 @@ export class StdioClientTransport implements Transport {
   callRaw(name: string, args: Record<string, unknown>, options: RawCallOptions): Promise<RawResult> {
     const writer = this.#writer;
     if (!writer || this.#closed) {
-      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      return Promise.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
     }
     const { signal, timeoutMs, onProgress } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -410,7 +410,7 @@ export class StdioClientTransport implements Transport {
       const onAbort = () => cancel(signal!.reason);
       const deadline = this.#deadlines.add(
         timeoutMs,
-        () => cancel(new McpError(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
+        () => cancel(localFailure(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
       const call: RawCall = {
@@ -500,11 +500,28 @@ export class StdioClientTransport implements Transport {
     this.#finishedOnce = true;
     this.#closed = true;
     for (const call of [...this.#rawCalls.values()]) {
-      call.reject(new McpError(ErrorCode.ConnectionClosed, "Connection closed"));
+      call.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
     }
     this.#deadlines.clear();
     this.onclose?.();
   }
+}
+
+const LOCAL = new WeakSet<object>();
+
+/**
+ * An McpError the gateway made itself (the connection closed, the call timed out), never one a server
+ * sent: a server's own -32000/-32001 keeps its identity (issue 41).
+ */
+export function localFailure(code: number, message: string, data?: unknown): McpError {
+  const error = new McpError(code, message, data);
+  LOCAL.add(error);
+  return error;
+}
+
+/** True for an error made by {@linkcode localFailure}. */
+export function isLocalFailure(error: unknown): boolean {
+  return typeof error === "object" && error !== null && LOCAL.has(error);
 }
 
 /** Settles a fast-path call with its answer: the result's bytes, or the error it carries. */

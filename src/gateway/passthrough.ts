@@ -46,7 +46,7 @@ import type {
 import { ServerUnavailableError } from "../downstream/downstream.ts";
 import type { ServerOperation, Telemetry } from "../telemetry/mod.ts";
 import { parseJson } from "../json/mod.ts";
-import { namespaceTemplate, namespaceUri, splitUri } from "../hub/uris.ts";
+import { namespaceTemplate, namespaceUri, publishedBareUri, splitUri, URI_PREFIX } from "../hub/uris.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -180,7 +180,15 @@ export interface SessionRelayOptions {
  * verbose level any session asked for; while calls run on the server, only to the sessions making them);
  * resource updates go to the sessions that subscribed.
  */
+/** A server's requests to the host (sampling, elicitation, roots) relayed at once; more are refused. */
+export const RELAY_IN_FLIGHT = 8;
+/** A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS}; more are refused. */
+export const RELAY_PER_WINDOW = 64;
+export const RELAY_WINDOW_MS = 60_000;
+
 export class SessionRelay {
+  /** Per server: its requests to the host in flight and in the current window (issue 41). */
+  #relayed = new Map<string, { inFlight: number; windowStart: number; count: number; refused: number }>();
   #hub: Hub;
   #options: SessionRelayOptions;
   #sessions = new Set<Passthrough>();
@@ -304,6 +312,48 @@ export class SessionRelay {
     params: Params | undefined,
     signal: AbortSignal,
   ): Promise<Result> {
+    // Bounded per server: one server cannot flood the host (or tie up its user) with requests.
+    let use = this.#relayed.get(name);
+    if (!use) this.#relayed.set(name, use = { inFlight: 0, windowStart: Date.now(), count: 0, refused: 0 });
+    const now = Date.now();
+    if (now - use.windowStart >= RELAY_WINDOW_MS) {
+      if (use.refused > 1) {
+        this.#options.log(`server "${name}": ${use.refused} requests to the host refused in that window`);
+      }
+      Object.assign(use, { windowStart: now, count: 0, refused: 0 });
+    }
+    const why = use.inFlight >= RELAY_IN_FLIGHT
+      ? `${use.inFlight} requests to the host in flight, the most relayed at once (${RELAY_IN_FLIGHT})`
+      : use.count >= RELAY_PER_WINDOW
+      ? `sent ${use.count} requests to the host in ${
+        RELAY_WINDOW_MS / 1000
+      }s, the most relayed (${RELAY_PER_WINDOW})`
+      : undefined;
+    if (why) {
+      if (use.refused++ === 0) {
+        this.#options.log(`server "${name}": requests to the host refused: it has ${why}`);
+      }
+      throw new McpError(
+        ErrorCode.InternalError,
+        `${method} refused: server "${name}" has ${why}; retry later`,
+      );
+    }
+    use.inFlight++;
+    use.count++;
+    try {
+      return await this.#relayToHost(name, method, capability, params, signal);
+    } finally {
+      use.inFlight--;
+    }
+  }
+
+  async #relayToHost(
+    name: string,
+    method: string,
+    capability: keyof ClientCapabilities,
+    params: Params | undefined,
+    signal: AbortSignal,
+  ): Promise<Result> {
     const target = this.#target(name);
     if (typeof target === "string") {
       // Never a guess: another session's host must not see this request.
@@ -411,7 +461,7 @@ export class Passthrough {
           extra,
           (name, item) => ({
             ...item,
-            uriTemplate: this.#bare(name)
+            uriTemplate: this.#bare(name) && !String(item.uriTemplate).startsWith(URI_PREFIX)
               ? item.uriTemplate
               : namespaceTemplate(name, String(item.uriTemplate)),
           }),
@@ -521,7 +571,7 @@ export class Passthrough {
 
   /** A server's resource URI as published. */
   #uri(name: string, uri: string): string {
-    return this.#bare(name) ? uri : namespaceUri(name, uri);
+    return this.#bare(name) ? publishedBareUri(name, uri) : namespaceUri(name, uri);
   }
 
   /** Marks the upstream session initialized: list_changed notifications may be sent from now on. */

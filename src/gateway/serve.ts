@@ -126,6 +126,8 @@ export type GatewayCoreOptions =
      * and route each server-to-client request to the session it belongs to. @default false (one host)
      */
     shared?: boolean;
+    /** What an agent has had refused by its quota (HTTP listener), shown in its `stats`; undefined = none. */
+    refusals?: (agent: string | undefined) => Record<string, number> | undefined;
   };
 
 /**
@@ -371,10 +373,14 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         totals: { calls: 0, est_tokens: 0, total_ms: 0, errors: 0, spooled_results: 0, tokens_kept_out: 0 },
         servers: [],
       };
-      if (!reader) return empty;
+      if (!reader) {
+        const refused = options.refusals?.(hub.agent);
+        return refused ? { ...empty, refused } : empty;
+      }
       try {
         const { statsMetaTool } = await import("../intelligence/mod.ts");
-        return { ...await statsMetaTool(reader, { agent: hub.agent }) };
+        const refused = options.refusals?.(hub.agent);
+        return { ...await statsMetaTool(reader, { agent: hub.agent }), ...(refused ? { refused } : {}) };
       } catch (error) {
         // A shared store that is down: the gateway keeps serving; the agent is told why the figures are missing.
         log(`warning: reading stats failed: ${(error as Error).message}`);

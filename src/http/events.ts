@@ -1,8 +1,10 @@
 /**
  * Resumable streams: the events of one session, so a client whose SSE stream broke can reconnect with
  * `Last-Event-ID` and receive what it missed (the SDK transport replays from here). In memory and
- * bounded: the oldest events are dropped first beyond {@linkcode MAX_EVENTS} or {@linkcode MAX_EVENT_BYTES};
- * a client that resumes after them gets what is left.
+ * bounded in bytes, per session and in total: a session's oldest events are dropped first beyond
+ * {@linkcode MAX_EVENTS} or {@linkcode MAX_EVENT_BYTES}, and past the listener's shared
+ * {@linkcode EventBudget} the session holding the most bytes drops its oldest; a client that resumes after
+ * them gets what is left. A session keeps no copy of what it delivered beyond these bounds.
  *
  * @module
  */
@@ -12,7 +14,25 @@ import { rawMessageBytes } from "./raw_sse.ts";
 /** Events kept per session. */
 export const MAX_EVENTS = 1_000;
 /** Bytes of events (as JSON) kept per session. */
-export const MAX_EVENT_BYTES = 8 * 1024 * 1024;
+export const MAX_EVENT_BYTES = 1024 * 1024;
+/** Bytes of events kept by all of a listener's sessions together. */
+export const MAX_TOTAL_EVENT_BYTES = 32 * 1024 * 1024;
+
+/** The bytes every session's events may take together; the session holding the most gives first. */
+export class EventBudget {
+  bytes = 0;
+  readonly stores = new Set<SessionEvents>();
+  constructor(readonly max: number = MAX_TOTAL_EVENT_BYTES) {}
+
+  /** Drops events until the total fits (never `keep`, the event just stored). */
+  settle(keep: string): void {
+    while (this.bytes > this.max) {
+      let largest: SessionEvents | undefined;
+      for (const store of this.stores) if (!largest || store.bytes > largest.bytes) largest = store;
+      if (!largest || !largest.dropOldest(keep)) return;
+    }
+  }
+}
 
 interface StoredEvent {
   streamId: string;
@@ -27,10 +47,13 @@ export class SessionEvents {
   #bytes = 0;
   #maxEvents: number;
   #maxBytes: number;
+  #budget?: EventBudget;
 
-  constructor(options: { maxEvents?: number; maxBytes?: number } = {}) {
+  constructor(options: { maxEvents?: number; maxBytes?: number; budget?: EventBudget } = {}) {
     this.#maxEvents = options.maxEvents ?? MAX_EVENTS;
     this.#maxBytes = options.maxBytes ?? MAX_EVENT_BYTES;
+    this.#budget = options.budget;
+    this.#budget?.stores.add(this);
   }
 
   /** Events held now. */
@@ -38,18 +61,79 @@ export class SessionEvents {
     return this.#events.size;
   }
 
+  /** Bytes held now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Drops the oldest event unless it is `keep`; false when there was none to drop. */
+  dropOldest(keep?: string): boolean {
+    for (const [id, event] of this.#events) {
+      if (id === keep) return false;
+      this.#events.delete(id);
+      this.#bytes -= event.bytes;
+      if (this.#budget) this.#budget.bytes -= event.bytes;
+      return true;
+    }
+    return false;
+  }
+
+  /** Drops every event and leaves the shared budget (the session ended). */
+  clear(): void {
+    if (this.#budget) {
+      this.#budget.bytes -= this.#bytes;
+      this.#budget.stores.delete(this);
+    }
+    this.#events.clear();
+    this.#answered.clear();
+    this.#bytes = 0;
+  }
+
+  /** Streams that carried the answer to their request (a POST's stream: nothing more will come on it). */
+  #answered = new Set<string>();
+  /** Resumptions of answered streams served whole and ended (see {@linkcode answeredReplay}). */
+  finishedReplays = 0;
+
+  /**
+   * The events after `lastEventId` when its stream was already answered, else undefined. The SDK
+   * client (1.32) resumes a POST stream whose answer was a JSON-RPC error (it only counts results as
+   * answers); the SDK transport would hold that resumed stream open until the session ends, one
+   * connection per error. The listener replays these events and ends the stream instead.
+   */
+  answeredReplay(lastEventId: string): [string, JSONRPCMessage][] | undefined {
+    const cut = lastEventId.indexOf("_");
+    if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(0, cut))) return undefined;
+    const streamId = lastEventId.slice(cut + 1);
+    if (!this.#answered.has(streamId)) return undefined;
+    const out: [string, JSONRPCMessage][] = [];
+    for (const [id, event] of this.#events) {
+      if (id > lastEventId && event.streamId === streamId) out.push([id, event.message]);
+    }
+    this.finishedReplays++;
+    return out;
+  }
+
   storeEvent(streamId: string, message: JSONRPCMessage): Promise<string> {
+    if ("id" in message && !("method" in message) && ("result" in message || "error" in message)) {
+      this.#answered.add(streamId);
+      // Bounded: the oldest answered stream ids go first.
+      if (this.#answered.size > 4 * this.#maxEvents) {
+        for (const old of this.#answered) {
+          this.#answered.delete(old);
+          break;
+        }
+      }
+    }
     const id = `${String(++this.#next).padStart(12, "0")}_${streamId}`;
     // A result relayed as bytes (raw_sse.ts) is measured, not serialized.
     const bytes = rawMessageBytes(message) ?? JSON.stringify(message).length;
     this.#events.set(id, { streamId, message, bytes });
     this.#bytes += bytes;
-    for (const [oldest, event] of this.#events) {
-      if (this.#events.size <= this.#maxEvents && this.#bytes <= this.#maxBytes) break;
-      if (oldest === id) break;
-      this.#events.delete(oldest);
-      this.#bytes -= event.bytes;
+    if (this.#budget) this.#budget.bytes += bytes;
+    while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
+      if (!this.dropOldest(id)) break;
     }
+    this.#budget?.settle(id);
     return Promise.resolve(id);
   }
 

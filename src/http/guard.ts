@@ -97,11 +97,18 @@ export class TokenGuard {
   #tokens: { hash: string; agent: string }[];
   #agents: Set<string>;
   #defaultAgent?: string;
+  #required: boolean;
 
-  private constructor(tokens: { hash: string; agent: string }[], agents: string[], defaultAgent?: string) {
+  private constructor(
+    tokens: { hash: string; agent: string }[],
+    agents: string[],
+    defaultAgent?: string,
+    required = false,
+  ) {
     this.#tokens = tokens;
     this.#agents = new Set(agents);
     this.#defaultAgent = defaultAgent;
+    this.#required = required || tokens.length > 0;
   }
 
   /**
@@ -115,28 +122,56 @@ export class TokenGuard {
     env: { get(key: string): string | undefined },
     file: string | undefined,
     defaultAgent?: string,
+    reload?: { required: boolean; problem: (message: string) => void },
   ): Promise<TokenGuard> {
     const tokens: { hash: string; agent: string }[] = [];
+    // On a reload a bad entry fails closed: that agent (and a twin) gets no token; the others are served.
+    const refused = new Set<string>();
+    const fail = (message: string, ...names: string[]) => {
+      if (!reload) throw new RangeError(message);
+      reload.problem(`${message}; refusing agents.${names.join(" and agents.")} until it is fixed`);
+      for (const name of names) refused.add(name);
+    };
     for (const agent of agents) {
-      const hash = await tokenHash(agent, env, file);
+      let hash: string | undefined;
+      try {
+        hash = await tokenHash(agent, env, file);
+      } catch (error) {
+        fail((error as Error).message, agent.name);
+        continue;
+      }
       if (hash === undefined) continue;
       const twin = tokens.find((t) => t.hash === hash);
       if (twin) {
-        throw new RangeError(
+        fail(
           `${
             file ?? "mcphub.yaml"
           }: agents.${agent.name}.token: the same token as agents.${twin.agent}.token; ` +
             "a token selects its agent, so give each agent its own",
+          agent.name,
+          twin.agent,
         );
+        continue;
       }
       tokens.push({ hash, agent: agent.name });
     }
-    return new TokenGuard(tokens, agents.map((a) => a.name), defaultAgent);
+    return new TokenGuard(
+      tokens.filter((t) => !refused.has(t.agent)),
+      agents.map((a) => a.name),
+      defaultAgent,
+      (reload?.required ?? false) || refused.size > 0,
+    );
   }
 
   /** True when requests must carry a token. */
   get required(): boolean {
-    return this.#tokens.length > 0;
+    return this.#required;
+  }
+
+  /** True when `hash` (SHA-256 hex of a token) is still `agent`'s token; with no tokens required, always. */
+  accepts(agent: string | undefined, hash: string | undefined): boolean {
+    if (!this.required) return hash === undefined && (agent === undefined || this.#agents.has(agent));
+    return hash !== undefined && this.#tokens.some((t) => t.agent === agent && sameHex(t.hash, hash));
   }
 
   /**
@@ -156,13 +191,27 @@ export class TokenGuard {
    * The agent a request acts as (undefined = unscoped).
    *
    * @param pathAgent the `AGENT` of `/mcp/AGENT`, if any
-   * @throws {Refusal} 401 for a missing or wrong token, 404 for an unknown agent
+   * @throws {Refusal} 401 for a missing or wrong token (and, with tokens, for an unknown agent: the same
+   *   answer as a real one's), 404 for an unknown agent when no tokens are configured
    */
   async agentOf(request: Request, pathAgent: string | undefined): Promise<string | undefined> {
-    if (pathAgent !== undefined && !this.#agents.has(pathAgent)) {
+    return (await this.credentialOf(request, pathAgent)).agent;
+  }
+
+  /**
+   * The agent a request acts as and the hash of the token that says so (undefined without tokens).
+   *
+   * @throws {Refusal} as {@linkcode agentOf}
+   */
+  async credentialOf(
+    request: Request,
+    pathAgent: string | undefined,
+  ): Promise<{ agent: string | undefined; hash?: string }> {
+    const header = request.headers.get("authorization");
+    // With tokens, an unknown agent is answered as a real one without a valid token (no enumeration).
+    if (!this.required && pathAgent !== undefined && !this.#agents.has(pathAgent)) {
       throw new Refusal(404, "Not found: no such agent");
     }
-    const header = request.headers.get("authorization");
     if (!this.required) {
       if (header !== null) {
         throw new Refusal(
@@ -171,7 +220,7 @@ export class TokenGuard {
           { "www-authenticate": `${CHALLENGE}, error="invalid_token"` },
         );
       }
-      return pathAgent ?? this.#defaultAgent;
+      return { agent: pathAgent ?? this.#defaultAgent };
     }
     const match = header === null ? null : /^Bearer +([\x21-\x7e]+)\s*$/i.exec(header);
     if (!match) {
@@ -187,6 +236,6 @@ export class TokenGuard {
         "www-authenticate": `${CHALLENGE}, error="invalid_token"`,
       });
     }
-    return agent;
+    return { agent, hash };
   }
 }

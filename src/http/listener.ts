@@ -1,8 +1,8 @@
 /**
- * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` on `Deno.serve`, many sessions at once over one
- * set of downstream connections. Each session has its own upstream server ({@linkcode Gateway}): its own
- * client capabilities, log level, progress tokens and detached calls. An agent's sessions share one
- * scoped view of the hub; every view shares the hub's downstream sessions.
+ * `mcp serve --listen`: MCP Streamable HTTP at `/mcp` (HTTP/1.1 with counted connections, server.ts), many
+ * sessions at once over one set of downstream connections. Each session has its own upstream server
+ * ({@linkcode Gateway}): its own client capabilities, log level, progress tokens and detached calls. An
+ * agent's sessions share one scoped view of the hub; every view shares the hub's downstream sessions.
  *
  * Server-to-client requests (sampling, elicitation, roots) reach the session whose call caused them:
  * a handler sends them through its own `extra.sendRequest`, which is that session's transport; code
@@ -21,9 +21,11 @@ import {
 } from "../mcp/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, sameHex, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
-import { SessionEvents } from "./events.ts";
-import { relayRawResults } from "./raw_sse.ts";
+import { EventBudget, SessionEvents } from "./events.ts";
+import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { isModern, ModernEndpoint } from "./modern.ts";
+import { type ConnectionInfo, serveHttp1 } from "./server.ts";
+import { AgentQuotas, type Refusals } from "./quota.ts";
 import { guardBodies } from "../json/mod.ts";
 import { Telemetry } from "../telemetry/mod.ts";
 
@@ -60,12 +62,20 @@ export interface Session {
   id: string;
   /** The agent whose token opened it; undefined = unscoped. */
   agent?: string;
+  /** SHA-256 of the token that opened it: a reload that no longer accepts it ends the session. */
+  tokenHash?: string;
   gateway: Gateway;
   transport: WebStandardStreamableHTTPServerTransport;
   /** Last request, ms since the epoch. */
   lastSeen: number;
   /** JSON-RPC requests from the client not answered yet. */
   inflight: Set<string | number>;
+  /** Of those, the `tools/call` requests counted against the agent's `concurrent_calls`. */
+  calls: Set<string | number>;
+  /** Its resumable events (bounded per session and, with every session's, in total). */
+  events: SessionEvents;
+  /** Response streams open to its host: with none, a running call has no one to answer to. */
+  streams: number;
 }
 
 /** A running listener. */
@@ -77,6 +87,17 @@ export interface Listener {
   sessions(): Session[];
   /** One open session by id: `session(id).gateway.server` sends server-to-client requests to it. */
   session(id: string): Session | undefined;
+  /** What an agent (undefined = unscoped) has had refused by its quota. */
+  refusals(agent: string | undefined): Refusals;
+  /** The listener's TCP connections now, and what it shed. */
+  connections(): {
+    open: number;
+    pending: number;
+    busy: number;
+    trusted: number;
+    shed: number;
+    acceptErrors: number;
+  };
   /** Resolves once stopped. */
   done: Promise<void>;
   /** Drains in-flight requests (bounded), ends every session, stops every child. Idempotent. */
@@ -108,8 +129,10 @@ function sessionNotFound(): Response {
  */
 export async function listen(options: ListenOptions): Promise<Listener> {
   const { config, log } = options;
-  const guard = await TokenGuard.create(config.agents, options.tokenEnv, config.path, options.agent);
+  let guard = await TokenGuard.create(config.agents, options.tokenEnv, config.path, options.agent);
   guard.checkBind(options.address.hostname, config.path);
+  // Tokens once required stay required (a reload that drops every token must not open the listener).
+  const tokensRequired = guard.required;
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
   const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
@@ -118,8 +141,21 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     : await secretHash(config.metricsToken, "metrics_token", options.tokenEnv, config.path);
   // /metrics is always served: the durations and counters are kept whether or not OTLP export is on.
   const telemetry = options.telemetry ?? new Telemetry();
-  const core = openGatewayCore({ ...options, agent: undefined, shared: true, telemetry });
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  const core = openGatewayCore({
+    ...options,
+    agent: undefined,
+    shared: true,
+    telemetry,
+    refusals: (agent) => {
+      // Called by the stats meta-tool, once `quota` (below) exists.
+      const refused = quota.refusals(agent);
+      return refused && Object.values(refused).some((n) => n > 0) ? { ...refused } : undefined;
+    },
+  });
+  const quota = new AgentQuotas(() => core.hub.config, maxSessions);
   const sessions = new Map<string, Session>();
+  const eventBudget = new EventBudget();
   /** The 2026-07-28 requests of each agent (undefined = unscoped): no sessions (modern.ts). */
   const modern = new Map<string | undefined, ModernEndpoint>();
   let draining = false;
@@ -131,20 +167,28 @@ export async function listen(options: ListenOptions): Promise<Listener> {
 
   const endSession = async (session: Session, why: string) => {
     if (!sessions.delete(session.id)) return;
+    for (const _ of session.calls) quota.release(session.agent);
+    session.calls.clear();
+    session.events.clear();
     log(`session ${session.id.slice(0, 8)} ended: ${why}`);
     await session.gateway.close();
   };
 
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  const newSession = async (agent: string | undefined): Promise<Session> => {
+  const newSession = async (agent: string | undefined, tokenHash: string | undefined): Promise<Session> => {
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
+    const events = new SessionEvents({ budget: eventBudget });
     const session: Session = {
       id: "",
       agent,
+      tokenHash,
       gateway,
       lastSeen: Date.now(),
       inflight: new Set(),
+      calls: new Set(),
+      events,
+      streams: 0,
       // A tools/call result is written into the response as the bytes the downstream sent (raw_sse.ts).
       transport: relayRawResults(
         new WebStandardStreamableHTTPServerTransport({
@@ -159,7 +203,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
           },
           maxRequestBodySize: maxBodyBytes,
           // Resumable streams: a client reconnects with Last-Event-ID and gets what it missed.
-          eventStore: new SessionEvents(),
+          eventStore: events,
           retryInterval: RETRY_MS,
         }),
       ),
@@ -169,16 +213,32 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     // is not idle.
     const transport = session.transport;
     const onmessage = transport.onmessage;
+    const send = transport.send.bind(transport);
     transport.onmessage = (message, extra) => {
-      if (isRequest(message)) session.inflight.add(message.id);
+      if (isRequest(message)) {
+        // The agent's quota: a refused request is answered here with a retry hint, never run.
+        const refusal = quota.admit(session.agent, message.method);
+        if (refusal) {
+          const { retryAfterSeconds: _, ...error } = refusal;
+          void send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+          return;
+        }
+        session.inflight.add(message.id);
+        if (message.method === "tools/call") session.calls.add(message.id);
+      } else if ("method" in message && message.method === "notifications/cancelled") {
+        // A cancelled request gets no answer: its place is given back now.
+        const id = (message.params as { requestId?: string | number } | undefined)?.requestId;
+        if (id !== undefined && session.calls.delete(id)) quota.release(session.agent);
+        if (id !== undefined) session.inflight.delete(id);
+      }
       onmessage?.(message, extra);
     };
-    const send = transport.send.bind(transport);
     transport.send = async (message, sendOptions) => {
       try {
         return await send(message, sendOptions);
       } finally {
         if (isResponse(message)) {
+          if (session.calls.delete(message.id)) quota.release(session.agent);
           session.inflight.delete(message.id);
           session.lastSeen = Date.now();
           settleIfIdle();
@@ -188,14 +248,21 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return session;
   };
 
-  const handleMcp = async (request: Request, agent: string | undefined): Promise<Response> => {
+  const handleMcp = async (
+    request: Request,
+    agent: string | undefined,
+    tokenHash: string | undefined,
+  ): Promise<Response> => {
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const session = sessions.get(id);
       // Another agent's session id is as unknown as a made-up one.
-      if (!session || session.agent !== agent) return sessionNotFound();
+      if (!session || session.agent !== agent || session.tokenHash !== tokenHash) return sessionNotFound();
       session.lastSeen = Date.now();
-      return await handleRequest(session.transport, request, maxBodyBytes);
+      const last = request.method === "GET" ? request.headers.get("last-event-id") : null;
+      const replay = last === null ? undefined : session.events.answeredReplay(last);
+      if (replay) return finishedReplay(session.transport, replay, session.id);
+      return watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
     }
     if (request.method !== "POST") {
       return new Refusal(400, "Bad Request: Mcp-Session-Id header is required").response();
@@ -221,7 +288,16 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
         .response();
     }
-    const limit = options.maxSessions ?? MAX_SESSIONS;
+    const own = [...sessions.values()].filter((s) => s.agent === agent).length;
+    const refused = quota.refuseSession(agent, own);
+    if (refused) {
+      const { retryAfterSeconds, ...error } = refused;
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error }) + "\n", {
+        status: 429,
+        headers: { "content-type": "application/json", "retry-after": String(retryAfterSeconds) },
+      });
+    }
+    const limit = maxSessions;
     if (sessions.size >= limit) {
       return new Refusal(
         503,
@@ -229,10 +305,13 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         { "retry-after": "5" },
       ).response();
     }
-    const session = await newSession(agent);
-    const response = await handleRequest(session.transport, request, maxBodyBytes);
+    const session = await newSession(agent, tokenHash);
+    const response = watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
     // Not an initialize request (or a refused one): no session was made.
-    if (!session.id) await session.gateway.close();
+    if (!session.id) {
+      session.events.clear();
+      await session.gateway.close();
+    }
     return response;
   };
 
@@ -278,7 +357,35 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     });
   };
 
-  const route = async (request: Request): Promise<Response> => {
+  // A reload re-derives the tokens: every request is checked against the config in effect, and the
+  // sessions whose token it no longer accepts are ended at once (their streams too).
+  let guardConfig = config;
+  let rebuilding: Promise<TokenGuard> | undefined;
+  const currentGuard = (): Promise<TokenGuard> => {
+    const next = core.hub.config;
+    if (next === guardConfig) return rebuilding ?? Promise.resolve(guard);
+    guardConfig = next;
+    const built = TokenGuard.create(next.agents, options.tokenEnv, next.path, options.agent, {
+      required: tokensRequired,
+      problem: (message) => log(`config reload: ${message}`),
+    }).then((fresh) => {
+      if (rebuilding === built) {
+        guard = fresh;
+        rebuilding = undefined;
+        for (const session of [...sessions.values()]) {
+          if (!fresh.accepts(session.agent, session.tokenHash)) {
+            void endSession(session, "its token is no longer valid after a config reload");
+          }
+        }
+      }
+      return fresh;
+    });
+    rebuilding = built;
+    return built;
+  };
+  const stopWatching = core.hub.onChange(() => void currentGuard());
+
+  const route = async (request: Request, connection: ConnectionInfo): Promise<Response> => {
     checkHeaderSize(request, maxHeaderBytes);
     checkHostAndOrigin(request, allowed);
     const url = new URL(request.url);
@@ -288,14 +395,15 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     if (path === "/metrics") return await metrics(request);
     const mcp = /^\/mcp(?:\/([^/]+))?\/?$/.exec(path);
     if (mcp) {
-      const agent = await guard.agentOf(
+      const { agent, hash } = await (await currentGuard()).credentialOf(
         request,
         mcp[1] === undefined ? undefined : decodeURIComponent(mcp[1]),
       );
-      return await handleMcp(request, agent);
+      connection.trust(agent);
+      return await handleMcp(request, agent, hash);
     }
     if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {
-      const agent = await guard.agentOf(request, undefined);
+      const agent = await (await currentGuard()).agentOf(request, undefined);
       await core.flush();
       const hub = agent === undefined ? core.hub : core.view(agent);
       return livePage(core.reader, hub, agent, options.refreshSeconds ?? 10);
@@ -303,29 +411,32 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     return new Refusal(404, "Not found: MCP is served at /mcp").response();
   };
 
-  // Deno.serve's requests are made without the global Request: their json() is guarded first.
+  // Request bodies' json() is guarded first (see json/guard.ts).
   guardBodies();
-  const server = Deno.serve({
+  const limits = config.listenLimits;
+  const server = serveHttp1({
     hostname: options.address.hostname,
     port: options.address.port,
-    onListen: () => {},
-    onError: (error) => {
-      log(`http: ${(error as Error).message}`);
-      return new Refusal(500, "Internal Server Error").response();
+    maxConnections: limits.maxConnections,
+    maxPending: limits.maxPending,
+    headerTimeoutMs: limits.headerTimeoutMs,
+    idleTimeoutMs: limits.idleTimeoutMs,
+    maxHeaderBytes,
+    log,
+    handler: async (request, connection) => {
+      let response: Response;
+      try {
+        response = await route(request, connection);
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        response = error.response();
+      }
+      // Refused before or by MCP handling (token, agent, session, size, stopping): counted by status.
+      if (response.status >= 400) telemetry.refused.add(1, { code: String(response.status) });
+      return response;
     },
-  }, async (request) => {
-    let response: Response;
-    try {
-      response = await route(request);
-    } catch (error) {
-      if (!(error instanceof Refusal)) throw error;
-      response = error.response();
-    }
-    // Refused before or by MCP handling (token, agent, session, size, stopping): counted by status.
-    if (response.status >= 400) telemetry.refused.add(1, { code: String(response.status) });
-    return response;
   });
-  const addr = server.addr as Deno.NetAddr;
+  const addr = server.addr;
   const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const origin = `http://${host}:${addr.port}`;
 
@@ -333,7 +444,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const sweep = setInterval(() => {
     const now = Date.now();
     for (const session of sessions.values()) {
-      const busy = session.inflight.size > 0 || session.gateway.detached.running > 0;
+      // A running call keeps its session only while a stream to its host is open: a host that went
+      // away without cancelling leaves it idle, and ending the session cancels the call downstream.
+      const busy = (session.inflight.size > 0 && session.streams > 0) || session.gateway.detached.running > 0;
       if (!busy && now - session.lastSeen >= idleMs) void endSession(session, `idle for ${idleMs}ms`);
     }
   }, Math.min(60_000, Math.max(250, Math.floor(idleMs / 4))));
@@ -346,6 +459,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     stopping ??= (async () => {
       draining = true;
       clearInterval(sweep);
+      stopWatching();
       const bound = options.drainMs ?? DRAIN_MS;
       const idle = new Promise<void>((resolve) => drained = resolve);
       settleIfIdle();
@@ -381,6 +495,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);
       unwatch();
+      server.closeAll();
       await core.close();
       done.resolve();
     })();
@@ -391,9 +506,48 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     core,
     sessions: () => [...sessions.values()],
     session: (id) => sessions.get(id),
+    refusals: (agent) => quota.refusals(agent),
+    connections: () => server.counts(),
     done: done.promise,
     stop,
   };
+}
+
+/** Counts `response`'s body as a stream open to `session`'s host until it ends or is cancelled. */
+function watchStream(session: Session, response: Response): Response {
+  if (!response.body || !response.headers.get("content-type")?.includes("text/event-stream")) return response;
+  session.streams++;
+  let open = true;
+  const done = () => {
+    if (!open) return;
+    open = false;
+    session.streams--;
+    session.lastSeen = Date.now();
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done: end, value } = await reader.read();
+        if (end) {
+          done();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        done();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      done();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 function json(value: unknown, status = 200): Response {

@@ -17,5 +17,5 @@ export {
 } from "./listener.ts";
 export { allowedHosts, checkHostAndOrigin, hostOf, LOOPBACK_HOSTS, Refusal, TokenGuard } from "./guard.ts";
 export { bridge, type BridgeOptions } from "./bridge.ts";
-export { MAX_EVENT_BYTES, MAX_EVENTS, SessionEvents } from "./events.ts";
+export { EventBudget, MAX_EVENT_BYTES, MAX_EVENTS, MAX_TOTAL_EVENT_BYTES, SessionEvents } from "./events.ts";
 export { rawMessageBytes, type RawResultSender, relayRawResults } from "./raw_sse.ts";

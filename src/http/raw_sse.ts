@@ -137,6 +137,33 @@ export function relayRawResults(
   return sender;
 }
 
+/**
+ * An SSE response of `events` that then ends, written by the transport's own (raw-aware) event writer: a
+ * resumption of a stream whose answer was already sent.
+ */
+export function finishedReplay(
+  transport: WebStandardStreamableHTTPServerTransport,
+  events: readonly [string, JSONRPCMessage][],
+  sessionId: string,
+): Response {
+  const internals = transport as unknown as TransportInternals;
+  const sdkEncoder = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const [id, message] of events) internals.writeSSEEvent(controller, sdkEncoder, message, id);
+      controller.close();
+    },
+  });
+  return new Response(body, {
+    status: 200,
+    headers: {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache, no-transform",
+      "mcp-session-id": sessionId,
+    },
+  });
+}
+
 /** Joins byte arrays into one (`size` < 0: computed). */
 function join(parts: readonly Uint8Array[], size: number): Uint8Array {
   if (parts.length === 1) return parts[0]!;

@@ -140,12 +140,14 @@ export async function callThrough(
       throw asProtocolError(error);
     }
   }
-  // Resource links and embedded resources point through the gateway (mcphub://SERVER/...).
-  if (d.config.namespace !== false) {
-    if (!(result instanceof RawResult)) result = namespaceResultUris(entry.server, result);
+  // Resource links and embedded resources point through the gateway (mcphub://SERVER/...); a
+  // `namespace: false` server's stay as they are, unless they claim mcphub:// (then under its name).
+  {
+    const bare = d.config.namespace === false;
+    if (!(result instanceof RawResult)) result = namespaceResultUris(entry.server, result, { bare });
     else if (result.mayHaveResources()) {
       const parsed = result.parse() as unknown as CallToolResult;
-      const renamed = namespaceResultUris(entry.server, parsed);
+      const renamed = namespaceResultUris(entry.server, parsed, { bare });
       if (renamed !== parsed) {
         // Stored from here on as parsed: what was spilled as it arrived goes.
         result.raw.discardSpill();

@@ -55,21 +55,43 @@ export function splitUri(uri: string): { server: string; uri: string } | undefin
  * A tool result with its `resource_link` and embedded `resource` blocks pointing through the
  * gateway; the same object when there are none.
  */
-export function namespaceResultUris(server: string, result: CallToolResult): CallToolResult {
+export function namespaceResultUris(
+  server: string,
+  result: CallToolResult,
+  options: { bare?: boolean } = {},
+): CallToolResult {
   const content = result.content;
   if (!Array.isArray(content) || !content.some((b) => b.type === "resource_link" || b.type === "resource")) {
     return result;
   }
+  // A `namespace: false` server's URIs are published unchanged, except one that claims the gateway's
+  // scheme: it is put under the server's own name.
+  const publish = (uri: string) => options.bare ? publishedBareUri(server, uri) : namespaceUri(server, uri);
+  if (
+    options.bare &&
+    !content.some((b) =>
+      (b.type === "resource_link" && typeof b.uri === "string" && b.uri.startsWith(URI_PREFIX)) ||
+      (b.type === "resource" && typeof b.resource?.uri === "string" && b.resource.uri.startsWith(URI_PREFIX))
+    )
+  ) return result;
   return {
     ...result,
     content: content.map((block) => {
       if (block.type === "resource_link" && typeof block.uri === "string") {
-        return { ...block, uri: namespaceUri(server, block.uri) };
+        return { ...block, uri: publish(block.uri) };
       }
       if (block.type === "resource" && block.resource && typeof block.resource.uri === "string") {
-        return { ...block, resource: { ...block.resource, uri: namespaceUri(server, block.resource.uri) } };
+        return { ...block, resource: { ...block.resource, uri: publish(block.resource.uri) } };
       }
       return block;
     }),
   };
+}
+
+/**
+ * A `namespace: false` server's URI as published: unchanged, unless it starts with `mcphub://` (it would
+ * name another server's resource): then namespaced under the server's own name, so it routes back to it.
+ */
+export function publishedBareUri(server: string, uri: string): string {
+  return uri.startsWith(URI_PREFIX) ? namespaceUri(server, uri) : uri;
 }

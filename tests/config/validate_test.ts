@@ -72,6 +72,8 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     codeMode: false,
     allowedHosts: [],
     sessionIdleMs: 1_800_000,
+    listenLimits: { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 },
+    agentQuota: { concurrentCalls: 64, requests: 60_000, windowMs: 60_000 },
     servers: [],
     agents: [],
   });
@@ -251,8 +253,8 @@ Deno.test("parseConfig() rejects unknown top-level keys, suggesting a close one"
   assertProblem(
     "github: {command: x}\n",
     "mcphub.yaml:1:1: github: unknown key; valid keys: version, expose, expose_budget, pin, response_budget, verbatim, " +
-      "connect_timeout, call_timeout, startup_wait, record, code_mode, listen, allowed_hosts, session_idle, metrics_token, servers, agents, " +
-      "inherit_env, store",
+      "connect_timeout, call_timeout, startup_wait, record, code_mode, listen, allowed_hosts, session_idle, metrics_token, " +
+      "listen_limits, agent_quota, servers, agents, inherit_env, store",
   );
 });
 
@@ -736,4 +738,24 @@ Deno.test("store: takes a file path or a postgres:// URL with ${VAR} expanded, a
     "mcphub.yaml:1:8: store: expected a store file path or a postgres:// URL, got a number",
   );
   assert.equal(parse("{}\n").store, undefined);
+});
+
+Deno.test("listen_limits: counts and durations; an unknown key or a bad value names the fix", () => {
+  const config = parse(lines(
+    "listen_limits:",
+    "  max_connections: 64",
+    "  max_pending: 8",
+    "  header_timeout: 5s",
+    "  idle_timeout: 2m",
+  ));
+  assert.deepEqual(config.listenLimits, {
+    maxConnections: 64,
+    maxPending: 8,
+    headerTimeoutMs: 5_000,
+    idleTimeoutMs: 120_000,
+  });
+  assertProblem(
+    "listen_limits:\n  max_connections: 0\n",
+    "mcphub.yaml:2:20: listen_limits.max_connections: expected a whole number of at least 1, got 0",
+  );
 });

@@ -354,3 +354,30 @@ Deno.test("a server's paginated tools/list is followed to the end (nextCursor)",
     "fx__wait",
   ]);
 });
+
+Deno.test("a downstream's own error -32000/-32001 reaches the host with its code, message and data", async () => {
+  await using dir = await tempDir();
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+  );
+  await using gw = await connectGateway(config);
+  await waitForTools(gw.client, 9);
+  for (
+    const [code, text] of [[-32000, "the backend is down"], [-32001, "the backend took too long"]] as const
+  ) {
+    const data = { retry: true, code };
+    await assert.rejects(
+      gw.client.callTool({ name: "fx__rpc_error", arguments: { code, message: text, data } }),
+      (error: Error & { code?: number; data?: unknown }) => {
+        assert.equal(error.message, `MCP error ${code}: ${text}`);
+        assert.equal(error.code, code);
+        assert.deepEqual(error.data, data);
+        return true;
+      },
+    );
+  }
+  // The connection is intact: the next call is served.
+  const ok = await gw.client.callTool({ name: "fx__echo", arguments: { text: "still here" } });
+  assert.deepEqual(ok.content, [{ type: "text", text: "still here" }]);
+});

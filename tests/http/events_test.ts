@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SessionEvents } from "../../src/http/mod.ts";
+import { EventBudget, MAX_EVENT_BYTES, SessionEvents } from "../../src/http/mod.ts";
 import type { JSONRPCMessage } from "../../src/mcp/mod.ts";
 
 const note = (n: number): JSONRPCMessage => ({
@@ -44,4 +44,22 @@ Deno.test("SessionEvents drops the oldest events beyond its count and byte bound
   const tiny = new SessionEvents({ maxBytes: 1 });
   await tiny.storeEvent("s", note(1));
   assert.equal(tiny.size, 1);
+});
+
+Deno.test("SessionEvents: a shared byte budget bounds every session's events in total; the biggest session gives first; a closed one gives all back", async () => {
+  const one = JSON.stringify(note(0)).length;
+  const budget = new EventBudget(one * 10);
+  const big = new SessionEvents({ budget });
+  const small = new SessionEvents({ budget });
+  for (let i = 0; i < 3; i++) await small.storeEvent("s", note(i));
+  for (let i = 0; i < 20; i++) await big.storeEvent("s", note(i % 10));
+  // Ten events' worth in total: the small session kept its three, the big one the rest.
+  assert.equal(budget.bytes, one * 10);
+  assert.equal(small.size, 3);
+  assert.equal(big.size, 7);
+  big.clear();
+  assert.equal(big.size, 0);
+  assert.equal(budget.bytes, one * 3);
+  // The per-session default is far below the old 8 MB.
+  assert.ok(MAX_EVENT_BYTES <= 1024 * 1024);
 });

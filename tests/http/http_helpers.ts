@@ -30,6 +30,8 @@ export interface StartListenerOptions {
   db?: string;
   /** The listen address. @default "127.0.0.1:0" */
   listen?: string;
+  /** Runs the listener under `ulimit -n` of this many open files. */
+  openFiles?: number;
 }
 
 /** Starts the listener; resolves once it announced its address. */
@@ -45,8 +47,13 @@ export async function startListener(
   const flags = await gatewayFlags(configPath, db, { env: options.env, listen, base: box.env });
   // Deno refuses LD_*/DYLD_* variables to children under a restricted --allow-run.
   for (const name of linkerEnvNames(env)) delete env[name];
-  const child = new Deno.Command(DENO, {
+  const command = options.openFiles === undefined ? DENO : "bash";
+  const prefix = options.openFiles === undefined
+    ? []
+    : ["-c", `ulimit -n ${options.openFiles} && exec "$0" "$@"`, DENO];
+  const child = new Deno.Command(command, {
     args: [
+      ...prefix,
       "run",
       "--no-prompt",
       ...flags,

@@ -162,9 +162,10 @@ Deno.test("tokens: missing, wrong and another agent's are 401 with WWW-Authentic
     assert.equal(response.headers.get("www-authenticate"), 'Bearer realm="mcphub", error="invalid_token"');
     assert.deepEqual(await response.json(), invalid);
   }
+  // An agent that does not exist is answered as a real one the token is not for (no enumeration).
   const nobody = await post(`${listener.url}/nobody`, { authorization: `Bearer ${TOKEN_ALPHA}` });
-  assert.equal(nobody.status, 404);
-  await nobody.body?.cancel();
+  assert.equal(nobody.status, 401);
+  assert.deepEqual(await nobody.json(), invalid);
 
   // A session id opened by alpha is unknown to beta's token.
   const opened = await post(listener.url, { authorization: `Bearer ${TOKEN_ALPHA}` });
