@@ -321,10 +321,22 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       const agent = session.agent ?? "";
       open.set(agent, (open.get(agent) ?? 0) + 1);
     }
+    // Refusals by quota so far, per agent (config names only) and quota.
+    const refused = [...open.keys()].flatMap((agent) =>
+      Object.entries(quota.refusals(agent === "" ? undefined : agent)).map(([kind, value]) => ({
+        labels: { agent, quota: kind },
+        value,
+      }))
+    );
     return [{
       name: "mcphub_sessions_open",
       help: "Open upstream sessions of the HTTP listener, per agent (none: unscoped)",
       series: [...open].map(([agent, value]) => ({ labels: { agent }, value })),
+    }, {
+      name: "mcphub_quota_refusals",
+      help:
+        "Requests and sessions refused by an agent's quota since the gateway started, per agent and quota",
+      series: refused,
     }];
   });
 

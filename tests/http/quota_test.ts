@@ -13,6 +13,7 @@ const TOKENS: Record<string, string> = {
   TOK_GREEDY: "greedy-token-0123456789abcdef",
   TOK_CHATTY: "chatty-token-0123456789abcdef",
   TOK_CALM: "calm-token-0123456789abcdef",
+  TOK_METRICS: "metrics-token-0123456789abcdef",
 };
 
 interface RpcError {
@@ -30,6 +31,7 @@ Deno.test("quotas per agent: sessions, concurrent calls, requests per window; re
     args: [run, -A, ${q(FIXTURE)}, --state, ${q(dir.path)}]
 agent_quota:
   concurrent_calls: 4
+metrics_token: \${TOK_METRICS}
 agents:
   greedy:
     token: \${TOK_GREEDY}
@@ -110,6 +112,25 @@ agents:
     assert.match(await text(greedy), /"refused":\{"sessions":1,"concurrent_calls":1,"requests":0\}/);
     assert.doesNotMatch(await text(calm), /"refused"/);
     assert.deepEqual(listener.refusals("chatty"), { sessions: 0, concurrent_calls: 0, requests: 1 });
+    // And in /metrics, per agent and quota.
+    const scrape = await fetch(`${listener.origin}/metrics`, {
+      headers: { authorization: `Bearer ${TOKENS.TOK_METRICS}` },
+    });
+    assert.equal(scrape.status, 200);
+    const metrics = await scrape.text();
+    for (
+      const [agent, quota, value] of [
+        ["greedy", "sessions", 1],
+        ["greedy", "concurrent_calls", 1],
+        ["chatty", "requests", 1],
+        ["calm", "requests", 0],
+      ] as const
+    ) {
+      assert.match(
+        metrics,
+        new RegExp(`^mcphub_quota_refusals\\{agent="${agent}",quota="${quota}"\\} ${value}$`, "m"),
+      );
+    }
   } finally {
     await listener.stop();
   }
