@@ -18,7 +18,7 @@ import type {
 } from "../mcp/sdk.ts";
 import { errorResult, type Hub } from "../hub/hub.ts";
 import type { NameReference } from "../catalog/mod.ts";
-import { type CatalogTool, PackedTool } from "../catalog/mod.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import {
   CONTRACT_VERSION,
   DESCRIBE_TOOL_CODE,
@@ -36,16 +36,13 @@ import {
 } from "../code/mod.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
-import {
-  clipBytes,
-  GATEWAY_CAPABILITIES,
-  Passthrough,
-  serverInstructions,
-  type SessionRelay,
-} from "./passthrough.ts";
-import { capabilitySummary, describeTool, resolveTool, searchTools } from "../hub/discovery.ts";
-import { decideExposure, DEFAULT_EXPOSE_BUDGET_TOKENS, type Exposure } from "../hub/exposure.ts";
+import { GATEWAY_CAPABILITIES, Passthrough } from "./passthrough.ts";
+import type { SessionRelay } from "./relay.ts";
+import { describeTool, resolveTool, searchTools } from "../hub/discovery.ts";
+import { decideExposure, type Exposure } from "../hub/exposure.ts";
 import { StdioServerTransport } from "./stdio_server.ts";
+import { codeTypesQuery, codeTypesResource, gatewayInstructions, listServers } from "./meta.ts";
+import { advertisedSteps, type Listed, listedOf, mountedDefinition, sameListedSteps } from "./tool_list.ts";
 import { RawResult } from "../json/raw_json.ts";
 import { Stepper } from "../json/slices.ts";
 import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
@@ -108,99 +105,11 @@ export function jsonResult(value: Record<string, unknown>): CallToolResult {
 }
 
 export { invalidParams } from "../mcp/errors.ts";
+export { admitReceipt, mountedDefinition } from "./tool_list.ts";
 
 function isResult(value: unknown): value is CallToolResult {
   return typeof value === "object" && value !== null && Array.isArray((value as CallToolResult).content);
 }
-
-/**
- * A downstream definition as mounted: the public name, a `[server] ` description prefix, and an
- * `outputSchema` (when the tool has one) that also admits the stored-result receipt, so a client that
- * validates structured results (the SDK's `Client.callTool`) accepts a receipt as well as a real result.
- */
-export function mountedDefinition(entry: CatalogTool): Tool {
-  const def = entry.definition;
-  const description = def.description ? `[${entry.server}] ${def.description}` : `[${entry.server}]`;
-  const mounted: Record<string, unknown> = {
-    ...def,
-    name: entry.namespaced,
-    description,
-    inputSchema: def.inputSchema ?? { type: "object" },
-  };
-  if (def.outputSchema && typeof def.outputSchema === "object") {
-    mounted.outputSchema = admitReceipt(def.outputSchema as Record<string, unknown>);
-  }
-  return mounted as Tool;
-}
-
-/**
- * What identifies an advertised tool list, tool by tool: the public name, the server ("" for a
- * meta-tool) and the definition it is built from (see {@linkcode mountedDefinition}).
- */
-type Listed = readonly (readonly [name: string, server: string, definition: object])[];
-
-/** The {@linkcode Listed} form of meta-tools followed by mounted tools. */
-function listedOf(meta: readonly Tool[], mounted: readonly CatalogTool[]): Listed {
-  const listed: (readonly [string, string, object])[] = meta.map((t) => [t.name, "", t]);
-  // The packed definition: the same object while a server's list is unchanged, its JSON at hand otherwise.
-  for (const entry of mounted) listed.push([entry.namespaced, entry.server, entry.packed]);
-  return listed;
-}
-
-/** Tools compared or built between two looks at the clock. */
-const TOOLS_PER_STEP = 256;
-
-/**
- * True when two tool lists would be advertised the same, in steps: names and servers equal, definitions
- * the same object (a server that did not list again) or, failing that, the same JSON.
- */
-function* sameListedSteps(a: Listed, b: Listed): Generator<void, boolean> {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) {
-    const [name, server, def] = a[i]!;
-    const [otherName, otherServer, otherDef] = b[i]!;
-    if (name !== otherName || server !== otherServer) return false;
-    if (def !== otherDef && definitionJson(def) !== definitionJson(otherDef)) return false;
-    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
-  }
-  return true;
-}
-
-/** A listed definition's JSON: a packed one's own text, else serialized. */
-function definitionJson(def: object): string {
-  return def instanceof PackedTool ? def.json : JSON.stringify(def);
-}
-
-/** Meta-tools, then the mounted tools' definitions as advertised, in steps. */
-function* advertisedSteps(meta: readonly Tool[], mounted: readonly CatalogTool[]): Generator<void, Tool[]> {
-  const tools = [...meta];
-  for (let i = 0; i < mounted.length; i++) {
-    tools.push(mountedDefinition(mounted[i]!));
-    if (i % TOOLS_PER_STEP === TOOLS_PER_STEP - 1) yield;
-  }
-  return tools;
-}
-
-/** The resource of the code-mode declarations; `?query=…` declares only the tools a search returns. */
-function codeTypesResource() {
-  return {
-    uri: CODE_TYPES_URI,
-    name: "code-mode-types",
-    title: "Code mode: TypeScript declarations of the callable tools",
-    description: "Declarations of mcp.tools for run_code; add ?query=… for only the tools a search returns.",
-    mimeType: "application/typescript",
-  };
-}
-
-/** The query of a declarations URI ("" for none); undefined when `uri` is not one. */
-function codeTypesQuery(uri: string): string | undefined {
-  if (uri === CODE_TYPES_URI) return "";
-  if (!uri.startsWith(`${CODE_TYPES_URI}?`)) return undefined;
-  return new URLSearchParams(uri.slice(CODE_TYPES_URI.length + 1)).get("query") ?? "";
-}
-
-/** Bytes of one server's instructions in list_servers. */
-const LIST_INSTRUCTIONS_BYTES = 16 * 1024;
 
 /** Pause between a call's last progress notification and its result (see #progressForwarder). */
 const PROGRESS_GAP_MS = 5;
@@ -211,39 +120,6 @@ const ECHO_NAME_CHARS = 128;
 /** A name as echoed in an error: cut to a bound (a hostile or mistaken name may be huge). */
 function clipName(name: string): string {
   return name.length <= ECHO_NAME_CHARS ? name : `${name.slice(0, ECHO_NAME_CHARS)}…`;
-}
-
-/** The structured receipt of a stored result (see spool/receipt.ts), as a JSON Schema. */
-const RECEIPT_SCHEMA = {
-  type: "object",
-  properties: {
-    status: { const: "stored" },
-    callId: { type: "string" },
-    server: { type: "string" },
-    tool: { type: "string" },
-    namespaced: { type: "string" },
-    originalBytes: { type: "integer" },
-    budgetBytes: { type: "integer" },
-    preview: { type: "string" },
-    nextAction: { type: "string" },
-  },
-  required: ["status", "callId", "originalBytes", "budgetBytes"],
-};
-
-/**
- * A tool's output schema widened to `original OR receipt`. Root-level keywords that locate things
- * (`$schema`, `$id`, `$defs`, `definitions`) stay at the root so the original's `$ref`s still resolve.
- */
-export function admitReceipt(schema: Record<string, unknown>): Record<string, unknown> {
-  const { $schema, $id, $defs, definitions, ...rest } = schema;
-  const root: Record<string, unknown> = {};
-  if ($schema !== undefined) root.$schema = $schema;
-  if ($id !== undefined) root.$id = $id;
-  root.type = "object";
-  root.anyOf = [rest, RECEIPT_SCHEMA];
-  if ($defs !== undefined) root.$defs = $defs;
-  if (definitions !== undefined) root.definitions = definitions;
-  return root;
 }
 
 /** A transport that can answer a request with a result relayed as its bytes (see raw_json.ts). */
@@ -306,7 +182,7 @@ export class Gateway {
     }
     this.server = new HostServer(
       { name: "mcphub", version: options.version },
-      { capabilities: GATEWAY_CAPABILITIES, instructions: this.#instructions() },
+      { capabilities: GATEWAY_CAPABILITIES, instructions: gatewayInstructions(hub) },
     );
     this.passthrough = new Passthrough(hub, this.server, {
       log: options.log,
@@ -326,7 +202,7 @@ export class Gateway {
     });
     this.detached = new DetachedCalls();
     this.#handlers = {
-      list_servers: () => this.#listServers(),
+      list_servers: () => listServers(hub, this),
       call_tool: (args, extra) => this.#callTool(args, extra),
       poll_result: (args) => this.detached.poll(args.callId, hub.agent),
       search_tools: (args) => searchTools(hub, args),
@@ -403,58 +279,6 @@ export class Gateway {
           this.#notifyIfChanged();
         }
       });
-  }
-
-  #instructions(): string {
-    const config = this.#hub.config;
-    const servers = this.#hub.downstreams.map((d) => d.config).filter((s) => s.enabled);
-    const n = servers.length;
-    const common =
-      "A result larger than the response budget comes back as a receipt with a callId: page it with " +
-      "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result)." +
-      (this.#hub.codeMode
-        ? " For several calls whose results you only need combined, run_code runs a short program that " +
-          "calls the tools and returns only its answer (describe_tool run_code gives the declarations)."
-        : "");
-    // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
-    const allow = this.#hub.scope?.tools;
-    const own = allow ? "" : serverInstructions(
-      servers.map((s) => ({ name: s.name, instructions: this.#hub.instructions(s.name) })),
-    );
-    if (config.expose === "all") {
-      return [
-        `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
-        "Downstream tools are mounted as server__tool; their descriptions start with [server].",
-        "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
-        common,
-      ].join(" ") + (own ? `\n${own}` : "");
-    }
-    const summary = capabilitySummary(
-      servers.map((s) => {
-        if (!allow) return { name: s.name, useWhen: s.useWhen, description: s.description, tags: s.tags };
-        const names = allow.filter((t) => t.startsWith(`${s.name}__`));
-        return { name: s.name, useWhen: names.length ? [names.join(", ")] : [], tags: [] };
-      }).filter((s) => !allow || s.useWhen.length),
-    );
-    const opening = config.expose === "auto"
-      ? `mcphub gateway in auto mode, in front of ${n} MCP server${n === 1 ? "" : "s"}: every tool is ` +
-        `mounted as server__tool while their definitions fit expose_budget (${
-          config.exposeBudgetTokens ?? DEFAULT_EXPOSE_BUDGET_TOKENS
-        } tokens); past it only pinned and most-used tools are mounted and the rest are hidden but available ` +
-        "(list_servers says which is in force and why)."
-      : `mcphub gateway in lazy mode, in front of ${n} MCP server${
-        n === 1 ? "" : "s"
-      }: their tools are hidden ` +
-        "but available.";
-    return [
-      opening,
-      "At the start of a task and whenever it changes phase, call resolve_tool with what you want to do (or " +
-      "search_tools to browse), describe_tool if you need the full input schema, then call_tool " +
-      '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
-      common,
-      summary ? `Servers:\n${summary}` : "No servers are configured.",
-      ...(own ? [own] : []),
-    ].join("\n");
   }
 
   /** The meta-tools this gateway implements, in their advertised order. */
@@ -703,48 +527,6 @@ export class Gateway {
       }` +
         " Call list_servers or search_tools to see the available tools.",
     );
-  }
-
-  async #listServers(): Promise<Record<string, unknown>> {
-    const hub = this.#hub;
-    await hub.catalogAsync();
-    const servers = hub.servers().map((s) => {
-      const out: Record<string, unknown> = {
-        name: s.name,
-        enabled: s.enabled,
-        connected: s.connected,
-        state: s.state,
-        tools: s.tools,
-      };
-      if (s.description) out.description = s.description;
-      if (s.tags) out.tags = s.tags;
-      if (s.use_when) out.use_when = s.use_when;
-      if (s.error) out.error = s.error;
-      if (s.next_attempt_at) out.next_attempt_at = s.next_attempt_at;
-      if (s.failures) out.failures = s.failures;
-      if (s.login_command) out.login_command = s.login_command;
-      if (s.rejected) out.rejected = s.rejected;
-      if (s.held) out.held = s.held;
-      if (s.flagged) out.flagged = s.flagged;
-      const instructions = hub.scope?.tools ? undefined : hub.instructions(s.name);
-      if (instructions) out.instructions = clipBytes(instructions, LIST_INSTRUCTIONS_BYTES);
-      return out;
-    });
-    const catalog = hub.catalog();
-    const exposure = this.exposure();
-    return {
-      contract_version: CONTRACT_VERSION,
-      catalog_revision: (await hub.discovery()).revision,
-      // The config file's last edit was rejected: what is listed is the config still running.
-      ...(hub.configError !== undefined ? { config_error: hub.configError } : {}),
-      servers,
-      total_tools: catalog.length,
-      expose: hub.config.expose,
-      ...(hub.config.expose === "auto" ? { exposure: { mode: exposure.mode, reason: exposure.reason } } : {}),
-      pinned: this.pins,
-      management_tools: this.metaTools().length,
-      advertised_downstream_tools: this.mountedTools().length,
-    };
   }
 
   #callTool(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult>;

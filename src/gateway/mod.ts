@@ -19,4 +19,4 @@ export {
 export { DetachedCalls, MAX_FINISHED, MAX_RUNNING } from "./detached.ts";
 export { hostInput } from "./host_input.ts";
 export { StdioServerTransport } from "./stdio_server.ts";
-export { RELAY_IN_FLIGHT, RELAY_PER_WINDOW, RELAY_WINDOW_MS } from "./passthrough.ts";
+export { RELAY_IN_FLIGHT, RELAY_PER_WINDOW, RELAY_WINDOW_MS } from "./relay.ts";

@@ -18,13 +18,8 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  LoggingMessageNotificationSchema,
   McpError,
-  PromptListChangedNotificationSchema,
   ReadResourceRequestSchema,
-  relayRequestHandler,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
   ResultSchema,
   RootsListChangedNotificationSchema,
   SetLevelRequestSchema,
@@ -37,7 +32,6 @@ import type {
   HostServer,
   LoggingLevel,
   Prompt,
-  RelayedMethod,
   RequestHandlerExtra,
   Result,
   ServerNotification,
@@ -46,6 +40,7 @@ import type {
 import { ServerUnavailableError } from "../downstream/downstream.ts";
 import type { ServerOperation, Telemetry } from "../telemetry/mod.ts";
 import { parseJson } from "../json/mod.ts";
+import { SessionRelay, severity } from "./relay.ts";
 import { namespaceTemplate, namespaceUri, publishedBareUri, splitUri, URI_PREFIX } from "../hub/uris.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -59,15 +54,6 @@ export const GATEWAY_CAPABILITIES = {
   logging: {},
   completions: {},
 };
-
-/** The client capabilities a downstream session declares: those of the host that the gateway relays. */
-export function relayedCapabilities(host: ClientCapabilities | undefined): ClientCapabilities {
-  const out: ClientCapabilities = {};
-  if (host?.sampling) out.sampling = host.sampling;
-  if (host?.elicitation) out.elicitation = host.elicitation;
-  if (host?.roots) out.roots = host.roots;
-  return out;
-}
 
 /** The `tool` a stored resources/read result is filed under (its `namespaced` is the URI read). */
 export const READ_TOOL = "resources/read";
@@ -136,283 +122,6 @@ export interface OwnResources {
   resources(): Params[];
   /** The read of one of them; undefined when `uri` is not one (it is routed to a server). */
   read(uri: string): Promise<Result | undefined>;
-}
-
-/** The MCP logging levels, least severe first. */
-const LEVELS: readonly LoggingLevel[] = [
-  "debug",
-  "info",
-  "notice",
-  "warning",
-  "error",
-  "critical",
-  "alert",
-  "emergency",
-];
-
-function severity(level: unknown): number {
-  const at = LEVELS.indexOf(level as LoggingLevel);
-  return at < 0 ? LEVELS.length : at;
-}
-
-/** Every client capability the gateway can relay: what shared downstream sessions declare. */
-export const RELAYED_CAPABILITIES: ClientCapabilities = {
-  sampling: {},
-  elicitation: { form: {}, url: {} },
-  roots: { listChanged: true },
-};
-
-/** Options of {@linkcode SessionRelay}. */
-export interface SessionRelayOptions {
-  /**
-   * Many upstream sessions over the same downstream sessions (HTTP): declare every relayable capability
-   * downstream and route each request to its session. false = one host, whose capabilities are declared.
-   */
-  shared: boolean;
-  log: (line: string) => void;
-}
-
-/**
- * The downstream side of every upstream session of one hub: it declares the client capabilities of
- * each new downstream session and routes what the servers send. A server-to-client request goes to the
- * session whose call caused it when that is certain (see #target), and to none otherwise; log messages
- * go to every session that sees the server (each filtered by its own level; the servers get the most
- * verbose level any session asked for; while calls run on the server, only to the sessions making them);
- * resource updates go to the sessions that subscribed.
- */
-/** A server's requests to the host (sampling, elicitation, roots) relayed at once; more are refused. */
-export const RELAY_IN_FLIGHT = 8;
-/** A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS}; more are refused. */
-export const RELAY_PER_WINDOW = 64;
-export const RELAY_WINDOW_MS = 60_000;
-
-export class SessionRelay {
-  /** Per server: its requests to the host in flight and in the current window (issue 41). */
-  #relayed = new Map<string, { inFlight: number; windowStart: number; count: number; refused: number }>();
-  #hub: Hub;
-  #options: SessionRelayOptions;
-  #sessions = new Set<Passthrough>();
-  /** Sessions subscribed per `SERVER\nURI` (downstream URI). */
-  #subscribers = new Map<string, Set<Passthrough>>();
-  /** The level the servers were last sent; per client, whether it got it. */
-  #level?: LoggingLevel;
-  #levelSent = new WeakMap<Client, LoggingLevel>();
-  #seq = 0;
-
-  constructor(hub: Hub, options: SessionRelayOptions) {
-    this.#hub = hub;
-    this.#options = options;
-    hub.configureSessions((name, client) => this.#configure(name, client));
-    // A session connected after logging/setLevel gets the level too.
-    hub.onChange(() => {
-      if (!this.#level) return;
-      for (const d of this.#hub.downstreams) {
-        if (d.client && this.#levelSent.get(d.client) !== this.#level) void this.#sendLevel(d.client);
-      }
-    });
-  }
-
-  /** True when many upstream sessions share the downstream ones. */
-  get shared(): boolean {
-    return this.#options.shared;
-  }
-
-  /** A number that orders calls across sessions (the latest related call wins). */
-  nextSeq(): number {
-    return ++this.#seq;
-  }
-
-  /** Adds an upstream session; returns the function that removes it (and its subscriptions, level). */
-  attach(session: Passthrough): () => void {
-    this.#sessions.add(session);
-    return () => {
-      if (!this.#sessions.delete(session)) return;
-      for (const [key, set] of this.#subscribers) {
-        if (!set.delete(session) || set.size) continue;
-        this.#subscribers.delete(key);
-        const at = key.indexOf("\n");
-        const client = this.#hub.downstream(key.slice(0, at))?.client;
-        client?.unsubscribeResource({ uri: key.slice(at + 1) }).catch(() => {});
-      }
-      void this.setLevel();
-    };
-  }
-
-  /** What a new downstream session declares: the host's capabilities (one host), or all relayable ones. */
-  #capabilities(): ClientCapabilities {
-    if (this.#options.shared) return RELAYED_CAPABILITIES;
-    const [first] = this.#sessions;
-    return relayedCapabilities(first?.hostCapabilities());
-  }
-
-  /** A new downstream session: declares the capabilities and installs the relays. */
-  #configure(name: string, client: Client): void {
-    const caps = this.#capabilities();
-    client.registerCapabilities(caps);
-    // Relayed as sent, answered as the host answered (no SDK model in between drops a key).
-    const relay = (method: RelayedMethod, capability: keyof ClientCapabilities) =>
-      relayRequestHandler(
-        client,
-        method,
-        (params, extra) => this.#toHost(name, method, capability, params, extra.signal),
-      );
-    if (caps.sampling) relay("sampling/createMessage", "sampling");
-    if (caps.elicitation) relay("elicitation/create", "elicitation");
-    if (caps.roots) relay("roots/list", "roots");
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
-      for (const s of this.#logReaders(name)) s.logMessage(name, n.params);
-    });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
-      // One host gets what the server sends, as directly; shared sessions only what they subscribed to.
-      const subscribed = this.#subscribers.get(`${name}\n${n.params.uri}`);
-      for (const s of this.#sessions) {
-        if (s.sees(name) && (!this.#options.shared || subscribed?.has(s))) s.resourceUpdated(name, n.params);
-      }
-    });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
-      for (const s of this.#sessions) if (s.sees(name)) s.resourceListChanged();
-    });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
-      for (const s of this.#sessions) if (s.sees(name)) s.promptListChanged(name);
-    });
-  }
-
-  /**
-   * The sessions a log message of server `name` goes to: those with a call running on it (a message
-   * sent while a session's call runs is that call's, and no other session's to read), or with none
-   * running, every session that uses the server (its own messages: start-up, roots, subscriptions).
-   */
-  #logReaders(name: string): Passthrough[] {
-    const using = [...this.#sessions].filter((s) => s.sees(name));
-    const calling = using.filter((s) => s.latestCall(name));
-    return calling.length ? calling : using;
-  }
-
-  /**
-   * The session a request of server `name` belongs to. MCP does not tie a server's request to the call
-   * that caused it (stdio carries no relation), so it is the one session with a call running on that
-   * server, or with none running, the one session that uses it; otherwise why none can be chosen.
-   */
-  #target(name: string): { session: Passthrough; related?: Extra } | string {
-    const calling = [...this.#sessions].filter((s) => s.latestCall(name));
-    if (calling.length === 1) return { session: calling[0]!, related: calling[0]!.latestCall(name)!.extra };
-    if (calling.length > 1) return `calls of ${calling.length} sessions are running on server "${name}"`;
-    const using = [...this.#sessions].filter((s) => s.sees(name));
-    if (using.length === 1 || (!this.#options.shared && using.length)) return { session: using.at(-1)! };
-    return using.length
-      ? `no call is running on server "${name}" and ${using.length} sessions use it`
-      : `no session uses server "${name}"`;
-  }
-
-  /** A server-to-client request relayed to its host, as part of the call that caused it when one runs. */
-  async #toHost(
-    name: string,
-    method: string,
-    capability: keyof ClientCapabilities,
-    params: Params | undefined,
-    signal: AbortSignal,
-  ): Promise<Result> {
-    // Bounded per server: one server cannot flood the host (or tie up its user) with requests.
-    let use = this.#relayed.get(name);
-    if (!use) this.#relayed.set(name, use = { inFlight: 0, windowStart: Date.now(), count: 0, refused: 0 });
-    const now = Date.now();
-    if (now - use.windowStart >= RELAY_WINDOW_MS) {
-      if (use.refused > 1) {
-        this.#options.log(`server "${name}": ${use.refused} requests to the host refused in that window`);
-      }
-      Object.assign(use, { windowStart: now, count: 0, refused: 0 });
-    }
-    const why = use.inFlight >= RELAY_IN_FLIGHT
-      ? `${use.inFlight} requests to the host in flight, the most relayed at once (${RELAY_IN_FLIGHT})`
-      : use.count >= RELAY_PER_WINDOW
-      ? `sent ${use.count} requests to the host in ${
-        RELAY_WINDOW_MS / 1000
-      }s, the most relayed (${RELAY_PER_WINDOW})`
-      : undefined;
-    if (why) {
-      if (use.refused++ === 0) {
-        this.#options.log(`server "${name}": requests to the host refused: it has ${why}`);
-      }
-      throw new McpError(
-        ErrorCode.InternalError,
-        `${method} refused: server "${name}" has ${why}; retry later`,
-      );
-    }
-    use.inFlight++;
-    use.count++;
-    try {
-      return await this.#relayToHost(name, method, capability, params, signal);
-    } finally {
-      use.inFlight--;
-    }
-  }
-
-  async #relayToHost(
-    name: string,
-    method: string,
-    capability: keyof ClientCapabilities,
-    params: Params | undefined,
-    signal: AbortSignal,
-  ): Promise<Result> {
-    const target = this.#target(name);
-    if (typeof target === "string") {
-      // Never a guess: another session's host must not see this request.
-      throw new McpError(
-        ErrorCode.InternalError,
-        `${method} not relayed: ${target}, and MCP does not say which one asked; it is sent to none ` +
-          "(a session's requests are relayed while its calls are the only ones running on the server)",
-      );
-    }
-    // As a direct connection to a host without the capability answers: method not found.
-    if (!target.session.hostCapabilities()?.[capability]) {
-      throw new McpError(
-        ErrorCode.MethodNotFound,
-        `${method}: the host of this session does not offer ${capability}`,
-      );
-    }
-    return await target.session.requestHost(method, params, signal, target.related);
-  }
-
-  /**
-   * Records a session's `logging/setLevel` (undefined = recompute after a session left) and sends the
-   * servers the most verbose level any session asked for.
-   */
-  async setLevel(): Promise<void> {
-    let level: LoggingLevel | undefined;
-    for (const s of this.#sessions) {
-      if (s.level && (!level || severity(s.level) < severity(level))) level = s.level;
-    }
-    if (!level) return;
-    this.#level = level;
-    await Promise.all(this.#hub.downstreams.map((d) => d.client && this.#sendLevel(d.client)));
-  }
-
-  async #sendLevel(client: Client): Promise<void> {
-    const level = this.#level;
-    if (!level || !client.getServerCapabilities()?.logging) return;
-    this.#levelSent.set(client, level);
-    await client.setLoggingLevel(level).catch((error) => {
-      this.#options.log(`logging/setLevel failed downstream: ${(error as Error).message}`);
-    });
-  }
-
-  /** Records a subscription; true when the server should be told (always: subscribing twice is harmless). */
-  subscribe(session: Passthrough, name: string, uri: string): void {
-    const key = `${name}\n${uri}`;
-    let set = this.#subscribers.get(key);
-    if (!set) this.#subscribers.set(key, set = new Set());
-    set.add(session);
-  }
-
-  /** Removes a subscription; true when no session is subscribed any more (the server should be told). */
-  unsubscribe(session: Passthrough, name: string, uri: string): boolean {
-    const key = `${name}\n${uri}`;
-    const set = this.#subscribers.get(key);
-    set?.delete(session);
-    if (set?.size) return false;
-    this.#subscribers.delete(key);
-    return true;
-  }
 }
 
 /** The non-tool surface of one gateway session. */

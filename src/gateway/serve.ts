@@ -37,7 +37,7 @@ import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "../hub/meta_tools.ts";
 import { type ByteSource } from "../json/lines.ts";
 import { StdioServerTransport } from "./stdio_server.ts";
-import { SessionRelay } from "./passthrough.ts";
+import { SessionRelay } from "./relay.ts";
 import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "../catalog/tool_cache.ts";
 import { type PinStore, toolPinMigrations, ToolPins } from "../trust/pinning.ts";
 import { pgHubMigrations, PgToolCache, PgToolPins } from "../trust/pg_store.ts";
