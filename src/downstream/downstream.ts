@@ -1,6 +1,6 @@
 /**
- * One downstream MCP server: connecting (stdio or remote), its tool list,
- * its state and stderr tail, and calls to it.
+ * One downstream MCP server: connecting (stdio here, remote in remote.ts), its tool list, its state and
+ * restarts (the policy and errors in failures.ts), its stderr tail (stderr.ts), and calls to it.
  *
  * @module
  */
@@ -11,26 +11,44 @@ import {
   type Client,
   ErrorCode,
   loadClientSdk,
-  loadHttpSdk,
   McpError,
-  sdkSafeParse,
   ToolListChangedNotificationSchema,
 } from "../mcp/sdk.ts";
-import type { CallToolResult, JsonSchemaValidator, Progress, Transport } from "../mcp/sdk.ts";
-import { messageOf } from "../mcp/errors.ts";
+import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
+import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
+import { InvalidResultError, messageOf } from "../mcp/errors.ts";
 import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
-import { InvalidResultError, isLocalFailure, StdioClientTransport } from "./stdio.ts";
+import { isLocalFailure, StdioClientTransport } from "./stdio.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
-import { type Member, member, RawBytes, type RawResult } from "../json/raw_json.ts";
-import { parseSteps, slicedParseApplies } from "../json/sliced_json.ts";
+import type { RawResult } from "../json/raw_json.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { type RejectedTool, screenTools, screenToolsSteps } from "../trust/limits.ts";
 import { listToolsPage } from "../trust/list_tools.ts";
 import { Stepper } from "../json/slices.ts";
+import {
+  backoffDelay,
+  CallTimeoutError,
+  DEFAULT_RESTART_POLICY,
+  type DownstreamState,
+  OutcomeUnknownError,
+  PermanentError,
+  type RestartPolicy,
+  ServerUnavailableError,
+} from "./failures.ts";
+import { connectRemote, type RemoteHost } from "./remote.ts";
+import { clipText, GARBAGE_QUOTE_CHARS, redact, STDERR_TAIL_BYTES, Tail } from "./stderr.ts";
 
-/** Characters of a non-JSON-RPC stdout line quoted in the log (after redaction). */
-export const GARBAGE_QUOTE_CHARS = 120;
+// Where the hub and the gateway import them from.
+export {
+  backoffDelay,
+  CallTimeoutError,
+  DEFAULT_RESTART_POLICY,
+  type DownstreamState,
+  OutcomeUnknownError,
+  type RestartPolicy,
+  ServerUnavailableError,
+} from "./failures.ts";
 
 /** Lists of fewer tools are packed at once (no turn of the event loop in between). */
 const PACK_STEPS_MIN_TOOLS = 1_000;
@@ -64,47 +82,8 @@ function* packSteps(
   return packed;
 }
 
-/** Bytes of a server's stderr kept for error reports. */
-export const STDERR_TAIL_BYTES = 8 * 1024;
-
-/** Where a downstream server is in its life. */
-export type DownstreamState =
-  | "disabled"
-  | "connecting"
-  | "connected"
-  | "backoff"
-  | "failed"
-  | "needs_auth"
-  | "closed";
-
 /** How often a server in `needs_auth` looks for a login in the store. */
 export const LOGIN_POLL_MS = 1000;
-
-/** When and how often a failing server is restarted. */
-export interface RestartPolicy {
-  /** First retry delay; doubles per consecutive failure. @default 500 */
-  baseMs: number;
-  /** Longest delay between attempts. @default 30000 */
-  maxMs: number;
-  /** Consecutive failures after which the server is marked crash-looping and left down; 0 = never restart. @default 8 */
-  maxFailures: number;
-  /** Uptime after which the failure count resets. @default 60000 */
-  stableMs: number;
-}
-
-/** The default {@linkcode RestartPolicy}. */
-export const DEFAULT_RESTART_POLICY: RestartPolicy = {
-  baseMs: 500,
-  maxMs: 30_000,
-  maxFailures: 8,
-  stableMs: 60_000,
-};
-
-/** The delay before restart attempt `failures` (1-based): exponential, capped, with jitter in [50%, 100%]. */
-export function backoffDelay(failures: number, policy: RestartPolicy, random = Math.random): number {
-  const raw = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, failures - 1));
-  return Math.round(raw * (0.5 + random() / 2));
-}
 
 /** What the hub needs to start a downstream. */
 export interface DownstreamOptions {
@@ -156,92 +135,6 @@ export interface DownstreamCallOptions {
   meta?: { traceparent: string; tracestate?: string };
   /** Told the JSON-RPC id of the request once it is known (the fast path's own ids). */
   onRequestId?: (id: string | number) => void;
-}
-
-/** The call failed in a way that leaves its outcome unknown (the connection broke). */
-export class OutcomeUnknownError extends Error {
-  override name = "OutcomeUnknownError";
-}
-
-/** The call ran past its time limit. */
-export class CallTimeoutError extends Error {
-  override name = "CallTimeoutError";
-}
-
-/** The server is not connected (connecting failed, backing off, crash-looping or closed). */
-export class ServerUnavailableError extends Error {
-  override name = "ServerUnavailableError";
-  constructor(message: string, readonly state: DownstreamState) {
-    super(message);
-  }
-}
-
-/** A start failure that retrying cannot fix (no such command, not permitted). */
-class PermanentError extends Error {
-  override name = "PermanentError";
-}
-
-/** Keeps the last N bytes of a stream, from the first whole line in them. */
-export class Tail {
-  /** One buffer of `limit` bytes, written round: the heap never holds more of a server's stderr. */
-  #ring: Uint8Array;
-  /** Bytes pushed in all. */
-  #total = 0;
-  constructor(readonly limit: number) {
-    this.#ring = new Uint8Array(Math.max(1, limit));
-  }
-
-  /** Bytes held (the buffer), whatever was pushed. */
-  get retainedBytes(): number {
-    return this.#ring.byteLength;
-  }
-
-  push(chunk: Uint8Array): void {
-    const size = this.#ring.length;
-    const keep = chunk.length > size ? chunk.subarray(chunk.length - size) : chunk;
-    let at = (this.#total + chunk.length - keep.length) % size;
-    let from = 0;
-    while (from < keep.length) {
-      const n = Math.min(keep.length - from, size - at);
-      this.#ring.set(keep.subarray(from, from + n), at);
-      from += n;
-      at = (at + n) % size;
-    }
-    this.#total += chunk.length;
-  }
-
-  text(): string {
-    const size = this.#ring.length;
-    const held = Math.min(this.#total, size);
-    const start = (this.#total - held) % size;
-    const bytes = start + held <= size
-      ? this.#ring.subarray(start, start + held)
-      : concatTail(this.#ring.subarray(start), this.#ring.subarray(0, start + held - size));
-    let text = new TextDecoder().decode(bytes);
-    // A cut first line may hold part of a secret that redaction cannot recognise: it is dropped, and when
-    // the whole tail is one cut line, so is the tail.
-    if (this.#total > size) {
-      const nl = text.indexOf("\n");
-      text = nl < 0 ? "" : text.slice(nl + 1);
-    }
-    return text;
-  }
-}
-
-function concatTail(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-/** Replaces the values of a server's `env` and `headers` in text. */
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) out = out.split(secret).join("***");
-  }
-  return out;
 }
 
 /** A connection to one configured server, restarted with backoff when it fails. */
@@ -528,7 +421,7 @@ export class Downstream {
     timedOut.catch(() => {});
     const attempt = async () => {
       clientSdk ??= await loadClientSdk();
-      if (this.config.url) await this.#connectRemote(deadline);
+      if (this.config.url) await connectRemote(this.#remoteHost(), deadline);
       else await this.#connectStdio(deadline);
       await this.#refreshTools(deadline);
     };
@@ -612,78 +505,16 @@ export class Downstream {
     }
   }
 
-  async #connectRemote(signal: AbortSignal): Promise<void> {
-    try {
-      await this.#dial(signal);
-    } catch (error) {
-      if (notPermittedNet(error)) {
-        const url = new URL(this.config.url!);
-        const port = url.port || (url.protocol === "https:" ? "443" : "80");
-        throw new PermanentError(
-          `not permitted to connect to ${url.hostname}:${port} (${(error as Error).message}); rebuild with ` +
-            "`deno task compile --config <your mcphub.yaml>` (see `mcphub permissions`)",
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-  }
-
-  async #dial(signal: AbortSignal): Promise<void> {
-    const auth = this.#options.auth;
-    const [{ SSEClientTransport, StreamableHTTPClientTransport }, { HttpListScreen }] = await Promise.all([
-      loadHttpSdk(),
-      // Only HTTP servers need it: loaded here, not before the host's `initialize` is answered.
-      import("../trust/http_lists.ts"),
-      auth?.ready(),
-    ]);
-    const url = new URL(this.config.url!);
-    const requestInit: RequestInit = { headers: this.config.headers };
-    // Each transport's fetch judges over-limit tools in tools/list answers from their bytes (http_lists.ts).
-    const authOptions = auth ? { authProvider: auth.provider } : {};
-    const sseTransport = () => {
-      const screen = new HttpListScreen(auth?.fetch);
-      const transport = new SSEClientTransport(url, {
-        requestInit,
-        eventSourceInit: { fetch: withHeaders(requestInit, screen.fetch) },
-        fetch: screen.fetch,
-        ...authOptions,
-      });
-      screen.watch(transport);
-      return transport;
+  /** What dialing a remote server needs of this downstream (see remote.ts). */
+  #remoteHost(): RemoteHost {
+    return {
+      config: () => this.config,
+      auth: this.#options.auth,
+      connectTimeoutMs: this.#options.connectTimeoutMs,
+      log: (line) => this.#options.log(line),
+      newClient: () => this.#newClient(),
+      watch: (client, transport) => this.#watch(client, transport),
     };
-    if (this.config.transport === "sse") {
-      const client = this.#newClient();
-      const transport = sseTransport();
-      this.#watch(client, transport);
-      await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
-      return;
-    }
-    const client = this.#newClient();
-    const screen = new HttpListScreen(auth?.fetch);
-    const transport = new StreamableHTTPClientTransport(url, {
-      requestInit,
-      fetch: screen.fetch,
-      ...authOptions,
-    });
-    screen.watch(transport);
-    this.#watch(client, transport);
-    try {
-      await client.connect(transport, { signal, timeout: this.#options.connectTimeoutMs });
-    } catch (httpError) {
-      if (signal.aborted || notPermittedNet(httpError) || auth?.isAuthError(httpError)) throw httpError;
-      // The server may speak only the older HTTP+SSE transport.
-      await transport.close().catch(() => {});
-      const sseClient = this.#newClient();
-      const sse = sseTransport();
-      this.#watch(sseClient, sse);
-      try {
-        await sseClient.connect(sse, { signal, timeout: this.#options.connectTimeoutMs });
-        this.#options.log(`server "${this.name}": Streamable HTTP failed, connected over SSE`);
-      } catch {
-        throw httpError;
-      }
-    }
   }
 
   #watch(client: Client, transport: Transport): void {
@@ -948,91 +779,6 @@ export class Downstream {
     // A process from a failed attempt (one that hung in start-up) is still being stopped: wait for it.
     await Promise.all([...this.#teardowns]);
   }
-}
-
-/**
- * The SDK Client's own record of the last `tools/list` (private in its types; `listToolsPage` fills it as
- * `listTools` does): what its `callTool` checks before and after a call.
- */
-interface ToolMetadata {
-  /** The tool's `outputSchema` check (see `lazyValidator` in sdk_client.ts), if it declared one. */
-  getToolOutputValidator(name: string): JsonSchemaValidator<unknown> | undefined;
-  /** `execution.taskSupport: "required"`: `callTool` refuses it (a task call is for the SDK's own API). */
-  isToolTaskRequired(name: string): boolean;
-}
-
-/**
- * The check `Client.callTool` makes of a result of a tool with an `outputSchema`, made on a result relayed
- * as bytes: the same validator, the same errors (texts and codes), once. Only `structuredContent` is
- * parsed (a big one in slices, from the bytes as they came, read back from the spool if they were
- * spilled); the rest stays bytes.
- */
-async function checkOutput(
-  name: string,
-  result: RawResult,
-  validate: JsonSchemaValidator<unknown>,
-): Promise<void> {
-  const span = member(result.members, "structuredContent");
-  if (span && result.raw.at(span.start) !== 0x7b) {
-    // Not an object: the SDK's parse of the result refuses it; the same parse gives the same error.
-    const parsed = sdkSafeParse(CallToolResultSchema, result.parse());
-    if (!parsed.success) throw parsed.error;
-  }
-  if (!span) {
-    if (result.isError) return;
-    throw new McpError(
-      ErrorCode.InvalidRequest,
-      `Tool ${name} has an output schema but did not return structured content`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = await parseSpan(result.raw, span);
-  } catch (error) {
-    if (!(error instanceof SyntaxError)) throw error;
-    throw new InvalidResultError(`"structuredContent" is not JSON (${error.message})`, { cause: error });
-  }
-  let verdict: ReturnType<JsonSchemaValidator<unknown>>;
-  try {
-    verdict = validate(value);
-  } catch (error) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Failed to validate structured content: ${messageOf(error)}`,
-    );
-  }
-  if (!verdict.valid) {
-    throw new McpError(
-      ErrorCode.InvalidParams,
-      `Structured content does not match the tool's output schema: ${verdict.errorMessage}`,
-    );
-  }
-}
-
-/** The JSON value at `span` of `raw`: parsed at once, or in slices when big (other calls go on meanwhile). */
-async function parseSpan(raw: RawBytes, span: Member): Promise<unknown> {
-  const bytes = new RawBytes(raw.slice(span.start, span.end));
-  if (!slicedParseApplies(bytes)) return bytes.json();
-  return await new Stepper(parseSteps(bytes, 0)).finishAsync();
-}
-
-/** `text` cut to `max` characters with an ellipsis; callers redact first. */
-export function clipText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…`;
-}
-
-/** A refusal by the binary's own --allow-net (Streamable HTTP throws it as is, SSE wraps its message). */
-function notPermittedNet(error: unknown): boolean {
-  return error instanceof Deno.errors.NotCapable ||
-    (error instanceof Error && /Requires net access/.test(error.message));
-}
-
-function withHeaders(init: RequestInit, base: typeof fetch = fetch): typeof fetch {
-  return (input, requestInit) => {
-    const headers = new Headers(requestInit?.headers);
-    for (const [k, v] of new Headers(init.headers)) headers.set(k, v);
-    return base(input, { ...requestInit, headers });
-  };
 }
 
 /** The promise's value if it settles within `ms`, else undefined; leaves no timer behind. */

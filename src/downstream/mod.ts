@@ -10,5 +10,5 @@ export {
   DEFAULT_RESTART_POLICY,
   type DownstreamState,
   type RestartPolicy,
-} from "./downstream.ts";
+} from "./failures.ts";
 export { ESSENTIAL_ENV, serverEnvironment } from "./environment.ts";

@@ -10,6 +10,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ErrorCode, McpError } from "../mcp/sdk.ts";
+import { InvalidResultError } from "../mcp/errors.ts";
 import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
 import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
 import { slicedParseApplies } from "../json/sliced_json.ts";
@@ -26,11 +27,6 @@ import { CoalescingWriter, streamWriter } from "../json/pipe.ts";
 import { parseLineJson, parseRaw, ProtocolViolation, validateMessage } from "../mcp/jsonrpc_line.ts";
 import { putStandIns, SCAN_MIN_BYTES } from "../trust/definition_scan.ts";
 import { type ListAnswer, ListScreen, TOOLS_PATH } from "../trust/list_screen.ts";
-
-/** A `tools/call` result that is not one (checked on the fast path, where the SDK's schema is skipped). */
-export class InvalidResultError extends TypeError {
-  override name = "InvalidResultError";
-}
 
 /** What {@linkcode StdioClientTransport.callRaw} needs besides the tool. */
 export interface RawCallOptions {

@@ -24,6 +24,11 @@ export function invalidRequest(message: string): never {
   throw new ProtocolError(ErrorCode.InvalidRequest, message);
 }
 
+/** A `tools/call` result that is not one (checked on the fast path, where the SDK's schema is skipped). */
+export class InvalidResultError extends TypeError {
+  override name = "InvalidResultError";
+}
+
 /** An error's message, or the thrown value as text. */
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);

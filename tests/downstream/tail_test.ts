@@ -4,7 +4,7 @@
  * whole lines.
  */
 import assert from "node:assert/strict";
-import { Tail } from "../../src/downstream/downstream.ts";
+import { Tail } from "../../src/downstream/stderr.ts";
 
 Deno.test("the stderr tail holds at most its limit in bytes, whatever the chunk size; its text is the last whole lines", () => {
   const limit = 8 * 1024;

@@ -7,7 +7,7 @@ import { definitionProblem, MAX_DEFINITION_DEPTH } from "../../src/trust/limits.
 import { injectionMarkers } from "../../src/trust/injection.ts";
 import { rateLimitedLog } from "../../src/hub/log_limit.ts";
 import { serverEnvironment } from "../../src/downstream/environment.ts";
-import { redact, Tail } from "../../src/downstream/downstream.ts";
+import { redact, Tail } from "../../src/downstream/stderr.ts";
 import { resolveTool, searchTools } from "../../src/hub/discovery.ts";
 import { openStore } from "../../src/store/mod.ts";
 import { buildCatalog, CatalogIndex } from "../../src/catalog/mod.ts";
