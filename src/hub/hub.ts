@@ -1,29 +1,24 @@
 /**
  * The hub: every configured downstream, the catalog built from what they list (with its pin verdicts
- * and discovery index), name lookup and scope, and the entry to the one call path (call_path.ts).
+ * and discovery index: hub_catalog.ts), name lookup and scope, and the entry to the one call path
+ * (call_path.ts).
  *
  * @module
  */
 import type { AgentConfig, Config, ServerConfig } from "../config/mod.ts";
 import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
-import { CatalogIndex, catalogSteps, type CatalogTool, type PackedCatalogServer } from "../catalog/mod.ts";
+import type { CatalogTool } from "../catalog/mod.ts";
 import { listHashSteps, serverFingerprint, type ToolListCache } from "../catalog/tool_cache.ts";
 import { messageOf } from "../mcp/errors.ts";
 import type { Client } from "../mcp/sdk.ts";
-import { META_TOOL_NAMES } from "./meta_tools.ts";
 import { Downstream, type RestartPolicy } from "../downstream/downstream.ts";
 import type { NameReference } from "../catalog/mod.ts";
 import type { CallToolResult } from "../mcp/sdk.ts";
 import { type FinalizeOptions, spillPolicy } from "./finalize.ts";
 import { type CallPath, callThrough, finalizeOther, type HubCallOptions, record } from "./call_path.ts";
 import { RawResult } from "../json/raw_json.ts";
-import {
-  type Discovery,
-  INDEX_WORKER_MIN_TOOLS,
-  IndexWorkerPool,
-  localDiscovery,
-  workerDiscovery,
-} from "../resolver/index_host.ts";
+import type { Discovery } from "../resolver/index_host.ts";
+import { HubCatalog } from "./hub_catalog.ts";
 import { Stepper } from "../json/slices.ts";
 import { jsonTextSteps, SLICED_STRINGIFY_MIN_ITEMS } from "../json/sliced_json.ts";
 import { agentServers } from "../config/light.ts";
@@ -74,7 +69,7 @@ export interface HubOptions {
   /**
    * Catalogs of at least this many tools are indexed in a Web Worker (see `index_host.ts`), so the
    * index's garbage collection never pauses the gateway; `Infinity` = always in process.
-   * @default {@link INDEX_WORKER_MIN_TOOLS}
+   * @default `INDEX_WORKER_MIN_TOOLS` (index_host.ts)
    */
   indexWorkerMinTools?: number;
   /** Spans and durations of downstream calls, and servers' state changes; undefined = none. */
@@ -153,16 +148,8 @@ export class Hub {
   #toolAllow?: Set<string>;
   #options: HubOptions;
   #downstreams = new Map<string, Downstream>();
-  #catalog?: { tools: CatalogTool[]; index: CatalogIndex };
-  /** The catalog being built in slices (see #catalogAsync). */
-  #catalogSteps?: Stepper<{ tools: CatalogTool[]; index: CatalogIndex }>;
-  #discovery?: Promise<Discovery>;
-  /** Ends the current discovery index: stops its worker's build, or frees the built index. */
-  #discoveryAbort?: AbortController;
-  /** The index worker failed once: later catalogs are indexed in process. */
-  #workerFailed = false;
-  /** The index worker, kept from one large catalog's index to the next (started once, see #warmWorker). */
-  #workers?: IndexWorkerPool;
+  /** The catalog built from what the servers list, and its discovery index (see hub_catalog.ts). */
+  #catalog: HubCatalog;
   /** Pin verdicts per server, and the watch for approvals made elsewhere. */
   #verdicts: PinVerdicts;
   #log: { log: (line: string) => void; flush: () => void };
@@ -173,9 +160,6 @@ export class Hub {
   #startup?: Promise<void>;
   #cacheWarned = false;
   #onClient?: (server: string, client: Client) => void;
-  /** `namespace: false` name collisions, per server (see #withoutCollisions). */
-  #collisions = new Map<string, string>();
-  #collisionsLogged = new Set<string>();
   /** Each server's instructions: live once connected, else the cached ones. */
   #instructions = new Map<string, string>();
   /** Scoped views over this hub's connections (see HubOptions.base). */
@@ -190,6 +174,15 @@ export class Hub {
     this.agent = options.agent;
     this.#scope = this.#scopeOf(options.config);
     this.#toolAllow = this.#scope?.tools ? new Set(this.#scope.tools) : undefined;
+    this.#catalog = new HubCatalog({
+      downstreams: () => this.#downstreams.values(),
+      toolAllow: () => this.#toolAllow,
+      verdicts: () => this.#verdicts,
+      cachedLists: () => this.#cachedLists(),
+      closed: () => this.#closed,
+      log: (line) => this.#options.log(line),
+      indexWorkerMinTools: options.indexWorkerMinTools,
+    });
     this.#verdicts = new PinVerdicts({
       pins: options.pins,
       log: (line) => this.#options.log(line),
@@ -560,9 +553,7 @@ export class Hub {
   }
 
   #changed(): void {
-    this.#catalog = undefined;
-    this.#catalogSteps = undefined;
-    this.#dropDiscovery();
+    this.#catalog.invalidate();
     if (this.#closed) return;
     for (const listener of this.#listeners) listener();
   }
@@ -575,121 +566,9 @@ export class Hub {
     return this.#downstreams.get(name);
   }
 
-  /** The catalog now: finishes a sliced build in progress at once (holding the event loop for the rest). */
-  #build(): { tools: CatalogTool[]; index: CatalogIndex } {
-    if (!this.#catalog) {
-      this.#catalogSteps ??= new Stepper(this.#catalogBuild());
-      this.#catalog = this.#catalogSteps.finish();
-      this.#catalogSteps = undefined;
-    }
-    return this.#catalog;
-  }
-
-  /** The catalog, built in slices that yield to the event loop (100,000 tools take about 0.4 s). */
-  async #catalogAsync(): Promise<{ tools: CatalogTool[]; index: CatalogIndex }> {
-    // Cached lists still being read at start are part of it (list_servers, discovery).
-    if (this.downstreams.some((d) => d.cacheLoading)) await this.#cachedLists();
-    if (this.#catalog) return this.#catalog;
-    // The build's slices begin once the index worker (if it is started for this build) is made.
-    const steps = this.#catalogSteps ??= new Stepper(this.#catalogBuild()).after(
-      this.#warmWorker(this.#listedTools()),
-    );
-    const built = await steps.finishAsync();
-    // Kept unless the catalog changed meanwhile (then the caller answers from the one it asked about).
-    if (this.#catalogSteps === steps) {
-      this.#catalog = built;
-      this.#catalogSteps = undefined;
-      this.#warmWorker(built.tools.length);
-    }
-    return built;
-  }
-
-  /** How many tools the next catalog may hold at most: the servers' listed tools (cut to `tools:` if set). */
-  #listedTools(): number {
-    let listed = 0;
-    for (const d of this.#downstreams.values()) listed += d.tools.length;
-    return this.#toolAllow ? Math.min(listed, this.#toolAllow.size) : listed;
-  }
-
-  /**
-   * Once a catalog is large enough to be indexed in a worker (as its build begins, and again once it is
-   * built), starts that worker in a macrotask of its own, so that it starts (and loads the resolver)
-   * while the catalog is built in slices and no build or search waits while Deno makes its isolate.
-   * Never at start-up: a small catalog never starts one. Settles a macrotask after the worker is made
-   * (see `IndexWorkerPool.warmSoon`); undefined when no worker is started.
-   */
-  #warmWorker(tools: number): Promise<void> | undefined {
-    const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
-    if (tools < threshold || this.#workerFailed || this.#closed) return undefined;
-    return (this.#workers ??= new IndexWorkerPool()).warmSoon();
-  }
-
-  *#catalogBuild(): Generator<void, { tools: CatalogTool[]; index: CatalogIndex }> {
-    const servers: PackedCatalogServer[] = [];
-    for (const d of this.#downstreams.values()) {
-      // Connected servers' live tools, and the cached tools of a server in its first attempt.
-      if (d.tools.length === 0) continue;
-      const mounted = (yield* this.#verdicts.steps(d)).mounted;
-      servers.push({
-        name: d.name,
-        description: d.config.description,
-        tags: d.config.tags,
-        useWhen: d.config.useWhen,
-        toolUseWhen: d.config.toolUseWhen,
-        namespace: d.config.namespace,
-        tools: mounted,
-      });
-      yield;
-    }
-    const allow = this.#toolAllow;
-    let tools = this.#withoutCollisions(yield* catalogSteps(servers));
-    if (allow) {
-      tools = tools.filter((t) => !allow || allow.has(t.namespaced) || allow.has(`${t.server}__${t.tool}`));
-      yield;
-    }
-    return { tools, index: yield* CatalogIndex.build(tools) };
-  }
-
   /** The catalog, built in slices; then the sync accessors answer from it without building. */
   catalogAsync(): Promise<readonly CatalogTool[]> {
-    return this.#catalogAsync().then((c) => c.tools);
-  }
-
-  /**
-   * Tools of `namespace: false` servers whose names collide with a meta-tool or another server's
-   * public name are not published; the server's `error` (list_servers) and the log name both.
-   */
-  #withoutCollisions(tools: CatalogTool[]): CatalogTool[] {
-    const bare = new Set(this.downstreams.filter((d) => d.config.namespace === false).map((d) => d.name));
-    this.#collisions.clear();
-    if (!bare.size) return tools;
-    const byName = new Map<string, CatalogTool[]>();
-    for (const t of tools) byName.set(t.namespaced, [...byName.get(t.namespaced) ?? [], t]);
-    const dropped = new Set<CatalogTool>();
-    const clashes = new Map<string, string[]>();
-    for (const [name, entries] of byName) {
-      const unprefixed = entries.filter((t) => bare.has(t.server));
-      const meta = (META_TOOL_NAMES as readonly string[]).includes(name);
-      if (!unprefixed.length || (!meta && entries.length < 2)) continue;
-      for (const t of unprefixed) {
-        dropped.add(t);
-        const others = entries.filter((o) => o !== t).map((o) => `server "${o.server}"`);
-        const with_ = [...(meta ? ["mcphub's meta-tool"] : []), ...others].join(", ");
-        clashes.set(t.server, [...clashes.get(t.server) ?? [], `"${name}" (with ${with_})`]);
-      }
-    }
-    for (const [server, names] of clashes) {
-      const shown = names.slice(0, 5).join(", ") + (names.length > 5 ? `, and ${names.length - 5} more` : "");
-      const message = `server "${server}" (namespace: false): ${names.length} tool name${
-        names.length === 1 ? "" : "s"
-      } collide and are not published: ${shown}; remove servers.${server}.namespace or rename the other`;
-      this.#collisions.set(server, message);
-      if (!this.#collisionsLogged.has(message)) {
-        this.#collisionsLogged.add(message);
-        this.#options.log(message);
-      }
-    }
-    return tools.filter((t) => !dropped.has(t));
+    return this.#catalog.catalogAsync().then((c) => c.tools);
   }
 
   /**
@@ -698,60 +577,7 @@ export class Hub {
    * and shared by every caller that asks while it is built.
    */
   discovery(): Promise<Discovery> {
-    if (!this.#discovery) {
-      const abort = new AbortController();
-      const built: Promise<Discovery> = this.#catalogAsync()
-        .then(({ tools }) =>
-          this.#index(tools, abort.signal, () => {
-            if (this.#discovery === built) this.#dropDiscovery();
-          })
-        )
-        .catch((error) => {
-          // Replaced by a newer catalog mid-build: answer from that one.
-          if (abort.signal.aborted && !this.#closed) return this.discovery();
-          throw error;
-        });
-      this.#discovery = built;
-      this.#discoveryAbort = abort;
-      // A catalog change during the build makes a new one; a failed build is not kept.
-      built.catch(() => {
-        if (this.#discovery === built) this.#discovery = undefined;
-      });
-    }
-    return this.#discovery;
-  }
-
-  /** Forgets the current discovery index and frees it (its worker is terminated, even mid-build). */
-  #dropDiscovery(): void {
-    this.#discovery = undefined;
-    this.#discoveryAbort?.abort();
-    this.#discoveryAbort = undefined;
-  }
-
-  async #index(
-    tools: readonly CatalogTool[],
-    signal: AbortSignal,
-    onFailure: () => void,
-  ): Promise<Discovery> {
-    const threshold = this.#options.indexWorkerMinTools ?? INDEX_WORKER_MIN_TOOLS;
-    if (tools.length >= threshold && !this.#workerFailed && !this.#closed) {
-      try {
-        return await workerDiscovery(tools, {
-          signal,
-          pool: this.#workers ??= new IndexWorkerPool(),
-          onFailure: (message) => {
-            this.#workerFailed = true;
-            this.#options.log(`warning: ${message}; the next search indexes in process`);
-            onFailure();
-          },
-        });
-      } catch (error) {
-        if (signal.aborted) throw error;
-        this.#workerFailed = true;
-        this.#options.log(`warning: ${messageOf(error)}; indexing ${tools.length} tools in process`);
-      }
-    }
-    return await localDiscovery(tools, { signal });
+    return this.#catalog.discovery();
   }
 
   /**
@@ -783,38 +609,15 @@ export class Hub {
 
   /** The connected catalog, sorted by public name. */
   catalog(): readonly CatalogTool[] {
-    return this.#build().tools;
+    return this.#catalog.build().tools;
   }
-
-  /** {@link listedOrder} of the last catalogs (a catalog is rebuilt, never changed). */
-  #listedOrder = new WeakMap<readonly CatalogTool[], readonly CatalogTool[]>();
 
   /**
    * The catalog in the order the servers list their tools (what `tools/list` answers): servers in
    * config order, each server's tools in its own order; the catalog itself is by public name.
    */
   listedOrder(catalog: readonly CatalogTool[] = this.catalog()): readonly CatalogTool[] {
-    const known = this.#listedOrder.get(catalog);
-    if (known) return known;
-    const byServer = new Map<string, Map<string, CatalogTool>>();
-    for (const t of catalog) {
-      let tools = byServer.get(t.server);
-      if (!tools) byServer.set(t.server, tools = new Map());
-      tools.set(t.tool, t);
-    }
-    const out: CatalogTool[] = [];
-    for (const d of this.#downstreams.values()) {
-      const tools = byServer.get(d.name);
-      if (!tools) continue;
-      for (const listed of d.tools) {
-        const t = tools.get(listed.name);
-        if (t) out.push(t), tools.delete(listed.name);
-      }
-    }
-    // Whatever a server's list no longer names (never expected): after them, by name.
-    for (const tools of byServer.values()) out.push(...tools.values());
-    this.#listedOrder.set(catalog, out);
-    return out;
+    return this.#catalog.listedOrder(catalog);
   }
 
   /**
@@ -822,10 +625,10 @@ export class Hub {
    * connecting waits for it (bounded by connect_timeout).
    */
   async find(ref: NameReference): Promise<CatalogTool | undefined> {
-    const found = (await this.#catalogAsync()).index.find(ref);
+    const found = (await this.#catalog.catalogAsync()).index.find(ref);
     if (found) return found;
     await this.settled();
-    const settled = (await this.#catalogAsync()).index.find(ref);
+    const settled = (await this.#catalog.catalogAsync()).index.find(ref);
     if (settled) return settled;
     const serverName = ref.server ??
       (ref.tool.includes("__") ? ref.tool.slice(0, ref.tool.indexOf("__")) : undefined);
@@ -833,7 +636,7 @@ export class Hub {
     // A server waiting for a login reconnects at once when one was stored meanwhile.
     if (d && (d.state === "connecting" || d.pickUpLogin())) {
       await d.ready;
-      return (await this.#catalogAsync()).index.find(ref);
+      return (await this.#catalog.catalogAsync()).index.find(ref);
     }
     return undefined;
   }
@@ -841,7 +644,7 @@ export class Hub {
   /** Tools in scope whose downstream or short name is exactly `name` (a bare name), across servers. */
   async bare(name: string): Promise<CatalogTool[]> {
     await this.settled();
-    return (await this.#catalogAsync()).tools.filter((t) => t.tool === name || t.short === name);
+    return (await this.#catalog.catalogAsync()).tools.filter((t) => t.tool === name || t.short === name);
   }
 
   /** True when the agent scope covers this server's downstream tool (stored results are re-checked with it). */
@@ -852,7 +655,7 @@ export class Hub {
     const allow = this.#toolAllow;
     if (!allow) return true;
     if (allow.has(`${server}__${tool}`)) return true;
-    const entry = this.#build().tools.find((t) => t.server === server && t.tool === tool);
+    const entry = this.#catalog.build().tools.find((t) => t.server === server && t.tool === tool);
     return entry !== undefined && allow.has(entry.namespaced);
   }
 
@@ -869,13 +672,13 @@ export class Hub {
 
   /** Public names closest to `name`, for "did you mean" (bounded: a hostile name cannot stall it). */
   closest(name: string): string[] {
-    return this.#build().index.closest(name);
+    return this.#catalog.build().index.closest(name);
   }
 
   /** Every server with its state, in config order. */
   servers(): ServerStatus[] {
     const allow = this.#toolAllow;
-    const catalog = allow ? this.#build().tools : undefined;
+    const catalog = allow ? this.#catalog.build().tools : undefined;
     return [...this.#downstreams.values()].map((d) => {
       const c = d.config;
       const verdict = this.#verdicts.verdict(d);
@@ -893,8 +696,8 @@ export class Hub {
       if (c.tags.length) status.tags = c.tags;
       if (c.useWhen.length) status.use_when = c.useWhen;
       if (d.error) status.error = d.error;
-      else if (this.#build() && this.#collisions.has(c.name)) {
-        status.error = this.#collisions.get(c.name)!;
+      else if (this.#catalog.build() && this.#catalog.collisions.has(c.name)) {
+        status.error = this.#catalog.collisions.get(c.name)!;
       }
       if (d.nextAttemptAt !== undefined) status.next_attempt_at = new Date(d.nextAttemptAt).toISOString();
       if (d.failures > 0) status.failures = d.failures;
@@ -990,8 +793,7 @@ export class Hub {
     for (const save of [...this.#cacheSaves.values()]) save();
     // And the writes under way finished (a large list is written in steps): the list they switch to is whole.
     if (!this.#options.base) this.#cacheOp(() => this.#options.toolCache?.finishWrites?.());
-    this.#dropDiscovery();
-    this.#workers?.close();
+    this.#catalog.close();
     this.#verdicts.close();
     this.#detach?.();
     if (this.#options.base) {
