@@ -586,14 +586,16 @@ function readiness(hub: Hub, draining: boolean): Response {
 }
 
 /**
- * A session-less POST's body read once (up to `maxBytes`), parsed when it is JSON, and the request again
- * with the same bytes for whoever answers it (the SDK's transport reads the body itself).
+ * A request body's bytes, read until done or until past `maxBytes` (then the rest is cancelled, unread):
+ * `over` says which.
  */
-async function readBody(request: Request, maxBytes: number): Promise<{ request: Request; parsed?: unknown }> {
-  if (request.body === null || Number(request.headers.get("content-length")) > maxBytes) return { request };
+async function readCapped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<{ bytes: Uint8Array<ArrayBuffer>; over: boolean }> {
   const chunks: Uint8Array[] = [];
   let received = 0;
-  const reader = request.body.getReader();
+  const reader = body.getReader();
   try {
     while (received <= maxBytes) {
       const { done, value } = await reader.read();
@@ -608,13 +610,23 @@ async function readBody(request: Request, maxBytes: number): Promise<{ request: 
   const bytes = new Uint8Array(received);
   let at = 0;
   for (const chunk of chunks) bytes.set(chunk, at), at += chunk.byteLength;
+  return { bytes, over: received > maxBytes };
+}
+
+/**
+ * A session-less POST's body read once (up to `maxBytes`), parsed when it is JSON, and the request again
+ * with the same bytes for whoever answers it (the SDK's transport reads the body itself).
+ */
+async function readBody(request: Request, maxBytes: number): Promise<{ request: Request; parsed?: unknown }> {
+  if (request.body === null || Number(request.headers.get("content-length")) > maxBytes) return { request };
+  const { bytes, over } = await readCapped(request.body, maxBytes);
   const again = new Request(request.url, {
     method: request.method,
     headers: request.headers,
     body: bytes,
     signal: request.signal,
   });
-  if (received > maxBytes) return { request: again };
+  if (over) return { request: again };
   try {
     return { request: again, parsed: parseJson(new TextDecoder().decode(bytes)) };
   } catch {
@@ -635,27 +647,11 @@ async function handleRequest(
 ): Promise<Response> {
   if (request.method !== "POST" || request.body === null) return await transport.handleRequest(request);
   if (Number(request.headers.get("content-length")) > maxBytes) return await transport.handleRequest(request);
-  const chunks: Uint8Array[] = [];
-  let received = 0;
-  const reader = request.body.getReader();
-  try {
-    while (received <= maxBytes) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      received += value.byteLength;
-    }
-    if (received > maxBytes) await reader.cancel();
-  } finally {
-    reader.releaseLock();
-  }
-  const body = new Uint8Array(received);
-  let at = 0;
-  for (const chunk of chunks) body.set(chunk, at), at += chunk.byteLength;
+  const { bytes: body, over } = await readCapped(request.body, maxBytes);
   // Not `signal: request.signal`: reading it makes Deno.serve warn of its legacy abort-on-success on every
   // --listen gateway, and nothing downstream of here (the SDK's transport) listens to it.
   const again = new Request(request.url, { method: request.method, headers: request.headers, body });
-  if (received <= maxBytes) {
+  if (!over) {
     const text = new TextDecoder().decode(body);
     if (hasEscapedKey(text)) {
       let parsedBody: unknown;
