@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
 import { listen } from "../../src/http/mod.ts";
-import { DENO, FIXTURE, q, tempDir } from "../helpers.ts";
+import { DENO, FIXTURE, q, tempDir, until } from "../helpers.ts";
 import { httpClient } from "./http_helpers.ts";
 
 const TOKENS: Record<string, string> = {
@@ -90,6 +90,12 @@ agents:
     // A call its host cancels gives its place back.
     abort.abort();
     await running;
+    // The host's notifications/cancelled travels on its own POST, which the next call's POST can
+    // overtake: wait until the listener has seen it (the event the release hangs on).
+    await until("the cancelled call's place is given back", () =>
+      Promise.resolve(
+        listener.sessions().some((s) => s.agent === "greedy" && s.calls.size === 0) ? true : undefined,
+      ));
     const after = await greedy.callTool({ name: "fx__echo", arguments: { text: "again" } });
     assert.deepEqual(after.content, [{ type: "text", text: "again" }]);
 
