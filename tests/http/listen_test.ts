@@ -305,7 +305,11 @@ Deno.test("mcp connect bridges a stdio host to the shared gateway", async () => 
   } finally {
     await client.close();
   }
-  assert.ok(!alive(pid), "the bridge exits when the host closes stdin");
+  // The SDK's close ends stdin and (on a slow machine) signals after 2 s without waiting for the exit.
+  await until(
+    "the bridge exits when the host closes stdin",
+    () => Promise.resolve(alive(pid) ? undefined : true),
+  );
 
   // A wrong token: the host's initialize fails with the gateway's 401, named.
   const refused = bridged("wrong-token-wrong-token");
@@ -314,7 +318,12 @@ Deno.test("mcp connect bridges a stdio host to the shared gateway", async () => 
   const host = new Client({ name: "stdio-host", version: "1.0.0" });
   await assert.rejects(host.connect(refused), /refused the token \(401\)/);
   await host.close();
-  assert.match(stderr, /mcp connect: http:\/\/127\.0\.0\.1:\d+\/mcp: .*401/);
+  // The bridge's stderr travels apart from the answer on stdout: wait for the line, not the rejection.
+  const named = /mcp connect: http:\/\/127\.0\.0\.1:\d+\/mcp: .*401/;
+  await until(
+    "the bridge's stderr names the 401",
+    () => Promise.resolve(named.test(stderr) ? true : undefined),
+  );
 });
 
 Deno.test("an idle session expires after session_idle; a new one starts", async () => {
