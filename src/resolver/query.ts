@@ -255,9 +255,10 @@ const ARGUMENT_CLAUSE =
 export const MAX_CLAUSES = 8;
 
 // Each repeated class starts only where its run starts (the lookbehinds), so a failed match backtracks
-// over one run once: linear, however long the run of spaces or dots.
+// over one run once: linear, however long the run of spaces or dots. A title's or a common abbreviation's
+// dot ("Mr. Lu", "Dr. Smith", "vs.") ends no sentence.
 const CLAUSE_BREAK =
-  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
+  /(?<![.!?;:])(?<!\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|No))[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
@@ -410,7 +411,7 @@ const STATE_PARTICIPLE =
 
 /** Where a sentence or step ends ("…, then", "; ", ". "): two-word phrases never span it. */
 const PAIR_BREAK =
-  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
+  /(?<![.!?;:])(?<!\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|No))[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
 
 /** Marks a {@link PAIR_BREAK} among the words of {@link clauseWords}. */
 const PAIR_BREAK_MARK: Word = { parts: [] };

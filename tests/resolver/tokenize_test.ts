@@ -174,6 +174,20 @@ Deno.test("splitClauses() splits on a bare and only where a new step starts", ()
   ]);
 });
 
+Deno.test("splitClauses() ends no sentence at a title's or a common abbreviation's dot", () => {
+  assert.deepEqual(
+    splitClauses("Help me find Mr. Lu's resume at the institute and save it to /root/cv.md."),
+    [
+      "Help me find Mr. Lu's resume at the institute",
+      "save it to /root/cv.md",
+    ],
+  );
+  assert.deepEqual(splitClauses("Find hotels near Dr. Smith's clinic. Book the cheapest room."), [
+    "Find hotels near Dr. Smith's clinic",
+    "Book the cheapest room",
+  ]);
+});
+
 Deno.test("parseQuery() keeps an acronym another language lists as a stop word", () => {
   assert.ok(parseQuery("find EV charging stations").stems.includes("ev"));
   assert.ok(!parseQuery("find ev charging stations").stems.includes("ev"));
