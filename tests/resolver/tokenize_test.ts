@@ -188,6 +188,21 @@ Deno.test("splitClauses() ends no sentence at a title's or a common abbreviation
   ]);
 });
 
+Deno.test('splitClauses(): choosing "the best one" of what a step found is no step of its own', () => {
+  assert.deepEqual(
+    splitClauses("Find the latest papers on web agents. Identify the best one, read the full text."),
+    [
+      "Find the latest papers on web agents Identify the best one",
+      "read the full text",
+    ],
+  );
+  // Booking the cheapest one is a step: its verb is no generic or choosing verb.
+  assert.deepEqual(splitClauses("Search hotels in Rome and book the cheapest one"), [
+    "Search hotels in Rome",
+    "book the cheapest one",
+  ]);
+});
+
 Deno.test("parseQuery() keeps an acronym another language lists as a stop word", () => {
   assert.ok(parseQuery("find EV charging stations").stems.includes("ev"));
   assert.ok(!parseQuery("find ev charging stations").stems.includes("ev"));
