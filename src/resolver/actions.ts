@@ -32,7 +32,10 @@ export const ACTION = {
  * words that are mostly nouns in tool text ("note", "message", "post", "call") are left out.
  */
 const WORDS: readonly [string, number][] = [
-  ["create add store save remember memorize memorise record insert register append write", ACTION.create],
+  [
+    "create add store save remember memorize memorise record insert register append write generate produce compose",
+    ACTION.create,
+  ],
   ["read open show get fetch retrieve view display load print dump return", ACTION.read],
   ["update edit modify change replace rename move patch", ACTION.update],
   // Overwriting writes a whole new content over the old: a write as much as an update.
