@@ -10,8 +10,11 @@
  * (default `max_hits` 5): `confident` and right, `confident` and wrong, `ambiguous` with a right tool among the
  * recommendation and alternatives, `ambiguous` without one, `no_match`; and the off-topic requests declined.
  *
+ * `data/plain2_queries.jsonl` is a second, blind set (22 requests and 4 off-topic ones over the same catalog),
+ * written before the second ranking pass of issue #42 changed anything; `--queries` picks it.
+ *
  * ```sh
- * deno run -A scripts/bench/plain.ts [--misses] [--ranking '{"nameBonus":1}']
+ * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
  * ```
  *
  * @module
@@ -45,10 +48,16 @@ export interface PlainReport {
   misses: string[];
 }
 
-/** Scores the resolver on the plain-request set; `ranking` overrides the ranking parameters. */
-export async function run(ranking?: RankingOptions): Promise<PlainReport> {
+/**
+ * Scores the resolver on a plain-request set (`queries`, a file in `data/`); `ranking` overrides the ranking
+ * parameters.
+ */
+export async function run(
+  ranking?: RankingOptions,
+  queries = "plain_queries.jsonl",
+): Promise<PlainReport> {
   const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("plain_catalog.json", DATA))));
-  const queries = parseQueries(await Deno.readTextFile(new URL("plain_queries.jsonl", DATA)));
+  const requests = parseQueries(await Deno.readTextFile(new URL(queries, DATA)));
   const index = buildIndex(tools, ranking);
   const context = { contractVersion: "eval", catalogRevision: catalogRevision(tools) };
   const r: PlainReport = {
@@ -64,7 +73,7 @@ export async function run(ranking?: RankingOptions): Promise<PlainReport> {
     offTopicDeclined: 0,
     misses: [],
   };
-  for (const q of queries) {
+  for (const q of requests) {
     const resolved = resolveResponse(index, { query: q.query }, context);
     if (q.gold.length === 0) {
       r.offTopic++;
@@ -114,9 +123,13 @@ export function summary(r: PlainReport): string {
 
 /** CLI: the misses when asked, then the summary line. */
 export async function main(args: readonly string[] = Deno.args): Promise<PlainReport> {
-  const at = args.indexOf("--ranking");
-  const ranking = at >= 0 ? JSON.parse(args[at + 1]!) as RankingOptions : undefined;
-  const r = await run(ranking);
+  const value = (flag: string) => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const json = value("--ranking");
+  const ranking = json === undefined ? undefined : JSON.parse(json) as RankingOptions;
+  const r = await run(ranking, value("--queries"));
   if (args.includes("--misses")) { for (const m of r.misses) console.log(m); }
   console.log(summary(r));
   return r;

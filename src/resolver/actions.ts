@@ -32,7 +32,10 @@ export const ACTION = {
  * words that are mostly nouns in tool text ("note", "message", "post", "call") are left out.
  */
 const WORDS: readonly [string, number][] = [
-  ["create add store save remember memorize memorise record insert register append write", ACTION.create],
+  [
+    "create add store save remember memorize memorise record insert register append write generate produce compose",
+    ACTION.create,
+  ],
   ["read open show get fetch retrieve view display load print dump return", ACTION.read],
   ["update edit modify change replace rename move patch", ACTION.update],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -143,6 +146,10 @@ export function requestActions(text: string): { action: number; recall: number }
   const none = { action: 0, recall: 0 };
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text) || QUESTION.test(text)) return none;
+  // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
+  const wish = WISH.exec(text);
+  if (wish) text = text.slice(wish[0].length);
+  else if (STATEMENT.test(text)) return none;
   const all = splitWords(text).flatMap((w) => w.parts);
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
@@ -178,6 +185,13 @@ export function requestActions(text: string): { action: number; recall: number }
  * LiveMCPBench tuning half (12: −0.017 R@5 there; 6: a host-name set −0.05 nDCG@5).
  */
 export const ACTION_MAX_WORDS = 8;
+
+/** A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…"). */
+const WISH =
+  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+to\s+/i;
+
+/** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
+const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

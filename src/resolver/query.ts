@@ -244,6 +244,21 @@ const BACK_REFERENCE_WORDS = 2;
  */
 const BACK_REFERENCE = /\b(?:its|their|the same|the results?)\b/i;
 
+/** "The best one", "that one", "the first one": a pronoun for something an earlier clause named. */
+const ONE_ANAPHOR = /\b(?:the|that|this|which)\s+(?:[\p{L}-]+\s+)?one\b/iu;
+
+/** Verbs of choosing among what an earlier step found: the agent's own work, no tool's. */
+const CHOOSING_VERBS: ReadonlySet<string> = new Set("pick choose select".split(" ").map(stem));
+
+/**
+ * A clause that only chooses among what an earlier one found ("identify the best one", "pick the oldest
+ * one"): its first word is a generic or choosing verb. "Book the cheapest one" is a step of its own.
+ */
+function choosesOnly(piece: string): boolean {
+  const first = splitWords(piece).flatMap((w) => w.parts).find((p) => !STOP_WORDS.has(p));
+  return first !== undefined && (GENERIC_VERBS.has(stem(first)) || CHOOSING_VERBS.has(stem(first)));
+}
+
 /**
  * A clause that states a value rather than a step ("my email is a@b.c", "the budget is 300 dollars"): a
  * possessive or article, a noun, then a copula. It joins the clause before it (or after it, when first).
@@ -255,9 +270,10 @@ const ARGUMENT_CLAUSE =
 export const MAX_CLAUSES = 8;
 
 // Each repeated class starts only where its run starts (the lookbehinds), so a failed match backtracks
-// over one run once: linear, however long the run of spaces or dots.
+// over one run once: linear, however long the run of spaces or dots. A title's or a common abbreviation's
+// dot ("Mr. Lu", "Dr. Smith", "vs.") ends no sentence.
 const CLAUSE_BREAK =
-  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
+  /(?<![.!?;:])(?<!\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|No))[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
 
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
@@ -284,7 +300,9 @@ export function splitClauses(text: string): string[] {
       pendingWords = words;
       continue;
     }
-    const leans = ARGUMENT_CLAUSE.test(piece) || (own <= BACK_REFERENCE_WORDS && BACK_REFERENCE.test(piece));
+    const pronounOne = ONE_ANAPHOR.test(piece) && choosesOnly(piece) ? 1 : 0;
+    const leans = ARGUMENT_CLAUSE.test(piece) ||
+      (own - pronounOne <= BACK_REFERENCE_WORDS && (BACK_REFERENCE.test(piece) || pronounOne > 0));
     if (leans && !pending && clauses.length > 0) {
       clauses[clauses.length - 1] += ` ${piece}`;
       continue;
@@ -410,7 +428,7 @@ const STATE_PARTICIPLE =
 
 /** Where a sentence or step ends ("…, then", "; ", ". "): two-word phrases never span it. */
 const PAIR_BREAK =
-  /(?<![.!?;:])[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
+  /(?<![.!?;:])(?<!\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|No))[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|after that|afterwards|finally)\s+/i;
 
 /** Marks a {@link PAIR_BREAK} among the words of {@link clauseWords}. */
 const PAIR_BREAK_MARK: Word = { parts: [] };

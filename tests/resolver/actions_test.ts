@@ -22,6 +22,20 @@ Deno.test("requestAction() reads the action of a request's first word, with its 
   );
 });
 
+Deno.test("a first-person statement asks for no action; a wish asks for the verb after it", () => {
+  assert.equal(requestAction("I am writing a popular science article on Rome"), 0);
+  assert.equal(requestAction("we have three offices in Berlin"), 0);
+  assert.equal(requestAction("I want to save the report"), ACTION.create);
+  assert.equal(requestAction("I'd like to delete the old branch"), ACTION.delete);
+  assert.equal(requestAction("we need to find the invoice"), ACTION.search);
+});
+
+Deno.test("generating, producing or composing something creates it", () => {
+  assert.equal(requestAction("generate a presentation on the new phones"), ACTION.create);
+  assert.equal(requestAction("compose a short poem"), ACTION.create);
+  assert.equal(toolActions("generate_bar_chart", "Generate a bar chart from data."), ACTION.create);
+});
+
 Deno.test("toolActions() reads the verb a tool's name and lead sentence start with, not their nouns", () => {
   assert.equal(toolActions("get resource links", "", "Returns up to ten resource links"), ACTION.read);
   // Creating a relation is linking; getting links is reading.

@@ -174,6 +174,35 @@ Deno.test("splitClauses() splits on a bare and only where a new step starts", ()
   ]);
 });
 
+Deno.test("splitClauses() ends no sentence at a title's or a common abbreviation's dot", () => {
+  assert.deepEqual(
+    splitClauses("Help me find Mr. Lu's resume at the institute and save it to /root/cv.md."),
+    [
+      "Help me find Mr. Lu's resume at the institute",
+      "save it to /root/cv.md",
+    ],
+  );
+  assert.deepEqual(splitClauses("Find hotels near Dr. Smith's clinic. Book the cheapest room."), [
+    "Find hotels near Dr. Smith's clinic",
+    "Book the cheapest room",
+  ]);
+});
+
+Deno.test('splitClauses(): choosing "the best one" of what a step found is no step of its own', () => {
+  assert.deepEqual(
+    splitClauses("Find the latest papers on web agents. Identify the best one, read the full text."),
+    [
+      "Find the latest papers on web agents Identify the best one",
+      "read the full text",
+    ],
+  );
+  // Booking the cheapest one is a step: its verb is no generic or choosing verb.
+  assert.deepEqual(splitClauses("Search hotels in Rome and book the cheapest one"), [
+    "Search hotels in Rome",
+    "book the cheapest one",
+  ]);
+});
+
 Deno.test("parseQuery() keeps an acronym another language lists as a stop word", () => {
   assert.ok(parseQuery("find EV charging stations").stems.includes("ev"));
   assert.ok(!parseQuery("find ev charging stations").stems.includes("ev"));
