@@ -95,6 +95,7 @@ export class ModernEndpoint implements Transport {
   #pending = new Map<string, (message: JSONRPCMessage) => void>();
   #gateway: Gateway;
   #connected: Promise<void>;
+  #closed = false;
   /** Open listen streams, by the gateway's own id of their request. */
   #streams = new Map<string, ListenStream>();
 
@@ -165,6 +166,9 @@ export class ModernEndpoint implements Transport {
   }
 
   async close(): Promise<void> {
+    // Once: the gateway's close closes its server, whose close closes this transport again.
+    if (this.#closed) return;
+    this.#closed = true;
     // Each listen ends with its closing result: the host knows it was ended, not dropped.
     for (const note of this.#era.endListens().notify) this.#toListen(note);
     for (const resolve of this.#pending.values()) {
@@ -197,6 +201,9 @@ export class ModernEndpoint implements Transport {
       );
     }
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    // Without a session a host's request id means nothing here (ids are the gateway's own inside): a
+    // host cancels a request, or ends a listen, by closing its HTTP request (handled below).
+    if (!isRequest && b.method === "notifications/cancelled") return new Response(null, { status: 202 });
     const id = `m-${++this.#seq}`;
     const inner = isRequest ? { ...b, id } : b;
     if (isRequest && b.method === "subscriptions/listen") {
