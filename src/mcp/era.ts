@@ -357,9 +357,15 @@ export class Era {
       const id = `mcphub-input-${++this.#inputSeq}`;
       round.waiting.set(key, id);
       this.#inputs.set(id, round);
-      out.push(
-        { jsonrpc: "2.0", id, method: request.method, params: request.params ?? {} } as JSONRPCMessage,
-      );
+      let params = (request.params ?? {}) as Params;
+      // A 2026-07-28 URL-mode elicitation has no elicitationId, which 2025-11-25 requires: one of ours.
+      if (
+        request.method === "elicitation/create" && params.mode === "url" &&
+        typeof params.elicitationId !== "string"
+      ) {
+        params = { ...params, elicitationId: id };
+      }
+      out.push({ jsonrpc: "2.0", id, method: request.method, params } as JSONRPCMessage);
     }
     return { requests: out };
   }

@@ -29,6 +29,7 @@ import {
   UNSUPPORTED_VERSION,
 } from "./era.ts";
 import { HostListens } from "./host_listen.ts";
+import { elicitationMode, elicitationRefusal } from "./elicitation.ts";
 
 /** The 2025 revision the gateway's own `initialize` (made for a modern host) asks for. */
 const LEGACY_VERSION = "2025-11-25";
@@ -334,6 +335,23 @@ export class HostEra {
           error: {
             code: -32601,
             message: `${m.method}: the host of this request does not offer ${capability}`,
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const why = m.method === "elicitation/create"
+      ? elicitationRefusal(call.capabilities, m.params)
+      : undefined;
+    if (why) {
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32602,
+            message: `elicitation/create (mode "${
+              elicitationMode(m.params)
+            }") cannot reach this host: ${why}`,
           },
         } as JSONRPCMessage,
       };
