@@ -151,12 +151,24 @@ export class HostListens {
     this.#listens.set(m.id!, listen);
     const deliver: JSONRPCMessage[] = [];
     for (const { bit, method } of LISTS) {
-      if (filter[bit] !== true || this.#listed.has(method)) continue;
+      if (filter[bit] !== true || this.#listed.has(method) || !this.#offers(bit)) continue;
       this.#listed.add(method);
       deliver.push(this.#request(listen, method, {}, ""));
     }
     for (const uri of uris) deliver.push(this.#request(listen, "resources/subscribe", { uri }, uri));
     return { deliver, notify: this.#acknowledge(listen) };
+  }
+
+  /** False when the gateway's server is known not to offer a list's changes (it is not listed for it). */
+  #offers(bit: string): boolean {
+    if (!this.#server) return true;
+    const caps = this.#server.capabilities as Record<string, Params | undefined>;
+    const kind = bit === "toolsListChanged"
+      ? "tools"
+      : bit === "promptsListChanged"
+      ? "prompts"
+      : "resources";
+    return caps[kind]?.listChanged === true;
   }
 
   #request(listen: Listen | undefined, method: string, params: Params, uri: string): JSONRPCMessage {
