@@ -145,6 +145,8 @@ export class StdioServerTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // A modern host's open listens end with their closing result (the host knows they were ended).
+    for (const note of this.era.endListens().notify) this.#write(note).catch(() => {});
     this.#closed = true;
     await this.#output.drained();
     this.onclose?.();

@@ -47,6 +47,7 @@ async function modernHost(path: string, args: string[] = []) {
   return {
     client,
     notes,
+    pid: transport.pid!,
     async [Symbol.asyncDispose]() {
       await client.close().catch(() => {});
       await box[Symbol.asyncDispose]();
@@ -150,6 +151,10 @@ for (const legacy of ["serve", "reject"]) {
     // Closed by the host: its subscription ends (the gateway gives the server's subscription back).
     await sub.close();
     assert.equal(await sub.closed, "local");
+    // Still open when the gateway stops (SIGTERM): it ends with the listen's closing result.
+    const last = await c.listen({ toolsListChanged: true });
+    Deno.kill(host.pid, "SIGTERM");
+    assert.equal(await last.closed, "graceful");
   });
 }
 
