@@ -13,6 +13,7 @@ import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/std
 import { Client } from "@modelcontextprotocol/sdk/client";
 import { type Note, Notes, NOTIFY } from "./listen_helpers.ts";
 import {
+  ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -172,6 +173,7 @@ Deno.test("a v1 host in front of a 2026-07-28-only server gets its changes as or
   const client = new Client({ name: "v1-host", version: "1.0.0" });
   client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => notes.push(n));
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => notes.push(n));
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => notes.push(n));
   await using gw = await connectGateway(path, { allowAll: true, client });
   const g = gw.client;
   const a = (await g.listResources()).resources.find((r) => r.name === "a")!.uri;
@@ -192,6 +194,10 @@ Deno.test("a v1 host in front of a 2026-07-28-only server gets its changes as or
   );
   assert.equal(changed.params, undefined);
   assert.ok((await g.listTools()).tools.some((t) => t.name === "notes__fresh"));
+  // Its resources/list_changed too.
+  await g.callTool({ name: "notes__add_resource", arguments: { name: "c" } });
+  await notes.next("resources/list_changed", (n) => n.method === "notifications/resources/list_changed");
+  assert.ok((await g.listResources()).resources.some((r) => r.name === "c"));
   // Unsubscribed: its listen is cancelled downstream; a touch after it reaches no one.
   assert.deepEqual(await g.unsubscribeResource({ uri: a }), {});
   const before = notes.seen.length;
