@@ -207,3 +207,58 @@ Deno.test("a v1 host in front of a 2026-07-28-only server gets its changes as or
   await notes.next("tools/list_changed", (n) => n.method === "notifications/tools/list_changed", before);
   assert.ok(!notes.seen.slice(before).some((n) => n.method === "notifications/resources/updated"));
 });
+
+Deno.test("the v2 client's own listChanged option (an automatic listen) refreshes its tools through mcphub", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:
+  notes:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(NOTIFY)}, --legacy, reject]
+`,
+  );
+  const box = sandboxSync();
+  const transport = new StdioClientTransport({
+    command: DENO,
+    args: ["run", "-A", `${ROOT}main.ts`, "--config", path, "--db", box.db, "mcp", "serve"],
+    env: box.env,
+    stderr: "ignore",
+  });
+  const lists: string[][] = [];
+  let changed: () => void = () => {};
+  const client = new ModernClient({ name: "auto-listen", version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+    listChanged: {
+      tools: {
+        debounceMs: 0,
+        onChanged: (_error, tools) => {
+          lists.push((tools ?? []).map((t) => t.name));
+          changed();
+        },
+      },
+    },
+  });
+  try {
+    await client.connect(transport);
+    await client.listTools();
+    const sub = client.autoOpenedSubscription!;
+    assert.ok(sub, "the client opened its listen");
+    assert.deepEqual(sub.honoredFilter, { toolsListChanged: true });
+    await client.callTool({ name: "notes__add_tool", arguments: { name: "auto" } });
+    // Each refresh the client makes on a list_changed (an earlier one may come from servers connecting).
+    while (!lists.at(-1)?.includes("notes__auto")) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await new Promise<void>((resolve, reject) => {
+        changed = resolve;
+        timer = setTimeout(
+          () => reject(new Error(`no refresh with notes__auto: ${JSON.stringify(lists)}`)),
+          60_000,
+        );
+      }).finally(() => clearTimeout(timer));
+    }
+  } finally {
+    await client.close().catch(() => {});
+    await box[Symbol.asyncDispose]();
+  }
+});
