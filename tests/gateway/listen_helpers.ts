@@ -31,3 +31,18 @@ export class Notes {
     });
   }
 }
+
+/** `promise`, or a failure naming `what` after 60 s (a bound, never a synchronisation). */
+export async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { Client as ModernClient } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
 import { Client } from "@modelcontextprotocol/sdk/client";
-import { type Note, Notes, NOTIFY } from "./listen_helpers.ts";
+import { type Note, Notes, NOTIFY, within } from "./listen_helpers.ts";
 import {
   ResourceListChangedNotificationSchema,
   ResourceUpdatedNotificationSchema,
@@ -151,11 +151,11 @@ for (const legacy of ["serve", "reject"]) {
 
     // Closed by the host: its subscription ends (the gateway gives the server's subscription back).
     await sub.close();
-    assert.equal(await sub.closed, "local");
+    assert.equal(await within(sub.closed, "the closed listen"), "local");
     // Still open when the gateway stops (SIGTERM): it ends with the listen's closing result.
     const last = await c.listen({ toolsListChanged: true });
     Deno.kill(host.pid, "SIGTERM");
-    assert.equal(await last.closed, "graceful");
+    assert.equal(await within(last.closed, "the listen ended by the stop"), "graceful");
   });
 }
 

@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport,
 } from "npm:@modelcontextprotocol/client@2.4.0";
 import { DENO, q, tempDir, writeConfig } from "../helpers.ts";
-import { Notes, NOTIFY } from "../gateway/listen_helpers.ts";
+import { Notes, NOTIFY, within } from "../gateway/listen_helpers.ts";
 import { startListener } from "./http_helpers.ts";
 
 const ALPHA = "alpha-token-0123456789abcdef";
@@ -109,11 +109,11 @@ Deno.test("a 2026-07-28 host listens over HTTP: stamped changes in its agent's s
 
   // alpha's token rotated: its listen ends at once with the listen's closing result (graceful).
   await Deno.writeTextFile(path, yaml("TOK_ALPHA_NEW"));
-  assert.equal(await subA.closed, "graceful");
+  assert.equal(await within(subA.closed, "alpha's revoked listen"), "graceful");
   await listener.waitFor("1 listen stream(s) ended: their token is no longer valid after a config reload");
   // beta's listen is untouched; stopping the gateway ends it the same way.
   const stopped = listener.stop();
-  assert.equal(await subB.closed, "graceful");
+  assert.equal(await within(subB.closed, "beta's listen at the stop"), "graceful");
   const code = (await stopped).code;
   if (code !== 0) console.error(listener.stderr());
   assert.equal(code, 0);
