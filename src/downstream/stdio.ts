@@ -346,7 +346,7 @@ export class StdioClientTransport implements Transport {
   }
 
   /** The connection's protocol era, decided by its opening (see mcp/era.ts). */
-  readonly era = new Era();
+  readonly era = new Era({ listen: true });
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");

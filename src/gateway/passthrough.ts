@@ -330,6 +330,12 @@ export class Passthrough {
     this.#notify("notifications/resources/updated", { ...params, uri });
   }
 
+  /** A server's URL-mode elicitation completed (sent only to a host that offers URL mode). */
+  elicitationComplete(params: Params): void {
+    if ((this.hostCapabilities()?.elicitation as Params | undefined)?.url === undefined) return;
+    this.#notify("notifications/elicitation/complete", params);
+  }
+
   /** The resources of a server changed. */
   resourceListChanged(): void {
     if (this.#initialized) this.#server.sendResourceListChanged().catch(() => {});

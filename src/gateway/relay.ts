@@ -7,7 +7,9 @@
  * @module
  */
 import type { Hub } from "../hub/hub.ts";
+import { elicitationMode, elicitationRefusal } from "../mcp/mod.ts";
 import {
+  ElicitationCompleteNotificationSchema,
   ErrorCode,
   LoggingMessageNotificationSchema,
   McpError,
@@ -88,6 +90,8 @@ export const RELAY_IN_FLIGHT = 8;
 /** A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS}; more are refused. */
 export const RELAY_PER_WINDOW = 64;
 export const RELAY_WINDOW_MS = 60_000;
+/** URL-mode elicitations remembered (by server and id) to route their completion; the oldest go first. */
+export const REMEMBERED_ELICITATIONS = 1024;
 
 export class SessionRelay {
   /** Per server: its requests to the host in flight and in the current window (issue 41). */
@@ -101,6 +105,8 @@ export class SessionRelay {
   #level?: LoggingLevel;
   #levelSent = new WeakMap<Client, LoggingLevel>();
   #seq = 0;
+  /** The session each relayed URL-mode elicitation went to, per `SERVER\nELICITATION-ID`. */
+  #elicitations = new Map<string, Passthrough>();
 
   constructor(hub: Hub, options: SessionRelayOptions) {
     this.#hub = hub;
@@ -171,6 +177,9 @@ export class SessionRelay {
       for (const s of this.#sessions) {
         if (s.sees(name) && (!this.#options.shared || subscribed?.has(s))) s.resourceUpdated(name, n.params);
       }
+    });
+    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+      this.#elicitationComplete(name, n.params);
     });
     client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
       for (const s of this.#sessions) if (s.sees(name)) s.resourceListChanged();
@@ -273,7 +282,39 @@ export class SessionRelay {
         `${method}: the host of this session does not offer ${capability}`,
       );
     }
+    if (method === "elicitation/create") {
+      // A mode the host did not declare is refused here, by name, as its own SDK would refuse it.
+      const why = elicitationRefusal(target.session.hostCapabilities() as Params | undefined, params);
+      if (why) {
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `elicitation/create (mode "${elicitationMode(params)}") not relayed: ${why}`,
+        );
+      }
+      const id = params?.elicitationId;
+      if (elicitationMode(params) === "url" && typeof id === "string") {
+        this.#elicitations.set(`${name}\n${id}`, target.session);
+        if (this.#elicitations.size > REMEMBERED_ELICITATIONS) {
+          this.#elicitations.delete(this.#elicitations.keys().next().value!);
+        }
+      }
+    }
     return await target.session.requestHost(method, params, signal, target.related);
+  }
+
+  /**
+   * A server's `notifications/elicitation/complete`: to the session its URL-mode elicitation was relayed
+   * to; for one the gateway did not relay (named in a -32042 error), to the session #target picks.
+   */
+  #elicitationComplete(name: string, params: Params & { elicitationId: string }): void {
+    const key = `${name}\n${params.elicitationId}`;
+    let session = this.#elicitations.get(key);
+    this.#elicitations.delete(key);
+    if (!session) {
+      const target = this.#target(name);
+      if (typeof target !== "string") session = target.session;
+    }
+    if (session && this.#sessions.has(session) && session.sees(name)) session.elicitationComplete(params);
   }
 
   /**

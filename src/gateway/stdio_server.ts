@@ -70,6 +70,7 @@ export class StdioServerTransport implements Transport {
           // Which era the message is of (see mcp/host_era.ts): a modern host's may bring an opening first.
           const era = this.era.incoming(value);
           if (era.reply) this.#write(era.reply).catch(() => {});
+          for (const note of era.notify ?? []) this.#write(note).catch(() => {});
           for (const each of era.deliver) this.#hand(each, each === value ? line : JSON.stringify(each));
         }
       });
@@ -124,7 +125,8 @@ export class StdioServerTransport implements Transport {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));
     }
-    for (const answer of out.also ?? []) this.#write(answer).catch(() => {});
+    for (const own of out.deliver ?? []) queueMicrotask(() => this.onmessage?.(own));
+    for (const answer of [...out.also ?? [], ...out.notify ?? []]) this.#write(answer).catch(() => {});
     return out.send ? this.#write(out.send) : Promise.resolve();
   }
 
@@ -143,6 +145,8 @@ export class StdioServerTransport implements Transport {
 
   async close(): Promise<void> {
     if (this.#closed) return;
+    // A modern host's open listens end with their closing result (the host knows they were ended).
+    for (const note of this.era.endListens().notify) this.#write(note).catch(() => {});
     this.#closed = true;
     await this.#output.drained();
     this.onclose?.();

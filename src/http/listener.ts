@@ -281,7 +281,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
           endpoint = new ModernEndpoint(core.gateway(agent === undefined ? core.hub : core.view(agent))),
         );
       }
-      return await endpoint.handle(request, body.parsed);
+      return await endpoint.handle(request, body.parsed, tokenHash);
     }
     request = body.request;
     if (draining) {
@@ -387,6 +387,13 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         for (const session of [...sessions.values()]) {
           if (!fresh.accepts(session.agent, session.tokenHash)) {
             void endSession(session, "its token is no longer valid after a config reload");
+          }
+        }
+        // A 2026-07-28 host's listen streams too (they are its only long-lived requests).
+        for (const [agent, endpoint] of modern) {
+          const ended = endpoint.endListens((hash) => !fresh.accepts(agent, hash));
+          if (ended) {
+            log(`${ended} listen stream(s) ended: their token is no longer valid after a config reload`);
           }
         }
       }

@@ -11,7 +11,13 @@
  * @module
  */
 import type { Gateway } from "../gateway/mod.ts";
-import { HostEra, type JSONRPCMessage, PROTOCOL_VERSION_KEY, type Transport } from "../mcp/mod.ts";
+import {
+  HostEra,
+  type JSONRPCMessage,
+  PROTOCOL_VERSION_KEY,
+  SUBSCRIPTION_ID_KEY,
+  type Transport,
+} from "../mcp/mod.ts";
 
 /** The error code of a routing header that does not match the body (2026-07-28). */
 export const HEADER_MISMATCH = -32020;
@@ -55,6 +61,25 @@ export function headerMismatch(request: Request, body: Body): string | undefined
   return undefined;
 }
 
+/** A comment line on an open listen stream this often, so proxies and the host see it alive. */
+export const LISTEN_KEEPALIVE_MS = 15_000;
+
+/** One `subscriptions/listen` request's open event stream. */
+interface ListenStream {
+  /** The host's id of the listen request (the stamp it sees). */
+  hostId: string | number;
+  /** The token hash that opened it (a reload that no longer accepts it ends the stream). */
+  tokenHash?: string;
+  write(message: Record<string, unknown>): void;
+  close(): void;
+}
+
+/** The listen a message for a host's listen streams belongs to (its stamp, or a closing result's id). */
+function listenOf(message: Record<string, unknown>): unknown {
+  const holder = (message.params ?? message.result) as { _meta?: Record<string, unknown> } | undefined;
+  return holder?._meta?.[SUBSCRIPTION_ID_KEY] ?? message.id;
+}
+
 function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
@@ -71,6 +96,8 @@ export class ModernEndpoint implements Transport {
   #gateway: Gateway;
   #connected: Promise<void>;
   #closed = false;
+  /** Open listen streams, by the gateway's own id of their request. */
+  #streams = new Map<string, ListenStream>();
 
   constructor(gateway: Gateway) {
     this.#era.inject = (message) => this.onmessage?.(message);
@@ -88,6 +115,8 @@ export class ModernEndpoint implements Transport {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));
     }
+    for (const own of out.deliver ?? []) queueMicrotask(() => this.onmessage?.(own));
+    for (const note of out.notify ?? []) this.#toListen(note);
     for (const answer of [...out.also ?? [], ...out.send ? [out.send] : []]) {
       const m = answer as { id?: unknown; method?: unknown };
       if (m.method !== undefined || m.id === undefined) continue; // progress: no stream to carry it
@@ -97,11 +126,52 @@ export class ModernEndpoint implements Transport {
     return Promise.resolve();
   }
 
+  /** A message for one of the host's listen streams: stamped with the host's id; a closing result ends it. */
+  #toListen(message: JSONRPCMessage): void {
+    const m = message as Record<string, unknown>;
+    const internal = String(listenOf(m));
+    const stream = this.#streams.get(internal);
+    if (!stream) return;
+    const hostId = stream.hostId;
+    const restamp = (holder: unknown) => {
+      const h = holder as { _meta?: Record<string, unknown> } | undefined;
+      return h ? { ...h, _meta: { ...h._meta, [SUBSCRIPTION_ID_KEY]: hostId } } : h;
+    };
+    if (m.method !== undefined) {
+      stream.write({ ...m, params: restamp(m.params) });
+      return;
+    }
+    stream.write({ ...m, id: hostId, result: restamp(m.result) });
+    this.#streams.delete(internal);
+    stream.close();
+  }
+
+  /**
+   * Ends the listen streams `which` picks by the token hash that opened them (a config reload revoked
+   * it), each with its closing result; their resources are unsubscribed.
+   */
+  endListens(which: (tokenHash: string | undefined) => boolean): number {
+    const ended = this.#era.endListens((id) => {
+      const stream = this.#streams.get(String(id));
+      return stream !== undefined && which(stream.tokenHash);
+    });
+    for (const note of ended.notify) this.#toListen(note);
+    for (const own of ended.deliver) this.onmessage?.(own);
+    return ended.notify.length;
+  }
+
+  /** The number of open listen streams. */
+  get listening(): number {
+    return this.#streams.size;
+  }
+
   async close(): Promise<void> {
     // The gateway's close closes its transport (this), which closed the gateway: once is enough, or
     // the two would call each other forever (a listener that spun at SIGTERM until out of memory).
     if (this.#closed) return;
     this.#closed = true;
+    // Each listen ends with its closing result: the host knows it was ended, not dropped.
+    for (const note of this.#era.endListens().notify) this.#toListen(note);
     for (const resolve of this.#pending.values()) {
       resolve({ jsonrpc: "2.0", id: 0, error: { code: -32603, message: "The gateway is stopping" } });
     }
@@ -110,8 +180,11 @@ export class ModernEndpoint implements Transport {
     this.onclose?.();
   }
 
-  /** Answers one POST body (already parsed) as 2026-07-28: one JSON response. */
-  async handle(request: Request, body: unknown): Promise<Response> {
+  /**
+   * Answers one POST body (already parsed) as 2026-07-28: one JSON response, or for
+   * `subscriptions/listen` an event stream that stays open. `tokenHash`: the token that sent it.
+   */
+  async handle(request: Request, body: unknown, tokenHash?: string): Promise<Response> {
     await this.#connected;
     const b = body as Body;
     const hostId = b?.id;
@@ -129,8 +202,14 @@ export class ModernEndpoint implements Transport {
       );
     }
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    // Without a session a host's request id means nothing here (ids are the gateway's own inside): a
+    // host cancels a request, or ends a listen, by closing its HTTP request (handled below).
+    if (!isRequest && b.method === "notifications/cancelled") return new Response(null, { status: 202 });
     const id = `m-${++this.#seq}`;
     const inner = isRequest ? { ...b, id } : b;
+    if (isRequest && b.method === "subscriptions/listen") {
+      return this.#listen(request, inner, hostId, tokenHash);
+    }
     const answered = isRequest
       ? new Promise<JSONRPCMessage>((resolve) => this.#pending.set(id, resolve))
       : undefined;
@@ -157,5 +236,78 @@ export class ModernEndpoint implements Transport {
     } finally {
       request.signal.removeEventListener("abort", onAbort);
     }
+  }
+
+  /**
+   * A `subscriptions/listen` request: an event stream carrying its acknowledgement, then each change
+   * notification it asked for, until the host closes it (the listen is then cancelled) or the gateway
+   * ends it (its closing result is the stream's last event).
+   */
+  #listen(request: Request, inner: Body, hostId: string | number, tokenHash?: string): Response {
+    const id = String(inner.id);
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const timer: { keepAlive?: ReturnType<typeof setInterval> } = {};
+    let open = true;
+    const frame = (text: string) => {
+      if (!open) return;
+      try {
+        controller.enqueue(encoder.encode(text));
+      } catch {
+        // the host went away: the cancel below ends the listen
+      }
+    };
+    const finish = () => {
+      if (!open) return;
+      open = false;
+      clearInterval(timer.keepAlive);
+      request.signal.removeEventListener("abort", onGone);
+    };
+    const stream: ListenStream = {
+      hostId,
+      tokenHash,
+      write: (message) => frame(`event: message\ndata: ${JSON.stringify(message)}\n\n`),
+      close: () => {
+        finish();
+        try {
+          controller.close();
+        } catch {
+          // already closed
+        }
+      },
+    };
+    // The host closed the stream: the listen is cancelled (its subscriptions given back).
+    const onGone = () => {
+      if (!open) return;
+      finish();
+      this.#streams.delete(id);
+      const ended = this.#era.listens.cancel(id);
+      for (const own of ended?.deliver ?? []) this.onmessage?.(own);
+    };
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      cancel: onGone,
+    });
+    this.#streams.set(id, stream);
+    const era = this.#era.incoming(inner);
+    if (era.reply) {
+      this.#streams.delete(id);
+      open = false;
+      return jsonResponse({ ...era.reply, id: hostId });
+    }
+    request.signal.addEventListener("abort", onGone, { once: true });
+    timer.keepAlive = setInterval(() => frame(": keepalive\n\n"), LISTEN_KEEPALIVE_MS);
+    Deno.unrefTimer(timer.keepAlive);
+    for (const message of era.deliver) this.onmessage?.(message as JSONRPCMessage);
+    for (const note of era.notify ?? []) this.#toListen(note);
+    return new Response(body, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        "x-accel-buffering": "no",
+      },
+    });
   }
 }

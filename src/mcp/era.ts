@@ -17,6 +17,13 @@
  * `inputResponses` and the server's opaque `requestState`, under the same id, so the client sees one
  * request and its final answer. A request the client answers with an error ends the call with it.
  *
+ * Change notifications (`subscriptions/listen`, with `listen: true`): a modern server sends list_changed
+ * and resource updates only on a listen request. Once the client is opened, the era listens for the
+ * list changes the server's capabilities offer; a client's `resources/subscribe` becomes a listen naming
+ * that URI (answered `{}` when the server acknowledges it, an error when it does not honor it), and its
+ * `resources/unsubscribe` cancels that listen. What arrives on them reaches the client as the 2025
+ * notifications it knows (the listen's stamp removed); acknowledgements and listen ids stay here.
+ *
  * @module
  */
 import type { JSONRPCMessage } from "./sdk.ts";
@@ -36,6 +43,8 @@ export const UNSUPPORTED_VERSION = -32022;
 
 /** The id of the `server/discover` the era sends (ids of the gateway's own; the SDK's are numbers). */
 const DISCOVER_ID = "mcphub-discover";
+/** The `_meta` key stamping a notification with its listen (2026-07-28). */
+const SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId";
 
 type Params = Record<string, unknown>;
 type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Params };
@@ -78,9 +87,29 @@ export interface Refusal {
   requested?: string;
 }
 
+/** Options of {@linkcode Era}. */
+export interface EraOptions {
+  /** Listen to a modern server's changes (`subscriptions/listen`); a transport that can hold the stream. */
+  listen?: boolean;
+}
+
 /** The era of one connection (see the module documentation). */
 export class Era {
   #era: "opening" | "legacy" | "modern" = "opening";
+  #listen: boolean;
+  /** The modern server's capabilities (from server/discover). */
+  #capabilities: Params = {};
+  #listenSeq = 0;
+  /** Listens open on the server: id -> the URI it subscribes (undefined for the list changes). */
+  #listens = new Map<string, string | undefined>();
+  /** URI -> its listen's id. */
+  #byUri = new Map<string, string>();
+  /** Listens awaiting their acknowledgement for a client's `resources/subscribe` (its id). */
+  #subscribing = new Map<string, string | number>();
+
+  constructor(options: EraOptions = {}) {
+    this.#listen = options.listen ?? false;
+  }
   /** The client's `initialize`, while its answer is awaited. */
   #initialize?: { id: string | number; params: Params };
   #meta: Params = {};
@@ -123,8 +152,13 @@ export class Era {
         break;
       }
       case "notifications/initialized":
+        return this.#listen ? this.#listenForLists() : {};
       case "notifications/roots/list_changed":
         return {};
+      case "resources/subscribe":
+      case "resources/unsubscribe":
+        if (this.#listen && m.id !== undefined) return this.#subscription(m);
+        break;
       case "ping":
       case "logging/setLevel":
         // Removed by the revision: answered as a server that has nothing to do answers.
@@ -137,6 +171,114 @@ export class Era {
     } as Message;
     if (m.id !== undefined) this.#sent.set(m.id, { message: send, rounds: 0 });
     return { send };
+  }
+
+  /** A listen request of the era's own (ids `mcphub-listen-N`, which the SDK never issues). */
+  #listenRequest(notifications: Params, uri?: string): Message {
+    const id = `mcphub-listen-${++this.#listenSeq}`;
+    this.#listens.set(id, uri);
+    return {
+      jsonrpc: "2.0",
+      id,
+      method: "subscriptions/listen",
+      params: { _meta: this.#meta, notifications },
+    } as Message;
+  }
+
+  /** The listen for the list changes the server offers (none when it offers none). */
+  #listenForLists(): Outgoing {
+    const caps = this.#capabilities as Record<string, Params | undefined>;
+    const filter: Params = {};
+    if (caps.tools?.listChanged) filter.toolsListChanged = true;
+    if (caps.prompts?.listChanged) filter.promptsListChanged = true;
+    if (caps.resources?.listChanged) filter.resourcesListChanged = true;
+    return Object.keys(filter).length ? { send: this.#listenRequest(filter) } : {};
+  }
+
+  /** A client's `resources/subscribe` (a listen naming the URI) or `resources/unsubscribe` (its cancel). */
+  #subscription(m: Message): Outgoing {
+    const uri = typeof m.params?.uri === "string" ? m.params.uri : "";
+    const open = this.#byUri.get(uri);
+    if (m.method === "resources/subscribe") {
+      // Subscribing twice is one subscription (as a 2025 server keeps it).
+      if (open !== undefined && !this.#subscribing.has(open)) {
+        return { reply: { jsonrpc: "2.0", id: m.id!, result: {} } as JSONRPCMessage };
+      }
+      const listen = this.#listenRequest({ resourceSubscriptions: [uri] }, uri);
+      this.#byUri.set(uri, String(listen.id));
+      this.#subscribing.set(String(listen.id), m.id!);
+      return { send: listen as JSONRPCMessage };
+    }
+    const reply = { jsonrpc: "2.0", id: m.id!, result: {} } as JSONRPCMessage;
+    if (open === undefined) return { reply };
+    return { reply, send: this.#cancelListen(open) };
+  }
+
+  /** The cancellation of one of the era's listens (forgotten here at once). */
+  #cancelListen(id: string): JSONRPCMessage {
+    const uri = this.#listens.get(id);
+    this.#listens.delete(id);
+    this.#subscribing.delete(id);
+    if (uri !== undefined && this.#byUri.get(uri) === id) this.#byUri.delete(uri);
+    return {
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, _meta: this.#meta },
+    } as JSONRPCMessage;
+  }
+
+  /** A message of one of the era's listens, or undefined when it is not one. */
+  #listened(
+    m: Message & { result?: Params; error?: { code: number; message: string } },
+  ): Incoming | undefined {
+    if (m.method === undefined) {
+      // A listen's answer: the server ended it (its closing result) or refused it.
+      const id = typeof m.id === "string" ? m.id : undefined;
+      if (id === undefined || !this.#listens.has(id)) return undefined;
+      const client = this.#subscribing.get(id);
+      this.#cancelListen(id);
+      if (client === undefined) return {};
+      return {
+        deliver: {
+          jsonrpc: "2.0",
+          id: client,
+          error: m.error ?? { code: -32603, message: "The server ended the resource subscription at once" },
+        } as JSONRPCMessage,
+      };
+    }
+    const meta = m.params?._meta as Params | undefined;
+    const stamp = meta?.[SUBSCRIPTION_KEY];
+    if (typeof stamp !== "string") return undefined;
+    // A listen cancelled here may still have had something on the way: it goes nowhere.
+    if (!this.#listens.has(stamp)) return stamp.startsWith("mcphub-listen-") ? {} : undefined;
+    if (m.method === "notifications/subscriptions/acknowledged") {
+      const client = this.#subscribing.get(stamp);
+      if (client === undefined) return {};
+      this.#subscribing.delete(stamp);
+      const uri = this.#listens.get(stamp)!;
+      const honored = (m.params?.notifications as Params | undefined)?.resourceSubscriptions;
+      if (Array.isArray(honored) && honored.includes(uri)) {
+        return { deliver: { jsonrpc: "2.0", id: client, result: {} } as JSONRPCMessage };
+      }
+      // As a 2025 server without resource subscriptions answers resources/subscribe.
+      return {
+        send: this.#cancelListen(stamp),
+        deliver: {
+          jsonrpc: "2.0",
+          id: client,
+          error: {
+            code: -32601,
+            message: `The server does not offer a subscription to ${uri.slice(0, 200)}`,
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    // A change: the notification the client knows, without the listen's stamp.
+    const { [SUBSCRIPTION_KEY]: _, ...rest } = meta!;
+    const params: Params = { ...m.params };
+    if (Object.keys(rest).length) params._meta = rest;
+    else delete params._meta;
+    return { deliver: { ...m, params } as JSONRPCMessage };
   }
 
   /** The client's answer to a request: one of an MRTR round's, or else a plain answer to the server. */
@@ -215,9 +357,15 @@ export class Era {
       const id = `mcphub-input-${++this.#inputSeq}`;
       round.waiting.set(key, id);
       this.#inputs.set(id, round);
-      out.push(
-        { jsonrpc: "2.0", id, method: request.method, params: request.params ?? {} } as JSONRPCMessage,
-      );
+      let params = (request.params ?? {}) as Params;
+      // A 2026-07-28 URL-mode elicitation has no elicitationId, which 2025-11-25 requires: one of ours.
+      if (
+        request.method === "elicitation/create" && params.mode === "url" &&
+        typeof params.elicitationId !== "string"
+      ) {
+        params = { ...params, elicitationId: id };
+      }
+      out.push({ jsonrpc: "2.0", id, method: request.method, params } as JSONRPCMessage);
     }
     return { requests: out };
   }
@@ -229,9 +377,16 @@ export class Era {
       const init = this.#initialize!;
       this.#initialize = undefined;
       if (m.error) return { deliver: { jsonrpc: "2.0", id: init.id, error: m.error } as JSONRPCMessage };
+      this.#capabilities = (m.result?.capabilities ?? {}) as Params;
       return {
         deliver: { jsonrpc: "2.0", id: init.id, result: initializeResult(m.result ?? {}, init.params) },
       };
+    }
+    if (this.#era === "modern" && this.#listenSeq) {
+      const listened = this.#listened(
+        m as Message & { result?: Params; error?: { code: number; message: string } },
+      );
+      if (listened) return listened;
     }
     if (this.#era === "modern" && m.method === undefined && m.id !== undefined) return this.#response(m);
     if (this.#era !== "opening" || !this.#initialize || m.id !== this.#initialize.id || m.method) {

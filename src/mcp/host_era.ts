@@ -7,8 +7,9 @@
  * answer is not the host's), so its handlers serve the modern host unchanged; `server/discover` is
  * answered from that opening's result. On the way out, results of a modern request get
  * `resultType: "complete"` and list results the cache hints the revision requires (`ttlMs: 0`,
- * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); what
- * the revision removed (list_changed and log notifications) is not sent to a modern host. A downstream
+ * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); list
+ * changes and resource updates reach a modern host only on its `subscriptions/listen` requests, stamped
+ * (host_listen.ts), and log notifications not at all (the revision moved them). A downstream
  * server's request in the middle of a modern host's call (sampling, elicitation, roots, relayed by the
  * gateway) is translated, never replayed: the host's request is answered `input_required` with it and
  * an opaque `requestState` while the call stays open; the host's retry (same method, tool and arguments,
@@ -27,6 +28,8 @@ import {
   SERVER_INFO_KEY,
   UNSUPPORTED_VERSION,
 } from "./era.ts";
+import { HostListens } from "./host_listen.ts";
+import { elicitationMode, elicitationRefusal } from "./elicitation.ts";
 
 /** The 2025 revision the gateway's own `initialize` (made for a modern host) asks for. */
 const LEGACY_VERSION = "2025-11-25";
@@ -83,6 +86,8 @@ export interface HostIncoming {
   deliver: unknown[];
   /** An answer made here, written to the host. */
   reply?: JSONRPCMessage;
+  /** Messages for the host's `subscriptions/listen` streams, each stamped with its listen's id. */
+  notify?: JSONRPCMessage[];
 }
 
 /** What to do with a message of the gateway's server. */
@@ -93,6 +98,10 @@ export interface HostOutgoing {
   also?: JSONRPCMessage[];
   /** An answer made here, handed back to the gateway's server. */
   back?: JSONRPCMessage;
+  /** Requests made here for the gateway's server (a listen's), handed to it in order. */
+  deliver?: JSONRPCMessage[];
+  /** Messages for the host's `subscriptions/listen` streams, each stamped with its listen's id. */
+  notify?: JSONRPCMessage[];
 }
 
 /** The eras of one host connection (see the module documentation). */
@@ -119,6 +128,8 @@ export class HostEra {
   continuationMs = CONTINUATION_MS;
   /** Hands a message to the gateway's server outside a host message (an expired continuation's). */
   inject?: (message: JSONRPCMessage) => void;
+  /** The host's `subscriptions/listen` requests (see host_listen.ts). */
+  readonly listens = new HostListens();
 
   /** A message from the host (parsed, not yet checked). */
   incoming(value: unknown): HostIncoming {
@@ -129,6 +140,8 @@ export class HostEra {
       return { deliver: [value] };
     }
     if (m.method === "notifications/cancelled" && this.era === "modern") {
+      const ended = this.listens.cancel(m.params?.requestId);
+      if (ended) return { deliver: ended.deliver };
       // The gateway's server knows a retried call by its first id.
       const internal = this.#forget(m.params?.requestId);
       if (internal !== m.params?.requestId) {
@@ -161,6 +174,12 @@ export class HostEra {
       } as HostIncoming;
     }
     this.era = "modern";
+    if (isRequest && m.method === "subscriptions/listen") {
+      // Never the gateway's server's (it has no such method): kept here, fed by its notifications.
+      const step = this.listens.listen(m);
+      if (step.reply) return { deliver: [], reply: step.reply };
+      return { deliver: [...this.#open(meta, true), ...step.deliver], notify: step.notify };
+    }
     if (isRequest) {
       const resumed = this.#resume(m);
       if (resumed) return resumed;
@@ -220,6 +239,16 @@ export class HostEra {
     } as JSONRPCMessage;
   }
 
+  /**
+   * Ends the host's listens (all, or those `which` picks): their closing results (`notify`) and the
+   * unsubscriptions for the gateway's server (`deliver`).
+   */
+  endListens(
+    which?: (id: string | number) => boolean,
+  ): { deliver: JSONRPCMessage[]; notify: JSONRPCMessage[] } {
+    return this.listens.end(which);
+  }
+
   /** True while messages of the host may take the gateway's fast path (not for a modern host). */
   get fastPath(): boolean {
     return this.era !== "modern";
@@ -236,13 +265,20 @@ export class HostEra {
       this.#openingResult = m.result ?? {};
       const discovers = this.#discovers.splice(0);
       const result = this.#openingResult;
-      return { also: discovers.map((id) => this.#discover(id, result)) };
+      const { logging: _, ...capabilities } = (result.capabilities ?? {}) as Params;
+      return {
+        also: discovers.map((id) => this.#discover(id, result)),
+        notify: this.listens.opened(capabilities, result.serverInfo),
+      };
     }
     if (this.era !== "modern") return { send: message };
     if (m.method !== undefined) {
       if (m.id !== undefined) return this.#inputRequired(m, related);
-      return MODERN_NOTIFICATIONS.has(m.method) ? { send: message } : {};
+      // The rest reach a modern host only on its listens (list_changed, resource updates), stamped.
+      return MODERN_NOTIFICATIONS.has(m.method) ? { send: message } : { notify: this.listens.route(m) };
     }
+    const own = this.listens.answered(m);
+    if (own) return { deliver: own.deliver, notify: own.notify };
     const method = m.id === undefined ? undefined : this.#methods.get(m.id);
     if (method === undefined) return { send: message };
     this.#methods.delete(m.id!);
@@ -299,6 +335,23 @@ export class HostEra {
           error: {
             code: -32601,
             message: `${m.method}: the host of this request does not offer ${capability}`,
+          },
+        } as JSONRPCMessage,
+      };
+    }
+    const why = m.method === "elicitation/create"
+      ? elicitationRefusal(call.capabilities, m.params)
+      : undefined;
+    if (why) {
+      return {
+        back: {
+          jsonrpc: "2.0",
+          id: m.id!,
+          error: {
+            code: -32602,
+            message: `elicitation/create (mode "${
+              elicitationMode(m.params)
+            }") cannot reach this host: ${why}`,
           },
         } as JSONRPCMessage,
       };

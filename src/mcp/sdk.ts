@@ -41,6 +41,7 @@ export {
 export {
   CompleteRequestSchema,
   CreateMessageRequestSchema,
+  ElicitationCompleteNotificationSchema,
   ElicitRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,

@@ -76,12 +76,12 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
   });
   // A second discover is answered here at once.
   assert.equal((era.incoming({ ...discover, id: "e" }).reply as { id: string }).id, "e");
-  // Server-to-client requests are refused back to the gateway; removed notifications dropped.
+  // Server-to-client requests are refused back to the gateway; list changes go only to listens (none).
   const asked = era.outgoing({ jsonrpc: "2.0", id: 4, method: "roots/list" } as JSONRPCMessage);
   assert.equal((asked.back as { error: { code: number } }).error.code, -32601);
   assert.deepEqual(
     era.outgoing({ jsonrpc: "2.0", method: "notifications/tools/list_changed" } as JSONRPCMessage),
-    {},
+    { notify: [] },
   );
   const progress = { jsonrpc: "2.0", method: "notifications/progress", params: {} } as JSONRPCMessage;
   assert.deepEqual(era.outgoing(progress), { send: progress });

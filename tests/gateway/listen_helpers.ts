@@ -1,0 +1,48 @@
+/**
+ * What the listen tests share: the notify fixture's path and a recorder of notifications to wait on.
+ *
+ * @module
+ */
+import { ROOT } from "../helpers.ts";
+
+export const NOTIFY = `${ROOT}tests/fixtures/notify_server.ts`;
+
+export type Note = { method: string; params?: Record<string, unknown> };
+
+/** Notifications received, with a wait for the next one that matches. */
+export class Notes {
+  seen: Note[] = [];
+  #waiters: { match: (n: Note) => boolean; wake: (n: Note) => void; from: number }[] = [];
+
+  push(n: Note): void {
+    this.seen.push(n);
+    for (const w of [...this.#waiters]) {
+      if (w.match(n)) this.#waiters.splice(this.#waiters.indexOf(w), 1), w.wake(n);
+    }
+  }
+
+  /** The first notification at or after index `from` that matches (waits for it; fails after 60 s). */
+  next(what: string, match: (n: Note) => boolean, from = 0): Promise<Note> {
+    const found = this.seen.slice(from).find(match);
+    if (found) return Promise.resolve(found);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000);
+      this.#waiters.push({ match, from, wake: (n) => (clearTimeout(timer), resolve(n)) });
+    });
+  }
+}
+
+/** `promise`, or a failure naming `what` after 60 s (a bound, never a synchronisation). */
+export async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
