@@ -12,7 +12,7 @@ import {
   type DownstreamCallOptions,
   OutcomeUnknownError,
 } from "../../src/downstream/downstream.ts";
-import { isLocalFailure } from "../../src/downstream/stdio.ts";
+import { isLocalFailure, PendingCalls } from "../../src/downstream/deadline.ts";
 import { type Client, McpError } from "../../src/mcp/sdk.ts";
 import { DENO, FIXTURE, q, startFixtureHttp, tempDir, until } from "../helpers.ts";
 
@@ -107,6 +107,8 @@ for (const path of PATHS) {
     const cause = error.cause as McpError;
     assert.ok(cause instanceof McpError);
     assert.deepEqual([cause.code, cause.data], [-32001, { timeout: 300 }]);
+    // The gateway's deadline ended it, not the SDK client's own timer.
+    assert.ok(isLocalFailure(cause));
     // The server saw notifications/cancelled for that request.
     await until("the cancellation downstream", () => fileText(`${o.state}/cancelled`));
     // The connection is intact.
@@ -127,12 +129,8 @@ for (const path of PATHS) {
     controller.abort("host cancelled");
     const error = await call;
     assert.ok(!(error instanceof CallTimeoutError) && !(error instanceof OutcomeUnknownError), String(error));
-    if (o.raw) assert.equal(error, "host cancelled");
-    else {
-      // The SDK's client wraps a reason that is not an McpError in a RequestTimeout one.
-      assert.ok(error instanceof McpError);
-      assert.deepEqual([error.code, error.message], [-32001, "MCP error -32001: host cancelled"]);
-    }
+    // The caller's own reason, on every path (the SDK's client would wrap it in a RequestTimeout McpError).
+    assert.equal(error, "host cancelled");
     await until("the cancellation downstream", () => fileText(`${o.state}/cancelled`));
     // Cancelled before it is sent: nothing reaches the server.
     const early = await failure(o, "echo", { text: "never" }, {
@@ -172,7 +170,7 @@ for (const path of PATHS) {
     } else {
       assert.ok(error instanceof OutcomeUnknownError, String(error));
       assert.equal(error.message, "MCP error -32000: Connection closed");
-      if (o.raw) assert.ok(isLocalFailure(error.cause));
+      assert.ok(isLocalFailure(error.cause));
     }
     assert.equal(await fileText(`${o.state}/calls-exit_mid_call`), "1");
   });
@@ -193,4 +191,65 @@ Deno.test("the SDK's 60 s default timeout never applies: a call's own limit is w
     assert.equal(typeof timeout, "number", path);
     assert.ok((timeout as number) >= 120_000, `${path}: the SDK's timer is ${timeout} ms`);
   }
+});
+
+Deno.test("PendingCalls: a call settles once, tells the server once, and ends as the gateway's own failure", async () => {
+  const calls = new PendingCalls();
+  const told: unknown[] = [];
+  // Answered: later outcomes change nothing, and nothing is sent.
+  const answered = calls.open<string>({ timeoutMs: 60_000 }, (reason) => told.push(reason));
+  answered.resolve("first");
+  answered.reject(new Error("late"));
+  answered.cancel("late");
+  assert.equal(await answered.promise, "first");
+  assert.deepEqual([answered.open, [...told]], [false, []]);
+  // The deadline: the server told once, then the gateway's own RequestTimeout.
+  const slow = calls.open<string>({ timeoutMs: 1 }, (reason) => told.push(reason));
+  const timedOut = await slow.promise.catch((error) => error);
+  assert.ok(timedOut instanceof McpError && isLocalFailure(timedOut));
+  assert.deepEqual([timedOut.code, timedOut.message, timedOut.data], [
+    -32001,
+    "MCP error -32001: Request timed out",
+    { timeout: 1 },
+  ]);
+  assert.deepEqual([...told], [timedOut]);
+  // The caller's abort: its reason; a signal aborted already: its reason at once, nothing sent.
+  const controller = new AbortController();
+  const aborted = calls.open<string>({ timeoutMs: 60_000, signal: controller.signal }, (r) => told.push(r));
+  controller.abort("host cancelled");
+  assert.equal(await aborted.promise.catch((error) => error), "host cancelled");
+  const early = calls.open<string>({ timeoutMs: 60_000, signal: controller.signal }, (r) => told.push(r));
+  assert.equal(early.open, false);
+  assert.equal(await early.promise.catch((error) => error), "host cancelled");
+  assert.deepEqual([...told], [timedOut, "host cancelled"]);
+  // The connection's end: every open call, and any opened after, fails with the gateway's ConnectionClosed.
+  const open = calls.open<string>({ timeoutMs: 60_000 }, (r) => told.push(r));
+  calls.close();
+  const after = calls.open<string>({ timeoutMs: 60_000 }, (r) => told.push(r));
+  for (const call of [open, after]) {
+    const closed = await call.promise.catch((error) => error);
+    assert.ok(closed instanceof McpError && isLocalFailure(closed));
+    assert.deepEqual([closed.code, closed.message], [-32000, "MCP error -32000: Connection closed"]);
+  }
+  assert.deepEqual([...told], [timedOut, "host cancelled"]);
+  // A server's own McpError with the same code is not the gateway's.
+  assert.equal(isLocalFailure(new McpError(-32000, "Connection closed")), false);
+});
+
+Deno.test("PendingCalls.sdk: the SDK's request gets our signal and a timer that cannot end it first", async () => {
+  const calls = new PendingCalls();
+  const given: { signal: AbortSignal; timeout: number }[] = [];
+  const sdkAnswer = Promise.withResolvers<string>();
+  const call = calls.sdk({ timeoutMs: 1 }, (options) => (given.push(options), sdkAnswer.promise));
+  const error = await call.catch((e) => e);
+  assert.ok(isLocalFailure(error));
+  assert.equal(given.length, 1);
+  assert.equal(given[0]!.timeout, 2 ** 31 - 1);
+  // Our deadline aborted the SDK's request (the SDK then sends notifications/cancelled) with our error.
+  assert.equal(given[0]!.signal.aborted, true);
+  assert.equal(given[0]!.signal.reason, error);
+  // The SDK's own outcome afterwards changes nothing.
+  sdkAnswer.resolve("late");
+  assert.equal(await call.catch((e) => e), error);
+  calls.close();
 });
