@@ -515,6 +515,42 @@ export async function startRemote(
   };
 }
 
+/**
+ * Starts the fixture server on Streamable HTTP (`--http`, with `args` besides); resolves with its port once it
+ * listens (the line it prints is the event waited for).
+ */
+export async function startFixtureHttp(args: string[] = []): Promise<{ port: number } & AsyncDisposable> {
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", FIXTURE, "--http", ...args],
+    stdin: "null",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let text = "";
+  let match: RegExpMatchArray | null = null;
+  while (!(match = text.match(/listening on (\d+)\n/))) {
+    const { value, done } = await lines.read();
+    if (done) throw new Error("the fixture exited before listening");
+    text += value;
+  }
+  const drained = (async () => {
+    while (!(await lines.read()).done);
+  })();
+  return {
+    port: Number(match[1]),
+    async [Symbol.asyncDispose]() {
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // it exited already (a test made it)
+      }
+      await child.status;
+      await drained;
+    },
+  };
+}
+
 /** A config with one server, `big`: the hostile fixture listing `tools` tools (`--mode many`). */
 export function manyToolsConfig(tools: number): Config {
   const args = [

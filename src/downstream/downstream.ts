@@ -18,7 +18,8 @@ import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
 import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
 import { InvalidResultError, messageOf } from "../mcp/errors.ts";
 import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
-import { isLocalFailure, StdioClientTransport } from "./stdio.ts";
+import { StdioClientTransport } from "./stdio.ts";
+import { isLocalFailure, PendingCalls } from "./deadline.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
 import type { RawResult } from "../json/raw_json.ts";
@@ -162,6 +163,8 @@ export class Downstream {
   #teardowns = new Set<Promise<void>>();
   #client?: Client;
   #transport?: Transport;
+  /** The SDK client's calls in flight on the session of `#client` (see deadline.ts). */
+  #calls?: PendingCalls;
   #tail = new Tail(STDERR_TAIL_BYTES);
   #ready: Promise<void> = Promise.resolve();
   #secrets: string[];
@@ -518,9 +521,14 @@ export class Downstream {
   }
 
   #watch(client: Client, transport: Transport): void {
+    const calls = new PendingCalls();
     this.#client = client;
     this.#transport = transport;
+    this.#calls = calls;
     client.onclose = () => {
+      // The SDK calls this before it fails its requests in flight with its own ConnectionClosed: ours go
+      // first, as the gateway's own failure (a server's -32000 is never taken for it).
+      calls.close();
       if (this.#client !== client || this.#closing) return;
       if (this.#state === "connected") {
         this.#options.log(`server "${this.name}": the connection closed`);
@@ -655,7 +663,7 @@ export class Downstream {
       throw new ServerUnavailableError(this.unavailableReason(), this.#state);
     }
     const transport = this.#transport;
-    const started = performance.now();
+    const calls = this.#calls!;
     try {
       const metadata = client as unknown as ToolMetadata;
       // A modern server's call may take input rounds (MRTR): the SDK's path, through the era's relay.
@@ -678,30 +686,22 @@ export class Downstream {
       const params = options.meta
         ? { name, arguments: args, _meta: { ...options.meta } }
         : { name, arguments: args };
-      return await client.callTool(params, CallToolResultSchema, {
-        signal: options.signal,
-        timeout: options.timeoutMs,
-        maxTotalTimeout: options.timeoutMs,
-        onprogress: options.onProgress,
-      }) as CallToolResult;
+      // The deadline and the cancellation are the fast path's (deadline.ts); the SDK sends the request.
+      return await calls.sdk(options, (sdk) =>
+        client.callTool(params, CallToolResultSchema, {
+          ...sdk,
+          onprogress: options.onProgress,
+        }) as Promise<CallToolResult>);
     } catch (error) {
       // Error text from a remote's answer (an HTTP body, a JSON-RPC error) may echo what we sent.
       this.#scrub(error);
       // The gateway's own failures only: a server's JSON-RPC error with the same code (-32000, -32001)
-      // is that server's answer and keeps its code, message and data. The SDK drops its transport
-      // before it fails what was in flight with ConnectionClosed; its timeout fires at timeoutMs.
-      const local = isLocalFailure(error);
-      if (
-        error instanceof McpError && error.code === ErrorCode.ConnectionClosed &&
-        (local || client.transport === undefined)
-      ) {
-        throw new OutcomeUnknownError(error.message, { cause: error });
+      // is that server's answer and keeps its code, message and data.
+      if (isLocalFailure(error) && (error as McpError).code === ErrorCode.ConnectionClosed) {
+        throw new OutcomeUnknownError((error as McpError).message, { cause: error });
       }
-      if (
-        error instanceof McpError && error.code === ErrorCode.RequestTimeout &&
-        (local || performance.now() - started >= options.timeoutMs - 1)
-      ) {
-        throw new CallTimeoutError(error.message, { cause: error });
+      if (isLocalFailure(error) && (error as McpError).code === ErrorCode.RequestTimeout) {
+        throw new CallTimeoutError((error as McpError).message, { cause: error });
       }
       if (this.#options.auth?.isAuthError(error) && this.#client === client) {
         // The server refused the token (401, or 403 for missing scope) and no refresh helped: the call was not run.

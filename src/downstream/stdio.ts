@@ -10,6 +10,7 @@
 import type { ChildProcess } from "node:child_process";
 import type { Readable } from "node:stream";
 import { ErrorCode, McpError } from "../mcp/sdk.ts";
+import { localFailure, type PendingCall, PendingCalls } from "./deadline.ts";
 import { InvalidResultError } from "../mcp/errors.ts";
 import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
 import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
@@ -40,71 +41,12 @@ export interface RawCallOptions {
 }
 
 interface RawCall {
-  resolve(result: RawResult): void;
-  reject(error: unknown): void;
+  call: PendingCall<RawResult>;
   onProgress?: (progress: Progress) => void;
 }
 
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
-
-/**
- * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
- * timer object and its scheduling) on a path that costs a few hundred; here adding and removing one is a
- * set operation, and the timer is re-armed only for a deadline earlier than the one it waits for (calls
- * that share a timeout end in the order they began, so that is the first call after an idle spell).
- */
-export class Deadlines {
-  #entries = new Set<{ at: number; fire: () => void }>();
-  #timer?: ReturnType<typeof setTimeout>;
-  #armedAt = Infinity;
-
-  /** Calls `fire` after `ms` unless the returned entry is {@linkcode Deadlines.delete}d first. */
-  add(ms: number, fire: () => void): object {
-    const entry = { at: performance.now() + ms, fire };
-    this.#entries.add(entry);
-    if (entry.at < this.#armedAt) this.#arm(entry.at);
-    return entry;
-  }
-
-  /** Forgets an entry (its call ended). */
-  delete(entry: object): void {
-    this.#entries.delete(entry as { at: number; fire: () => void });
-  }
-
-  /** Stops the timer; entries left are forgotten. */
-  clear(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedAt = Infinity;
-    this.#entries.clear();
-  }
-
-  #arm(at: number): void {
-    clearTimeout(this.#timer);
-    this.#armedAt = at;
-    // setTimeout's limit is 2^31-1 ms; a later deadline is re-armed from here when that fires.
-    this.#timer = setTimeout(
-      () => this.#expire(),
-      Math.min(Math.max(0, at - performance.now()), 2 ** 31 - 1),
-    );
-  }
-
-  #expire(): void {
-    this.#timer = undefined;
-    this.#armedAt = Infinity;
-    const now = performance.now();
-    const due = [...this.#entries].filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
-    for (const entry of due) {
-      // An earlier one's cancellation may have ended it meanwhile.
-      if (!this.#entries.delete(entry)) continue;
-      entry.fire();
-    }
-    let next = Infinity;
-    for (const entry of this.#entries) next = Math.min(next, entry.at);
-    if (next < Infinity && this.#timer === undefined) this.#arm(next);
-  }
-}
 
 /** How to start a stdio server. */
 export interface StdioServerParams {
@@ -369,65 +311,50 @@ export class StdioClientTransport implements Transport {
 
   #rawCalls = new Map<string, RawCall>();
   #rawSeq = 0;
-  #deadlines = new Deadlines();
+  /** The fast path's calls in flight: deadlines, cancellation, settling (see deadline.ts). */
+  #calls = new PendingCalls();
 
   /**
    * Calls a tool beside the SDK's client on the same pipe (ids of our own, `mcphub-N`, that the SDK never
    * issues): its answer is kept as the bytes that came, checked only for what the gateway relies on (an
-   * object result, `content` an array, `isError` a boolean). Rejects as the SDK's request does: McpError
-   * RequestTimeout after `timeoutMs`, ConnectionClosed when the connection ends, the signal's reason on
-   * abort (both sending `notifications/cancelled`), McpError for an error answer, InvalidResultError for
-   * an invalid result.
+   * object result, `content` an array, `isError` a boolean). Ends as a call of {@linkcode PendingCalls}
+   * (timed out, cancelled, connection closed; the first two send `notifications/cancelled`), McpError for
+   * an error answer, InvalidResultError for an invalid result.
    */
   callRaw(name: string, args: Record<string, unknown>, options: RawCallOptions): Promise<RawResult> {
     const writer = this.#writer;
     if (!writer || this.#closed) {
       return Promise.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
     }
-    const { signal, timeoutMs, onProgress } = options;
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    const id = `mcphub-${++this.#rawSeq}`;
-    return new Promise<RawResult>((resolve, reject) => {
-      const cleanup = () => {
-        this.#deadlines.delete(deadline);
-        signal?.removeEventListener("abort", onAbort);
-        this.#rawCalls.delete(id);
-      };
-      const cancel = (reason: unknown) => {
-        if (!this.#rawCalls.has(id)) return;
-        cleanup();
-        writer.write({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason: String(reason) },
-        }).catch(() => {});
-        reject(reason);
-      };
-      const onAbort = () => cancel(signal!.reason);
-      const deadline = this.#deadlines.add(
-        timeoutMs,
-        () => cancel(localFailure(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
-      );
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const call: RawCall = {
-        resolve: (result) => (cleanup(), resolve(result)),
-        reject: (error) => (cleanup(), reject(error)),
-        onProgress,
-      };
-      this.#rawCalls.set(id, call);
-      const params: Record<string, unknown> = { name, arguments: args };
-      const own = options.meta
-        ? (onProgress ? { ...options.meta, progressToken: id } : { ...options.meta })
-        : onProgress
-        ? { progressToken: id }
-        : undefined;
-      const meta = this.era.meta(own);
-      if (meta) params._meta = meta;
-      options.onRequestId?.(id);
-      writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
-        if (this.#rawCalls.get(id) === call) call.reject(error);
-      });
+    const { onProgress } = options;
+    let id = "";
+    const call = this.#calls.open<RawResult>(options, (reason) => {
+      this.#rawCalls.delete(id);
+      writer.write({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: id, reason: String(reason) },
+      }).catch(() => {});
     });
+    if (!call.open) return call.promise;
+    id = `mcphub-${++this.#rawSeq}`;
+    const entry: RawCall = { call, onProgress };
+    this.#rawCalls.set(id, entry);
+    const params: Record<string, unknown> = { name, arguments: args };
+    const own = options.meta
+      ? (onProgress ? { ...options.meta, progressToken: id } : { ...options.meta })
+      : onProgress
+      ? { progressToken: id }
+      : undefined;
+    const meta = this.era.meta(own);
+    if (meta) params._meta = meta;
+    options.onRequestId?.(id);
+    writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
+      if (this.#rawCalls.get(id) !== entry) return;
+      this.#rawCalls.delete(id);
+      call.reject(error);
+    });
+    return call.promise;
   }
 
   /** Takes a line that answers a call of the fast path, or reports its progress; false for any other. */
@@ -437,9 +364,11 @@ export class StdioClientTransport implements Transport {
     const id = member(top.members, "id");
     if (id) {
       if (raw.at(id.start) !== 0x22 || id.end - id.start > 64) return false;
-      const call = this.#rawCalls.get(raw.json(id.start, id.end) as string);
-      if (!call) return false;
-      settleRaw(call, raw, top.members);
+      const key = raw.json(id.start, id.end) as string;
+      const entry = this.#rawCalls.get(key);
+      if (!entry) return false;
+      this.#rawCalls.delete(key);
+      settleRaw(entry.call, raw, top.members);
       return true;
     }
     const method = member(top.members, "method");
@@ -448,10 +377,10 @@ export class StdioClientTransport implements Transport {
     if (raw.json(method.start, method.end) !== "notifications/progress") return false;
     const value = raw.json(params.start, params.end) as Record<string, unknown> | null;
     if (!value || typeof value !== "object" || typeof value.progressToken !== "string") return false;
-    const call = this.#rawCalls.get(value.progressToken);
-    if (!call) return false;
+    const entry = this.#rawCalls.get(value.progressToken);
+    if (!entry) return false;
     const { progressToken: _, ...progress } = value;
-    if (typeof progress.progress === "number") call.onProgress?.(progress as unknown as Progress);
+    if (typeof progress.progress === "number") entry.onProgress?.(progress as unknown as Progress);
     return true;
   }
 
@@ -495,33 +424,14 @@ export class StdioClientTransport implements Transport {
     if (this.#finishedOnce) return;
     this.#finishedOnce = true;
     this.#closed = true;
-    for (const call of [...this.#rawCalls.values()]) {
-      call.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
-    }
-    this.#deadlines.clear();
+    this.#rawCalls.clear();
+    this.#calls.close();
     this.onclose?.();
   }
 }
 
-const LOCAL = new WeakSet<object>();
-
-/**
- * An McpError the gateway made itself (the connection closed, the call timed out), never one a server
- * sent: a server's own -32000/-32001 keeps its identity (issue 41).
- */
-export function localFailure(code: number, message: string, data?: unknown): McpError {
-  const error = new McpError(code, message, data);
-  LOCAL.add(error);
-  return error;
-}
-
-/** True for an error made by {@linkcode localFailure}. */
-export function isLocalFailure(error: unknown): boolean {
-  return typeof error === "object" && error !== null && LOCAL.has(error);
-}
-
 /** Settles a fast-path call with its answer: the result's bytes, or the error it carries. */
-function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): void {
+function settleRaw(call: PendingCall<RawResult>, raw: RawBytes, members: readonly Member[]): void {
   const error = member(members, "error");
   const result = member(members, "result");
   let settled = false;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { CoalescingWriter, SYNC_CREDIT_BYTES, SYNC_WRITE_BYTES } from "../../src/json/pipe.ts";
-import { Deadlines } from "../../src/downstream/stdio.ts";
+import { Deadlines } from "../../src/downstream/deadline.ts";
 import { readChunks, readSocket } from "../../src/json/lines.ts";
 import { DENO, ROOT } from "../helpers.ts";
 

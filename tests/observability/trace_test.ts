@@ -4,7 +4,17 @@
  * the downstream fixture reports the `traceparent` it received: the gateway's CLIENT span.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, q, REAL, tempDir, until, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  REAL,
+  startFixtureHttp,
+  tempDir,
+  until,
+  writeConfig,
+} from "../helpers.ts";
 import { attribute, type OtlpSpan, startOtlpReceiver } from "./otlp_receiver.ts";
 import { httpClient, startListener } from "../http/http_helpers.ts";
 
@@ -158,39 +168,10 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
   }
 });
 
-/** Starts the fixture on Streamable HTTP; resolves with its port once it listens. */
-async function httpFixture(): Promise<{ port: number } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", FIXTURE, "--http", "--trace"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the fixture exited before listening");
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    port: Number(match[1]),
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
-  };
-}
-
 Deno.test("the CLIENT span's traceparent reaches a Streamable HTTP server in params._meta", async () => {
   await using dir = await tempDir();
   await using receiver = startOtlpReceiver();
-  await using remote = await httpFixture();
+  await using remote = await startFixtureHttp(["--trace"]);
   const config = await writeConfig(
     dir.path,
     `servers:\n  web:\n    url: http://127.0.0.1:${remote.port}/mcp\n`,
