@@ -97,8 +97,12 @@ class ConnReader {
   buffer: Uint8Array = new Uint8Array(0);
   eof = false;
   #pending?: Promise<boolean>;
-  /** One read buffer per connection: what a read brings is copied out at its size. */
-  #scratch = new Uint8Array(16 * 1024);
+  /**
+   * One read buffer per connection: what a read brings is copied out at its size. Small to start (an MCP
+   * request's head and body are a few hundred bytes; an idle keep-alive connection holds its buffer in a
+   * pending read), doubled after a read that filled it.
+   */
+  #scratch = new Uint8Array(4 * 1024);
   constructor(private conn: Deno.Conn) {}
 
   /** Reads more bytes into the buffer; false at end of stream (or a broken connection). */
