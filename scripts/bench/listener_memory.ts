@@ -7,7 +7,9 @@
  * figure counts it, the second does not). The issue's goal: 200 × 40 × 30 KB grows RSS by ≤ 150 MB.
  *
  *   deno run -A scripts/bench/listener_memory.ts [--sessions 200] [--calls 40] [--bytes 30000] [--settle 15]
- *     [--root DIR]
+ *     [--events-total SIZE] [--root DIR]
+ *
+ * `--events-total` sets `listen_limits.events_total` (the resumable events all sessions keep; default 32MB).
  *
  * `--root` runs another checkout's main.ts (e.g. the start commit, for a baseline).
  *
@@ -116,6 +118,7 @@ export async function main(argv: string[] = Deno.args): Promise<void> {
       calls: { type: "string", default: "40" },
       bytes: { type: "string", default: "30000" },
       settle: { type: "string", default: "15" },
+      "events-total": { type: "string" },
       root: { type: "string" },
       "v8-flags": { type: "string" },
     },
@@ -128,7 +131,11 @@ export async function main(argv: string[] = Deno.args): Promise<void> {
   await Deno.writeTextFile(
     config,
     `response_budget: "0"
-servers:
+${
+      values["events-total"]
+        ? `listen_limits:\n  events_total: ${JSON.stringify(values["events-total"])}\n`
+        : ""
+    }servers:
   fx:
     command: ${JSON.stringify(Deno.execPath())}
     args: [run, -A, ${JSON.stringify(`${HERE}tests/fixtures/fixture_server.ts`)}]
@@ -161,7 +168,10 @@ servers:
     const mb = (n: number) => (n / 1024 / 1024).toFixed(1);
     const perSession = (n: number) => (n / sessions / 1024).toFixed(0);
     console.log(`root: ${values.root ?? HERE}`);
-    console.log(`${sessions} sessions × ${calls} calls × ${bytes} B results (sessions left open)`);
+    console.log(
+      `${sessions} sessions × ${calls} calls × ${bytes} B results (sessions left open)` +
+        (values["events-total"] ? `; events_total: ${values["events-total"]}` : ""),
+    );
     console.log(`RSS after warm-up: ${mb(before)} MB; after: ${mb(after)} MB`);
     console.log(
       `growth: ${mb(after - before)} MB (goal ≤ 150 MB); per session: ${perSession(after - before)} KB`,

@@ -78,11 +78,15 @@ Deno.test("listen_limits.relay_in_flight sets how many of a server's requests ar
   const client = new Client({ name: "host", version: "1.0.0" }, { capabilities: { sampling: {} } });
   let open = 0;
   let most = 0;
-  // Every request is held at the host until the gateway has refused one (it logs the first refusal).
+  // Every request is held at the host until two are there and the gateway has refused one (it logs the first
+  // refusal; its log can arrive before the second request does).
   const refused = Promise.withResolvers<void>();
+  const two = Promise.withResolvers<void>();
+  const release = Promise.all([refused.promise, two.promise]);
   client.setRequestHandler(CreateMessageRequestSchema, async () => {
     most = Math.max(most, ++open);
-    await refused.promise;
+    if (open === 2) two.resolve();
+    await release;
     open--;
     return { model: "m", role: "assistant" as const, content: { type: "text" as const, text: "ok" } };
   });
