@@ -8,7 +8,7 @@ import { isScalar } from "./yaml_nodes.ts";
 import { describe, type Field, type Reader } from "./reader.ts";
 import { type Environment, expandVariables } from "./interpolate.ts";
 import type { AgentConfig, AgentQuota, ListenLimits } from "./types.ts";
-import { readTimeout } from "./settings.ts";
+import { readSize, readTimeout } from "./settings.ts";
 
 /** A parsed `HOST:PORT`. */
 export interface ListenAddress {
@@ -147,28 +147,71 @@ export async function sha256Hex(text: string): Promise<string> {
 
 /** `listen_limits:` when the file has none. */
 export function defaultListenLimits(): ListenLimits {
-  return { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 };
+  return {
+    maxConnections: 1024,
+    maxPending: 256,
+    headerTimeoutMs: 30_000,
+    idleTimeoutMs: 300_000,
+    eventsPerSession: 1024 * 1024,
+    eventsTotal: 32 * 1024 * 1024,
+    relayInFlight: 8,
+    relayRequests: 64,
+    relayWindowMs: 60_000,
+  };
 }
 
-const LIMIT_KEYS = ["max_connections", "max_pending", "header_timeout", "idle_timeout"] as const;
+const LIMIT_KEYS = [
+  "max_connections",
+  "max_pending",
+  "header_timeout",
+  "idle_timeout",
+  "events_per_session",
+  "events_total",
+  "relay_in_flight",
+  "relay_requests",
+  "relay_window",
+] as const;
 
-/** `listen_limits:`: `max_connections`, `max_pending` (counts), `header_timeout`, `idle_timeout` (durations). */
+/**
+ * `listen_limits:`: `max_connections`, `max_pending` (counts), `header_timeout`, `idle_timeout` (durations);
+ * `events_per_session`, `events_total` (sizes of the resumable events kept); `relay_in_flight`,
+ * `relay_requests` (counts) and `relay_window` (a duration) bounding each server's requests to the host.
+ */
 export function readListenLimits(reader: Reader, field: Field): ListenLimits {
   const limits = defaultListenLimits();
   const entries =
     reader.entries(field, "a mapping of connection limits", { known: LIMIT_KEYS, allowNull: true }) ??
       [];
   for (const entry of entries) {
-    const key = entry.path.slice(field.path.length + 1);
-    if (key === "header_timeout") {
-      limits.headerTimeoutMs = readTimeout(reader, entry) ?? limits.headerTimeoutMs;
-    } else if (key === "idle_timeout") {
-      limits.idleTimeoutMs = readTimeout(reader, entry) ?? limits.idleTimeoutMs;
-    } else {
-      const value = readCount(reader, entry);
-      if (value === undefined) continue;
-      if (key === "max_connections") limits.maxConnections = value;
-      else limits.maxPending = value;
+    const key = entry.path.slice(field.path.length + 1) as typeof LIMIT_KEYS[number];
+    switch (key) {
+      case "header_timeout":
+        limits.headerTimeoutMs = readTimeout(reader, entry) ?? limits.headerTimeoutMs;
+        break;
+      case "idle_timeout":
+        limits.idleTimeoutMs = readTimeout(reader, entry) ?? limits.idleTimeoutMs;
+        break;
+      case "relay_window":
+        limits.relayWindowMs = readTimeout(reader, entry) ?? limits.relayWindowMs;
+        break;
+      case "events_per_session":
+        limits.eventsPerSession = readSize(reader, entry) ?? limits.eventsPerSession;
+        break;
+      case "events_total":
+        limits.eventsTotal = readSize(reader, entry) ?? limits.eventsTotal;
+        break;
+      case "max_connections":
+        limits.maxConnections = readCount(reader, entry) ?? limits.maxConnections;
+        break;
+      case "max_pending":
+        limits.maxPending = readCount(reader, entry) ?? limits.maxPending;
+        break;
+      case "relay_in_flight":
+        limits.relayInFlight = readCount(reader, entry) ?? limits.relayInFlight;
+        break;
+      case "relay_requests":
+        limits.relayRequests = readCount(reader, entry) ?? limits.relayRequests;
+        break;
     }
   }
   if (limits.maxPending > limits.maxConnections) limits.maxPending = limits.maxConnections;

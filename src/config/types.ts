@@ -108,6 +108,16 @@ export interface ListenLimits {
   headerTimeoutMs: number;
   /** A keep-alive connection with no request in progress is closed after this. @default 300000 (longer than HTTP clients keep pooled connections: a client never picks one as it closes) */
   idleTimeoutMs: number;
+  /** Bytes of resumable events one session keeps (0 = none kept). @default 1048576 */
+  eventsPerSession: number;
+  /** Bytes of resumable events all sessions keep together (0 = none kept). @default 33554432 */
+  eventsTotal: number;
+  /** A server's requests to the host (sampling, elicitation, roots) relayed at once. @default 8 */
+  relayInFlight: number;
+  /** A server's requests to the host relayed per {@linkcode relayWindowMs}. @default 64 */
+  relayRequests: number;
+  /** @default 60000 */
+  relayWindowMs: number;
 }
 
 /** A loaded, validated mcphub.yaml. */

@@ -85,10 +85,17 @@ export interface SessionRelayOptions {
  * verbose level any session asked for; while calls run on the server, only to the sessions making them);
  * resource updates go to the sessions that subscribed.
  */
-/** A server's requests to the host (sampling, elicitation, roots) relayed at once; more are refused. */
+/**
+ * A server's requests to the host (sampling, elicitation, roots) relayed at once by default; more are refused
+ * (`listen_limits.relay_in_flight`).
+ */
 export const RELAY_IN_FLIGHT = 8;
-/** A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS}; more are refused. */
+/**
+ * A server's requests to the host relayed per {@linkcode RELAY_WINDOW_MS} by default; more are refused
+ * (`listen_limits.relay_requests`).
+ */
 export const RELAY_PER_WINDOW = 64;
+/** `listen_limits.relay_window` by default. */
 export const RELAY_WINDOW_MS = 60_000;
 /** URL-mode elicitations remembered (by server and id) to route their completion; the oldest go first. */
 export const REMEMBERED_ELICITATIONS = 1024;
@@ -224,22 +231,24 @@ export class SessionRelay {
     params: Params | undefined,
     signal: AbortSignal,
   ): Promise<Result> {
-    // Bounded per server: one server cannot flood the host (or tie up its user) with requests.
+    // Bounded per server: one server cannot flood the host (or tie up its user) with requests. The bounds
+    // in effect are the config's (`listen_limits.relay_*`), as a reload left them.
+    const limits = this.#hub.config.listenLimits;
     let use = this.#relayed.get(name);
     if (!use) this.#relayed.set(name, use = { inFlight: 0, windowStart: Date.now(), count: 0, refused: 0 });
     const now = Date.now();
-    if (now - use.windowStart >= RELAY_WINDOW_MS) {
+    if (now - use.windowStart >= limits.relayWindowMs) {
       if (use.refused > 1) {
         this.#options.log(`server "${name}": ${use.refused} requests to the host refused in that window`);
       }
       Object.assign(use, { windowStart: now, count: 0, refused: 0 });
     }
-    const why = use.inFlight >= RELAY_IN_FLIGHT
-      ? `${use.inFlight} requests to the host in flight, the most relayed at once (${RELAY_IN_FLIGHT})`
-      : use.count >= RELAY_PER_WINDOW
-      ? `sent ${use.count} requests to the host in ${
-        RELAY_WINDOW_MS / 1000
-      }s, the most relayed (${RELAY_PER_WINDOW})`
+    const why = use.inFlight >= limits.relayInFlight
+      ? `${use.inFlight} requests to the host in flight, the most relayed at once ` +
+        `(listen_limits.relay_in_flight: ${limits.relayInFlight})`
+      : use.count >= limits.relayRequests
+      ? `sent ${use.count} requests to the host in ${formatWindow(limits.relayWindowMs)}, the most relayed ` +
+        `(listen_limits.relay_requests: ${limits.relayRequests} per relay_window)`
       : undefined;
     if (why) {
       if (use.refused++ === 0) {
@@ -357,4 +366,9 @@ export class SessionRelay {
     this.#subscribers.delete(key);
     return true;
   }
+}
+
+/** A window as written in the config: whole seconds when it is, else milliseconds. */
+function formatWindow(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
 }

@@ -4,7 +4,8 @@
  * bounded in bytes, per session and in total: a session's oldest events are dropped first beyond
  * {@linkcode MAX_EVENTS} or {@linkcode MAX_EVENT_BYTES}, and past the listener's shared
  * {@linkcode EventBudget} the session holding the most bytes drops its oldest; a client that resumes after
- * them gets what is left. A session keeps no copy of what it delivered beyond these bounds.
+ * them gets what is left. A session keeps no copy of what it delivered beyond these bounds. Both byte bounds
+ * are `listen_limits:` keys (`events_per_session`, `events_total`); 0 keeps none (no resumption).
  *
  * @module
  */
@@ -13,16 +14,17 @@ import { rawMessageBytes } from "./raw_sse.ts";
 
 /** Events kept per session. */
 export const MAX_EVENTS = 1_000;
-/** Bytes of events (as JSON) kept per session. */
+/** Bytes of events (as JSON) kept per session by default (`listen_limits.events_per_session`). */
 export const MAX_EVENT_BYTES = 1024 * 1024;
-/** Bytes of events kept by all of a listener's sessions together. */
+/** Bytes of events kept by all of a listener's sessions together by default (`listen_limits.events_total`). */
 export const MAX_TOTAL_EVENT_BYTES = 32 * 1024 * 1024;
 
 /** The bytes every session's events may take together; the session holding the most gives first. */
 export class EventBudget {
   bytes = 0;
   readonly stores = new Set<SessionEvents>();
-  constructor(readonly max: number = MAX_TOTAL_EVENT_BYTES) {}
+  /** The bound (a reload may change it: it applies from the next event stored). 0 = none kept. */
+  constructor(public max: number = MAX_TOTAL_EVENT_BYTES) {}
 
   /** Drops events until the total fits (never `keep`, the event just stored). */
   settle(keep: string): void {
@@ -125,6 +127,8 @@ export class SessionEvents {
       }
     }
     const id = `${String(++this.#next).padStart(12, "0")}_${streamId}`;
+    // No resumption: the event gets its id (the SDK writes it) and nothing is kept.
+    if (this.#maxBytes === 0 || this.#budget?.max === 0) return Promise.resolve(id);
     // A result relayed as bytes (raw_sse.ts) is measured, not serialized.
     const bytes = rawMessageBytes(message) ?? JSON.stringify(message).length;
     this.#events.set(id, { streamId, message, bytes });

@@ -155,7 +155,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   });
   const quota = new AgentQuotas(() => core.hub.config, maxSessions);
   const sessions = new Map<string, Session>();
-  const eventBudget = new EventBudget();
+  const eventBudget = new EventBudget(config.listenLimits.eventsTotal);
   /** The 2026-07-28 requests of each agent (undefined = unscoped): no sessions (modern.ts). */
   const modern = new Map<string | undefined, ModernEndpoint>();
   let draining = false;
@@ -178,7 +178,10 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const newSession = async (agent: string | undefined, tokenHash: string | undefined): Promise<Session> => {
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
-    const events = new SessionEvents({ budget: eventBudget });
+    // The bounds in effect (a reload may have changed them): the session's own, and all sessions' together.
+    const { eventsPerSession, eventsTotal } = core.hub.config.listenLimits;
+    eventBudget.max = eventsTotal;
+    const events = new SessionEvents({ budget: eventBudget, maxBytes: eventsPerSession });
     const session: Session = {
       id: "",
       agent,

@@ -97,8 +97,12 @@ class ConnReader {
   buffer: Uint8Array = new Uint8Array(0);
   eof = false;
   #pending?: Promise<boolean>;
-  /** One read buffer per connection: what a read brings is copied out at its size. */
-  #scratch = new Uint8Array(16 * 1024);
+  /**
+   * One read buffer per connection: what a read brings is copied out at its size. Small to start (an MCP
+   * request's head and body are a few hundred bytes; an idle keep-alive connection holds its buffer in a
+   * pending read), doubled after a read that filled it.
+   */
+  #scratch = new Uint8Array(4 * 1024);
   constructor(private conn: Deno.Conn) {}
 
   /** Reads more bytes into the buffer; false at end of stream (or a broken connection). */
@@ -394,18 +398,12 @@ export function serveHttp1(options: ServeOptions): HttpServer {
     }
     // The client going away ends the response: watch the connection while the body streams.
     const bodyReader = stream.getReader();
-    let gone = false;
-    const watch = () => {
-      if (!bodyDone || reader.buffer.length > options.maxHeaderBytes) return;
-      void reader.fill().then((more) => {
-        if (!more) {
-          gone = true;
-          aborter.abort();
-          bodyReader.cancel().catch(() => {});
-        } else watch();
-      });
-    };
-    watch();
+    const watcher = bodyDone
+      ? watchGone(reader, options.maxHeaderBytes, () => {
+        aborter.abort();
+        bodyReader.cancel().catch(() => {});
+      })
+      : undefined;
     let first = true;
     try {
       // An event stream's headers go at once: its first event may be long in coming (a running call).
@@ -426,8 +424,10 @@ export function serveHttp1(options: ServeOptions): HttpServer {
       aborter.abort();
       await bodyReader.cancel().catch(() => {});
       return false;
+    } finally {
+      watcher?.stop();
     }
-    return keepAlive && !gone;
+    return keepAlive && !watcher?.gone;
   };
 
   const acceptLoop = async () => {
@@ -540,6 +540,40 @@ export function serveHttp1(options: ServeOptions): HttpServer {
       for (const c of [...open]) c.close();
       for (const burst of bursts.values()) clearTimeout(burst.timer);
       bursts.clear();
+    },
+  };
+}
+
+/**
+ * Watches a connection for its client going away while a response streams (`onGone` then runs once), until
+ * `stop()`. The read it leaves pending when stopped keeps only this small state: a connection that serves
+ * many requests never piles up one watcher (and its request's streams) per request.
+ */
+function watchGone(
+  reader: ConnReader,
+  maxBuffered: number,
+  onGone: () => void,
+): { readonly gone: boolean; stop(): void } {
+  const state = { gone: false, onGone: onGone as (() => void) | undefined };
+  const watch = () => {
+    if (!state.onGone || reader.buffer.length > maxBuffered) return;
+    void reader.fill().then((more) => {
+      const gone = state.onGone;
+      if (!gone) return;
+      if (!more) {
+        state.gone = true;
+        state.onGone = undefined;
+        gone();
+      } else watch();
+    });
+  };
+  watch();
+  return {
+    get gone() {
+      return state.gone;
+    },
+    stop() {
+      state.onGone = undefined;
     },
   };
 }

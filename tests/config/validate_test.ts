@@ -72,7 +72,17 @@ Deno.test("defaultConfig() exposes all with no servers and no path", () => {
     codeMode: false,
     allowedHosts: [],
     sessionIdleMs: 1_800_000,
-    listenLimits: { maxConnections: 1024, maxPending: 256, headerTimeoutMs: 30_000, idleTimeoutMs: 300_000 },
+    listenLimits: {
+      maxConnections: 1024,
+      maxPending: 256,
+      headerTimeoutMs: 30_000,
+      idleTimeoutMs: 300_000,
+      eventsPerSession: 1024 * 1024,
+      eventsTotal: 32 * 1024 * 1024,
+      relayInFlight: 8,
+      relayRequests: 64,
+      relayWindowMs: 60_000,
+    },
     agentQuota: { concurrentCalls: 64, requests: 60_000, windowMs: 60_000 },
     servers: [],
     agents: [],
@@ -753,9 +763,67 @@ Deno.test("listen_limits: counts and durations; an unknown key or a bad value na
     maxPending: 8,
     headerTimeoutMs: 5_000,
     idleTimeoutMs: 120_000,
+    eventsPerSession: 1024 * 1024,
+    eventsTotal: 32 * 1024 * 1024,
+    relayInFlight: 8,
+    relayRequests: 64,
+    relayWindowMs: 60_000,
   });
   assertProblem(
     "listen_limits:\n  max_connections: 0\n",
     "mcphub.yaml:2:20: listen_limits.max_connections: expected a whole number of at least 1, got 0",
+  );
+});
+
+Deno.test("listen_limits: the resumable events' sizes and the relay bounds; a bad value names the key and the fix", () => {
+  const config = parse(lines(
+    "listen_limits:",
+    "  events_per_session: 256KB",
+    "  events_total: 8MB",
+    "  relay_in_flight: 2",
+    "  relay_requests: 10",
+    "  relay_window: 30s",
+  ));
+  assert.deepEqual(config.listenLimits, {
+    maxConnections: 1024,
+    maxPending: 256,
+    headerTimeoutMs: 30_000,
+    idleTimeoutMs: 300_000,
+    eventsPerSession: 256 * 1024,
+    eventsTotal: 8 * 1024 * 1024,
+    relayInFlight: 2,
+    relayRequests: 10,
+    relayWindowMs: 30_000,
+  });
+  // 0 keeps no events (no resumption); a bare number is bytes.
+  const none = parse(lines("listen_limits:", "  events_per_session: 0", "  events_total: 4096"));
+  assert.equal(none.listenLimits.eventsPerSession, 0);
+  assert.equal(none.listenLimits.eventsTotal, 4096);
+  assertProblem(
+    "listen_limits:\n  events_total: lots\n",
+    'mcphub.yaml:2:17: listen_limits.events_total: invalid size "lots": expected a number of bytes, or a ' +
+      'number with B, KB, MB or GB (base 1024), e.g. "32KB", "1MB", "512B" or "0"',
+  );
+  assertProblem(
+    "listen_limits:\n  events_per_session: -1\n",
+    "mcphub.yaml:2:23: listen_limits.events_per_session: expected a whole number of bytes or a size such as " +
+      '"32KB", got a negative or fractional number',
+  );
+  assertProblem(
+    "listen_limits:\n  relay_in_flight: 0\n",
+    "mcphub.yaml:2:20: listen_limits.relay_in_flight: expected a whole number of at least 1, got 0",
+  );
+  assertProblem(
+    'listen_limits:\n  relay_requests: "many"\n',
+    "mcphub.yaml:2:19: listen_limits.relay_requests: expected a whole number of at least 1, got a string",
+  );
+  assertProblem(
+    "listen_limits:\n  relay_window: 60\n",
+    'mcphub.yaml:2:17: listen_limits.relay_window: expected a duration such as "30s", "5m" or "1h30m", got a number',
+  );
+  assertProblem(
+    "listen_limits:\n  relay_burst: 3\n",
+    "mcphub.yaml:2:3: listen_limits.relay_burst: unknown key; valid keys: max_connections, max_pending, " +
+      "header_timeout, idle_timeout, events_per_session, events_total, relay_in_flight, relay_requests, relay_window",
   );
 });

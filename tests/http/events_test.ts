@@ -63,3 +63,25 @@ Deno.test("SessionEvents: a shared byte budget bounds every session's events in 
   // The per-session default is far below the old 8 MB.
   assert.ok(MAX_EVENT_BYTES <= 1024 * 1024);
 });
+
+Deno.test("SessionEvents: a bound of 0 (listen_limits.events_per_session or events_total) keeps no event, ids still given", async () => {
+  const none = new SessionEvents({ maxBytes: 0 });
+  const first = await none.storeEvent("s", note(1));
+  const second = await none.storeEvent("s", note(2));
+  assert.ok(first < second);
+  assert.equal(none.size, 0);
+  assert.equal(none.bytes, 0);
+  assert.equal(await none.getStreamIdForEventId(second), "s");
+  assert.deepEqual(await replay(none, first), []);
+
+  const budget = new EventBudget(0);
+  const shared = new SessionEvents({ budget });
+  await shared.storeEvent("s", note(1));
+  assert.equal(shared.size, 0);
+  assert.equal(budget.bytes, 0);
+  // A reload that raises the total applies from the next event stored.
+  budget.max = 1024;
+  await shared.storeEvent("s", note(2));
+  assert.equal(shared.size, 1);
+  assert.equal(budget.bytes, JSON.stringify(note(2)).length);
+});
