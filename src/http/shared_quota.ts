@@ -30,6 +30,8 @@ export interface SharedQuotaOptions {
   expiryMs?: number;
   /** How long call places stay held after this replica's calls end. @default 1000 */
   lingerMs?: number;
+  /** Requests claimed from the store at once. @default {@linkcode requestSlice} of the limit */
+  requestSlice?: number;
   /** The clock (ms since the epoch); replicas' clocks are assumed to agree to well within `expiryMs`. */
   now?: () => number;
 }
@@ -50,6 +52,8 @@ interface AgentUse {
   running: number;
   /** Call places this replica holds in the store. */
   held: number;
+  /** Calls waiting for a decision from the store (a claim takes places for them too). */
+  waiting: number;
   /** The agent's store operations, one at a time (admissions wait behind it). */
   chain?: Promise<void>;
   trim?: ReturnType<typeof setTimeout>;
@@ -71,6 +75,7 @@ export class SharedQuotas implements Quotas {
   readonly #now: () => number;
   readonly #expiryMs: number;
   readonly #lingerMs: number;
+  readonly #slice: (limit: number) => number;
   readonly #use = new Map<string, AgentUse>();
   /** Open session places: id → agent. */
   readonly #places = new Map<string, string>();
@@ -92,6 +97,8 @@ export class SharedQuotas implements Quotas {
     this.#now = options.now ?? Date.now;
     this.#expiryMs = options.expiryMs ?? QUOTA_EXPIRY_MS;
     this.#lingerMs = options.lingerMs ?? QUOTA_LINGER_MS;
+    const slice = options.requestSlice;
+    this.#slice = slice === undefined ? requestSlice : (limit) => Math.max(1, Math.min(slice, limit));
     this.#heartbeat = setInterval(
       () => void this.#track(this.#beat()).catch(() => {}),
       Math.max(50, Math.floor(this.#expiryMs / 3)),
@@ -149,7 +156,7 @@ export class SharedQuotas implements Quotas {
   #of(key: string): AgentUse {
     let use = this.#use.get(key);
     if (!use) {
-      use = { windowStart: 0, windowMs: 0, left: 0, running: 0, held: 0 };
+      use = { windowStart: 0, windowMs: 0, left: 0, running: 0, held: 0, waiting: 0 };
       this.#use.set(key, use);
     }
     return use;
@@ -237,7 +244,11 @@ export class SharedQuotas implements Quotas {
         return undefined;
       }
     }
-    return this.#serial(use, () => this.#admitFromStore(agent, key, call));
+    if (call) use.waiting++;
+    return this.#serial(use, () => {
+      if (call) use.waiting--;
+      return this.#admitFromStore(agent, key, call);
+    });
   }
 
   /** The slow path: claims requests and call places from the store as needed, then decides. */
@@ -259,7 +270,7 @@ export class SharedQuotas implements Quotas {
         const granted = await this.#ledger.claimRequests(key, {
           start,
           end: start + use.windowMs,
-          want: requestSlice(quota.requests),
+          want: this.#slice(quota.requests),
           limit: quota.requests,
         });
         this.#reached();
@@ -278,7 +289,7 @@ export class SharedQuotas implements Quotas {
       try {
         await this.#ready();
         const claimed = await this.#ledger.claimCalls(key, {
-          want: use.running + 1,
+          want: use.running + 1 + use.waiting,
           limit: quota.concurrentCalls,
           now: this.#now(),
         });
@@ -375,6 +386,8 @@ export function agentQuotas(options: AgentQuotasOptions): Quotas {
   const store = new PgStore(url, {
     migrations: pgQuotaMigrations,
     max: 4,
+    // A database that does not answer costs an admission at most this long before counting per process.
+    connectTimeoutS: 2,
     password: pgpassPassword(url, env),
   });
   return new SharedQuotas(local, store, { ...options.shared, log: options.log });

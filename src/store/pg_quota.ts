@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { PgMigration, PgStore, PgTx } from "./postgres.ts";
+import type { PgMigration, PgStore } from "./postgres.ts";
 
 /** The quota tables (applied with the rest of the shared store's schema, and by the listener's own pool). */
 export const pgQuotaMigrations: readonly PgMigration[] = [{
@@ -33,7 +33,39 @@ export const pgQuotaMigrations: readonly PgMigration[] = [{
       used BIGINT NOT NULL,
       last_grant BIGINT NOT NULL,
       PRIMARY KEY (agent, window_start)
-    )`,
+    );
+    -- One round-trip each. Under an agent's lock (held to the end of the statement's transaction); each
+    -- statement in a volatile function takes a fresh snapshot, so it sees what the lock's last holder did.
+    CREATE FUNCTION mcphub_quota_open_session(p_place TEXT, p_agent TEXT, p_replica TEXT, p_limit BIGINT, p_now BIGINT)
+    RETURNS BIGINT LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE open BIGINT;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtext('mcphub-quota:' || p_agent));
+      SELECT COUNT(*) INTO open FROM quota_sessions s JOIN quota_replicas r USING (replica)
+        WHERE s.agent = p_agent AND r.expires_at >= p_now;
+      IF open < p_limit THEN
+        INSERT INTO quota_sessions (place, agent, replica) VALUES (p_place, p_agent, p_replica);
+        RETURN -1 - open;
+      END IF;
+      RETURN open;
+    END $$;
+    CREATE FUNCTION mcphub_quota_claim_calls(p_agent TEXT, p_replica TEXT, p_want BIGINT, p_limit BIGINT, p_now BIGINT,
+      OUT held BIGINT, OUT others BIGINT)
+    LANGUAGE plpgsql VOLATILE AS $$
+    DECLARE mine BIGINT;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(hashtext('mcphub-quota:' || p_agent));
+      SELECT COALESCE(SUM(c.held) FILTER (WHERE c.replica = p_replica), 0),
+             COALESCE(SUM(c.held) FILTER (WHERE c.replica <> p_replica), 0)
+        INTO mine, others
+        FROM quota_calls c JOIN quota_replicas r USING (replica)
+        WHERE c.agent = p_agent AND r.expires_at >= p_now;
+      held := GREATEST(mine, LEAST(p_want, p_limit - others));
+      IF held <> mine THEN
+        INSERT INTO quota_calls (agent, replica, held) VALUES (p_agent, p_replica, held)
+          ON CONFLICT (agent, replica) DO UPDATE SET held = EXCLUDED.held;
+      END IF;
+    END $$`,
 }];
 
 /** A session place a replica holds, as re-registered after its heartbeat row was lost. */
@@ -42,12 +74,7 @@ export interface QuotaPlace {
   agent: string;
 }
 
-// Serializes the admission of one agent's sessions and call places across replicas (a transaction lock).
-function lockAgent(tx: PgTx, agent: string) {
-  return tx`SELECT pg_advisory_xact_lock(hashtext(${"mcphub-quota:" + agent}))`;
-}
-
-/** One replica's side of the shared quota tables. Every method is one round-trip or one short transaction. */
+/** One replica's side of the shared quota tables. Every method is one round-trip (the heartbeat three). */
 export class PgQuotaLedger {
   readonly #store: PgStore;
   readonly #replica: string;
@@ -98,16 +125,13 @@ export class PgQuotaLedger {
     place: string,
     options: { limit: number; now: number },
   ): Promise<{ admitted: boolean; open: number }> {
-    return await this.#store.begin(async (tx) => {
-      await lockAgent(tx, agent);
-      const [row] = await tx`
-        SELECT COUNT(*) AS open FROM quota_sessions s JOIN quota_replicas r USING (replica)
-        WHERE s.agent = ${agent} AND r.expires_at >= ${options.now}`;
-      const open = Number(row?.open ?? 0);
-      if (open >= options.limit) return { admitted: false, open };
-      await tx`INSERT INTO quota_sessions (place, agent, replica) VALUES (${place}, ${agent}, ${this.#replica})`;
-      return { admitted: true, open };
-    });
+    const { limit, now } = options;
+    const [row] = await this.#store.run((sql) =>
+      sql`SELECT mcphub_quota_open_session(${place}, ${agent}, ${this.#replica}, ${limit}, ${now}) AS open`
+    );
+    const open = Number(row?.open ?? 0);
+    // Admitted: -1 - the count before (so 0 stays a refusal's "none open" apart from an admission's).
+    return open < 0 ? { admitted: true, open: -1 - open } : { admitted: false, open };
   }
 
   /** Gives a session place back. */
@@ -123,24 +147,11 @@ export class PgQuotaLedger {
     agent: string,
     options: { want: number; limit: number; now: number },
   ): Promise<{ held: number; others: number }> {
-    return await this.#store.begin(async (tx) => {
-      await lockAgent(tx, agent);
-      const rows = await tx`
-        SELECT c.replica, c.held FROM quota_calls c JOIN quota_replicas r USING (replica)
-        WHERE c.agent = ${agent} AND r.expires_at >= ${options.now}`;
-      let mine = 0;
-      let others = 0;
-      for (const row of rows) {
-        if (row.replica === this.#replica) mine = Number(row.held);
-        else others += Number(row.held);
-      }
-      const held = Math.max(mine, Math.min(options.want, options.limit - others));
-      if (held !== mine) {
-        await tx`INSERT INTO quota_calls (agent, replica, held) VALUES (${agent}, ${this.#replica}, ${held})
-          ON CONFLICT (agent, replica) DO UPDATE SET held = EXCLUDED.held`;
-      }
-      return { held, others };
-    });
+    const { want, limit, now } = options;
+    const [row] = await this.#store.run((sql) =>
+      sql`SELECT held, others FROM mcphub_quota_claim_calls(${agent}, ${this.#replica}, ${want}, ${limit}, ${now})`
+    );
+    return { held: Number(row?.held ?? 0), others: Number(row?.others ?? 0) };
   }
 
   /** Lowers this replica's call places for `agent` to `held` (giving the rest back). */

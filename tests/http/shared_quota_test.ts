@@ -263,25 +263,57 @@ pgTest(
   },
 );
 
-pgTest("requests claimed by many replicas at once never pass the window's limit", async () => {
-  const cluster = await pgCluster();
-  const url = await cluster.database();
-  const stores = Array.from({ length: 4 }, () => new PgStore(url, { migrations: pgQuotaMigrations, max: 2 }));
-  try {
-    const ledgers = stores.map((s, i) => new PgQuotaLedger(s, `r${i}`));
-    const window = { start: 0, end: Date.now() + 3_600_000, limit: 101 };
-    const granted = await Promise.all(ledgers.map(async (ledger) => {
-      let total = 0;
-      for (let i = 0; i < 40; i++) total += await ledger.claimRequests("chatty", { ...window, want: 3 });
-      return total;
-    }));
-    assert.equal(granted.reduce((x, y) => x + y, 0), 101, `granted ${granted.join(" + ")}`);
-    assert.equal(await ledgers[0].claimRequests("chatty", { ...window, want: 1 }), 0);
-    assert.equal(await ledgers[0].claimRequests("other", { ...window, want: 5 }), 5, "per agent");
-  } finally {
-    await Promise.all(stores.map((s) => s.close()));
-  }
-});
+pgTest(
+  "sessions, call places and requests claimed by many replicas at once never pass the limit",
+  async () => {
+    const cluster = await pgCluster();
+    const url = await cluster.database();
+    const stores = Array.from(
+      { length: 4 },
+      () => new PgStore(url, { migrations: pgQuotaMigrations, max: 2 }),
+    );
+    try {
+      const now = Date.now();
+      const ledgers = stores.map((s, i) => new PgQuotaLedger(s, `r${i}`));
+      for (const ledger of ledgers) assert.equal(await ledger.heartbeat(now, now + 60_000), true);
+      assert.equal(await ledgers[0].heartbeat(now, now + 60_000), false, "renewed, not created");
+
+      const opened = await Promise.all(ledgers.map(async (ledger, i) => {
+        let admitted = 0;
+        for (let k = 0; k < 5; k++) {
+          if ((await ledger.openSession("greedy", `p${i}.${k}`, { limit: 5, now })).admitted) admitted++;
+        }
+        return admitted;
+      }));
+      assert.equal(opened.reduce((x, y) => x + y, 0), 5, `opened ${opened.join(" + ")}`);
+      assert.deepEqual(await ledgers[0].openSession("greedy", "late", { limit: 5, now }), {
+        admitted: false,
+        open: 5,
+      });
+
+      const held = await Promise.all(ledgers.map((l) => l.claimCalls("caller", { want: 3, limit: 7, now })));
+      assert.equal(held.reduce((x, y) => x + y.held, 0), 7, JSON.stringify(held));
+      // A replica that leaves gives its places back; the others may take them.
+      const leaving = ledgers.findIndex((_, i) => held[i].held > 0);
+      await ledgers[leaving].leave();
+      const other = ledgers.findIndex((_, i) => i !== leaving && held[i].held < 3);
+      const again = await ledgers[other].claimCalls("caller", { want: 3, limit: 7, now });
+      assert.equal(again.held, Math.min(3, 7 - (7 - held[leaving].held - held[other].held)));
+
+      const window = { start: 0, end: now + 3_600_000, limit: 101 };
+      const granted = await Promise.all(ledgers.map(async (ledger) => {
+        let total = 0;
+        for (let i = 0; i < 40; i++) total += await ledger.claimRequests("chatty", { ...window, want: 3 });
+        return total;
+      }));
+      assert.equal(granted.reduce((x, y) => x + y, 0), 101, `granted ${granted.join(" + ")}`);
+      assert.equal(await ledgers[0].claimRequests("chatty", { ...window, want: 1 }), 0);
+      assert.equal(await ledgers[0].claimRequests("other", { ...window, want: 5 }), 5, "per agent");
+    } finally {
+      await Promise.all(stores.map((s) => s.close()));
+    }
+  },
+);
 
 Deno.test("an unreachable PostgreSQL store: quotas are counted per process, and its password is never printed", async () => {
   await using dir = await tempDir();
