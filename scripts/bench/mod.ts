@@ -3,7 +3,7 @@
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench [name…]`), where a name is one of
  * `goals`, `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`,
- * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `relay_floor`, `code_mode`, `otel`, `bounds` (a file name such as `gateway_bench.ts`
+ * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `shared_quota`, `relay_floor`, `code_mode`, `otel`, `bounds` (a file name such as `gateway_bench.ts`
  * also works), or `all` for every one of them. No name runs `goals`: issue #16's figures, each the median
  * of 3 rounds against its goal (see goals_bench.ts). A failing benchmark is reported and the others still
  * run; the exit code is then 1. An unknown name exits with 2.
@@ -27,6 +27,7 @@ import * as peer from "./peer_bench.ts";
 import * as pgStore from "./pg_store_bench.ts";
 import * as pin from "./pin_bench.ts";
 import * as relayFloor from "./relay_floor_bench.ts";
+import * as sharedQuota from "./shared_quota_bench.ts";
 import * as resolver from "./resolver_bench.ts";
 import * as soak from "./soak_bench.ts";
 import * as spool from "./spool_bench.ts";
@@ -58,6 +59,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "livemcpbench", file: "livemcpbench.ts", run: () => livemcpbench.main([]) },
   { name: "heldout", file: "heldout.ts", run: () => heldout.main([]) },
   { name: "pg_store", file: "pg_store_bench.ts", run: () => pgStore.main([]) },
+  { name: "shared_quota", file: "shared_quota_bench.ts", run: () => sharedQuota.main([]) },
   { name: "relay_floor", file: "relay_floor_bench.ts", run: () => relayFloor.main() },
   { name: "code_mode", file: "code_mode_bench.ts", run: () => codeMode.main() },
   { name: "otel", file: "otel_bench.ts", run: () => otel.main() },

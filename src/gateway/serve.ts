@@ -12,6 +12,7 @@ import {
   openStore,
   type PgMigration,
   pgpassPassword,
+  pgQuotaMigrations,
   PgStore,
   sqliteReader,
   type SqlReader,
@@ -176,6 +177,8 @@ export const pgStoreMigrations: readonly PgMigration[] = [
   ...pgSpoolMigrations,
   ...pgIntelligenceMigrations,
   ...pgHubMigrations,
+  // The HTTP listener's shared per-agent quotas (its own pool applies them too: http/shared_quota.ts).
+  ...pgQuotaMigrations,
   {
     // `mcphub store migrate`: the last call record copied from each local file, so a re-run copies only newer ones.
     id: "store_imports/1",

@@ -25,7 +25,8 @@ import { EventBudget, SessionEvents } from "./events.ts";
 import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { isModern, ModernEndpoint } from "./modern.ts";
 import { type ConnectionInfo, serveHttp1 } from "./server.ts";
-import { AgentQuotas, type Refusals } from "./quota.ts";
+import { inOrder, isRefusal, type QuotaRefusal, type Refusals, type SessionPlace } from "./quota.ts";
+import { agentQuotas, type SharedQuotaOptions } from "./shared_quota.ts";
 import { guardBodies } from "../json/mod.ts";
 import { Telemetry } from "../telemetry/mod.ts";
 
@@ -55,6 +56,8 @@ export interface ListenOptions extends GatewayCoreOptions {
   maxSessions?: number;
   /** Seconds between reloads of the live page. @default 10 */
   refreshSeconds?: number;
+  /** How quotas are shared when the store is PostgreSQL (tests, benchmarks). */
+  sharedQuota?: SharedQuotaOptions;
 }
 
 /** One upstream session. */
@@ -153,7 +156,16 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       return refused && Object.values(refused).some((n) => n > 0) ? { ...refused } : undefined;
     },
   });
-  const quota = new AgentQuotas(() => core.hub.config, maxSessions);
+  const quota = agentQuotas({
+    config: () => core.hub.config,
+    maxSessions,
+    storePath: options.storePath,
+    env: options.env,
+    log,
+    shared: options.sharedQuota,
+  });
+  /** Each open session's place in its agent's `sessions` quota. */
+  const places = new WeakMap<Session, SessionPlace>();
   const sessions = new Map<string, Session>();
   const eventBudget = new EventBudget(config.listenLimits.eventsTotal);
   /** The 2026-07-28 requests of each agent (undefined = unscoped): no sessions (modern.ts). */
@@ -167,6 +179,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
 
   const endSession = async (session: Session, why: string) => {
     if (!sessions.delete(session.id)) return;
+    places.get(session)?.release();
     for (const _ of session.calls) quota.release(session.agent);
     session.calls.clear();
     session.events.clear();
@@ -217,13 +230,18 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     const transport = session.transport;
     const onmessage = transport.onmessage;
     const send = transport.send.bind(transport);
-    transport.onmessage = (message, extra) => {
+    type Extra = Parameters<NonNullable<typeof onmessage>>[1];
+    const deliver = (message: JSONRPCMessage, extra: Extra, refusal: QuotaRefusal | undefined) => {
       if (isRequest(message)) {
         // The agent's quota: a refused request is answered here with a retry hint, never run.
-        const refusal = quota.admit(session.agent, message.method);
         if (refusal) {
           const { retryAfterSeconds: _, ...error } = refusal;
           void send({ jsonrpc: "2.0", id: message.id, error }).catch(() => {});
+          return;
+        }
+        if (session.id !== "" && !sessions.has(session.id)) {
+          // Admitted (from the shared store) after its session ended: never run; its place goes back.
+          if (message.method === "tools/call") quota.release(session.agent);
           return;
         }
         session.inflight.add(message.id);
@@ -236,6 +254,12 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       }
       onmessage?.(message, extra);
     };
+    // A decision the shared store has to make holds this session's later messages behind it (in order).
+    transport.onmessage = inOrder((message: JSONRPCMessage, extra: Extra) => {
+      const decided = isRequest(message) ? quota.admit(session.agent, message.method) : undefined;
+      if (decided instanceof Promise) return decided.then((refusal) => deliver(message, extra, refusal));
+      return deliver(message, extra, decided);
+    });
     transport.send = async (message, sendOptions) => {
       try {
         return await send(message, sendOptions);
@@ -292,9 +316,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         .response();
     }
     const own = [...sessions.values()].filter((s) => s.agent === agent).length;
-    const refused = quota.refuseSession(agent, own);
-    if (refused) {
-      const { retryAfterSeconds, ...error } = refused;
+    const place = await quota.openSession(agent, own);
+    if (isRefusal(place)) {
+      const { retryAfterSeconds, ...error } = place;
       return new Response(JSON.stringify({ jsonrpc: "2.0", id: null, error }) + "\n", {
         status: 429,
         headers: { "content-type": "application/json", "retry-after": String(retryAfterSeconds) },
@@ -302,20 +326,29 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     }
     const limit = maxSessions;
     if (sessions.size >= limit) {
+      place.release();
       return new Refusal(
         503,
         `Service Unavailable: ${limit} sessions are open, the most this gateway keeps; retry later`,
         { "retry-after": "5" },
       ).response();
     }
-    const session = await newSession(agent, tokenHash);
-    const response = watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
-    // Not an initialize request (or a refused one): no session was made.
-    if (!session.id) {
-      session.events.clear();
-      await session.gateway.close();
+    let session: Session | undefined;
+    try {
+      session = await newSession(agent, tokenHash);
+      places.set(session, place);
+      const response = watchStream(session, await handleRequest(session.transport, request, maxBodyBytes));
+      // Not an initialize request (or a refused one): no session was made.
+      if (!session.id) {
+        place.release();
+        session.events.clear();
+        await session.gateway.close();
+      }
+      return response;
+    } catch (error) {
+      if (!session?.id || !sessions.has(session.id)) place.release();
+      throw error;
     }
-    return response;
   };
 
   const unwatch = telemetry.gauges(() => {
@@ -513,6 +546,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       }
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
       await Promise.allSettled([...modern.values()].map((m) => m.close()));
+      await quota.close();
       modern.clear();
       await Promise.race([server.shutdown(), new Promise((resolve) => timer = setTimeout(resolve, 2000))]);
       clearTimeout(timer);

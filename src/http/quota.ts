@@ -2,7 +2,8 @@
  * Quotas per agent on the HTTP listener (issue 41): sessions open at once, `tools/call` requests running at
  * once, and JSON-RPC requests per time window, each agent counted on its own, so one agent at its limit
  * never affects another. Read from the config in effect (a reload applies to the next request). Counted
- * per process: replicas sharing a PostgreSQL store each apply the quota on their own.
+ * here per process ({@linkcode AgentQuotas}); replicas sharing a PostgreSQL store count together
+ * (shared_quota.ts), behind the same {@linkcode Quotas} interface.
  *
  * @module
  */
@@ -26,6 +27,59 @@ export interface QuotaRefusal {
   retryAfterSeconds: number;
 }
 
+/** A session's place in its agent's `sessions` quota, given back when the session ends (or is never made). */
+export interface SessionPlace {
+  release(): void;
+}
+
+/**
+ * What the listener asks of a quota keeper. A decision is synchronous when it can be made from what the
+ * process knows (always, counted per process), else a promise (a round-trip to the shared store).
+ */
+export interface Quotas {
+  /** A place for a new session of `agent`, which has `open` sessions on this process; or a refusal. */
+  openSession(agent: string | undefined, open: number): Promise<QuotaRefusal | SessionPlace>;
+  /** See {@linkcode AgentQuotas.admit}. */
+  admit(
+    agent: string | undefined,
+    method: string,
+  ): QuotaRefusal | undefined | Promise<QuotaRefusal | undefined>;
+  /** See {@linkcode AgentQuotas.release}. */
+  release(agent: string | undefined): void;
+  /** What `agent` has had refused so far on this process. */
+  refusals(agent: string | undefined): Refusals;
+  /** Gives back what this process holds (an orderly stop). */
+  close(): Promise<void>;
+}
+
+/** True when `value` is a refusal (not a place). */
+export function isRefusal(value: QuotaRefusal | SessionPlace | undefined): value is QuotaRefusal {
+  return value !== undefined && "code" in value;
+}
+
+const NO_PLACE: SessionPlace = { release: () => {} };
+
+/**
+ * `step` for each call in the order they come; while a step's promise is pending, the calls after it wait
+ * behind it (a quota decision the shared store makes holds a session's later messages in order).
+ */
+export function inOrder<A extends unknown[]>(
+  step: (...args: A) => void | Promise<void>,
+): (...args: A) => void {
+  let tail: Promise<void> | undefined;
+  return (...args) => {
+    if (tail === undefined) {
+      const ran = step(...args);
+      if (ran === undefined) return;
+      tail = ran;
+    } else tail = tail.then(() => step(...args));
+    const mine: Promise<void> = tail = tail.catch(() => {});
+    void mine.then(() => {
+      if (tail === mine) tail = undefined;
+    });
+  };
+}
+
 interface Use {
   calls: number;
   windowStart: number;
@@ -33,8 +87,8 @@ interface Use {
   refused: Refusals;
 }
 
-/** Counts and admits one listener's requests by agent. */
-export class AgentQuotas {
+/** Counts and admits one listener's requests by agent, per process. */
+export class AgentQuotas implements Quotas {
   #use = new Map<string, Use>();
   #config: () => Config;
   #maxSessions: number;
@@ -72,7 +126,14 @@ export class AgentQuotas {
     return use;
   }
 
-  #refuse(agent: string | undefined, quota: keyof Refusals, limit: number, retryMs: number, what: string) {
+  /** A refusal by `quota`, counted for `agent`; `what` says what the agent has (in the message). */
+  refuse(
+    agent: string | undefined,
+    quota: keyof Refusals,
+    limit: number,
+    retryMs: number,
+    what: string,
+  ): QuotaRefusal {
     this.#of(agent).refused[quota] += 1;
     const key = agent === undefined ? `agent_quota.${quota}` : `agents.${agent}.quota.${quota}`;
     const seconds = Math.max(1, Math.ceil(retryMs / 1000));
@@ -88,7 +149,12 @@ export class AgentQuotas {
   refuseSession(agent: string | undefined, open: number): QuotaRefusal | undefined {
     const limit = this.quotaOf(agent).sessions;
     if (open < limit) return undefined;
-    return this.#refuse(agent, "sessions", limit, 5_000, `${open} sessions are open for this agent`);
+    return this.refuse(agent, "sessions", limit, 5_000, `${open} sessions are open for this agent`);
+  }
+
+  /** {@linkcode AgentQuotas.refuseSession}, as a place (nothing to give back here). */
+  openSession(agent: string | undefined, open: number): Promise<QuotaRefusal | SessionPlace> {
+    return Promise.resolve(this.refuseSession(agent, open) ?? NO_PLACE);
   }
 
   /**
@@ -104,7 +170,7 @@ export class AgentQuotas {
       use.requests = 0;
     }
     if (use.requests >= quota.requests) {
-      return this.#refuse(
+      return this.refuse(
         agent,
         "requests",
         quota.requests,
@@ -113,7 +179,7 @@ export class AgentQuotas {
       );
     }
     if (method === "tools/call" && use.calls >= quota.concurrentCalls) {
-      return this.#refuse(
+      return this.refuse(
         agent,
         "concurrent_calls",
         quota.concurrentCalls,
@@ -135,5 +201,10 @@ export class AgentQuotas {
   /** What `agent` has had refused so far. */
   refusals(agent: string | undefined): Refusals {
     return { ...this.#of(agent).refused };
+  }
+
+  /** Nothing is held outside the process. */
+  close(): Promise<void> {
+    return Promise.resolve();
   }
 }

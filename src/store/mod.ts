@@ -191,3 +191,4 @@ export {
   type PgStoreOptions,
   type PgTx,
 } from "./postgres.ts";
+export { PgQuotaLedger, pgQuotaMigrations, type QuotaPlace } from "./pg_quota.ts";
