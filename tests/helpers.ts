@@ -479,11 +479,14 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts server-everything in a remote transport mode on a free loopback port; resolves once it listens. */
+/**
+ * Starts server-everything in a remote transport mode on a loopback port (`port`, or a free one);
+ * resolves once it listens.
+ */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
+  port: number = freePort(),
 ): Promise<{ port: number } & AsyncDisposable> {
-  const port = freePort();
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
     env: { ...Deno.env.toObject(), PORT: String(port) },
