@@ -638,7 +638,12 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
  * `id`, as text (lines before it are skipped); `request` does both with ids of its own (1, 2, …: the
  * handshake's `initialize` is 1).
  */
-export async function rawSession(command: string, args: string[], env?: Record<string, string>) {
+export async function rawSession(
+  command: string,
+  args: string[],
+  env?: Record<string, string>,
+  options: { handshake?: boolean } = {},
+) {
   const child = new Deno.Command(command, {
     args,
     env,
@@ -675,6 +680,7 @@ export async function rawSession(command: string, args: string[], env?: Record<s
     await reader.cancel().catch(() => {});
     await child.status;
   };
+  if (options.handshake === false) return { send, answer, request, close, [Symbol.asyncDispose]: close };
   await request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
@@ -684,11 +690,18 @@ export async function rawSession(command: string, args: string[], env?: Record<s
   return { send, answer, request, close, [Symbol.asyncDispose]: close };
 }
 
-/** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed. */
-export async function rawGatewaySession(config: string, db: string): ReturnType<typeof rawSession> {
+/**
+ * A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed;
+ * `handshake: false` leaves out the 2025 `initialize` (a 2026-07-28 host sends none).
+ */
+export async function rawGatewaySession(
+  config: string,
+  db: string,
+  options: { handshake?: boolean } = {},
+): ReturnType<typeof rawSession> {
   const box = sandboxSync();
   const args = ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"];
-  const session = await rawSession(DENO, args, box.env).catch(async (e) => {
+  const session = await rawSession(DENO, args, box.env, options).catch(async (e) => {
     await box[Symbol.asyncDispose]();
     throw e;
   });

@@ -324,14 +324,44 @@ Deno.test("the era cache, stdio: a known 2026-07-28 server is probed first; a ch
     assert.ok(!since.includes("initialize"), since.join(","));
   }
   // Now a 2025 server (it answers the probe -32601, as one does before initialize), its input logged too.
-  await Deno.writeTextFile(
-    script,
-    `const child = new Deno.Command(Deno.execPath(), {
-  args: ["run", "-A", ${JSON.stringify(FIXTURE)}],
-  stdin: "piped", stdout: "inherit", stderr: "inherit",
-}).spawn();
-const writer = child.stdin.getWriter();
-const log = Deno.args[Deno.args.indexOf("--log") + 1];
+  await Deno.writeTextFile(script, legacyProxy(false));
+  let before = (await logged(log)).length;
+  {
+    const { rows, tools } = await connect();
+    assert.equal(rows[0]!.state, "connected", rows[0]!.error);
+    // (Its echo differs from the old server's echo: held back by the pins, as for any changed tool.)
+    assert.ok(tools.some((t) => t.name === "s__wait"), tools.map((t) => t.name).join());
+    // The probe went first, was refused, and the 2025 opening followed on the same connection.
+    assert.deepEqual((await logged(log, before)).slice(0, 2), ["server/discover", "initialize"]);
+    assert.deepEqual(storedEras(db), ["legacy"]);
+  }
+  // Back to 2026-07-28 (the cache says legacy: refused, then modern, and the cache follows).
+  await Deno.writeTextFile(script, `import ${JSON.stringify(new URL(`file://${MODERN}`).href)};\n`);
+  before = (await logged(log)).length;
+  {
+    const { rows } = await connect();
+    assert.equal(rows[0]!.state, "connected", rows[0]!.error);
+    assert.deepEqual((await logged(log, before)).slice(0, 2), ["initialize", "server/discover"]);
+    assert.deepEqual(storedEras(db), ["modern"]);
+  }
+  // A 2025 server that exits on anything before initialize: the probe costs that process; a second one
+  // is started with the 2025 opening at once, within the same connection attempt.
+  await Deno.writeTextFile(script, legacyProxy(true));
+  before = (await logged(log)).length;
+  const { rows } = await connect();
+  assert.equal(rows[0]!.state, "connected", rows[0]!.error);
+  assert.equal(rows[0]!.error, undefined);
+  assert.deepEqual((await logged(log, before)).slice(0, 2), ["server/discover", "initialize"]);
+  assert.deepEqual(storedEras(db), ["legacy"]);
+});
+
+/**
+ * A script that runs the legacy fixture behind a pipe that logs each message's method (`--log FILE`);
+ * `strict`: it exits (code 3) when the first message is not `initialize`, as some servers do.
+ */
+function legacyProxy(strict: boolean): string {
+  return `const log = Deno.args[Deno.args.indexOf("--log") + 1];
+let child, writer;
 let buffered = "";
 for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
   buffered += chunk;
@@ -339,23 +369,23 @@ for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream(
   while ((at = buffered.indexOf("\\n")) >= 0) {
     const line = buffered.slice(0, at + 1);
     buffered = buffered.slice(at + 1);
-    Deno.writeTextFileSync(log, (JSON.parse(line).method ?? "(answer)") + "\\n", { append: true });
+    const method = JSON.parse(line).method;
+    Deno.writeTextFileSync(log, (method ?? "(answer)") + "\\n", { append: true });
+    if (!child && ${strict} && method !== "initialize") Deno.exit(3);
+    if (!child) {
+      child = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", ${JSON.stringify(FIXTURE)}],
+        stdin: "piped", stdout: "inherit", stderr: "inherit",
+      }).spawn();
+      writer = child.stdin.getWriter();
+    }
     await writer.write(new TextEncoder().encode(line));
   }
 }
-await writer.close();
-Deno.exit((await child.status).code);
-`,
-  );
-  const before = (await logged(log)).length;
-  const { rows, tools } = await connect();
-  assert.equal(rows[0]!.state, "connected", rows[0]!.error);
-  // (Its echo differs from the old server's echo: held back by the pins, as for any changed tool.)
-  assert.ok(tools.some((t) => t.name === "s__wait"), tools.map((t) => t.name).join());
-  // The probe went first, was refused, and the 2025 opening followed on the same connection.
-  assert.deepEqual((await logged(log, before)).slice(0, 2), ["server/discover", "initialize"]);
-  assert.deepEqual(storedEras(db), ["legacy"]);
-});
+await writer?.close();
+Deno.exit(child ? (await child.status).code : 0);
+`;
+}
 
 Deno.test("Mcp-Name values: plain visible ASCII as is, anything else in the revision's base64 form", () => {
   assert.equal(headerValue("echo"), "echo");
