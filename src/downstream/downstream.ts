@@ -478,6 +478,8 @@ export class Downstream {
       command: command!,
       args,
       probe,
+      // Long enough for a slow start (an npx server), short enough to open in the 2025 way after it.
+      probeMs: Math.floor(this.#options.connectTimeoutMs / 2),
       env: { ...this.#options.env, ...env },
       cwd,
       onStderr: (chunk) => this.#tail.push(chunk),

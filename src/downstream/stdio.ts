@@ -126,10 +126,12 @@ export interface StdioServerParams {
 }
 
 /**
- * How long a `server/discover` probe waits for its answer before the 2025 opening is sent after it (a
- * server that ignores an unknown request before `initialize` costs this once: the cache then says legacy).
+ * How long a `server/discover` probe waits for its answer before the 2025 opening is sent after it, unless
+ * told (the downstream gives half its connect timeout): a server that ignores an unknown request before
+ * `initialize` costs this once (the cache then says legacy). It runs from the probe's write, so it
+ * includes the server's start.
  */
-export const PROBE_MS = 5_000;
+export const PROBE_MS = 15_000;
 
 /** The client side of a stdio connection: spawns the server in its own process group. */
 export class StdioClientTransport implements Transport {

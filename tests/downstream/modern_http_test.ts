@@ -324,7 +324,7 @@ Deno.test("the era cache, stdio: a known 2026-07-28 server is probed first; a ch
     assert.ok(!since.includes("initialize"), since.join(","));
   }
   // Now a 2025 server (it answers the probe -32601, as one does before initialize), its input logged too.
-  await Deno.writeTextFile(script, legacyProxy(false));
+  await Deno.writeTextFile(script, legacyProxy("answer"));
   let before = (await logged(log)).length;
   {
     const { rows, tools } = await connect();
@@ -346,22 +346,48 @@ Deno.test("the era cache, stdio: a known 2026-07-28 server is probed first; a ch
   }
   // A 2025 server that exits on anything before initialize: the probe costs that process; a second one
   // is started with the 2025 opening at once, within the same connection attempt.
-  await Deno.writeTextFile(script, legacyProxy(true));
+  await Deno.writeTextFile(script, legacyProxy("exit"));
+  before = (await logged(log)).length;
+  {
+    const { rows } = await connect();
+    assert.equal(rows[0]!.state, "connected", rows[0]!.error);
+    assert.equal(rows[0]!.error, undefined);
+    assert.deepEqual((await logged(log, before)).slice(0, 2), ["server/discover", "initialize"]);
+    assert.deepEqual(storedEras(db), ["legacy"]);
+  }
+  // Modern again, then a 2025 server that leaves the probe unanswered: after half the connect timeout
+  // (10 s here: 5 s) the 2025 opening follows on the same connection. (connect_timeout is not part of the
+  // server's fingerprint.)
+  await Deno.writeTextFile(script, `import ${JSON.stringify(new URL(`file://${MODERN}`).href)};\n`);
+  await connect();
+  assert.deepEqual(storedEras(db), ["modern"]);
+  await Deno.writeTextFile(script, legacyProxy("silent"));
+  await Deno.writeTextFile(path, `connect_timeout: 10s\n${await Deno.readTextFile(path)}`);
   before = (await logged(log)).length;
   const { rows } = await connect();
   assert.equal(rows[0]!.state, "connected", rows[0]!.error);
-  assert.equal(rows[0]!.error, undefined);
   assert.deepEqual((await logged(log, before)).slice(0, 2), ["server/discover", "initialize"]);
   assert.deepEqual(storedEras(db), ["legacy"]);
 });
 
 /**
- * A script that runs the legacy fixture behind a pipe that logs each message's method (`--log FILE`);
- * `strict`: it exits (code 3) when the first message is not `initialize`, as some servers do.
+ * A script that runs the legacy fixture behind a pipe that logs each message's method (`--log FILE`).
+ * Before the first `initialize`, by `mode`: "answer" passes messages on (the fixture answers a probe
+ * -32601), "exit" exits (code 3) as some servers do, "silent" drops them unanswered.
  */
-function legacyProxy(strict: boolean): string {
+function legacyProxy(mode: "answer" | "exit" | "silent"): string {
   return `const log = Deno.args[Deno.args.indexOf("--log") + 1];
+const mode = ${JSON.stringify(mode)};
 let child, writer;
+const spawn = () => {
+  child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ${JSON.stringify(FIXTURE)}],
+    stdin: "piped", stdout: "inherit", stderr: "inherit",
+  }).spawn();
+  writer = child.stdin.getWriter();
+};
+if (mode === "silent") spawn();
+let opened = false;
 let buffered = "";
 for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
   buffered += chunk;
@@ -371,14 +397,10 @@ for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream(
     buffered = buffered.slice(at + 1);
     const method = JSON.parse(line).method;
     Deno.writeTextFileSync(log, (method ?? "(answer)") + "\\n", { append: true });
-    if (!child && ${strict} && method !== "initialize") Deno.exit(3);
-    if (!child) {
-      child = new Deno.Command(Deno.execPath(), {
-        args: ["run", "-A", ${JSON.stringify(FIXTURE)}],
-        stdin: "piped", stdout: "inherit", stderr: "inherit",
-      }).spawn();
-      writer = child.stdin.getWriter();
-    }
+    opened ||= method === "initialize";
+    if (!opened && mode === "exit") Deno.exit(3);
+    if (!opened && mode === "silent") continue;
+    if (!child) spawn();
     await writer.write(new TextEncoder().encode(line));
   }
 }
