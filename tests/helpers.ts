@@ -479,11 +479,14 @@ export function freePort(): number {
   return port;
 }
 
-/** Starts server-everything in a remote transport mode on a free loopback port; resolves once it listens. */
+/**
+ * Starts server-everything in a remote transport mode on a loopback port (`port`, or a free one);
+ * resolves once it listens.
+ */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
+  port: number = freePort(),
 ): Promise<{ port: number } & AsyncDisposable> {
-  const port = freePort();
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
     env: { ...Deno.env.toObject(), PORT: String(port) },
@@ -671,7 +674,12 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
  * `id`, as text (lines before it are skipped); `request` does both with ids of its own (1, 2, …: the
  * handshake's `initialize` is 1).
  */
-export async function rawSession(command: string, args: string[], env?: Record<string, string>) {
+export async function rawSession(
+  command: string,
+  args: string[],
+  env?: Record<string, string>,
+  options: { handshake?: boolean } = {},
+) {
   const child = new Deno.Command(command, {
     args,
     env,
@@ -708,6 +716,7 @@ export async function rawSession(command: string, args: string[], env?: Record<s
     await reader.cancel().catch(() => {});
     await child.status;
   };
+  if (options.handshake === false) return { send, answer, request, close, [Symbol.asyncDispose]: close };
   await request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
@@ -717,11 +726,18 @@ export async function rawSession(command: string, args: string[], env?: Record<s
   return { send, answer, request, close, [Symbol.asyncDispose]: close };
 }
 
-/** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed. */
-export async function rawGatewaySession(config: string, db: string): ReturnType<typeof rawSession> {
+/**
+ * A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed;
+ * `handshake: false` leaves out the 2025 `initialize` (a 2026-07-28 host sends none).
+ */
+export async function rawGatewaySession(
+  config: string,
+  db: string,
+  options: { handshake?: boolean } = {},
+): ReturnType<typeof rawSession> {
   const box = sandboxSync();
   const args = ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"];
-  const session = await rawSession(DENO, args, box.env).catch(async (e) => {
+  const session = await rawSession(DENO, args, box.env, options).catch(async (e) => {
     await box[Symbol.asyncDispose]();
     throw e;
   });

@@ -52,7 +52,20 @@ export const toolCacheMigrations: Migration[] = [{
   sql: `
     DELETE FROM tool_cache_parts;
     DELETE FROM tool_cache WHERE generation IS NOT NULL OR hash IS NULL`,
+}, {
+  // The protocol era each server spoke when it last connected, by fingerprint ({@linkcode serverFingerprint}:
+  // command and args, or URL): a server known to speak 2026-07-28 is probed with server/discover first.
+  id: "tool_cache/5",
+  sql: `
+    CREATE TABLE server_era (
+      fingerprint TEXT PRIMARY KEY,
+      era TEXT NOT NULL,
+      updated_at INTEGER NOT NULL
+    )`,
 }];
+
+/** A protocol era as the store keeps it. */
+export type StoredEra = "legacy" | "modern";
 
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
@@ -80,6 +93,9 @@ export interface ToolListCache {
   /** The server's last known `instructions` (after its tools were saved with this fingerprint). */
   loadInstructions?(server: string, fingerprint: string): string | undefined;
   saveInstructions?(server: string, fingerprint: string, instructions: string | undefined): void;
+  /** The era the server of `fingerprint` spoke when it last connected; undefined when not known. */
+  loadEra?(fingerprint: string): StoredEra | undefined;
+  saveEra?(fingerprint: string, era: StoredEra): void;
 }
 
 /**
@@ -600,6 +616,20 @@ export class StoreToolCache implements ToolListCache {
       server,
     ) as { fingerprint: string; instructions: string | null } | undefined;
     return row && row.fingerprint === fingerprint && row.instructions !== null ? row.instructions : undefined;
+  }
+
+  loadEra(fingerprint: string): StoredEra | undefined {
+    const row = this.#db.prepare("SELECT era FROM server_era WHERE fingerprint = ?").get(fingerprint) as
+      | { era: string }
+      | undefined;
+    return row?.era === "legacy" || row?.era === "modern" ? row.era : undefined;
+  }
+
+  saveEra(fingerprint: string, era: StoredEra): void {
+    this.#db.prepare(
+      `INSERT INTO server_era (fingerprint, era, updated_at) VALUES (?, ?, ?)
+       ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at`,
+    ).run(fingerprint, era, this.#clock());
   }
 
   saveInstructions(server: string, fingerprint: string, instructions: string | undefined): void {

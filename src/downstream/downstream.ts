@@ -17,7 +17,7 @@ import {
 import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
 import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
 import { InvalidResultError, messageOf } from "../mcp/errors.ts";
-import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
+import { type Era, MODERN_VERSION } from "../mcp/mod.ts";
 import { StdioClientTransport } from "./stdio.ts";
 import { isLocalFailure, PendingCalls } from "./deadline.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
@@ -34,6 +34,7 @@ import {
   type DownstreamState,
   OutcomeUnknownError,
   PermanentError,
+  refusalError,
   type RestartPolicy,
   ServerUnavailableError,
 } from "./failures.ts";
@@ -59,6 +60,12 @@ const PACK_CHARS = 256 * 1024;
 
 /** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
 let clientSdk: typeof import("../mcp/sdk_client.ts") | undefined;
+
+/** The era one server spoke when it last connected (see {@linkcode DownstreamOptions.eras}). */
+export interface EraCache {
+  load(): "legacy" | "modern" | undefined;
+  save(era: "legacy" | "modern"): void;
+}
 
 /**
  * `defs.map(packTool)` in steps (100,000 definitions take ~0.1 s to serialize); undefined when `stop`
@@ -108,6 +115,11 @@ export interface DownstreamOptions {
    * steps (see {@linkcode Downstream.useCachedTools}).
    */
   cachedTools?: readonly ToolDefinition[] | Promise<readonly ToolDefinition[] | undefined>;
+  /**
+   * The protocol era the server spoke when last connected (kept in the store per server fingerprint):
+   * a server known to speak 2026-07-28 is probed with `server/discover` first (see mcp/era.ts).
+   */
+  eras?: EraCache;
   /** Called with every tool list the server answers (to keep the cache). */
   onToolsListed?: (tools: readonly ToolDefinition[]) => void;
   /** OAuth for a remote server (tokens from the store); undefined = none. */
@@ -424,8 +436,26 @@ export class Downstream {
     timedOut.catch(() => {});
     const attempt = async () => {
       clientSdk ??= await loadClientSdk();
-      if (this.config.url) await connectRemote(this.#remoteHost(), deadline);
-      else await this.#connectStdio(deadline);
+      const cached = this.#options.eras?.load();
+      const dial = (probe: boolean) =>
+        this.config.url
+          ? connectRemote(this.#remoteHost(probe), deadline)
+          : this.#connectStdio(deadline, probe);
+      try {
+        await dial(cached === "modern");
+      } catch (error) {
+        if (cached !== "modern" || deadline.aborted || this.#closing) throw error;
+        if (error instanceof PermanentError || this.#options.auth?.isAuthError(error)) throw error;
+        // The cache was wrong (the server changed): once more with the legacy opening first.
+        this.#options.log(
+          `server "${this.name}": the probe for MCP ${MODERN_VERSION} failed (${this.#describe(error)}); ` +
+            "connecting with the 2025 opening",
+        );
+        this.#teardown();
+        await dial(false);
+      }
+      const era = (this.#transport as { era?: Era } | undefined)?.era?.era;
+      if ((era === "legacy" || era === "modern") && era !== cached) this.#options.eras?.save(era);
       await this.#refreshTools(deadline);
     };
     await Promise.race([attempt(), timedOut]);
@@ -445,11 +475,14 @@ export class Downstream {
     return client;
   }
 
-  async #connectStdio(signal: AbortSignal): Promise<void> {
+  async #connectStdio(signal: AbortSignal, probe: boolean): Promise<void> {
     const { command, args, env, cwd } = this.config;
     const transport = new StdioClientTransport({
       command: command!,
       args,
+      probe,
+      // Long enough for a slow start (an npx server), short enough to open in the 2025 way after it.
+      probeMs: Math.floor(this.#options.connectTimeoutMs / 2),
       env: { ...this.#options.env, ...env },
       cwd,
       onStderr: (chunk) => this.#tail.push(chunk),
@@ -485,16 +518,7 @@ export class Downstream {
       }
       // A server that refused the revision offered says so (whether or not it exited after).
       const refusal = transport.era.refusal;
-      if (refusal) {
-        throw new PermanentError(
-          `the server refused MCP ${
-            refusal.requested ?? "2025-11-25"
-          } (${UNSUPPORTED_VERSION} unsupported protocol ` +
-            `version) and supports only ${refusal.supported.join(", ") || "revisions it did not name"}, ` +
-            `none of which mcphub speaks (it speaks 2025-11-25 and older, and ${MODERN_VERSION})`,
-          { cause: error },
-        );
-      }
+      if (refusal) throw refusalError(refusal, error);
       const status = transport.exited ? await settledWithin(transport.exited, 100) : undefined;
       if (status) {
         throw new Error(
@@ -509,11 +533,12 @@ export class Downstream {
   }
 
   /** What dialing a remote server needs of this downstream (see remote.ts). */
-  #remoteHost(): RemoteHost {
+  #remoteHost(probe: boolean): RemoteHost {
     return {
       config: () => this.config,
       auth: this.#options.auth,
       connectTimeoutMs: this.#options.connectTimeoutMs,
+      probe,
       log: (line) => this.#options.log(line),
       newClient: () => this.#newClient(),
       watch: (client, transport) => this.#watch(client, transport),

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
 
 /** Where a downstream server is in its life. */
 export type DownstreamState =
@@ -62,4 +63,20 @@ export class ServerUnavailableError extends Error {
 /** A start failure that retrying cannot fix (no such command, not permitted). */
 export class PermanentError extends Error {
   override name = "PermanentError";
+}
+
+/**
+ * A server's refusal of the 2025 opening naming only revisions mcphub does not speak (see mcp/era.ts):
+ * permanent, named for what it is.
+ */
+export function refusalError(
+  refusal: { supported: string[]; requested?: string },
+  cause: unknown,
+): PermanentError {
+  return new PermanentError(
+    `the server refused MCP ${refusal.requested ?? "2025-11-25"} (${UNSUPPORTED_VERSION} unsupported ` +
+      `protocol version) and supports only ${refusal.supported.join(", ") || "revisions it did not name"}, ` +
+      `none of which mcphub speaks (it speaks 2025-11-25 and older, and ${MODERN_VERSION})`,
+    { cause },
+  );
 }

@@ -2,13 +2,17 @@
  * Dialing a remote server: Streamable HTTP, falling back to the older HTTP+SSE transport (or SSE alone when
  * configured), with the configured headers, OAuth, and the screen of over-limit tools on each transport's
  * fetch; a refusal by the binary's own --allow-net is reported as a start failure that retrying cannot fix.
+ * Streamable HTTP speaks both eras (mcp/era_http.ts): a server that serves only MCP 2026-07-28 refuses the
+ * 2025 opening and is then spoken to statelessly (or is probed with `server/discover` first, when it spoke
+ * 2026-07-28 last time); such a server is never retried over SSE.
  *
  * @module
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type Client, loadHttpSdk, type Transport } from "../mcp/sdk.ts";
+import { Era, eraFetch, EraTransport } from "../mcp/mod.ts";
 import type { ServerAuth } from "../auth/mod.ts";
-import { PermanentError } from "./failures.ts";
+import { PermanentError, refusalError } from "./failures.ts";
 
 /** What dialing needs of the downstream it connects (see `Downstream`). */
 export interface RemoteHost {
@@ -16,6 +20,8 @@ export interface RemoteHost {
   config(): ServerConfig;
   auth?: ServerAuth;
   connectTimeoutMs: number;
+  /** Open Streamable HTTP with a `server/discover` probe (the server spoke 2026-07-28 last time). */
+  probe: boolean;
   log(line: string): void;
   /** A new SDK client for one session. */
   newClient(): Client;
@@ -73,17 +79,22 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
   }
   const client = host.newClient();
   const screen = new HttpListScreen(auth?.fetch);
-  const transport = new StreamableHTTPClientTransport(url, {
+  const http = new StreamableHTTPClientTransport(url, {
     requestInit,
-    fetch: screen.fetch,
+    fetch: eraFetch(screen.fetch),
     ...authOptions,
   });
-  screen.watch(transport);
+  screen.watch(http);
+  const era = new Era({ probe: host.probe });
+  const transport = new EraTransport(http, era);
   host.watch(client, transport);
   try {
     await client.connect(transport, { signal, timeout: host.connectTimeoutMs });
   } catch (httpError) {
     if (signal.aborted || notPermittedNet(httpError) || auth?.isAuthError(httpError)) throw httpError;
+    if (era.refusal) throw refusalError(era.refusal, httpError);
+    // A server that speaks 2026-07-28 speaks Streamable HTTP: its failure is not the transport's.
+    if (era.era === "modern") throw httpError;
     // The server may speak only the older HTTP+SSE transport.
     await transport.close().catch(() => {});
     const sseClient = host.newClient();

@@ -61,7 +61,19 @@ export interface StdioServerParams {
   killGraceMs?: number;
   /** Writes a long fast-path result into the spool as it arrives (see {@linkcode LineSplitter.spill}). */
   spill?: LineSpillPolicy;
+  /** Open with a `server/discover` probe (the server spoke 2026-07-28 last time; see mcp/era.ts). */
+  probe?: boolean;
+  /** How long the probe waits for its answer before the 2025 opening goes. @default PROBE_MS */
+  probeMs?: number;
 }
+
+/**
+ * How long a `server/discover` probe waits for its answer before the 2025 opening is sent after it, unless
+ * told (the downstream gives half its connect timeout): a server that ignores an unknown request before
+ * `initialize` costs this once (the cache then says legacy). It runs from the probe's write, so it
+ * includes the server's start.
+ */
+export const PROBE_MS = 15_000;
 
 /** The client side of a stdio connection: spawns the server in its own process group. */
 export class StdioClientTransport implements Transport {
@@ -76,6 +88,7 @@ export class StdioClientTransport implements Transport {
 
   constructor(params: StdioServerParams) {
     this.#params = params;
+    this.era = new Era({ probe: params.probe, listen: true });
   }
 
   /** The child's pid once started. */
@@ -231,6 +244,7 @@ export class StdioClientTransport implements Transport {
    */
   #hand(message: JSONRPCMessage): void {
     const era = this.era.incoming(message);
+    if (this.#probeTimer !== undefined && this.era.era !== "probing") clearTimeout(this.#probeTimer);
     if (era.send) this.#writer?.write(era.send).catch((error) => this.onerror?.(error as Error));
     for (const request of era.requests ?? []) this.onmessage?.(request);
     if (!era.deliver) return;
@@ -288,7 +302,8 @@ export class StdioClientTransport implements Transport {
   }
 
   /** The connection's protocol era, decided by its opening (see mcp/era.ts). */
-  readonly era = new Era({ listen: true });
+  readonly era: Era;
+  #probeTimer?: ReturnType<typeof setTimeout>;
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (!this.#writer || this.#closed) throw new Error("The server connection is closed");
@@ -298,6 +313,15 @@ export class StdioClientTransport implements Transport {
       queueMicrotask(() => this.#hand(reply));
     }
     if (!out.send) return;
+    if (this.era.era === "probing" && this.#probeTimer === undefined) {
+      // Unanswered in time: the 2025 opening goes after it (a late answer is dropped by the era).
+      this.#probeTimer = setTimeout(() => {
+        const opening = this.era.probeFailed();
+        if (opening && !this.#closed) {
+          this.#writer?.write(opening).catch((error) => this.onerror?.(error as Error));
+        }
+      }, this.#params.probeMs ?? PROBE_MS);
+    }
     message = out.send;
     if ("method" in message && message.method === "tools/list" && "id" in message) {
       this.#lists.sent(message.id);
@@ -424,6 +448,7 @@ export class StdioClientTransport implements Transport {
     if (this.#finishedOnce) return;
     this.#finishedOnce = true;
     this.#closed = true;
+    clearTimeout(this.#probeTimer);
     this.#rawCalls.clear();
     this.#calls.close();
     this.onclose?.();

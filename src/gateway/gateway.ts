@@ -43,7 +43,7 @@ import { decideExposure, type Exposure } from "../hub/exposure.ts";
 import { StdioServerTransport } from "./stdio_server.ts";
 import { codeTypesQuery, codeTypesResource, gatewayInstructions, listServers } from "./meta.ts";
 import { advertisedSteps, type Listed, listedOf, mountedDefinition, sameListedSteps } from "./tool_list.ts";
-import { RawResult } from "../json/raw_json.ts";
+import { member, RawResult } from "../json/raw_json.ts";
 import { Stepper } from "../json/slices.ts";
 import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
 
@@ -125,7 +125,12 @@ function clipName(name: string): string {
 /** A transport that can answer a request with a result relayed as its bytes (see raw_json.ts). */
 export interface RawResultTransport extends Transport {
   /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
-  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void>;
+  /** `options.resultType`: the result has that member already (a 2026-07-28 host's gets one else). */
+  sendResult(
+    id: string | number,
+    result: readonly Uint8Array[],
+    options?: { resultType?: boolean },
+  ): Promise<void>;
 }
 
 function isRawResultTransport(transport: Transport): transport is RawResultTransport {
@@ -700,9 +705,9 @@ export class Gateway {
     };
     if (isRawResultTransport(transport)) {
       const sendResult = transport.sendResult.bind(transport);
-      transport.sendResult = (id, result) => {
+      transport.sendResult = (id, result, options) => {
         finish(id);
-        return sendResult(id, result);
+        return sendResult(id, result, options);
       };
     }
   }
@@ -761,7 +766,9 @@ export class Gateway {
       (result) => {
         if (controller.signal.aborted) return;
         return result instanceof RawResult
-          ? transport.sendResult(id, result.parts())
+          ? transport.sendResult(id, result.parts(), {
+            resultType: member(result.members, "resultType") !== undefined,
+          })
           : transport.send({ jsonrpc: "2.0", id, result });
       },
       (error) => {

@@ -82,10 +82,7 @@ export class StdioServerTransport implements Transport {
 
   /** One message for the gateway's server: the fast path's first, then checked and handed on. */
   #hand(value: unknown, line: string): void {
-    if (
-      this.intercept && this.era.fastPath && typeof value === "object" && value !== null &&
-      this.intercept(value)
-    ) {
+    if (this.intercept && typeof value === "object" && value !== null && this.intercept(value)) {
       return;
     }
     let message: JSONRPCMessage;
@@ -136,11 +133,21 @@ export class StdioServerTransport implements Transport {
    */
   intercept?: (message: object) => boolean;
 
-  /** Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON value). */
-  sendResult(id: string | number, result: readonly Uint8Array[]): Promise<void> {
+  /**
+   * Answers request `id` with a result relayed as the bytes it came in (`result` is the JSON object;
+   * `options.resultType`: it has that member already). A 2026-07-28 host's result gets
+   * `"resultType":"complete"` as its first member, the bytes after it unchanged (see mcp/host_era.ts).
+   */
+  sendResult(
+    id: string | number,
+    result: readonly Uint8Array[],
+    options: { resultType?: boolean } = {},
+  ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`);
-    return this.#output.writeBytes([head, ...result, CLOSE_LINE]);
+    const answer = this.era.rawAnswer(id);
+    const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":`);
+    const body = answer.modern && !options.resultType ? withResultType(result) : result;
+    return this.#output.writeBytes([head, ...body, CLOSE_LINE]);
   }
 
   async close(): Promise<void> {
@@ -156,4 +163,41 @@ export class StdioServerTransport implements Transport {
     if (this.#closed) return;
     this.close();
   }
+}
+
+const RESULT_TYPE = utf8('"resultType":"complete"');
+const COMMA = utf8(",");
+
+/**
+ * A JSON object's bytes (views of the chunks they came in) with `"resultType":"complete"` as its first
+ * member, right after the opening brace; a comma after it unless the object is empty; every byte of the
+ * object kept, in order. Bytes that are not an object pass unchanged (the fast path relays objects only).
+ */
+export function withResultType(parts: readonly Uint8Array[]): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  /** Where the bytes after the opening brace start: [part, offset]; undefined before the brace. */
+  let after: [number, number] | undefined;
+  for (let p = 0; p < parts.length; p++) {
+    const part = parts[p]!;
+    let at = 0;
+    if (!after) {
+      while (at < part.length && isSpace(part[at]!)) at++;
+      if (at === part.length) continue;
+      if (part[at] !== 0x7b) return [...parts];
+      after = [p, ++at];
+    }
+    while (at < part.length && isSpace(part[at]!)) at++;
+    if (at === part.length) continue;
+    // The first member (or the closing brace of an empty object) is at `at`.
+    const [bp, bo] = after;
+    out.push(...parts.slice(0, bp), parts[bp]!.subarray(0, bo), RESULT_TYPE);
+    if (part[at] !== 0x7d) out.push(COMMA);
+    out.push(parts[bp]!.subarray(bo), ...parts.slice(bp + 1));
+    return out;
+  }
+  return [...parts];
+}
+
+function isSpace(byte: number): boolean {
+  return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }

@@ -333,6 +333,12 @@ export class Hub {
     };
     const d = new Downstream(server, {
       onToolsListed: cache && ((tools) => this.#cacheSave(cache, server.name, fingerprint, tools)),
+      eras: cache?.loadEra && cache.saveEra
+        ? {
+          load: () => this.#cacheOp(() => cache.loadEra!(fingerprint)),
+          save: (era) => void this.#cacheOp(() => cache.saveEra!(fingerprint, era)),
+        }
+        : undefined,
       env: serverEnvironment(options.env, config, server),
       clientName: options.agent ? `mcphub/${options.agent}` : "mcphub",
       clientVersion: options.version,

@@ -10,6 +10,13 @@
  * `notifications/roots/list_changed`) is answered or dropped here. The client above (the SDK's, the raw
  * fast path) stays one client for both eras.
  *
+ * Probe first: a connection made with `probe` (the server spoke 2026-07-28 when last connected: see
+ * the era cache in the store) sends `server/discover` in place of the client's `initialize`, so a
+ * modern-only server costs no refused opening. An error answer (a legacy server: -32601 before
+ * `initialize`), a probe that cannot be sent (`probeFailed`) or one left unanswered (`probeExpired`)
+ * falls back to the `initialize` as the client sent it, on the same connection: a stale cache never
+ * fails a connection.
+ *
  * Multi round-trip requests (MRTR): a modern server that needs sampling, elicitation or roots answers
  * a request with `resultType: "input_required"` and its `inputRequests`. Each reaches the client as an
  * ordinary server-to-client request (which the gateway relays to its host as it relays a legacy
@@ -89,13 +96,20 @@ export interface Refusal {
 
 /** Options of {@linkcode Era}. */
 export interface EraOptions {
+  /** Open with `server/discover` (the server spoke 2026-07-28 last time). */
+  probe?: boolean;
   /** Listen to a modern server's changes (`subscriptions/listen`); a transport that can hold the stream. */
   listen?: boolean;
 }
 
+/** A connection's era: "probing" while a `server/discover` sent first awaits its answer. */
+export type EraName = "opening" | "probing" | "legacy" | "modern";
+
 /** The era of one connection (see the module documentation). */
 export class Era {
-  #era: "opening" | "legacy" | "modern" = "opening";
+  #era: EraName = "opening";
+  /** Send `server/discover` first (in place of the client's `initialize`). */
+  readonly #probe: boolean;
   #listen: boolean;
   /** The modern server's capabilities (from server/discover). */
   #capabilities: Params = {};
@@ -106,10 +120,6 @@ export class Era {
   #byUri = new Map<string, string>();
   /** Listens awaiting their acknowledgement for a client's `resources/subscribe` (its id). */
   #subscribing = new Map<string, string | number>();
-
-  constructor(options: EraOptions = {}) {
-    this.#listen = options.listen ?? false;
-  }
   /** The client's `initialize`, while its answer is awaited. */
   #initialize?: { id: string | number; params: Params };
   #meta: Params = {};
@@ -121,9 +131,43 @@ export class Era {
   #inputs = new Map<string, Round>();
   #inputSeq = 0;
 
-  /** "legacy" or "modern" once decided; "opening" before. */
-  get era(): "opening" | "legacy" | "modern" {
+  constructor(options: EraOptions = {}) {
+    this.#probe = options.probe ?? false;
+    this.#listen = options.listen ?? false;
+  }
+
+  /** "legacy" or "modern" once decided; "opening" or "probing" before. */
+  get era(): EraName {
     return this.#era;
+  }
+
+  /** True when the connection opened with a `server/discover` probe (whatever its answer was). */
+  get probed(): boolean {
+    return this.#probe;
+  }
+
+  /**
+   * The probe could not be sent or was not answered in time: the client's `initialize` to send now
+   * (the legacy opening, on the same connection); undefined when no probe awaits its answer.
+   */
+  probeFailed(): JSONRPCMessage | undefined {
+    if (this.#era !== "probing") return undefined;
+    this.#era = "opening";
+    const init = this.#initialize!;
+    return { jsonrpc: "2.0", id: init.id, method: "initialize", params: init.params } as JSONRPCMessage;
+  }
+
+  /** The envelope of every modern message, from the client's `initialize`. */
+  #envelope(params: Params): void {
+    this.#meta = {
+      [PROTOCOL_VERSION_KEY]: MODERN_VERSION,
+      [CLIENT_CAPABILITIES_KEY]: params.capabilities ?? {},
+      ...(params.clientInfo ? { [CLIENT_INFO_KEY]: params.clientInfo } : {}),
+    };
+  }
+
+  #discover(): JSONRPCMessage {
+    return { jsonrpc: "2.0", id: DISCOVER_ID, method: "server/discover", params: { _meta: this.#meta } };
   }
 
   /** `_meta` for a message of the gateway's own (the raw fast path): the envelope added when modern. */
@@ -136,7 +180,10 @@ export class Era {
     const m = message as Message;
     if (this.#era === "opening" && m.method === "initialize" && m.id !== undefined) {
       this.#initialize = { id: m.id, params: m.params ?? {} };
-      return { send: message };
+      if (!this.#probe) return { send: message };
+      this.#era = "probing";
+      this.#envelope(this.#initialize.params);
+      return { send: this.#discover() };
     }
     if (this.#era !== "modern") return { send: message };
     if (m.method === undefined) return this.#answered(m as Message & { result?: Params; error?: unknown });
@@ -373,7 +420,15 @@ export class Era {
   /** An incoming message from the server. */
   incoming(message: JSONRPCMessage): Incoming {
     const m = message as Message & { result?: Params; error?: { code: number; data?: unknown } };
+    if (this.#era === "probing" && m.id === DISCOVER_ID && m.method === undefined) {
+      if (m.error || !m.result) {
+        // Not (or no longer) a modern server: the legacy opening, as the client sent it.
+        return { send: this.probeFailed() };
+      }
+      this.#era = "modern";
+    }
     if (this.#era === "modern" && m.id === DISCOVER_ID && m.method === undefined) {
+      if (!this.#initialize) return {};
       const init = this.#initialize!;
       this.#initialize = undefined;
       if (m.error) return { deliver: { jsonrpc: "2.0", id: init.id, error: m.error } as JSONRPCMessage };
@@ -388,6 +443,8 @@ export class Era {
       );
       if (listened) return listened;
     }
+    // A late answer to a probe given up on (the legacy opening went after it): nobody awaits it.
+    if (this.#era !== "modern" && m.id === DISCOVER_ID && m.method === undefined) return {};
     if (this.#era === "modern" && m.method === undefined && m.id !== undefined) return this.#response(m);
     if (this.#era !== "opening" || !this.#initialize || m.id !== this.#initialize.id || m.method) {
       return { deliver: message };
@@ -409,15 +466,8 @@ export class Era {
       return { deliver: message };
     }
     this.#era = "modern";
-    const params = this.#initialize.params;
-    this.#meta = {
-      [PROTOCOL_VERSION_KEY]: MODERN_VERSION,
-      [CLIENT_CAPABILITIES_KEY]: params.capabilities ?? {},
-      ...(params.clientInfo ? { [CLIENT_INFO_KEY]: params.clientInfo } : {}),
-    };
-    return {
-      send: { jsonrpc: "2.0", id: DISCOVER_ID, method: "server/discover", params: { _meta: this.#meta } },
-    };
+    this.#envelope(this.#initialize.params);
+    return { send: this.#discover() };
   }
 }
 

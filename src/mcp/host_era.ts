@@ -249,9 +249,29 @@ export class HostEra {
     return this.listens.end(which);
   }
 
-  /** True while messages of the host may take the gateway's fast path (not for a modern host). */
-  get fastPath(): boolean {
-    return this.era !== "modern";
+  /**
+   * The fast path's answer to request `id`, a result relayed as bytes: the id it goes to (a modern
+   * host's MRTR retry), and whether the result must get `resultType` (a modern host's request). A
+   * result written by the fast path is settled here as {@linkcode HostEra.outgoing} settles one.
+   */
+  rawAnswer(id: string | number): { id: string | number; modern: boolean } {
+    if (this.era !== "modern" || !this.#methods.has(id)) return { id, modern: false };
+    return { id: this.#settle(id), modern: true };
+  }
+
+  /** A modern request is answered: what is kept for it goes; the id its answer goes to. */
+  #settle(id: string | number): string | number {
+    this.#methods.delete(id);
+    const call = this.#calls.get(id);
+    if (call) {
+      clearTimeout(call.timer);
+      if (call.waiting) this.#states.delete(call.waiting.state);
+      this.#calls.delete(id);
+    }
+    // The answer goes to the request the host is waiting on (the last retry of an MRTR call).
+    const hostId = this.#answerTo.get(id) ?? id;
+    this.#answerTo.delete(id);
+    return hostId;
   }
 
   /**
@@ -281,16 +301,7 @@ export class HostEra {
     if (own) return { deliver: own.deliver, notify: own.notify };
     const method = m.id === undefined ? undefined : this.#methods.get(m.id);
     if (method === undefined) return { send: message };
-    this.#methods.delete(m.id!);
-    const call = this.#calls.get(m.id!);
-    if (call) {
-      clearTimeout(call.timer);
-      if (call.waiting) this.#states.delete(call.waiting.state);
-      this.#calls.delete(m.id!);
-    }
-    // The answer goes to the request the host is waiting on (the last retry of an MRTR call).
-    const hostId = this.#answerTo.get(m.id!) ?? m.id!;
-    this.#answerTo.delete(m.id!);
+    const hostId = this.#settle(m.id!);
     if (!m.result) return { send: { ...m, id: hostId } as JSONRPCMessage };
     const result: Params = { resultType: "complete", ...m.result };
     if (LISTS.has(method)) {

@@ -11,7 +11,8 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 // Types only: the classes load on demand (`loadHttpSdk`).
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
-export { Era, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
+export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
+export { eraFetch, EraTransport } from "./era_http.ts";
 export { HostEra } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";
 export { PROTOCOL_VERSION_KEY } from "./era.ts";

@@ -26,6 +26,7 @@ import {
 import {
   joinedPartsSteps,
   listHash,
+  type StoredEra,
   TOOL_CACHE_PART_CHARS,
   TOOL_CACHE_READ_SLICE_MS,
   type ToolListCache,
@@ -66,6 +67,15 @@ export const pgHubMigrations: PgMigration[] = [{
       first_seen BIGINT NOT NULL,
       approved_at BIGINT,
       PRIMARY KEY (server, tool)
+    )`,
+}, {
+  // The era each server spoke when it last connected, by fingerprint (as SQLite's tool_cache/5).
+  id: "server_era/1",
+  sql: `
+    CREATE TABLE server_era (
+      fingerprint TEXT PRIMARY KEY,
+      era TEXT NOT NULL,
+      updated_at BIGINT NOT NULL
     )`,
 }];
 
@@ -246,6 +256,8 @@ export class PgToolCache implements ToolListCache {
   readonly #clock: () => number;
   readonly #writes: WriteQueue;
   #rows = new Map<string, CacheRow>();
+  /** Each server's era by fingerprint (snapshot, written through). */
+  #eras = new Map<string, StoredEra>();
 
   constructor(store: PgStore, options: { clock?: () => number; warn?: (message: string) => void } = {}) {
     this.#store = store;
@@ -264,6 +276,10 @@ export class PgToolCache implements ToolListCache {
     const rows = await this.#store.run((sql) =>
       sql`SELECT server, fingerprint, tools, hash, instructions FROM tool_cache`
     );
+    const eras = await this.#store.run((sql) => sql`SELECT fingerprint, era FROM server_era`);
+    for (const r of eras) {
+      if (r.era === "legacy" || r.era === "modern") this.#eras.set(String(r.fingerprint), r.era);
+    }
     for (const r of rows) {
       this.#rows.set(String(r.server), {
         fingerprint: String(r.fingerprint),
@@ -334,6 +350,21 @@ export class PgToolCache implements ToolListCache {
               hash = excluded.hash, updated_at = excluded.updated_at`
       );
     });
+  }
+
+  loadEra(fingerprint: string): StoredEra | undefined {
+    return this.#eras.get(fingerprint);
+  }
+
+  saveEra(fingerprint: string, era: StoredEra): void {
+    this.#eras.set(fingerprint, era);
+    const now = this.#clock();
+    this.#writes.push(() =>
+      this.#store.run((sql) =>
+        sql`INSERT INTO server_era (fingerprint, era, updated_at) VALUES (${fingerprint}, ${era}, ${now})
+            ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at`
+      )
+    );
   }
 
   loadInstructions(server: string, fingerprint: string): string | undefined {

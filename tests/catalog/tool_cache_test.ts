@@ -891,3 +891,18 @@ pgTest(
     }
   },
 );
+
+Deno.test("StoreToolCache: the era each server fingerprint last spoke, rewritten when it changes", async () => {
+  await using store = cacheStore();
+  const cache = new StoreToolCache(store.db, () => 1000);
+  assert.equal(cache.loadEra("f1"), undefined);
+  cache.saveEra("f1", "modern");
+  cache.saveEra("f2", "legacy");
+  assert.equal(cache.loadEra("f1"), "modern");
+  cache.saveEra("f1", "legacy");
+  // Another process on the same file reads what was written.
+  const other = new StoreToolCache(store.db);
+  assert.equal(other.loadEra("f1"), "legacy");
+  assert.equal(other.loadEra("f2"), "legacy");
+  assert.equal(other.loadEra("f3"), undefined);
+});

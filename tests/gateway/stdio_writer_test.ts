@@ -3,7 +3,8 @@ import { Readable } from "node:stream";
 import { CoalescingWriter, SYNC_CREDIT_BYTES, SYNC_WRITE_BYTES } from "../../src/json/pipe.ts";
 import { Deadlines } from "../../src/downstream/deadline.ts";
 import { readChunks, readSocket } from "../../src/json/lines.ts";
-import { DENO, ROOT } from "../helpers.ts";
+import { concatBytes, DENO, ROOT } from "../helpers.ts";
+import { withResultType } from "../../src/gateway/stdio_server.ts";
 
 /** A pipe stand-in: what went through the synchronous and the asynchronous write, in order. */
 function fakePipe() {
@@ -186,4 +187,27 @@ Deno.test("readSocket keeps every byte in order past chunks handled later, and t
   assert.ok(sent < CAP, `the timer waited for all ${CAP} chunks`);
   assert.equal(bytes, sent * SIZE);
   assert.deepEqual(got, expected);
+});
+
+Deno.test("withResultType: the member goes first, after the brace; every byte of the object kept", () => {
+  const enc = new TextEncoder();
+  const dec = (parts: Uint8Array[]) => new TextDecoder().decode(concatBytes(parts));
+  const cases: [string[], string][] = [
+    [['{"content":[]}'], '{"resultType":"complete","content":[]}'],
+    [
+      ['{ "_meta" : {"n": 1.50}, "content":[] }'],
+      '{"resultType":"complete", "_meta" : {"n": 1.50}, "content":[] }',
+    ],
+    [["{}"], '{"resultType":"complete"}'],
+    [["{ \n }"], '{"resultType":"complete" \n }'],
+    // Split anywhere: before the brace, after it, inside the whitespace.
+    [["  ", "{", "  ", ' "a":1}'], '  {"resultType":"complete",   "a":1}'],
+    [['{ "a"', ":1}"], '{"resultType":"complete", "a":1}'],
+    [["{", "", "}"], '{"resultType":"complete"}'],
+    // Not an object: unchanged.
+    [["[1]"], "[1]"],
+  ];
+  for (const [parts, want] of cases) {
+    assert.equal(dec(withResultType(parts.map((p) => enc.encode(p)))), want, JSON.stringify(parts));
+  }
 });

@@ -192,3 +192,70 @@ Deno.test("MRTR: an input request the client answers with an error ends the requ
   const reply = { jsonrpc: "2.0", id: 8, error } as JSONRPCMessage;
   assert.deepEqual(era.incoming(reply), { deliver: reply });
 });
+
+const DISCOVER = {
+  jsonrpc: "2.0",
+  id: "mcphub-discover",
+  method: "server/discover",
+  params: { _meta: META },
+} as JSONRPCMessage;
+
+Deno.test("probe first (the cache says 2026-07-28): server/discover in place of initialize, answered as it", () => {
+  const era = new Era({ probe: true });
+  assert.deepEqual(era.outgoing(INIT), { send: DISCOVER });
+  assert.equal(era.era, "probing");
+  const discovered = {
+    jsonrpc: "2.0",
+    id: "mcphub-discover",
+    result: {
+      supportedVersions: ["2026-07-28"],
+      capabilities: { tools: {} },
+      _meta: { "io.modelcontextprotocol/serverInfo": { name: "m", version: "2" } },
+    },
+  } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(discovered), {
+    deliver: {
+      jsonrpc: "2.0",
+      id: 0,
+      result: {
+        protocolVersion: "2025-11-25",
+        capabilities: { tools: {} },
+        serverInfo: { name: "m", version: "2" },
+      },
+    },
+  });
+  assert.equal(era.era, "modern");
+  assert.equal(era.probed, true);
+  const list = { jsonrpc: "2.0", id: 1, method: "tools/list" } as JSONRPCMessage;
+  assert.deepEqual(era.outgoing(list), { send: { ...list, params: { _meta: META } } });
+});
+
+Deno.test("probe first, a 2025 server now: its error answer sends the client's initialize, as sent", () => {
+  const era = new Era({ probe: true });
+  era.outgoing(INIT);
+  const refused = {
+    jsonrpc: "2.0",
+    id: "mcphub-discover",
+    error: { code: -32601, message: "Method not found" },
+  } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(refused), { send: INIT });
+  assert.equal(era.era, "opening");
+  const answer = { jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25" } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(answer), { deliver: answer });
+  assert.equal(era.era, "legacy");
+});
+
+Deno.test("probe first, unanswered or unsendable: probeFailed gives the initialize once; a late answer is dropped", () => {
+  const era = new Era({ probe: true });
+  era.outgoing(INIT);
+  assert.deepEqual(era.probeFailed(), INIT);
+  assert.equal(era.probeFailed(), undefined);
+  const late = { jsonrpc: "2.0", id: "mcphub-discover", result: { capabilities: {} } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(late), {});
+  const answer = { jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25" } } as JSONRPCMessage;
+  assert.deepEqual(era.incoming(answer), { deliver: answer });
+  assert.equal(era.era, "legacy");
+  assert.deepEqual(era.incoming(late), {});
+  // Without a probe there is nothing to give up on.
+  assert.equal(new Era().probeFailed(), undefined);
+});

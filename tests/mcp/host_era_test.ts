@@ -22,7 +22,8 @@ Deno.test("a legacy host: initialize and everything after pass unchanged", () =>
   assert.equal(era.era, "legacy");
   const list = { jsonrpc: "2.0", id: 2, method: "tools/list" };
   assert.deepEqual(era.incoming(list), { deliver: [list] });
-  assert.ok(era.fastPath);
+  // A result the fast path relays as bytes goes out unchanged.
+  assert.deepEqual(era.rawAnswer(2), { id: 2, modern: false });
   const answer = { jsonrpc: "2.0", id: 2, result: { tools: [] } } as JSONRPCMessage;
   assert.deepEqual(era.outgoing(answer), { send: answer });
   const request = { jsonrpc: "2.0", id: 9, method: "elicitation/create", params: {} } as JSONRPCMessage;
@@ -66,7 +67,6 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
     deliver: [{ jsonrpc: "2.0", method: "notifications/initialized" }, list],
   });
   assert.equal(era.era, "modern");
-  assert.equal(era.fastPath, false);
   assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 3, result: { tools: [] } } as JSONRPCMessage), {
     send: {
       jsonrpc: "2.0",
@@ -85,6 +85,11 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
   );
   const progress = { jsonrpc: "2.0", method: "notifications/progress", params: {} } as JSONRPCMessage;
   assert.deepEqual(era.outgoing(progress), { send: progress });
+  // A call the fast path answers as bytes: its result gets resultType (settled once: the id is done).
+  const call = { jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "t", _meta: META } };
+  era.incoming(call);
+  assert.deepEqual(era.rawAnswer(5), { id: 5, modern: true });
+  assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
 });
 
 Deno.test("an unsupported version in _meta is -32022 naming the served versions", () => {

@@ -196,12 +196,20 @@ pgTest("PgToolCache: a tool list saved by one replica is loaded by another", asy
   await a.preload();
   a.save("s", "fp1", [{ name: "t", inputSchema: { type: "object" } }]);
   a.saveInstructions("s", "fp1", "Use t.");
+  a.saveEra("fp1", "legacy");
+  a.saveEra("fp1", "modern");
+  a.saveEra("fp3", "legacy");
+  assert.equal(a.loadEra("fp1"), "modern");
   await a.flush();
   const b = new PgToolCache(store);
   await b.preload();
   assert.deepEqual(b.load("s", "fp1"), [{ name: "t", inputSchema: { type: "object" } }]);
   assert.equal(b.load("s", "fp2"), undefined);
   assert.equal(b.loadInstructions("s", "fp1"), "Use t.");
+  // The era each server fingerprint last spoke, by fingerprint (no server row needed).
+  assert.equal(b.loadEra("fp1"), "modern");
+  assert.equal(b.loadEra("fp3"), "legacy");
+  assert.equal(b.loadEra("fp2"), undefined);
 });
 
 pgTest(
