@@ -15,6 +15,7 @@ import {
   serversReady,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 import { namespaceResultUris } from "../../src/hub/uris.ts";
@@ -229,26 +230,14 @@ Deno.test("a cancelled call is cancelled downstream too", async () => {
   const call = gw.client.callTool({ name: "fx__wait", arguments: { ms: 60_000 } }, undefined, {
     signal: controller.signal,
   });
-  // The downstream counts the call on arrival: cancel once it is running there.
-  for (let i = 0; i < 200; i++) {
-    try {
-      await Deno.stat(`${state}/calls-wait`);
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  // The downstream counts the call on arrival: cancel once it is running there (a bounded loop that
+  // fell through would cancel a call not yet sent, and the assertion below would fail for the wrong reason).
+  const marker = (name: string) => () =>
+    Deno.stat(`${state}/${name}`).then(() => true as const, () => undefined);
+  await until("the call running downstream", marker("calls-wait"));
   controller.abort("user cancelled");
   await assert.rejects(call);
-  for (let i = 0; i < 200; i++) {
-    try {
-      await Deno.stat(`${state}/cancelled`);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-  assert.fail("the downstream server never saw notifications/cancelled");
+  await until("the downstream server to see notifications/cancelled", marker("cancelled"));
 });
 
 Deno.test("a missing command and a server that exits at start are reported; the others work", async () => {
