@@ -648,6 +648,8 @@ export async function rawSession(command: string, args: string[], env?: Record<s
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let nextId = 1;
+  /** Every line read so far, in order (the ones `answer` skipped too). */
+  const lines: string[] = [];
   const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
   const answer = async (id: number): Promise<string> => {
     for (;;) {
@@ -655,6 +657,7 @@ export async function rawSession(command: string, args: string[], env?: Record<s
       while ((nl = buffer.indexOf("\n")) >= 0) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
+        lines.push(line);
         if (JSON.parse(line).id === id) return line;
       }
       const { value, done } = await reader.read();
@@ -678,7 +681,7 @@ export async function rawSession(command: string, args: string[], env?: Record<s
     clientInfo: { name: "raw", version: "1" },
   });
   await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return { send, answer, request, close, [Symbol.asyncDispose]: close };
+  return { send, answer, request, lines, close, [Symbol.asyncDispose]: close };
 }
 
 /** A {@linkcode rawSession} with `mcp serve` on `config` and the store `db` (all permissions), sandboxed. */
