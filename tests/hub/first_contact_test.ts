@@ -125,12 +125,15 @@ Deno.test("the Inspector CLI lists every downstream tool on its first try (empty
 
 Deno.test("a warm cache answers the first tools/list at once; a call to a cached tool waits for its server", async () => {
   await using tmp = await tempDir();
-  // startup_wait 0: without a cache, the first tools/list does not wait for the slow server.
+  // startup_wait 0: without a cache, the first tools/list does not wait for the slow server. The server
+  // starts once the file `go` exists: connecting for as long as the test needs it, not for 1.5 s that a
+  // loaded machine can spend before the first tools/list.
+  const go = `${tmp.path}/go`;
   const config = await writeConfig(
     tmp.path,
     `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
       q(FIXTURE)
-    }, --slow-start, "1500"]\n`,
+    }, --start-when, ${q(go)}]\n`,
   );
   {
     await using gw = await connectGateway(config);
@@ -146,13 +149,19 @@ Deno.test("a warm cache answers the first tools/list at once; a call to a cached
     assert.deepEqual(search.servers_connecting, ["slow"]);
     assert.match(String(search.hint ?? ""), /still connecting \(slow\)/);
     // The server connects; its list is cached.
+    await Deno.writeTextFile(go, "");
     const echoed = await gw.client.callTool({
       name: "call_tool",
       arguments: { tool: "slow__echo", arguments: { text: "a" } },
     });
     assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
-    assert.match(gw.stderr(), /slow: connected, \d+ tools, \d+\.\d s/);
+    // stderr is its own pipe: the line written before the answer may be read after it.
+    await until(
+      "the connected line on stderr",
+      () => Promise.resolve(/slow: connected, \d+ tools, \d+\.\d s/.test(gw.stderr()) || undefined),
+    );
   }
+  await Deno.remove(go);
   {
     await using gw = await connectGateway(config);
     const first = await gw.client.listTools();
@@ -166,6 +175,7 @@ Deno.test("a warm cache answers the first tools/list at once; a call to a cached
       "connecting",
       "the server was still starting when tools/list answered",
     );
+    await Deno.writeTextFile(go, "");
     const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
     assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
   }
