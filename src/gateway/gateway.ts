@@ -155,6 +155,7 @@ export class Gateway {
   #handlers: Partial<Record<MetaToolName, MetaHandler>>;
   #unsubscribe: () => void;
   #connected = false;
+  #closed = false;
   #initialized = false;
   /** What the client last saw of tools/list (or was told changed). */
   #listed?: Listed;
@@ -774,6 +775,9 @@ export class Gateway {
 
   /** Stops serving (the hub is closed by its owner). */
   async close(): Promise<void> {
+    // Closing the server closes its transport, whose close may call this again: once is enough.
+    if (this.#closed) return;
+    this.#closed = true;
     this.detached.cancelAll();
     for (const controller of this.#fastCalls.values()) controller.abort();
     this.#unsubscribe();

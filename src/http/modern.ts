@@ -70,6 +70,7 @@ export class ModernEndpoint implements Transport {
   #pending = new Map<string, (message: JSONRPCMessage) => void>();
   #gateway: Gateway;
   #connected: Promise<void>;
+  #closed = false;
 
   constructor(gateway: Gateway) {
     this.#era.inject = (message) => this.onmessage?.(message);
@@ -97,6 +98,10 @@ export class ModernEndpoint implements Transport {
   }
 
   async close(): Promise<void> {
+    // The gateway's close closes its transport (this), which closed the gateway: once is enough, or
+    // the two would call each other forever (a listener that spun at SIGTERM until out of memory).
+    if (this.#closed) return;
+    this.#closed = true;
     for (const resolve of this.#pending.values()) {
       resolve({ jsonrpc: "2.0", id: 0, error: { code: -32603, message: "The gateway is stopping" } });
     }

@@ -10,6 +10,8 @@ import {
 } from "npm:@modelcontextprotocol/client@2.4.0";
 import { DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
+import { ModernEndpoint } from "../../src/http/modern.ts";
+import type { Gateway } from "../../src/gateway/gateway.ts";
 
 const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
 const RELAY = `${ROOT}tests/fixtures/relay_server.ts`;
@@ -102,8 +104,30 @@ for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
     assert.deepEqual([...new Set(posts.map((s) => s.origin))].sort(), [a.origin, b.origin].sort());
     assert.ok(posts.every((s) => s.session === null));
     assert.ok(posts.some((s) => s.method === "tools/call" && s.name === "modern__add"));
+    // Both replicas stop cleanly on SIGTERM after serving 2026-07-28 requests (they once spun in
+    // close() until out of memory).
+    await c.close();
+    assert.equal((await b.stop()).code, 0);
+    assert.equal((await a.stop()).code, 0);
   });
 }
+
+Deno.test("a 2026-07-28 endpoint closes its gateway once, though the gateway's close closes the endpoint", async () => {
+  let closes = 0;
+  let endpoint: ModernEndpoint | undefined;
+  // As the real gateway does: its close closes its server, which closes the transport (the endpoint).
+  const gateway = {
+    connect: () => Promise.resolve(),
+    close: async () => {
+      closes++;
+      if (closes < 5) await endpoint!.close();
+    },
+  } as unknown as Gateway;
+  endpoint = new ModernEndpoint(gateway);
+  await endpoint.close();
+  await endpoint.close();
+  assert.equal(closes, 1);
+});
 
 Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the same endpoint is unchanged", async () => {
   await using dir = await tempDir();
