@@ -17,8 +17,10 @@ const HEADERS = { "content-type": "application/json", accept: "application/json,
 
 Deno.test("a call whose host went away is cancelled when its session idles out; other sessions' sampling flows again", async () => {
   await using dir = await tempDir();
+  // session_idle 5 s: the session must outlive the gaps between this host's own requests (a gap of over
+  // 1 s between initialized and the call ended it with a 404 on a loaded machine); its end is awaited below.
   const config = parseConfig(
-    `session_idle: 1s\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+    `session_idle: 5s\nservers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${
       q(FIXTURE)
     }, --state, ${q(dir.path)}]\n`,
     `${dir.path}/mcphub.yaml`,
