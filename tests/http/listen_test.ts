@@ -348,10 +348,12 @@ Deno.test("mcp connect bridges a stdio host to the shared gateway", async () => 
 
 Deno.test("an idle session expires after session_idle; a new one starts", async () => {
   await using dir = await tempDir();
-  await using listener = await startListener(await config(dir.path, `session_idle: 1s\n`), { env: ENV });
+  // 5 s, not 1 s: the session must outlive the gap between the client's initialize and its tools/list on a
+  // loaded machine (only its end after the last request is under test, and it is awaited).
+  await using listener = await startListener(await config(dir.path, `session_idle: 5s\n`), { env: ENV });
   await using client = await httpClient(listener.url, TOKEN_ALPHA);
   await client.listTools();
-  await listener.waitFor(/session [0-9a-f]{8} ended: idle for 1000ms/);
+  await listener.waitFor(/session [0-9a-f]{8} ended: idle for 5000ms/);
   await assert.rejects(client.listTools(), /Session not found/);
   await using again = await httpClient(listener.url, TOKEN_ALPHA);
   assert.ok((await again.listTools()).tools.length > 0);
