@@ -103,10 +103,8 @@ async function logIn(): Promise<Status> {
     stderr: "inherit",
   }).output();
   log(`auth login exited ${login.code}`);
-  // The gateway picks the new login up and reconnects: polled (no event reaches a host) for at least 60 s,
-  // not 5 s (a reconnect with its initialize and tools/list takes longer on a loaded machine).
   let s = await state();
-  for (let i = 0; i < 1200 && s.state !== "connected"; i++) {
+  for (let i = 0; i < 100 && s.state !== "connected"; i++) {
     await new Promise((r) => setTimeout(r, 50));
     s = await state();
   }
