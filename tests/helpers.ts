@@ -692,6 +692,8 @@ export async function rawSession(
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
   let nextId = 1;
+  /** Every line read so far, in order (the ones `answer` skipped too). */
+  const lines: string[] = [];
   const send = (message: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(message) + "\n"));
   const answer = async (id: number): Promise<string> => {
     for (;;) {
@@ -699,6 +701,7 @@ export async function rawSession(
       while ((nl = buffer.indexOf("\n")) >= 0) {
         const line = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
+        lines.push(line);
         if (JSON.parse(line).id === id) return line;
       }
       const { value, done } = await reader.read();
@@ -723,7 +726,7 @@ export async function rawSession(
     clientInfo: { name: "raw", version: "1" },
   });
   await send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  return { send, answer, request, close, [Symbol.asyncDispose]: close };
+  return { send, answer, request, lines, close, [Symbol.asyncDispose]: close };
 }
 
 /**

@@ -509,22 +509,27 @@ pgTest(
     const cluster = await pgCluster();
     const url = await cluster.database();
     await using tmp = await tempDir();
-    // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server.
+    // startup_wait 0: without a usable cache, the first tools/list does not wait for the slow server. It
+    // starts once the file `go` exists (connecting as long as the test needs, not a 4 s a loaded machine
+    // can spend before list_servers answers).
+    const go = `${tmp.path}/go`;
     const config = await writeConfig(
       tmp.path,
       `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
         q(FIXTURE)
-      }, --slow-start, "4000"]\n`,
+      }, --start-when, ${q(go)}]\n`,
     );
     const options = { db: url, env: { XDG_DATA_HOME: `${tmp.path}/data` } };
     {
       await using gw = await connectGateway(config, options);
       const first = await gw.client.listTools();
       assert.deepEqual(first.tools.filter((t) => t.name.startsWith("slow__")), [], "cold: nothing cached");
+      await Deno.writeTextFile(go, "");
       // The call waits for the server; its list is then cached (written through before the gateway exits).
       const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "a" } });
       assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
     }
+    await Deno.remove(go);
     await using gw = await connectGateway(config, options);
     const names = (await gw.client.listTools()).tools.map((t) => t.name);
     const servers = structured<{ servers: { name: string; state: string }[] }>(
@@ -535,6 +540,7 @@ pgTest(
       names.includes("slow__echo") && names.includes("slow__wait"),
       `warm: cached tools at once: ${names}`,
     );
+    await Deno.writeTextFile(go, "");
     const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
     assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
   },

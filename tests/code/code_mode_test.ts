@@ -13,8 +13,10 @@ import {
   pageAll,
   q,
   REAL,
+  serversReady,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 
@@ -37,14 +39,7 @@ ${extra}`;
 type Text = { type: string; text: string }[];
 
 async function ready(client: Client): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    const s = structured<{ servers: { state: string }[] }>(
-      await client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (s.servers.every((x) => x.state === "connected")) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error("servers did not connect");
+  await serversReady(client, { state: "connected" });
 }
 
 function runCode(client: Client, code: string, extra: Record<string, unknown> = {}) {
@@ -237,15 +232,14 @@ Deno.test("run_code: detach runs it in the background; poll_result collects it",
     }),
   );
   assert.equal(accepted.status, "accepted");
-  let polled: { content?: Text; structuredContent?: unknown; status?: string } = {};
-  for (let i = 0; i < 400; i++) {
+  // Polled until it is no longer pending (until's deadline: 400 polls of 25 ms gave up silently, and the
+  // run's sandbox may start slowly on a loaded machine).
+  const polled = await until("the detached run's result", async () => {
     const answer = await gw.client.callTool({ name: "poll_result", arguments: { callId: accepted.callId } });
-    if ((answer.structuredContent as { status?: string } | undefined)?.status !== "pending") {
-      polled = answer as typeof polled;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+    return (answer.structuredContent as { status?: string } | undefined)?.status === "pending"
+      ? undefined
+      : answer;
+  });
   assert.deepEqual(polled.structuredContent, { result: "Echo: hi", logs: [], calls: 1 });
 });
 

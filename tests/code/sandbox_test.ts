@@ -13,7 +13,7 @@ import {
   q,
   REAL,
   ROOT,
-  structured,
+  serversReady,
   tempDir,
   until,
   writeConfig,
@@ -33,13 +33,8 @@ servers:
 `,
   );
   const gw = await connectGateway(path, { env: { MCPHUB_TEST_SECRET: "s3cr3t-value" } });
-  for (let i = 0; i < 600; i++) {
-    const s = structured<{ servers: { state: string }[] }>(
-      await gw.client.callTool({ name: "list_servers", arguments: {} }),
-    );
-    if (s.servers.every((x) => x.state === "connected")) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // Fails loudly at its deadline, naming each server's state (the loop it replaces gave up silently).
+  await serversReady(gw.client, { state: "connected" });
   return gw;
 }
 

@@ -132,7 +132,7 @@ Deno.test(
     await transport.close();
     assert.equal((await transport.exited!).signal, "SIGTERM");
     assert.ok(!alive(pid), "the child is gone");
-    await until("the grandchild gone", () => Promise.resolve(alive(grandchild) ? undefined : true), 5000);
+    await until("the grandchild gone", () => Promise.resolve(alive(grandchild) ? undefined : true));
   },
 );
 

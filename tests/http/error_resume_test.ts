@@ -35,13 +35,12 @@ Deno.test("errors answered on resumable streams: their resumptions end; connecti
     await until(
       "the client's resumptions",
       () => Promise.resolve(session.events.finishedReplays >= errors ? true : undefined),
-      20_000,
     );
     // Busy: the session's standalone stream and perhaps a resumption still being written, not one per error.
+    // (until's deadline: a 5 s one swallowed by .catch left the assertion below to fail under load.)
     await until(
       "the resumptions written",
       () => Promise.resolve(listener.connections().busy <= 2 ? true : undefined),
-      5_000,
     ).catch(() => {});
     const { busy } = listener.connections();
     assert.ok(busy <= 2, `${busy} connections busy after ${errors} errors`);

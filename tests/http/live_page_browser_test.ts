@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { assertPresent, ignoreWithout } from "../_system.ts";
-import { chromium, processGroup, runChromium } from "../intelligence/chromium.ts";
+import { chromium, groupEnds, runChromium } from "../intelligence/chromium.ts";
 import { q, REAL, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
 
@@ -32,11 +32,7 @@ Deno.test({
     const { stdout: dom, pgid } = await runChromium((browser as { bin: string }).bin, `${listener.origin}/`, [
       "--dump-dom",
     ]);
-    const deadline = Date.now() + 5000;
-    while (processGroup(pgid).length > 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    assert.deepEqual(processGroup(pgid), [], "a browser process outlived its run");
+    await groupEnds(pgid);
 
     assert.match(dom, /<title>mcphub: live<\/title>/);
     assert.match(dom, /<meta http-equiv="refresh" content="10">/);

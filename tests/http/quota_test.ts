@@ -75,8 +75,12 @@ agents:
     const running = greedy.callTool({ name: "fx__wait", arguments: { ms: 60_000 } }, undefined, {
       signal: abort.signal,
     }).catch(() => undefined);
-    // The first call is admitted before the second is sent (one session: requests arrive in order).
-    await greedy.ping();
+    // The first call is admitted before the second is sent. Each request is its own POST, which a later
+    // one can overtake (a ping's answer proves nothing about the call's): wait until the listener holds it.
+    await until("greedy's first call admitted", () =>
+      Promise.resolve(
+        listener.sessions().some((s) => s.agent === "greedy" && s.calls.size === 1) ? true : undefined,
+      ));
     const second = await greedy.callTool({ name: "fx__echo", arguments: { text: "x" } }).then(
       () => undefined,
       (error: Error & RpcError) => error,

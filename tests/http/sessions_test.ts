@@ -18,7 +18,7 @@ import {
   ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { DENO, q, REAL, ROOT, tempDir, until, writeConfig } from "../helpers.ts";
+import { DENO, q, REAL, ROOT, serversReady, tempDir, until, writeConfig } from "../helpers.ts";
 import { startListener } from "./http_helpers.ts";
 
 const CONFORMANCE = `${ROOT}tests/fixtures/conformance_server.ts`;
@@ -211,14 +211,22 @@ Deno.test("HTTP sessions: a config edit reaches every agent's sessions (views fo
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
   await client.connect(transport);
   try {
+    // Both servers connected first: a list_changed from one connecting late (under load, after tools/list's
+    // start-up wait) would otherwise pass for the reload's.
+    await serversReady(client, { state: "connected" });
     const before = (await client.listTools()).tools.map((t) => t.name);
-    assert.ok(before.includes("conf__test_simple_text"));
+    assert.ok(
+      before.includes("conf__test_simple_text") && before.includes("everything__echo"),
+      before.join(),
+    );
+    const seen = changed;
     // Remove conf: gamma's view drops it and the session hears list_changed.
     await Deno.writeTextFile(
       path,
       `servers:\n  everything:\n    command: node\n    args: [${q(REAL.everything)}, stdio]\n${agents}`,
     );
-    await until("list_changed", () => Promise.resolve(changed > 0 ? true : undefined));
+    await listener.waitFor("config reloaded (file changed)");
+    await until("list_changed after the reload", () => Promise.resolve(changed > seen ? true : undefined));
     const after = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(!after.some((n) => n.startsWith("conf__")), after.join(", "));
     assert.ok(after.includes("everything__echo"));

@@ -16,11 +16,13 @@ import {
   FIXTURE,
   gatewayFlags,
   q,
+  RawGateway,
   REAL,
   ROOT,
   runMcphub,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 
@@ -123,12 +125,15 @@ Deno.test("the Inspector CLI lists every downstream tool on its first try (empty
 
 Deno.test("a warm cache answers the first tools/list at once; a call to a cached tool waits for its server", async () => {
   await using tmp = await tempDir();
-  // startup_wait 0: without a cache, the first tools/list does not wait for the slow server.
+  // startup_wait 0: without a cache, the first tools/list does not wait for the slow server. The server
+  // starts once the file `go` exists: connecting for as long as the test needs it, not for 1.5 s that a
+  // loaded machine can spend before the first tools/list.
+  const go = `${tmp.path}/go`;
   const config = await writeConfig(
     tmp.path,
     `startup_wait: "0"\nservers:\n  slow:\n    command: ${q(DENO)}\n    args: [run, -A, ${
       q(FIXTURE)
-    }, --slow-start, "1500"]\n`,
+    }, --start-when, ${q(go)}]\n`,
   );
   {
     await using gw = await connectGateway(config);
@@ -144,13 +149,19 @@ Deno.test("a warm cache answers the first tools/list at once; a call to a cached
     assert.deepEqual(search.servers_connecting, ["slow"]);
     assert.match(String(search.hint ?? ""), /still connecting \(slow\)/);
     // The server connects; its list is cached.
+    await Deno.writeTextFile(go, "");
     const echoed = await gw.client.callTool({
       name: "call_tool",
       arguments: { tool: "slow__echo", arguments: { text: "a" } },
     });
     assert.deepEqual(echoed.content, [{ type: "text", text: "a" }]);
-    assert.match(gw.stderr(), /slow: connected, \d+ tools, \d+\.\d s/);
+    // stderr is its own pipe: the line written before the answer may be read after it.
+    await until(
+      "the connected line on stderr",
+      () => Promise.resolve(/slow: connected, \d+ tools, \d+\.\d s/.test(gw.stderr()) || undefined),
+    );
   }
+  await Deno.remove(go);
   {
     await using gw = await connectGateway(config);
     const first = await gw.client.listTools();
@@ -164,6 +175,7 @@ Deno.test("a warm cache answers the first tools/list at once; a call to a cached
       "connecting",
       "the server was still starting when tools/list answered",
     );
+    await Deno.writeTextFile(go, "");
     const echoed = await gw.client.callTool({ name: "slow__echo", arguments: { text: "b" } });
     assert.deepEqual(echoed.content, [{ type: "text", text: "b" }]);
   }
@@ -289,14 +301,19 @@ Deno.test("mcphub list and search stop a server that hangs in start-up, with its
   for (const command of ["list", "search"]) {
     const state = `${tmp.path}/${command}`;
     await Deno.mkdir(state);
-    // A wrapper shell whose child (the fixture) hangs: the fixture is a grandchild of the gateway.
+    // A wrapper shell whose child (the fixture) hangs: the fixture is a grandchild of the gateway. The
+    // grandchild's shell writes its pid and then execs the fixture, so the pid is on disk at once: the
+    // fixture itself writes it only after loading, which on a loaded machine can outlast connect_timeout
+    // and the grace before the kill (the test then found no pid file).
+    // (`$$$$`: the config's `$$` is a literal `$`, so the shell sees its own `$$`.)
+    const inner = `echo $$$$ > ${state}/pid && exec ${DENO} run -A ${FIXTURE} --hang-at-start`;
     const config = await writeConfig(
       tmp.path,
       `connect_timeout: 1s
 servers:
   hangs:
     command: sh
-    args: [-c, ${q(`${DENO} run -A ${FIXTURE} --hang-at-start --state ${state}`)}]
+    args: [-c, ${q(`sh -c '${inner}'; exit 0`)}]
 `,
       `${command}.yaml`,
     );
@@ -304,26 +321,65 @@ servers:
     assert.equal(out.code, 0, out.stderr);
     const pid = Number(await Deno.readTextFile(`${state}/pid`));
     assert.ok(pid > 0);
-    assert.equal(alive(pid), false, `${command}: the hung server (pid ${pid}) was stopped`);
+    // The group was signalled before the command exited; the process's end follows the signal (not at
+    // once on a loaded machine). A server left running never ends, and this fails at the deadline.
+    await until(
+      `${command}: the hung server (pid ${pid}) stopped`,
+      () => Promise.resolve(alive(pid) ? undefined : true),
+    );
   }
 });
 
 Deno.test("a progress notification written together with its response reaches the caller before the result", async () => {
+  // The fixture writes its last progress notifications and the response in one write. Asserted on the bytes
+  // the gateway writes to its host, in order: an SDK host that reads a notification in the same chunk as
+  // its response drops it (the SDK handles a notification a microtask after a response), and on a loaded
+  // machine any two writes can share a read, so an SDK client's view would test the scheduler, not the
+  // gateway (its pause between them is a mitigation no test can make deterministic).
   await using tmp = await tempDir();
   const config = await writeConfig(
     tmp.path,
     `servers:\n  batch:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --batch-writes]\n`,
   );
-  await using gw = await connectGateway(config);
-  for (let round = 0; round < 5; round++) {
-    const seen: number[] = [];
-    const result = await gw.client.callTool({ name: "batch__progress", arguments: { n: 4 } }, undefined, {
-      onprogress: (p) => seen.push(p.progress),
+  const db = `${tmp.path}/db`;
+  const gw = new RawGateway(config, db, await gatewayFlags(config, db));
+  try {
+    await gw.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     });
-    assert.deepEqual(result.content, [{ type: "text", text: "sent 4" }]);
-    assert.deepEqual(seen, [1, 2, 3, 4], `round ${round}: every progress, in order, before the result`);
+    assert.ok((await gw.response(1)).result);
+    await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    for (let round = 0; round < 5; round++) {
+      const id = 10 + round;
+      const token = `round-${round}`;
+      await gw.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "batch__progress", arguments: { n: 4 }, _meta: { progressToken: token } },
+      });
+      const response = await gw.response(id);
+      assert.deepEqual(response.result, { content: [{ type: "text", text: "sent 4" }] });
+      const messages = gw.lines.map((line) => JSON.parse(line));
+      const answered = messages.findIndex((m) => m.id === id && "result" in m);
+      const progress = messages.slice(0, answered)
+        .filter((m) => m.method === "notifications/progress" && m.params.progressToken === token)
+        .map((m) => m.params.progress);
+      assert.deepEqual(progress, [1, 2, 3, 4], `round ${round}: every progress, in order, before the result`);
+    }
+  } finally {
+    await gw.closeStdin().catch(() => {});
+    await gw.child.status;
+    await gw.stdoutDone;
   }
-  assert.doesNotMatch(gw.stderr(), /unknown token/);
+  // Nothing of a call after its result, and the gateway lost none of the batched notifications.
+  const messages = gw.lines.map((line) => JSON.parse(line));
+  assert.equal(messages.filter((m) => m.method === "notifications/progress").length, 20);
+  assert.equal(gw.rest, "");
+  assert.doesNotMatch(gw.stderr, /unknown token/);
 });
 
 Deno.test("bare names: call_tool takes a name unique in scope; ambiguous or mounted bare names say what to use", async () => {

@@ -13,6 +13,7 @@ import {
   serversReady,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 import { META_TOOL_NAMES } from "../../src/hub/mod.ts";
@@ -248,10 +249,11 @@ Deno.test("catalog_revision is stable across gateway runs and changes when a too
   await ready(gw.client);
   assert.equal(await revision(gw.client), first);
   await gw.client.callTool({ name: "call_tool", arguments: { tool: "fx__change_tools" } });
-  let changed = first;
-  for (let i = 0; i < 100 && changed === first; i++) {
-    changed = await revision(gw.client);
-    if (changed === first) await new Promise((r) => setTimeout(r, 20));
-  }
+  // The gateway re-lists the server on its list_changed, after the call returned: poll the revision (no
+  // event reaches a lazy host) until it moves, failing loudly at the deadline.
+  const changed = await until("catalog_revision to change after fx__change_tools", async () => {
+    const now = await revision(gw.client);
+    return now === first ? undefined : now;
+  });
   assert.notEqual(changed, first);
 });

@@ -6,6 +6,7 @@
  * @module
  */
 import { CHROMIUM_MISSING, findChromium } from "../_system.ts";
+import { until } from "../helpers.ts";
 
 let found: Promise<{ bin: string } | { skip: string }> | undefined;
 
@@ -31,6 +32,20 @@ export function processGroup(pgid: number): number[] {
     }
   }
   return out;
+}
+
+/**
+ * Waits until no process of group `pgid` is left (SIGKILL was sent to it: each process ends when the
+ * kernel next runs it, which takes a while on a loaded machine). Fails at until's deadline, naming the
+ * survivors: a process that escaped the group kill never ends.
+ */
+export async function groupEnds(pgid: number): Promise<void> {
+  await until(
+    "the browser's process group to end",
+    () => Promise.resolve(processGroup(pgid).length ? undefined : true),
+  ).catch(() => {
+    throw new Error(`a browser process outlived its run: ${processGroup(pgid).join(", ")}`);
+  });
 }
 
 /** Options of {@linkcode runChromium}. */

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { assertPresent, ignoreWithout } from "../_system.ts";
-import { chromium, processGroup, runChromium, type RunChromiumOptions } from "./chromium.ts";
+import { chromium, groupEnds, runChromium, type RunChromiumOptions } from "./chromium.ts";
 import { sampleHtml } from "./sample_calls.ts";
 
 const browser = await chromium();
@@ -74,9 +74,7 @@ async function withPage<T>(html: string, fn: (url: string, dir: string) => Promi
 async function browse(url: string, args: string[], options: RunChromiumOptions = {}): Promise<string> {
   const { stdout, pgid } = await runChromium((browser as { bin: string }).bin, url, args, options);
   // SIGKILL was sent to the group; /proc is the only view of processes that are not our children.
-  const deadline = Date.now() + 5000;
-  while (processGroup(pgid).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.deepEqual(processGroup(pgid), [], "a browser process outlived its run");
+  await groupEnds(pgid);
   return stdout;
 }
 

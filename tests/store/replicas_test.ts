@@ -74,11 +74,12 @@ pgTest(
         structured<{ totals: { calls: number } }>(
           await client.callTool({ name: "stats", arguments: {} }),
         );
-      let fleet = 0;
-      for (let i = 0; i < 50 && fleet < 2; i++) {
-        fleet = Math.min((await stats(a)).totals.calls, (await stats(b)).totals.calls);
-        if (fleet < 2) await new Promise((r) => setTimeout(r, 100));
-      }
+      // Each replica flushes its records on its own timer: poll until both show the fleet's two calls (until's
+      // deadline; 50 polls of 100 ms were too short on a loaded machine).
+      const fleet = await until("both replicas to count the fleet's calls", async () => {
+        const n = Math.min((await stats(a)).totals.calls, (await stats(b)).totals.calls);
+        return n >= 2 ? n : undefined;
+      });
       assert.equal(fleet, 2);
       const cli = await runMcphub(["--db", url, "stats", "--json"], { env });
       assert.equal(cli.code, 0, cli.stderr);
@@ -163,15 +164,23 @@ pgTest(
         arguments: { path: files },
       });
       assert.match(JSON.stringify(listing.content), /big\.txt/);
-      const warnings = gw.stderr().split("\n").filter((l) => /spool|store/i.test(l) && /warning/.test(l));
+      // stderr is its own pipe: the warning written before an answer on stdout may be read after it.
+      const storeWarnings = () =>
+        gw.stderr().split("\n").filter((l) => /spool|store/i.test(l) && /warning/.test(l));
+      await until(
+        "the store's warning on stderr",
+        () => Promise.resolve(storeWarnings().length || undefined),
+      );
+      const warnings = storeWarnings();
       assert.ok(warnings.length >= 1 && warnings.length <= 3, `few warnings, got:\n${warnings.join("\n")}`);
 
       await cluster.start();
-      let status: unknown;
-      for (let i = 0; i < 50 && status !== "stored"; i++) {
-        status = ((await read()).structuredContent as Record<string, unknown>).status;
-        if (status !== "stored") await new Promise((r) => setTimeout(r, 200));
-      }
+      // Spooling again once the database is back (its breaker closes by itself): until's deadline, not 50
+      // polls of 200 ms.
+      const status = await until("spooling again once the database is back", async () => {
+        const now = ((await read()).structuredContent as Record<string, unknown>).status;
+        return now === "stored" ? now : undefined;
+      });
       assert.equal(status, "stored", "spooling again once the database is back");
       assert.doesNotMatch(gw.stderr(), new RegExp(cluster.password));
     } finally {
