@@ -719,7 +719,9 @@ export async function rawSession(
     await reader.cancel().catch(() => {});
     await child.status;
   };
-  if (options.handshake === false) return { send, answer, request, close, [Symbol.asyncDispose]: close };
+  if (options.handshake === false) {
+    return { send, answer, request, lines, close, [Symbol.asyncDispose]: close };
+  }
   await request("initialize", {
     protocolVersion: "2025-06-18",
     capabilities: {},
