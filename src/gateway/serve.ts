@@ -12,7 +12,9 @@ import {
   openStore,
   type PgMigration,
   pgpassPassword,
+  pgRendezvousMigrations,
   PgStore,
+  rendezvousMigrations,
   sqliteReader,
   type SqlReader,
 } from "../store/mod.ts";
@@ -97,6 +99,7 @@ const FILE_MIGRATIONS = [
   ...toolCacheMigrations,
   ...authMigrations,
   ...toolPinMigrations,
+  ...rendezvousMigrations,
 ];
 
 function openGatewayStore(
@@ -182,6 +185,7 @@ export const pgStoreMigrations: readonly PgMigration[] = [
     sql:
       "CREATE TABLE store_imports (source TEXT PRIMARY KEY, last_call_id BIGINT NOT NULL, imported_at BIGINT NOT NULL)",
   },
+  ...pgRendezvousMigrations,
 ];
 
 /** The shared PostgreSQL store: every part on the pool, OAuth tokens in the local file. */

@@ -64,7 +64,7 @@ interface OpenCall {
 }
 
 /** A JSON value with its object keys sorted (arguments compared whatever their key order). */
-function canonical(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   return JSON.stringify(
     value,
     (_, v) =>
@@ -218,6 +218,17 @@ export class HostEra {
         _meta: { [SERVER_INFO_KEY]: init.serverInfo },
       },
     } as JSONRPCMessage;
+  }
+
+  /** True while the continuation `state` waits here for the host's retry. */
+  waits(state: string): boolean {
+    return this.#states.has(state);
+  }
+
+  /** The continuation `state` abandoned now (its server request fails, its call is cancelled). */
+  drop(state: string): void {
+    const internal = this.#states.get(state);
+    if (internal !== undefined) this.#abandon(internal);
   }
 
   /** True while messages of the host may take the gateway's fast path (not for a modern host). */
@@ -387,8 +398,8 @@ export class HostEra {
       );
     }
     if (
-      m.method !== call.method || canonical(m.params?.name) !== canonical(call.name) ||
-      canonical(m.params?.arguments) !== canonical(call.arguments)
+      m.method !== call.method || canonicalJson(m.params?.name) !== canonicalJson(call.name) ||
+      canonicalJson(m.params?.arguments) !== canonicalJson(call.arguments)
     ) {
       return refuse("requestState belongs to another request (its method, name or arguments differ)");
     }

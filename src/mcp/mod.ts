@@ -12,5 +12,5 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
 export { Era, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
-export { HostEra } from "./host_era.ts";
+export { canonicalJson, HostEra } from "./host_era.ts";
 export { PROTOCOL_VERSION_KEY } from "./era.ts";

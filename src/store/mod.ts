@@ -191,3 +191,11 @@ export {
   type PgStoreOptions,
   type PgTx,
 } from "./postgres.ts";
+export {
+  type ClaimedRetry,
+  pgRendezvousMigrations,
+  Rendezvous,
+  rendezvousMigrations,
+  type RendezvousState,
+  storeSecret,
+} from "./rendezvous.ts";
