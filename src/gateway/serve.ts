@@ -7,6 +7,7 @@
 import type { Config } from "../config/mod.ts";
 import {
   type DatabaseSync,
+  DetachedRows,
   isPostgresUrl,
   type Migration,
   openStore,
@@ -327,6 +328,8 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     loginCommand: options.loginCommand,
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
+  // Replicas (HTTP) share detached calls' states, so that poll_result is answered by any of them.
+  const detachedRows = options.shared && reader ? new DetachedRows(reader) : undefined;
   const views = new Map<string, Hub>();
   const unwatch = telemetry?.gauges(() => hubGauges(hub));
   const unwatchStore = reader && telemetry && watchStore(telemetry, reader, log);
@@ -416,6 +419,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         start,
         usage: reader ? () => usageOf(reader, scoped.agent) : undefined,
         telemetry,
+        detachedRows,
       }),
     flush: () => recorder.flush(),
     async close() {

@@ -193,6 +193,8 @@ export {
 } from "./postgres.ts";
 export {
   type ClaimedRetry,
+  type DetachedRow,
+  DetachedRows,
   pgRendezvousMigrations,
   Rendezvous,
   rendezvousMigrations,

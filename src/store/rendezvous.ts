@@ -5,7 +5,8 @@
  * the open call, and reads that replica's answer back. One row per sealed state, keyed by its id: inserted
  * by the forwarding replica (a second insert for the same id fails: a state is answered once), claimed by
  * the owner (who keeps `beat_at` fresh while the call runs), answered by it. The same SQL serves the SQLite
- * file and PostgreSQL (`?` placeholders through {@linkcode SqlReader}).
+ * file and PostgreSQL (`?` placeholders through {@linkcode SqlReader}). Beside them, detached calls' states
+ * ({@linkcode DetachedRows}), so that `poll_result` is answered by any replica on the store.
  *
  * @module
  */
@@ -32,6 +33,16 @@ const TABLES = (int: string) => `
     cancelled INTEGER NOT NULL DEFAULT 0
   );
   CREATE INDEX mrtr_rendezvous_owner ON mrtr_rendezvous (owner, claimed_at);
+  CREATE TABLE detached_calls (
+    call_id TEXT PRIMARY KEY,
+    agent TEXT NOT NULL,
+    namespaced TEXT NOT NULL,
+    started_at ${int} NOT NULL,
+    finished_at ${int},
+    result TEXT,
+    error TEXT
+  );
+  CREATE INDEX detached_calls_started_at ON detached_calls (started_at);
 `;
 
 /** The SQLite file's tables (migration `mrtr/1`). */
@@ -154,5 +165,60 @@ export class Rendezvous {
       answer,
       id,
     ]);
+  }
+}
+
+/** A detached call as the store keeps it. */
+export interface DetachedRow {
+  callId: string;
+  namespaced: string;
+  startedAt: number;
+  finishedAt?: number;
+  /** The finalized result, as JSON. */
+  result?: string;
+  error?: string;
+}
+
+/** How long a detached call's row is kept (as the process keeps a finished one). */
+const DETACHED_KEEP_MS = 24 * 3600_000;
+
+/** Detached calls' states in the store: written by the replica running them, read by any. */
+export class DetachedRows {
+  constructor(readonly sql: SqlReader, readonly clock: () => number = Date.now) {}
+
+  /** A call started (`agent` "" = the unscoped view). */
+  async started(callId: string, agent: string, namespaced: string, startedAt: number): Promise<void> {
+    await this.sql.all("DELETE FROM detached_calls WHERE started_at < ?", [this.clock() - DETACHED_KEEP_MS]);
+    await this.sql.all(
+      "INSERT INTO detached_calls (call_id, agent, namespaced, started_at) VALUES (?, ?, ?, ?)",
+      [callId, agent, namespaced, startedAt],
+    );
+  }
+
+  /** A call finished, with its finalized result (JSON) or its error. */
+  async finished(callId: string, finishedAt: number, result?: string, error?: string): Promise<void> {
+    await this.sql.all(
+      "UPDATE detached_calls SET finished_at = ?, result = ?, error = ? WHERE call_id = ?",
+      [finishedAt, result ?? null, error ?? null, callId],
+    );
+  }
+
+  /** The call `callId` of `agent`, or undefined (unknown, or another agent's). */
+  async get(callId: string, agent: string): Promise<DetachedRow | undefined> {
+    const [row] = await this.sql.all(
+      "SELECT namespaced, started_at, finished_at, result, error FROM detached_calls WHERE call_id = ? AND agent = ?",
+      [callId, agent],
+    );
+    if (!row) return undefined;
+    return {
+      callId,
+      namespaced: String(row.namespaced),
+      startedAt: Number(row.started_at),
+      ...row.finished_at === null || row.finished_at === undefined
+        ? {}
+        : { finishedAt: Number(row.finished_at) },
+      ...typeof row.result === "string" ? { result: row.result } : {},
+      ...typeof row.error === "string" ? { error: row.error } : {},
+    };
   }
 }

@@ -395,3 +395,41 @@ Deno.test("MRTR across replicas: when the replica holding the call has stopped, 
     /^The replica holding this call did not take up the retry within 10 s \(it may have stopped\); the call was not run again here, and its outcome is unknown$/,
   );
 });
+
+Deno.test("detach across replicas: poll_result on the other replica answers a call detached on the first (state in the store), scoped to the agent", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
+  const db = `${dir.path}/shared.db`;
+  await using a = await startListener(path, { db });
+  await using b = await startListener(path, { db });
+  await using host = await modernHttp([a.url, b.url], { pin: "2026-07-28" });
+  const c = host.client;
+  const accepted = structured<{ status: string; callId: string }>(
+    await c.callTool({
+      name: "call_tool",
+      arguments: { tool: "legacy__echo", arguments: { text: "far away" }, detach: true },
+    }),
+  );
+  assert.equal(accepted.status, "accepted");
+  const started = host.seen.filter((s) => s.method === "tools/call").at(-1)!.origin;
+  // Polled until the call's own state says it is done; every poll is answered, never "unknown".
+  const polledOn = new Set<string>();
+  let result: Record<string, unknown>;
+  for (;;) {
+    result = await c.callTool({ name: "poll_result", arguments: { callId: accepted.callId } });
+    polledOn.add(host.seen.filter((s) => s.method === "tools/call").at(-1)!.origin);
+    const status = (result.structuredContent as { status?: string } | undefined)?.status;
+    assert.notEqual(status, "unknown", JSON.stringify(result));
+    if (status !== "pending") break;
+  }
+  assert.equal(text(result), "far away");
+  // The replica that did not run the call answered at least one poll.
+  assert.ok([...polledOn].some((origin) => origin !== started));
+  // An id no replica issued is unknown on both.
+  for (let i = 0; i < 2; i++) {
+    const unknown = structured<{ status: string }>(
+      await c.callTool({ name: "poll_result", arguments: { callId: "0".repeat(32) } }),
+    );
+    assert.equal(unknown.status, "unknown");
+  }
+});
