@@ -152,7 +152,11 @@ export interface GatewayCore {
    * A new upstream server over `hub` (or a view of it), with the store's meta-tools; `start` is called
    * once its host has initialized (see {@linkcode GatewayOptions.start}).
    */
-  gateway(hub: Hub, start?: () => void): Gateway;
+  /**
+   * `sessionless`: the gateway serves 2026-07-28 requests (no session): its detached calls are kept in the
+   * store, so that `poll_result` is answered by any replica for the same agent (a 2025 session's stay its own).
+   */
+  gateway(hub: Hub, start?: () => void, sessionless?: boolean): Gateway;
   /** Flushes pending call records. */
   flush(): Promise<void>;
   /** Closes the views, the hub (every downstream), the recorder and the store. */
@@ -328,7 +332,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     loginCommand: options.loginCommand,
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
-  // Replicas (HTTP) share detached calls' states, so that poll_result is answered by any of them.
+  // Replicas (HTTP) share the detached calls of session-less requests, so that any answers poll_result.
   const detachedRows = options.shared && reader ? new DetachedRows(reader) : undefined;
   const views = new Map<string, Hub>();
   const unwatch = telemetry?.gauges(() => hubGauges(hub));
@@ -410,7 +414,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       }
       return view;
     },
-    gateway: (scoped, start) =>
+    gateway: (scoped, start, sessionless) =>
       new Gateway(scoped, {
         version: options.version,
         log,
@@ -419,7 +423,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         start,
         usage: reader ? () => usageOf(reader, scoped.agent) : undefined,
         telemetry,
-        detachedRows,
+        detachedRows: sessionless ? detachedRows : undefined,
       }),
     flush: () => recorder.flush(),
     async close() {

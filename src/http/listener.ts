@@ -164,7 +164,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const modernEndpoint = (agent: string | undefined): ModernEndpoint => {
     let endpoint = modern.get(agent);
     if (!endpoint) {
-      const gateway = core.gateway(agent === undefined ? core.hub : core.view(agent));
+      const gateway = core.gateway(agent === undefined ? core.hub : core.view(agent), undefined, true);
       modern.set(agent, endpoint = new ModernEndpoint(gateway, agent, continuations));
     }
     return endpoint;
