@@ -15,9 +15,9 @@ import { Rendezvous, type SqlReader, storeSecret } from "../store/mod.ts";
 import type { SealedState } from "./request_state.ts";
 
 /** How long the owner has to take up a forwarded retry. */
-export const CLAIM_MS = 10_000;
+export const CLAIM_MS = 30_000;
 /** How long the owner's heartbeat may be silent while the call runs. */
-export const STALE_MS = 15_000;
+export const STALE_MS = 30_000;
 /** How often the owner refreshes the heartbeat (and looks for a cancellation). */
 const BEAT_MS = 2_000;
 /** The owner's polling period while it has continuations out. */

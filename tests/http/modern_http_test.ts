@@ -392,7 +392,7 @@ Deno.test("MRTR across replicas: when the replica holding the call has stopped, 
   assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
   assert.match(
     answer.error.message,
-    /^The replica holding this call did not take up the retry within 10 s \(it may have stopped\); the call was not run again here, and its outcome is unknown$/,
+    /^The replica holding this call did not take up the retry within 30 s \(it may have stopped\); the call was not run again here, and its outcome is unknown$/,
   );
 });
 
