@@ -2,10 +2,14 @@
  * Detached calls: `call_tool {detach: true}` starts a call in the background
  * and `poll_result` collects it. In memory, per gateway process, bounded:
  * at most 8 running, at most 128 finished kept for 24 h (oldest evicted first).
+ * With `shared` rows (the HTTP listener on a store), each call's state and
+ * finalized result are also written to the store, so that `poll_result` on
+ * another replica answers it (the call itself runs only where it started).
  *
  * @module
  */
 import type { CallToolResult } from "../mcp/sdk.ts";
+import type { DetachedRows } from "../store/mod.ts";
 
 /** Detached calls that may run at once. */
 export const MAX_RUNNING = 8;
@@ -29,6 +33,10 @@ interface Entry {
   elapsedMs?: number;
   result?: CallToolResult;
   error?: string;
+  /** Settles once the start is written to the shared rows (or could not be). */
+  stored?: Promise<void>;
+  /** Settles once the call finished and its end is written to the shared rows (or could not be). */
+  settled?: Promise<void>;
 }
 
 /** Options of {@linkcode DetachedCalls}. */
@@ -39,6 +47,8 @@ export interface DetachedOptions {
   maxRunning?: number;
   /** @default MAX_FINISHED */
   maxFinished?: number;
+  /** The store's rows, read by `poll_result` for calls that run on another replica. */
+  shared?: DetachedRows;
 }
 
 function newCallId(): string {
@@ -53,8 +63,10 @@ export class DetachedCalls {
   #clock: () => number;
   #maxRunning: number;
   #maxFinished: number;
+  #shared?: DetachedRows;
 
   constructor(options: DetachedOptions = {}) {
+    this.#shared = options.shared;
     this.#clock = options.clock ?? Date.now;
     this.#maxRunning = options.maxRunning ?? MAX_RUNNING;
     this.#maxFinished = options.maxFinished ?? MAX_FINISHED;
@@ -94,6 +106,10 @@ export class DetachedCalls {
     };
     this.#entries.set(entry.callId, entry);
     this.#running++;
+    // The shared rows fail open: a store that cannot be written leaves the call pollable here only.
+    const shared = this.#shared;
+    entry.stored = shared?.started(entry.callId, entry.agent ?? "", entry.namespaced, entry.startedAt)
+      .catch(() => {});
     const finish = (result?: CallToolResult, error?: string) => {
       this.#running--;
       entry.finishedAt = this.#clock();
@@ -101,8 +117,13 @@ export class DetachedCalls {
       entry.result = result;
       entry.error = error;
       this.#prune();
+      if (!shared) return;
+      const finishedAt = entry.finishedAt;
+      return entry.stored!.then(() =>
+        shared.finished(entry.callId, finishedAt, result && JSON.stringify(result), error).catch(() => {})
+      );
     };
-    run(entry.controller.signal).then(
+    entry.settled = run(entry.controller.signal).then(
       (result) => finish(result),
       (error) => finish(undefined, error instanceof Error ? error.message : String(error)),
     );
@@ -138,6 +159,44 @@ export class DetachedCalls {
       namespaced: entry.namespaced,
       error: entry.error ?? "unknown error",
       elapsedMs: entry.elapsedMs,
+    };
+  }
+
+  /** Settles once call `callId`'s start is in the shared rows (at once without them). */
+  async stored(callId: string): Promise<void> {
+    await this.#entries.get(callId)?.stored;
+  }
+
+  /** Settles once call `callId` finished and its end is in the shared rows. */
+  async settled(callId: string): Promise<void> {
+    await this.#entries.get(callId)?.settled;
+  }
+
+  /**
+   * `poll_result` as any replica answers it: this process's call, else (with shared rows) the one the
+   * store knows for `agent`, started on another replica.
+   */
+  async pollAnywhere(callId: unknown, agent?: string): Promise<Record<string, unknown> | CallToolResult> {
+    const here = this.poll(callId, agent);
+    if (here.status !== "unknown" || !this.#shared || typeof callId !== "string") return here;
+    const row = await this.#shared.get(callId, agent ?? "").catch(() => undefined);
+    if (!row) return here;
+    if (row.finishedAt === undefined) {
+      return {
+        status: "pending",
+        callId: row.callId,
+        namespaced: row.namespaced,
+        elapsedMs: this.#clock() - row.startedAt,
+        hint: "Still running (on another replica). Poll again after a short wait.",
+      };
+    }
+    if (row.result !== undefined) return JSON.parse(row.result) as CallToolResult;
+    return {
+      status: "failed",
+      callId: row.callId,
+      namespaced: row.namespaced,
+      error: row.error ?? "unknown error",
+      elapsedMs: row.finishedAt - row.startedAt,
     };
   }
 

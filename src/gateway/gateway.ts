@@ -46,6 +46,7 @@ import { advertisedSteps, type Listed, listedOf, mountedDefinition, sameListedSt
 import { member, RawResult } from "../json/raw_json.ts";
 import { Stepper } from "../json/slices.ts";
 import type { OperationError, ServerOperation, Telemetry } from "../telemetry/mod.ts";
+import type { DetachedRows } from "../store/mod.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -97,6 +98,8 @@ export interface GatewayOptions {
   usage?: () => Promise<ReadonlyMap<string, number>>;
   /** A span and a duration per host request (see telemetry/); undefined = none, at no cost. */
   telemetry?: Telemetry;
+  /** Detached calls' states in the store, for `poll_result` on any replica (HTTP); undefined = in memory only. */
+  detachedRows?: DetachedRows;
 }
 
 /** A meta-tool result: the JSON object as `structuredContent` and as one compact text block. */
@@ -206,11 +209,11 @@ export class Gateway {
       telemetry: options.telemetry,
       operation: (extra) => this.#operation(extra),
     });
-    this.detached = new DetachedCalls();
+    this.detached = new DetachedCalls({ shared: options.detachedRows });
     this.#handlers = {
       list_servers: () => listServers(hub, this),
       call_tool: (args, extra) => this.#callTool(args, extra),
-      poll_result: (args) => this.detached.poll(args.callId, hub.agent),
+      poll_result: (args) => this.detached.pollAnywhere(args.callId, hub.agent),
       search_tools: (args) => searchTools(hub, args),
       resolve_tool: (args) => resolveTool(hub, args),
       describe_tool: (args) => this.#describeTool(args),
@@ -336,6 +339,7 @@ export class Gateway {
       if (error instanceof TooManyDetachedError) return errorResult(`run_code: ${error.message}`);
       throw error;
     }
+    await this.detached.stored(callId);
     return jsonResult({
       status: "accepted",
       callId,
@@ -581,6 +585,8 @@ export class Gateway {
         if (error instanceof TooManyDetachedError) return errorResult(`call_tool: ${error.message}`);
         throw error;
       }
+      // Polled from any replica on the store: the start is written before the host hears the callId.
+      await this.detached.stored(callId);
       return jsonResult({
         status: "accepted",
         callId,

@@ -7,13 +7,16 @@
 import type { Config } from "../config/mod.ts";
 import {
   type DatabaseSync,
+  DetachedRows,
   isPostgresUrl,
   type Migration,
   openStore,
   type PgMigration,
   pgpassPassword,
   pgQuotaMigrations,
+  pgRendezvousMigrations,
   PgStore,
+  rendezvousMigrations,
   sqliteReader,
   type SqlReader,
 } from "../store/mod.ts";
@@ -98,6 +101,7 @@ const FILE_MIGRATIONS = [
   ...toolCacheMigrations,
   ...authMigrations,
   ...toolPinMigrations,
+  ...rendezvousMigrations,
 ];
 
 function openGatewayStore(
@@ -149,7 +153,11 @@ export interface GatewayCore {
    * A new upstream server over `hub` (or a view of it), with the store's meta-tools; `start` is called
    * once its host has initialized (see {@linkcode GatewayOptions.start}).
    */
-  gateway(hub: Hub, start?: () => void): Gateway;
+  /**
+   * `sessionless`: the gateway serves 2026-07-28 requests (no session): its detached calls are kept in the
+   * store, so that `poll_result` is answered by any replica for the same agent (a 2025 session's stay its own).
+   */
+  gateway(hub: Hub, start?: () => void, sessionless?: boolean): Gateway;
   /** Flushes pending call records. */
   flush(): Promise<void>;
   /** Closes the views, the hub (every downstream), the recorder and the store. */
@@ -185,6 +193,7 @@ export const pgStoreMigrations: readonly PgMigration[] = [
     sql:
       "CREATE TABLE store_imports (source TEXT PRIMARY KEY, last_call_id BIGINT NOT NULL, imported_at BIGINT NOT NULL)",
   },
+  ...pgRendezvousMigrations,
 ];
 
 /** The shared PostgreSQL store: every part on the pool, OAuth tokens in the local file. */
@@ -326,6 +335,8 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
     loginCommand: options.loginCommand,
   };
   const hub = new Hub({ ...hubOptions, agent: options.agent });
+  // Replicas (HTTP) share the detached calls of session-less requests, so that any answers poll_result.
+  const detachedRows = options.shared && reader ? new DetachedRows(reader) : undefined;
   const views = new Map<string, Hub>();
   const unwatch = telemetry?.gauges(() => hubGauges(hub));
   const unwatchStore = reader && telemetry && watchStore(telemetry, reader, log);
@@ -406,7 +417,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
       }
       return view;
     },
-    gateway: (scoped, start) =>
+    gateway: (scoped, start, sessionless) =>
       new Gateway(scoped, {
         version: options.version,
         log,
@@ -415,6 +426,7 @@ export function openGatewayCore(options: GatewayCoreOptions): GatewayCore {
         start,
         usage: reader ? () => usageOf(reader, scoped.agent) : undefined,
         telemetry,
+        detachedRows: sessionless ? detachedRows : undefined,
       }),
     flush: () => recorder.flush(),
     async close() {

@@ -24,6 +24,7 @@ import { livePage } from "./page.ts";
 import { EventBudget, SessionEvents } from "./events.ts";
 import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { isModern, ModernEndpoint } from "./modern.ts";
+import { Continuations } from "./continuations.ts";
 import { type ConnectionInfo, serveHttp1 } from "./server.ts";
 import { inOrder, isRefusal, type QuotaRefusal, type Refusals, type SessionPlace } from "./quota.ts";
 import { agentQuotas, type SharedQuotaOptions } from "./shared_quota.ts";
@@ -170,6 +171,19 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const eventBudget = new EventBudget(config.listenLimits.eventsTotal);
   /** The 2026-07-28 requests of each agent (undefined = unscoped): no sessions (modern.ts). */
   const modern = new Map<string | undefined, ModernEndpoint>();
+  /** MRTR continuations across the replicas on the store (continuations.ts). */
+  const continuations = new Continuations(core.reader, log);
+  const modernEndpoint = (agent: string | undefined): ModernEndpoint => {
+    let endpoint = modern.get(agent);
+    if (!endpoint) {
+      const gateway = core.gateway(agent === undefined ? core.hub : core.view(agent), undefined, true);
+      modern.set(agent, endpoint = new ModernEndpoint(gateway, agent, continuations));
+    }
+    return endpoint;
+  };
+  // A retry another replica forwarded here: the agent's endpoint takes it up as its own.
+  continuations.take = (agent, body, signal) =>
+    modernEndpoint(agent === "" ? undefined : agent).serve(body as Record<string, unknown>, signal, true);
   let draining = false;
   let drained: (() => void) | undefined;
 
@@ -301,14 +315,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         return new Refusal(503, "Service Unavailable: the gateway is stopping", { "retry-after": "5" })
           .response();
       }
-      let endpoint = modern.get(agent);
-      if (!endpoint) {
-        modern.set(
-          agent,
-          endpoint = new ModernEndpoint(core.gateway(agent === undefined ? core.hub : core.view(agent))),
-        );
-      }
-      return await endpoint.handle(request, body.parsed, tokenHash);
+      return await modernEndpoint(agent).handle(request, body.parsed, tokenHash);
     }
     request = body.request;
     if (draining) {
@@ -545,6 +552,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
         ));
       }
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
+      continuations.stop();
       await Promise.allSettled([...modern.values()].map((m) => m.close()));
       await quota.close();
       modern.clear();

@@ -18,12 +18,15 @@ import {
   SUBSCRIPTION_ID_KEY,
   type Transport,
 } from "../mcp/mod.ts";
+import type { Continuations } from "./continuations.ts";
+import { type SealedState, StateSeal } from "./request_state.ts";
 
 /** The error code of a routing header that does not match the body (2026-07-28). */
 export const HEADER_MISMATCH = -32020;
 
 type Params = Record<string, unknown>;
 type Body = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Params };
+type Message = Record<string, unknown>;
 
 /** True when a session-less POST body is a 2026-07-28 message (served by {@linkcode ModernEndpoint}). */
 export function isModern(request: Request, body: unknown): boolean {
@@ -84,7 +87,17 @@ function jsonResponse(body: unknown, status = 200): Response {
   return new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
 }
 
-/** The modern requests of one agent (or of the unscoped view): one gateway server, no session. */
+/** A JSON-RPC error answer (its id set by the caller). */
+function refusal(code: number, message: string): Message {
+  return { jsonrpc: "2.0", id: null, error: { code, message } };
+}
+
+/**
+ * The modern requests of one agent (or of the unscoped view): one gateway server, no session. A call
+ * waiting for the host's input is answered `input_required` with a sealed `requestState`
+ * (request_state.ts); its retry is taken up here when the call is open here, else handed to the replica
+ * that holds it ({@linkcode Continuations}).
+ */
 export class ModernEndpoint implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -98,10 +111,16 @@ export class ModernEndpoint implements Transport {
   #closed = false;
   /** Open listen streams, by the gateway's own id of their request. */
   #streams = new Map<string, ListenStream>();
+  /** The agent ("" = the unscoped view) the states sealed here are bound to. */
+  #agent: string;
+  #continuations: Continuations;
+  #seal?: Promise<StateSeal>;
 
-  constructor(gateway: Gateway) {
+  constructor(gateway: Gateway, agent: string | undefined, continuations: Continuations) {
     this.#era.inject = (message) => this.onmessage?.(message);
     this.#gateway = gateway;
+    this.#agent = agent ?? "";
+    this.#continuations = continuations;
     this.#connected = gateway.connect(this);
   }
 
@@ -180,12 +199,22 @@ export class ModernEndpoint implements Transport {
     this.onclose?.();
   }
 
+  /** The seal of this agent's states (the store's key; asked again after a failure). */
+  #sealer(): Promise<StateSeal> {
+    if (!this.#seal) {
+      this.#seal = this.#continuations.secret().then((secret) =>
+        StateSeal.create(secret, this.#agent, this.#continuations.replica)
+      );
+      this.#seal.catch(() => this.#seal = undefined);
+    }
+    return this.#seal;
+  }
+
   /**
    * Answers one POST body (already parsed) as 2026-07-28: one JSON response, or for
    * `subscriptions/listen` an event stream that stays open. `tokenHash`: the token that sent it.
    */
   async handle(request: Request, body: unknown, tokenHash?: string): Promise<Response> {
-    await this.#connected;
     const b = body as Body;
     const hostId = b?.id;
     if (typeof b !== "object" || b === null || Array.isArray(b) || typeof b.method !== "string") {
@@ -205,10 +234,50 @@ export class ModernEndpoint implements Transport {
     // Without a session a host's request id means nothing here (ids are the gateway's own inside): a
     // host cancels a request, or ends a listen, by closing its HTTP request (handled below).
     if (!isRequest && b.method === "notifications/cancelled") return new Response(null, { status: 202 });
-    const id = `m-${++this.#seq}`;
-    const inner = isRequest ? { ...b, id } : b;
     if (isRequest && b.method === "subscriptions/listen") {
-      return this.#listen(request, inner, hostId, tokenHash);
+      await this.#connected;
+      return this.#listen(request, { ...b, id: `m-${++this.#seq}` }, hostId, tokenHash);
+    }
+    const answer = await this.serve(b, request.signal, false);
+    if (!answer) return new Response(null, { status: 202 });
+    return jsonResponse({ ...answer, id: hostId ?? null });
+  }
+
+  /**
+   * One message of the host (checked), answered: the answer's id is for the caller to set; undefined for
+   * a notification, or when `signal` aborted (the request is then cancelled). `forwarded`: another replica
+   * handed this retry here through the store (it is not handed on again).
+   */
+  async serve(b: Body, signal: AbortSignal, forwarded: boolean): Promise<Message | undefined> {
+    await this.#connected;
+    const hostId = b.id;
+    const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    // Without a session a host's request id means nothing here: a forwarded cancellation is not one.
+    if (!isRequest && b.method === "notifications/cancelled") return undefined;
+    const id = `m-${++this.#seq}`;
+    let inner: Body = isRequest ? { ...b, id } : b;
+    const state = b.params?.requestState;
+    if (isRequest && typeof state === "string") {
+      // A retry: its sealed state is checked before anything runs.
+      let opened: SealedState | { refused: string };
+      try {
+        opened = await (await this.#sealer()).open(state, b);
+      } catch (error) {
+        return refusal(-32603, `The gateway could not check the requestState (${(error as Error).message})`);
+      }
+      if ("refused" in opened) return refusal(-32602, opened.refused);
+      if (!this.#era.waits(opened.id)) {
+        if (!forwarded && opened.owner !== this.#continuations.replica) {
+          return await this.#continuations.forward(opened, b, signal);
+        }
+        return refusal(
+          -32602,
+          "requestState was already used, or the call it continues has ended (a continuation is answered " +
+            "once); nothing was run",
+        );
+      }
+      this.#continuations.settled(opened.id);
+      inner = { ...inner, params: { ...b.params, requestState: opened.id } };
     }
     const answered = isRequest
       ? new Promise<JSONRPCMessage>((resolve) => this.#pending.set(id, resolve))
@@ -216,12 +285,14 @@ export class ModernEndpoint implements Transport {
     const era = this.#era.incoming(inner);
     if (era.reply) {
       this.#pending.delete(id);
-      return jsonResponse({ ...era.reply, id: hostId });
+      return era.reply as Message;
     }
     for (const message of era.deliver) this.onmessage?.(message as JSONRPCMessage);
-    if (!answered) return new Response(null, { status: 202 });
+    if (!answered) return undefined;
     // A host that goes away cancels its request.
+    const aborted = Promise.withResolvers<undefined>();
     const onAbort = () => {
+      aborted.resolve(undefined);
       if (!this.#pending.delete(id)) return;
       this.onmessage?.({
         jsonrpc: "2.0",
@@ -229,12 +300,36 @@ export class ModernEndpoint implements Transport {
         params: { requestId: id, reason: "the HTTP request was aborted" },
       } as JSONRPCMessage);
     };
-    request.signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const answer = await answered;
-      return jsonResponse({ ...answer, id: hostId });
+      const answer = await Promise.race([answered, aborted.promise]) as Message | undefined;
+      return answer && await this.#sealed(answer, b);
     } finally {
-      request.signal.removeEventListener("abort", onAbort);
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** An `input_required` answer with its `requestState` sealed (bound to this agent and `request`). */
+  async #sealed(answer: Message, request: Body): Promise<Message> {
+    const result = answer.result as Record<string, unknown> | undefined;
+    if (result?.resultType !== "input_required" || typeof result.requestState !== "string") return answer;
+    const inner = result.requestState;
+    const ttl = this.#era.continuationMs;
+    try {
+      const requestState = await (await this.#sealer()).seal(inner, request, ttl);
+      this.#continuations.expect(inner, Date.now() + ttl);
+      return { ...answer, result: { ...result, requestState } };
+    } catch (error) {
+      // A state that cannot be sealed cannot be continued: the call ends now rather than wait for nothing.
+      this.#era.drop(inner);
+      return refusal(
+        -32603,
+        `The gateway could not seal the continuation's requestState (${
+          (error as Error).message
+        }); the call ` +
+          "was cancelled",
+      );
     }
   }
 

@@ -67,7 +67,7 @@ interface OpenCall {
 }
 
 /** A JSON value with its object keys sorted (arguments compared whatever their key order). */
-function canonical(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   return JSON.stringify(
     value,
     (_, v) =>
@@ -274,6 +274,17 @@ export class HostEra {
     return hostId;
   }
 
+  /** True while the continuation `state` waits here for the host's retry. */
+  waits(state: string): boolean {
+    return this.#states.has(state);
+  }
+
+  /** The continuation `state` abandoned now (its server request fails, its call is cancelled). */
+  drop(state: string): void {
+    const internal = this.#states.get(state);
+    if (internal !== undefined) this.#abandon(internal);
+  }
+
   /**
    * A message of the gateway's server to the host; `related` is the host request it belongs to (the
    * SDK's `relatedRequestId`), which a server-to-client request needs to become `input_required`.
@@ -451,8 +462,8 @@ export class HostEra {
       );
     }
     if (
-      m.method !== call.method || canonical(m.params?.name) !== canonical(call.name) ||
-      canonical(m.params?.arguments) !== canonical(call.arguments)
+      m.method !== call.method || canonicalJson(m.params?.name) !== canonicalJson(call.name) ||
+      canonicalJson(m.params?.arguments) !== canonicalJson(call.arguments)
     ) {
       return refuse("requestState belongs to another request (its method, name or arguments differ)");
     }

@@ -192,3 +192,13 @@ export {
   type PgTx,
 } from "./postgres.ts";
 export { PgQuotaLedger, pgQuotaMigrations, type QuotaPlace } from "./pg_quota.ts";
+export {
+  type ClaimedRetry,
+  type DetachedRow,
+  DetachedRows,
+  pgRendezvousMigrations,
+  Rendezvous,
+  rendezvousMigrations,
+  type RendezvousState,
+  storeSecret,
+} from "./rendezvous.ts";

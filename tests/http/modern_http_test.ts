@@ -1,7 +1,9 @@
 /**
  * MCP 2026-07-28 over HTTP (`mcp serve --listen`): the v2 client pinned and in `auto` mode lists and
  * calls with no session, alternating between two replicas on one store; the routing headers are
- * checked (-32020); the v1 client's sessions on the same endpoint are unchanged.
+ * checked (-32020); the v1 client's sessions on the same endpoint are unchanged; an MRTR started on one
+ * replica is completed by retries on the other (through the store), and a sealed requestState that is
+ * forged, altered, another agent's, another request's or used is refused.
  */
 import assert from "node:assert/strict";
 import {
@@ -12,6 +14,7 @@ import { DENO, FIXTURE, q, ROOT, structured, tempDir, writeConfig } from "../hel
 import { httpClient, startListener } from "./http_helpers.ts";
 import { ModernEndpoint } from "../../src/http/modern.ts";
 import type { Gateway } from "../../src/gateway/gateway.ts";
+import { pgCluster, pgTest } from "../store/_pg.ts";
 
 const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
 const RELAY = `${ROOT}tests/fixtures/relay_server.ts`;
@@ -39,7 +42,14 @@ async function config(dir: string): Promise<string> {
  * The v2 client over HTTP whose requests go to each of `urls` in turn (a load balancer with no
  * affinity), recording each POST's origin and headers.
  */
-async function modernHttp(urls: string[], mode: "auto" | { pin: string }) {
+async function modernHttp(
+  urls: string[],
+  mode: "auto" | { pin: string },
+  answer: (message: string) => Record<string, unknown> = () => ({
+    action: "accept",
+    content: { name: "Ada" },
+  }),
+) {
   let turn = 0;
   const seen: { origin: string; method: string | null; name: string | null; session: string | null }[] = [];
   const fetchRoundRobin = (input: string | URL | Request, init?: RequestInit) => {
@@ -60,11 +70,17 @@ async function modernHttp(urls: string[], mode: "auto" | { pin: string }) {
     { name: "modern-http", version: "2.0.0" },
     { versionNegotiation: { mode }, capabilities: { elicitation: { form: {} } } },
   );
-  client.setRequestHandler("elicitation/create", () => ({ action: "accept", content: { name: "Ada" } }));
+  const asked: string[] = [];
+  client.setRequestHandler("elicitation/create", (request) => {
+    asked.push(request.params.message);
+    return answer(request.params.message) as never;
+  });
   await client.connect(transport);
   return {
     client,
     seen,
+    /** The messages of the elicitations the host was asked, in order. */
+    asked,
     async [Symbol.asyncDispose]() {
       await client.close().catch(() => {});
     },
@@ -123,7 +139,7 @@ Deno.test("a 2026-07-28 endpoint closes its gateway once, though the gateway's c
       if (closes < 5) await endpoint!.close();
     },
   } as unknown as Gateway;
-  endpoint = new ModernEndpoint(gateway);
+  endpoint = new ModernEndpoint(gateway, undefined, {} as never);
   await endpoint.close();
   await endpoint.close();
   assert.equal(closes, 1);
@@ -195,22 +211,249 @@ Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);
+  await using a = await startListener(path, { db: `${dir.path}/shared.db` });
+  // One replica: the retry finds the open call; the host's answer completes it.
+  await using host = await modernHttp([a.url], { pin: "2026-07-28" });
+  const result = await host.client.callTool({ name: "relay__elicit", arguments: {} });
+  assert.deepEqual(JSON.parse(text(result)), { action: "accept", content: { name: "Ada" } });
+  assert.deepEqual(host.asked, ["Who?"]);
+});
+
+/** Two replicas on one store; the v2 client's requests alternate between them; an MRTR of `rounds`. */
+async function crossReplica(db: string, dir: string, rounds: number) {
+  const path = await config(dir);
+  await using a = await startListener(path, { db });
+  await using b = await startListener(path, { db });
+  let n = 0;
+  await using host = await modernHttp(
+    [a.url, b.url],
+    { pin: "2026-07-28" },
+    () => ({ action: "accept", content: { name: `Ada ${++n}` } }),
+  );
+  const result = await host.client.callTool({ name: "relay__elicit", arguments: { rounds } });
+  // Every round's answer reached the one open call, in order; nothing was asked twice (a call run again
+  // would have asked its first question again).
+  const answers = Array.from(
+    { length: rounds },
+    (_, i) => ({ action: "accept", content: { name: `Ada ${i + 1}` } }),
+  );
+  assert.deepEqual(JSON.parse(text(result)), rounds === 1 ? answers[0] : answers);
+  assert.deepEqual(
+    host.asked,
+    Array.from({ length: rounds }, (_, i) => rounds === 1 ? "Who?" : `Who? (${i + 1} of ${rounds})`),
+  );
+  // The call went to one replica; retries reached the other (answered through the store) and, with three
+  // rounds, the first one again (answered there).
+  const calls = host.seen.filter((s) => s.method === "tools/call" && s.name === "relay__elicit");
+  assert.equal(calls.length, rounds + 1);
+  const owner = calls[0]!.origin;
+  assert.ok(calls.slice(1).some((c) => c.origin !== owner));
+  if (rounds > 2) assert.ok(calls.slice(1).some((c) => c.origin === owner));
+}
+
+Deno.test("MRTR across two replicas on one SQLite file: retries on the other replica complete the call open on the first, never run again", async () => {
+  await using dir = await tempDir();
+  await crossReplica(`${dir.path}/shared.db`, dir.path, 3);
+});
+
+pgTest(
+  "MRTR across two replicas on one PostgreSQL store: the retry on the other replica completes the call",
+  async () => {
+    const url = await (await pgCluster()).database();
+    await using dir = await tempDir();
+    await crossReplica(url, dir.path, 2);
+  },
+);
+
+const ALPHA = "alpha-token-0123456789abcdef";
+const BETA = "beta-token-0123456789abcdef";
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+};
+
+/** One 2026-07-28 POST with a bearer token, as a host sends it. */
+async function post(url: string, token: string, body: Record<string, unknown>) {
+  const params = body.params as { name?: string };
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": String(body.method),
+      ...params?.name ? { "mcp-name": params.name } : {},
+      authorization: `Bearer ${token}`,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+  });
+  return await response.json();
+}
+
+Deno.test("a sealed requestState: forged, altered, another agent's, another request's or a used one is refused by name on either replica, never run", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:
+  relay:
+    command: ${q(DENO)}
+    args: [run, -A, ${q(RELAY)}]
+agents:
+  alpha:
+    token: \${TOK_ALPHA}
+  beta:
+    token: \${TOK_BETA}
+`,
+  );
+  const db = `${dir.path}/shared.db`;
+  const env = { TOK_ALPHA: ALPHA, TOK_BETA: BETA };
+  await using a = await startListener(path, { db, env });
+  await using b = await startListener(path, { db, env });
+  const call = { method: "tools/call", params: { name: "relay__elicit", arguments: {}, _meta: META } };
+  const first = await post(a.url, ALPHA, { id: 1, ...call });
+  assert.equal(first.result.resultType, "input_required");
+  const [key] = Object.keys(first.result.inputRequests);
+  assert.equal(first.result.inputRequests[key!].method, "elicitation/create");
+  const state: string = first.result.requestState;
+  const inputResponses = { [key!]: { action: "accept", content: { name: "Ada" } } };
+  const retry = (s: string, extra: Record<string, unknown> = {}) => ({
+    id: 2,
+    method: "tools/call",
+    params: { ...call.params, inputResponses, requestState: s, ...extra },
+  });
+  const refused = async (url: string, token: string, body: Record<string, unknown>, message: RegExp) => {
+    const answer = await post(url, token, body);
+    assert.equal(answer.id, 2);
+    assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
+    assert.match(answer.error.message, message);
+  };
+  const forged = /requestState was not issued by this gateway \(its seal does not verify: forged, altered/;
+  // Forged and altered (a byte of the sealed contents or of the signature changed): refused on both.
+  const [prefix, payload, mac] = state.split(".");
+  const flip = (s: string) => (s[5] === "A" ? "B" : "A");
+  const altered = `${prefix}.${payload!.slice(0, 5)}${flip(payload!)}${payload!.slice(6)}.${mac}`;
+  const badMac = `${prefix}.${payload}.${mac!.slice(0, 5)}${flip(mac!)}${mac!.slice(6)}`;
+  for (const url of [a.url, b.url]) {
+    await refused(url, ALPHA, retry("not-a-state"), forged);
+    await refused(url, ALPHA, retry(altered), forged);
+    await refused(url, ALPHA, retry(badMac), forged);
+    // Another agent's, with its own valid token.
+    await refused(url, BETA, retry(state), /requestState was issued to another agent; nothing was run/);
+    // The same state for other arguments, or another tool.
+    await refused(
+      url,
+      ALPHA,
+      retry(state, { arguments: { rounds: 1 } }),
+      /requestState belongs to another request \(its method, name or arguments differ\)/,
+    );
+    await refused(
+      url,
+      ALPHA,
+      retry(state, { name: "relay__zeta" }),
+      /requestState belongs to another request/,
+    );
+  }
+  // None of that ran anything or used the state: the right retry on the other replica completes the call.
+  const done = await post(b.url, ALPHA, retry(state));
+  assert.equal(done.id, 2);
+  assert.equal(done.result.resultType, "complete");
+  assert.deepEqual(JSON.parse(done.result.content[0].text), { action: "accept", content: { name: "Ada" } });
+  // Used once: a replay is refused on either replica.
+  await refused(
+    b.url,
+    ALPHA,
+    retry(state),
+    /requestState was already used \(a continuation is answered once\)/,
+  );
+  await refused(
+    a.url,
+    ALPHA,
+    retry(state),
+    /requestState was already used, or the call it continues has ended/,
+  );
+  // The key is the store's (one for both replicas), and neither replica printed it.
+  const { DatabaseSync } = await import("node:sqlite");
+  const store = new DatabaseSync(db, { readOnly: true });
+  const rows = store.prepare("SELECT secret FROM mcphub_keys").all() as { secret: string }[];
+  store.close();
+  assert.equal(rows.length, 1);
+  assert.match(rows[0]!.secret, /^[0-9a-f]{64}$/);
+  for (const replica of [a, b]) assert.ok(!replica.stderr().includes(rows[0]!.secret));
+});
+
+Deno.test("MRTR across replicas: when the replica holding the call has stopped, a retry on the other ends with a clear error, never run there", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
   const db = `${dir.path}/shared.db`;
   await using a = await startListener(path, { db });
-  {
-    // One replica: the retry finds the open call; the host's answer completes it.
-    await using host = await modernHttp([a.url], { pin: "2026-07-28" });
-    const result = await host.client.callTool({ name: "relay__elicit", arguments: {} });
-    assert.deepEqual(JSON.parse(text(result)), { action: "accept", content: { name: "Ada" } });
-  }
-  // Two replicas with no affinity: a retry that reaches the other replica is refused by name, never run
-  // again (the rendezvous in the store is not built yet).
+  await using b = await startListener(path, { db });
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
+  };
+  const send = async (url: string, body: Record<string, unknown>) =>
+    await (await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", ...body }),
+    })).json();
+  const params = { name: "relay__elicit", arguments: {}, _meta: meta };
+  const first = await send(a.url, { id: 1, method: "tools/call", params });
+  assert.equal(first.result.resultType, "input_required");
+  const [key] = Object.keys(first.result.inputRequests);
+  // The replica holding the call goes away (its downstream call with it).
+  await a.stop();
+  const answer = await send(b.url, {
+    id: 2,
+    method: "tools/call",
+    params: {
+      ...params,
+      requestState: first.result.requestState,
+      inputResponses: { [key!]: { action: "accept", content: { name: "Ada" } } },
+    },
+  });
+  assert.equal(answer.id, 2);
+  assert.equal(answer.error?.code, -32603, JSON.stringify(answer));
+  assert.match(
+    answer.error.message,
+    /^The replica holding this call did not take up the retry within 30 s \(it may have stopped\); the call was not run again here, and its outcome is unknown$/,
+  );
+});
+
+Deno.test("detach across replicas: poll_result on the other replica answers a call detached on the first (state in the store), scoped to the agent", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
+  const db = `${dir.path}/shared.db`;
+  await using a = await startListener(path, { db });
   await using b = await startListener(path, { db });
   await using host = await modernHttp([a.url, b.url], { pin: "2026-07-28" });
-  // The call goes to one replica, its retry to the other.
-  const failed = await host.client.callTool({ name: "relay__elicit", arguments: {} }).then(
-    (r) => JSON.stringify(r),
-    (e) => String(e),
+  const c = host.client;
+  const accepted = structured<{ status: string; callId: string }>(
+    await c.callTool({
+      name: "call_tool",
+      arguments: { tool: "legacy__echo", arguments: { text: "far away" }, detach: true },
+    }),
   );
-  assert.match(failed, /Unknown requestState: the call it continues is not open on this gateway/);
+  assert.equal(accepted.status, "accepted");
+  const started = host.seen.filter((s) => s.method === "tools/call").at(-1)!.origin;
+  // Polled until the call's own state says it is done; every poll is answered, never "unknown".
+  const polledOn = new Set<string>();
+  let result: Record<string, unknown>;
+  for (;;) {
+    result = await c.callTool({ name: "poll_result", arguments: { callId: accepted.callId } });
+    polledOn.add(host.seen.filter((s) => s.method === "tools/call").at(-1)!.origin);
+    const status = (result.structuredContent as { status?: string } | undefined)?.status;
+    assert.notEqual(status, "unknown", JSON.stringify(result));
+    if (status !== "pending") break;
+  }
+  assert.equal(text(result), "far away");
+  // The replica that did not run the call answered at least one poll.
+  assert.ok([...polledOn].some((origin) => origin !== started));
+  // An id no replica issued is unknown on both.
+  for (let i = 0; i < 2; i++) {
+    const unknown = structured<{ status: string }>(
+      await c.callTool({ name: "poll_result", arguments: { callId: "0".repeat(32) } }),
+    );
+    assert.equal(unknown.status, "unknown");
+  }
 });
