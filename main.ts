@@ -1,6 +1,6 @@
 /**
  * mcphub: the command-line entry point. Parses nothing itself; runs the CLI
- * and turns its result into the process exit code (the only Deno.exit).
+ * and turns its result into the process exit code (src/cli/exit.ts: the only Deno.exit).
  *
  * @module
  */
@@ -10,6 +10,7 @@
 import "./src/json/install.ts";
 // The CLI's light entry: `mcp serve` loads only what it needs (`src/cli/mod.ts` loads every command).
 import { runCli } from "./src/cli/run.ts";
+import { exitProcess } from "./src/cli/exit.ts";
 
 /**
  * The last argument that makes this program code mode's sandbox instead of the CLI: a compiled mcphub
@@ -37,7 +38,8 @@ if (import.meta.main && Deno.args.at(-1) === SANDBOX_ARG) {
     err: (text) => writeAll(Deno.stderr, encoder.encode(text)),
     signal: controller.signal,
   });
-  Deno.exit(code);
+  // Not Deno.exit itself: with OpenTelemetry on, its flush could wait forever (src/cli/exit.ts).
+  await exitProcess(code);
 }
 
 function writeAll(w: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {

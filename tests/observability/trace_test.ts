@@ -24,15 +24,35 @@ const SERVER = 2;
 const CLIENT = 3;
 const ERROR = 2;
 
-function otelEnv(endpoint: string): Record<string, string> {
+/**
+ * Deno's OpenTelemetry to `endpoint`. `metricsEveryMs` only for a test that waits on gauges: a periodic
+ * collection due at the gateway's exit makes its flush wait out src/cli/exit.ts's watchdog.
+ */
+function otelEnv(endpoint: string, metricsEveryMs?: number): Record<string, string> {
   return {
     OTEL_DENO: "true",
     OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
     OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
     OTEL_SERVICE_NAME: "mcphub",
     OTEL_DENO_CONSOLE: "ignore",
-    OTEL_METRIC_EXPORT_INTERVAL: "200",
+    ...metricsEveryMs === undefined ? {} : { OTEL_METRIC_EXPORT_INTERVAL: String(metricsEveryMs) },
   };
+}
+
+/**
+ * Stops `listener` within `until`'s bound: a gateway that never exits fails the test with its stderr
+ * instead of hanging the run.
+ */
+async function stopWithin(listener: Awaited<ReturnType<typeof startListener>>): Promise<void> {
+  let exited: Deno.CommandStatus | undefined;
+  listener.stop().then((status) => exited = status);
+  try {
+    await until("the listener to exit after SIGTERM", () => Promise.resolve(exited));
+  } catch (error) {
+    listener.child.kill("SIGKILL");
+    await listener.stop();
+    throw new Error(`${(error as Error).message}; stderr:\n${listener.stderr()}`);
+  }
 }
 
 function textOf(result: unknown): string {
@@ -46,7 +66,7 @@ Deno.test("a host's traceparent continues through the gateway's SERVER and CLIEN
     dir.path,
     `servers:\n  fx:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --trace]\n`,
   );
-  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint, 200) });
   let mounted: string, viaMeta: string, failed: unknown, detachedId: string;
   try {
     await gw.client.listTools();
@@ -253,7 +273,7 @@ Deno.test("on --listen, a SERVER span carries the session id and the host's trac
     );
   } finally {
     // Stopped: the spans go out as it exits.
-    await listener.stop();
+    await stopWithin(listener);
   }
   assert.ok(sessionId);
   const parts = (JSON.parse(text) as { traceparent: string }).traceparent.split("-");
