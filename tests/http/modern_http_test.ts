@@ -130,16 +130,16 @@ for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
 
 Deno.test("a 2026-07-28 endpoint closes its gateway once, though the gateway's close closes the endpoint", async () => {
   let closes = 0;
-  let endpoint: ModernEndpoint | undefined;
+  const held: { endpoint?: ModernEndpoint } = {};
   // As the real gateway does: its close closes its server, which closes the transport (the endpoint).
   const gateway = {
     connect: () => Promise.resolve(),
     close: async () => {
       closes++;
-      if (closes < 5) await endpoint!.close();
+      if (closes < 5) await held.endpoint!.close();
     },
   } as unknown as Gateway;
-  endpoint = new ModernEndpoint(gateway, undefined, {} as never);
+  const endpoint = held.endpoint = new ModernEndpoint(gateway, undefined, {} as never);
   await endpoint.close();
   await endpoint.close();
   assert.equal(closes, 1);
