@@ -2,6 +2,7 @@
  * Starting `mcphub mcp serve --listen 127.0.0.1:0` under the permissions `mcphub permissions --listen`
  * derives, and connecting the official SDK client to it over Streamable HTTP.
  */
+import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -177,3 +178,23 @@ export const INITIALIZE = JSON.stringify({
   method: "initialize",
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
+
+/**
+ * Scrapes `${origin}/metrics` with `token` and asserts each `[agent, quota, value]` row of
+ * `mcphub_quota_refusals`.
+ */
+export async function assertQuotaRefusals(
+  origin: string,
+  token: string,
+  rows: readonly (readonly [string, string, number])[],
+): Promise<void> {
+  const scrape = await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  assert.equal(scrape.status, 200);
+  const metrics = await scrape.text();
+  for (const [agent, quota, value] of rows) {
+    assert.match(
+      metrics,
+      new RegExp(`^mcphub_quota_refusals\\{agent="${agent}",quota="${quota}"\\} ${value}$`, "m"),
+    );
+  }
+}

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
 import { listen } from "../../src/http/mod.ts";
 import { DENO, FIXTURE, q, tempDir, until } from "../helpers.ts";
-import { httpClient } from "./http_helpers.ts";
+import { assertQuotaRefusals, httpClient } from "./http_helpers.ts";
 
 const TOKENS: Record<string, string> = {
   TOK_GREEDY: "greedy-token-0123456789abcdef",
@@ -123,24 +123,12 @@ agents:
     assert.doesNotMatch(await text(calm), /"refused"/);
     assert.deepEqual(listener.refusals("chatty"), { sessions: 0, concurrent_calls: 0, requests: 1 });
     // And in /metrics, per agent and quota.
-    const scrape = await fetch(`${listener.origin}/metrics`, {
-      headers: { authorization: `Bearer ${TOKENS.TOK_METRICS}` },
-    });
-    assert.equal(scrape.status, 200);
-    const metrics = await scrape.text();
-    for (
-      const [agent, quota, value] of [
-        ["greedy", "sessions", 1],
-        ["greedy", "concurrent_calls", 1],
-        ["chatty", "requests", 1],
-        ["calm", "requests", 0],
-      ] as const
-    ) {
-      assert.match(
-        metrics,
-        new RegExp(`^mcphub_quota_refusals\\{agent="${agent}",quota="${quota}"\\} ${value}$`, "m"),
-      );
-    }
+    await assertQuotaRefusals(listener.origin, TOKENS.TOK_METRICS, [
+      ["greedy", "sessions", 1],
+      ["greedy", "concurrent_calls", 1],
+      ["chatty", "requests", 1],
+      ["calm", "requests", 0],
+    ]);
   } finally {
     await listener.stop();
   }

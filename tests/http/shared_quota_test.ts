@@ -11,7 +11,7 @@ import type { SharedQuotaOptions } from "../../src/http/shared_quota.ts";
 import { PgQuotaLedger, pgQuotaMigrations, PgStore } from "../../src/store/mod.ts";
 import { DENO, FIXTURE, q, tempDir, until } from "../helpers.ts";
 import { pgCluster, pgTest } from "../store/_pg.ts";
-import { httpClient } from "./http_helpers.ts";
+import { assertQuotaRefusals, httpClient } from "./http_helpers.ts";
 
 const TOKENS: Record<string, string> = {
   TOK_GREEDY: "greedy-token-0123456789abcdef",
@@ -177,24 +177,12 @@ pgTest(
         (await callerB.callTool({ name: "stats", arguments: {} })).structuredContent,
       );
       assert.match(stats, /"refused":\{"sessions":0,"concurrent_calls":1,"requests":0\}/);
-      const scrape = await fetch(`${b.origin}/metrics`, {
-        headers: { authorization: `Bearer ${TOKENS.TOK_METRICS}` },
-      });
-      assert.equal(scrape.status, 200);
-      const metrics = await scrape.text();
-      for (
-        const [agent, quota, value] of [
-          ["greedy", "sessions", 1],
-          ["caller", "concurrent_calls", 1],
-          ["chatty", "requests", 1],
-          ["calm", "requests", 0],
-        ] as const
-      ) {
-        assert.match(
-          metrics,
-          new RegExp(`^mcphub_quota_refusals\\{agent="${agent}",quota="${quota}"\\} ${value}$`, "m"),
-        );
-      }
+      await assertQuotaRefusals(b.origin, TOKENS.TOK_METRICS, [
+        ["greedy", "sessions", 1],
+        ["caller", "concurrent_calls", 1],
+        ["chatty", "requests", 1],
+        ["calm", "requests", 0],
+      ]);
     } finally {
       await Promise.allSettled([a.stop(), b.stop()]);
     }
