@@ -434,7 +434,10 @@ export class Passthrough {
   async #session(name: string, method: string, what: string): Promise<Client> {
     const d = this.#hub.downstream(name);
     if (!d) {
-      throw new ProtocolError(-32002, `${method}: ${what} not found (no server "${name}" in scope)`);
+      throw new ProtocolError(
+        ErrorCode.ResourceNotFound,
+        `${method}: ${what} not found (no server "${name}" in scope)`,
+      );
     }
     try {
       return await d.session();
@@ -450,13 +453,16 @@ export class Passthrough {
     const split = splitUri(uri) ?? (bare ? { server: bare, uri } : undefined);
     if (!split) {
       throw new ProtocolError(
-        -32002,
+        ErrorCode.ResourceNotFound,
         `${method}: resource ${JSON.stringify(uri.slice(0, 200))} not found: resources behind mcphub are ` +
           "named mcphub://SERVER/ENCODED-URI (see resources/list)",
       );
     }
     if (this.#hub.scope?.tools) {
-      throw new ProtocolError(-32002, `${method}: resource ${JSON.stringify(uri.slice(0, 200))} not found`);
+      throw new ProtocolError(
+        ErrorCode.ResourceNotFound,
+        `${method}: resource ${JSON.stringify(uri.slice(0, 200))} not found`,
+      );
     }
     const client = await this.#session(split.server, method, `resource ${JSON.stringify(uri.slice(0, 200))}`);
     return { name: split.server, client, uri: split.uri };

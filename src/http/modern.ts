@@ -12,6 +12,7 @@
  */
 import type { Gateway } from "../gateway/mod.ts";
 import {
+  ErrorCode,
   HostEra,
   type JSONRPCMessage,
   PROTOCOL_VERSION_KEY,
@@ -22,7 +23,7 @@ import type { Continuations } from "./continuations.ts";
 import { type SealedState, StateSeal } from "./request_state.ts";
 
 /** The error code of a routing header that does not match the body (2026-07-28). */
-export const HEADER_MISMATCH = -32020;
+export const HEADER_MISMATCH = ErrorCode.HeaderMismatch;
 
 type Params = Record<string, unknown>;
 type Body = { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: Params };

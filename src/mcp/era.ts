@@ -34,6 +34,7 @@
  * @module
  */
 import type { JSONRPCMessage } from "./sdk.ts";
+import { ErrorCode } from "./errors.ts";
 
 /** The 2026-07-28 revision: the stateless core. */
 export const MODERN_VERSION = "2026-07-28";
@@ -46,7 +47,7 @@ export const CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo";
 /** The `_meta` key of the server's info in a `server/discover` result. */
 export const SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo";
 /** The error code of an unsupported protocol version (2026-07-28). */
-export const UNSUPPORTED_VERSION = -32022;
+export const UNSUPPORTED_VERSION = ErrorCode.UnsupportedProtocolVersion;
 
 /** The id of the `server/discover` the era sends (ids of the gateway's own; the SDK's are numbers). */
 const DISCOVER_ID = "mcphub-discover";

@@ -42,7 +42,6 @@ import {
   CallToolResultSchema,
   type ClientCapabilities,
   CreateTaskResultSchema,
-  ErrorCode,
   type Implementation,
   InitializedNotificationSchema,
   type InitializeRequest,
@@ -57,7 +56,7 @@ import {
   SetLevelRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
-import { messageOf } from "./errors.ts";
+import { ErrorCode, messageOf } from "./errors.ts";
 
 /** The capability a request handler needs, by method (as the SDK's `Server` checks it). */
 const HANDLER_NEEDS: Record<string, keyof ServerCapabilities> = {

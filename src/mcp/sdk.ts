@@ -7,6 +7,8 @@
  * @module
  */
 export type { Client } from "@modelcontextprotocol/sdk/client";
+// The gateway's own codes (errors.ts), where importers of this module found the SDK's `ErrorCode` before.
+export { ErrorCode } from "./errors.ts";
 export { HostServer } from "./host_server.ts";
 // @ts-types="@modelcontextprotocol/sdk/validation"
 export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
@@ -29,7 +31,6 @@ export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 export {
   CallToolRequestSchema,
   CallToolResultSchema,
-  ErrorCode,
   JSONRPCMessageSchema,
   ListToolsRequestSchema,
   ListToolsResultSchema,
