@@ -37,7 +37,10 @@ const WORDS: readonly [string, number][] = [
     ACTION.create,
   ],
   ["read open show get fetch retrieve view display load print dump return", ACTION.read],
-  ["update edit modify change replace rename move patch", ACTION.update],
+  [
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
+    ACTION.update,
+  ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
   ["delete remove forget erase drop clear purge", ACTION.delete],
@@ -50,8 +53,16 @@ const WORDS: readonly [string, number][] = [
   ["toggle enable disable activate deactivate stop pause resume", ACTION.toggle],
 ];
 
-/** Two-word verbs whose particle changes the action ("look up" searches, "note down" records). */
+/**
+ * Verbs and idioms of two or three words whose other words change the action ("look up" searches, "note
+ * down" records, "keep in mind" remembers).
+ */
 const PHRASAL: ReadonlyMap<string, number> = new Map([
+  ["keep in mind", ACTION.create],
+  ["bear in mind", ACTION.create],
+  ["make a note", ACTION.create],
+  ["take note", ACTION.create],
+  ["take a note", ACTION.create],
   ["look up", ACTION.search],
   ["find out", ACTION.search],
   ["note down", ACTION.create],
@@ -61,6 +72,15 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],
   ["switch off", ACTION.toggle],
+]);
+
+/**
+ * Verbs of a request's imperative that tool text mostly uses otherwise: "note that Bob is tall" records,
+ * where a tool's "note" is a noun; "make" is a light verb ("make a folder" creates; "make a list" lists:
+ * see {@link requestActions}).
+ */
+const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
+  [stem("note"), ACTION.create],
 ]);
 
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */
@@ -154,9 +174,28 @@ export function requestActions(text: string): { action: number; recall: number }
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
   if (words.length > ACTION_MAX_WORDS) return none;
-  const at = (i: number) =>
-    PHRASAL.get(`${words[i]} ${all[content[i]! + 1] ?? ""}`) ?? actionOf(words[i] ?? "");
+  const phrasal = (i: number) => {
+    const from = content[i]!;
+    return PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
+      PHRASAL.get(all.slice(from, from + 2).join(" "));
+  };
+  const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  // An imperative whose verb tool text uses otherwise ("note that…", "make a folder"); a light verb takes the
+  // action of the word after it ("make a list of…" lists, "make a change" updates).
+  if (mask === 0 && words.length > 0 && !STOP_WORDS.has(words[0]!)) {
+    const own = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
+    if (own !== 0) {
+      mask = recall = own;
+      for (let i = 1; i <= 2 && i < words.length; i++) {
+        const next = at(i);
+        if (next !== 0) {
+          mask = recall = next;
+          break;
+        }
+      }
+    }
+  }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
   if (mask !== 0 && GENERIC.has(stem(words[0]!))) {
     recall = 0;
@@ -175,6 +214,14 @@ export function requestActions(text: string): { action: number; recall: number }
     // An "un-" verb carries its own action: "unlink" deletes a link, it creates none.
     return m & ACTION.delete ? m : m | out;
   };
+  // Creating or removing a relation, link or connection links or unlinks ("add that link", "remove the
+  // relation"), as for a tool's name (see `toolActions`).
+  if (mask & (ACTION.create | ACTION.delete) && !(mask & ACTION.link)) {
+    if (words.slice(1, 4).some((w) => LINK_NOUNS.has(stem(w)))) {
+      mask |= ACTION.link;
+      recall |= ACTION.link;
+    }
+  }
   return { action: extra(mask), recall: extra(recall) };
 }
 

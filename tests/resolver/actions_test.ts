@@ -30,6 +30,21 @@ Deno.test("a first-person statement asks for no action; a wish asks for the verb
   assert.equal(requestAction("we need to find the invoice"), ACTION.search);
 });
 
+Deno.test("idioms, request-only verbs, repair verbs and adding a link name their action", () => {
+  assert.equal(requestAction("keep in mind that Dana is allergic to peanuts"), ACTION.create);
+  assert.equal(requestAction("bear in mind the deadline is Friday"), ACTION.create);
+  assert.equal(requestAction("make a note that the door code changed"), ACTION.create);
+  // "note" at the head of a request records; in a tool's text it is a noun.
+  assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
+  assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  assert.equal(requestAction("fix the typo on line 12 of index.html"), ACTION.update);
+  assert.equal(requestAction("correct the spelling in the title"), ACTION.update);
+  // Adding or removing a link, relation or connection links or unlinks.
+  assert.equal(requestAction("add that link"), ACTION.create | ACTION.link);
+  assert.equal(requestAction("remove the relation between them"), ACTION.delete | ACTION.link);
+  assert.equal(requestAction("add a comment to the issue"), ACTION.create);
+});
+
 Deno.test("generating, producing or composing something creates it", () => {
   assert.equal(requestAction("generate a presentation on the new phones"), ACTION.create);
   assert.equal(requestAction("compose a short poem"), ACTION.create);
