@@ -165,7 +165,14 @@ export function requestAction(text: string): number {
 export function requestActions(text: string): { action: number; recall: number } {
   const none = { action: 0, recall: 0 };
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
-  if (ARITHMETIC.test(text) || QUESTION.test(text)) return none;
+  if (ARITHMETIC.test(text)) return none;
+  // …it reads: "who is Dana connected to?" reads a graph, it links nothing. "How do I create…" and "can
+  // you…" are no such question: they ask for the verb after them, as a request does.
+  if (QUESTION.test(text)) {
+    const words = splitWords(text).flatMap((w) => w.parts).filter((w) => !STOP_WORDS.has(w) && w.length > 1);
+    if (HOW_TO.test(text) || words.length > ACTION_MAX_WORDS) return none;
+    return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
+  }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
@@ -239,6 +246,10 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** A question asking how to do something: it asks for that action, not for a fact. */
+const HOW_TO =
+  /^\s*(?:how|what|where|when|which|why)\b(?:\s+\w+)?\s+(?:do|does|can|could|should|would|to)\b/i;
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

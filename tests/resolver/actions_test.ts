@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
-import { ACTION, actionMatch, requestAction, toolActions } from "../../src/resolver/actions.ts";
+import {
+  ACTION,
+  actionMatch,
+  requestAction,
+  requestActions,
+  toolActions,
+} from "../../src/resolver/actions.ts";
 import { parseQuery } from "../../src/resolver/query.ts";
 import { stem } from "../../src/resolver/tokenize.ts";
 
@@ -15,11 +21,22 @@ Deno.test("requestAction() reads the action of a request's first word, with its 
   // Questions, arithmetic and long task descriptions name no single action.
   assert.equal(requestAction("what is 17 plus 25"), 0);
   assert.equal(requestAction("add 3 and 4"), 0);
-  assert.equal(requestAction("how big is backup.zip?"), 0);
   assert.equal(
     requestAction("write a quick start tutorial for the design system with examples of every component"),
     0,
   );
+});
+
+Deno.test("a question asks to read, search or list; a question how to do something asks nothing", () => {
+  const reads = ACTION.read | ACTION.search | ACTION.list;
+  assert.equal(requestAction("how big is backup.zip?"), reads);
+  assert.equal(requestAction("who is Dana connected to in my knowledge graph?"), reads);
+  assert.equal(requestAction("when was config.yaml last modified?"), reads);
+  assert.equal(requestAction("how do I create a repository?"), 0);
+  assert.equal(requestAction("what can I use to send an email?"), 0);
+  assert.equal(requestAction("how to delete a branch"), 0);
+  // A question's words look for no action's words: it says what it wants to know.
+  assert.equal(requestActions("who is Dana connected to?").recall, 0);
 });
 
 Deno.test("a first-person statement asks for no action; a wish asks for the verb after it", () => {
@@ -105,8 +122,8 @@ Deno.test("a tool whose description says it is deprecated ranks below its replac
   assert.equal(top({ deprecatedPenalty: 0 })[0], "read_file");
 });
 
-Deno.test("a question asks for no action; showing a file reads it, showing a directory lists it", () => {
-  assert.equal(requestAction("when was config.yaml last modified?"), 0);
+Deno.test("a question modifies nothing; showing a file reads it, showing a directory lists it", () => {
+  assert.equal(requestAction("when was config.yaml last modified?") & ACTION.update, 0);
   assert.equal(requestAction("modify config.yaml"), ACTION.update);
   const weight = (q: string, term: string) =>
     parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
