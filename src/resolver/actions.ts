@@ -81,6 +81,9 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
  */
 const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("note"), ACTION.create],
+  // Putting or placing a thing somewhere writes it there or moves it there.
+  [stem("put"), ACTION.create | ACTION.update],
+  [stem("place"), ACTION.create | ACTION.update],
 ]);
 
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */

@@ -54,6 +54,9 @@ Deno.test("idioms, request-only verbs, repair verbs and adding a link name their
   // "note" at the head of a request records; in a tool's text it is a noun.
   assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
   assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  // Putting a thing somewhere writes it or moves it there.
+  assert.equal(requestAction("put report.csv in the done folder"), ACTION.create | ACTION.update);
+  assert.equal(toolActions("put object", "Put an object into a bucket"), 0);
   assert.equal(requestAction("fix the typo on line 12 of index.html"), ACTION.update);
   assert.equal(requestAction("correct the spelling in the title"), ACTION.update);
   // Adding or removing a link, relation or connection links or unlinks.
