@@ -76,8 +76,7 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
 
 /**
  * Verbs of a request's imperative that tool text mostly uses otherwise: "note that Bob is tall" records,
- * where a tool's "note" is a noun; "make" is a light verb ("make a folder" creates; "make a list" lists:
- * see {@link requestActions}).
+ * where a tool's "note" is a noun. "Make" is a light verb (see {@link requestActions}).
  */
 const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("note"), ACTION.create],
@@ -85,6 +84,11 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("put"), ACTION.create | ACTION.update],
   [stem("place"), ACTION.create | ACTION.update],
 ]);
+
+const MAKE = stem("make");
+
+/** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
+const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */
 const REQUEST_EXTRA: ReadonlyMap<number, number> = new Map([[ACTION.link, ACTION.create]]);
@@ -191,19 +195,15 @@ export function requestActions(text: string): { action: number; recall: number }
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
-  // An imperative whose verb tool text uses otherwise ("note that…", "make a folder"); a light verb takes the
-  // action of the word after it ("make a list of…" lists, "make a change" updates).
-  if (mask === 0 && words.length > 0 && !STOP_WORDS.has(words[0]!)) {
-    const own = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
-    if (own !== 0) {
-      mask = recall = own;
-      for (let i = 1; i <= 2 && i < words.length; i++) {
-        const next = at(i);
-        if (next !== 0) {
-          mask = recall = next;
-          break;
-        }
-      }
+  // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
+  if (mask === 0 && words.length > 0) {
+    mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
+    // "Make" is a light verb: "make a list" lists, "make a change" updates; it creates what it makes only
+    // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.
+    if (mask === 0 && stem(words[0]!) === MAKE) {
+      const next = words.length > 1 ? at(1) : 0;
+      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w));
+      mask = recall = next !== 0 ? next : named ? ACTION.create : 0;
     }
   }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".

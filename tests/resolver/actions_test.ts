@@ -54,6 +54,11 @@ Deno.test("idioms, request-only verbs, repair verbs and adding a link name their
   // "note" at the head of a request records; in a tool's text it is a noun.
   assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
   assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  // "Make" creates what is new or named; otherwise it takes the next word's action, or none.
+  assert.equal(requestAction("make a folder named backups"), ACTION.create);
+  assert.equal(requestAction("make a new folder"), ACTION.create);
+  assert.equal(requestAction("make a list of my open issues"), ACTION.list);
+  assert.equal(requestAction("make a copy of someone else's repository"), 0);
   // Putting a thing somewhere writes it or moves it there.
   assert.equal(requestAction("put report.csv in the done folder"), ACTION.create | ACTION.update);
   assert.equal(toolActions("put object", "Put an object into a bucket"), 0);
