@@ -148,7 +148,12 @@ export const ARITHMETIC = new RegExp(
   String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
     String.raw`\bdivided by\b)\s*\d+(?:\.\d+)?(?![\d.,:/-])|` +
     String
-      .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d`,
+      .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d|` +
+    // The verb after its operands ("14 and 29 added together", "do 14 and 29 add up to"), or a noun before
+    // them ("the sum of 3 and 4", "the product of 6 and 7").
+    String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s+and\s+\d+(?:\.\d+)?\s+(?:added|add|summed|sum|multiplied|` +
+    String
+      .raw`together|combined)\b|\b(?:sum|total|product|difference|quotient)\s+of\s+\d+(?:\.\d+)?\s+and\s+\d`,
   "i",
 );
 

@@ -4,6 +4,7 @@ import { buildIndex, search } from "../../src/resolver/mod.ts";
 import {
   ACTION,
   actionMatch,
+  ARITHMETIC,
   requestAction,
   requestActions,
   toolActions,
@@ -37,6 +38,16 @@ Deno.test("a question asks to read, search or list; a question how to do somethi
   assert.equal(requestAction("how to delete a branch"), 0);
   // A question's words look for no action's words: it says what it wants to know.
   assert.equal(requestActions("who is Dana connected to?").recall, 0);
+});
+
+Deno.test("arithmetic whose verb follows its operands, or a noun before them, is a calculation", () => {
+  for (const q of ["what do 14 and 29 add up to?", "12 and 30 added together", "the sum of 3 and 4"]) {
+    assert.ok(ARITHMETIC.test(q), q);
+    assert.equal(requestAction(q), 0);
+  }
+  // Numbers that are not operands: a date, a count.
+  assert.ok(!ARITHMETIC.test("add 2 files and 3 folders to the archive"));
+  assert.ok(!ARITHMETIC.test("compare the 2020 and 2024 sales"));
 });
 
 Deno.test("a first-person statement asks for no action; a wish asks for the verb after it", () => {
