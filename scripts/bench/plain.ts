@@ -11,7 +11,8 @@
  * recommendation and alternatives, `ambiguous` without one, `no_match`; and the off-topic requests declined.
  *
  * `data/plain2_queries.jsonl` is a second, blind set (22 requests and 4 off-topic ones over the same catalog),
- * written before the second ranking pass of issue #42 changed anything; `--queries` picks it.
+ * written before the second ranking pass of issue #42 changed anything; `data/plain3_queries.jsonl` a third
+ * (33 requests and 4 off-topic ones), written before the fourth pass; `--queries` picks either.
  *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']

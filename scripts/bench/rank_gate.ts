@@ -5,7 +5,7 @@
  * Chinese; off-topic declines in brackets) and the pasted-id, directory-read, route, host-name, shopping
  * and relative-date sets (`ids`, `dirs`, `routes`, `hosts`, `shop`, `dates`); and `zh`: English requests
  * for this catalog's tools described in Chinese; `plain`: plain requests over the reference servers as top-1 /
- * top-5 and the wrong `confident` answers (`plain.ts`), `plain2` its second, blind set the same way. A ranking change is kept only when it helps the tuning
+ * top-5 and the wrong `confident` answers (`plain.ts`), `plain2` its second, blind set the same way, `plain3` the third blind set. A ranking change is kept only when it helps the tuning
  * half without hurting any other column (docs/ranking.md).
  *
  * ```sh
@@ -107,6 +107,10 @@ export async function gate(dir: string, options: GateOptions = {}): Promise<Gate
   row.plain2 = `${(p2.top1 / p2.answerable).toFixed(3)}/${
     (p2.top5 / p2.answerable).toFixed(3)
   } cw${p2.confidentWrong} off ${p2.offTopicDeclined}/${p2.offTopic}`;
+  const p3 = await plain(ranking, "plain3_queries.jsonl");
+  row.plain3 = `${(p3.top1 / p3.answerable).toFixed(3)}/${
+    (p3.top5 / p3.answerable).toFixed(3)
+  } cw${p3.confidentWrong} off ${p3.offTopicDeclined}/${p3.offTopic}`;
   // Wrong `confident` answers per set (a confident first tool that is not gold, or any for an off-topic one).
   const cw = (s: EvalSummary) => String(s.confident_wrong);
   row.cw = `lmb ${cw(allSummary)}+${cw(offSummary)} h1 ${cw(h.english)} h1t ${cw(h.translated)} h2 ${

@@ -37,7 +37,10 @@ const WORDS: readonly [string, number][] = [
     ACTION.create,
   ],
   ["read open show get fetch retrieve view display load print dump return", ACTION.read],
-  ["update edit modify change replace rename move patch", ACTION.update],
+  [
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
+    ACTION.update,
+  ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
   ["delete remove forget erase drop clear purge", ACTION.delete],
@@ -50,8 +53,16 @@ const WORDS: readonly [string, number][] = [
   ["toggle enable disable activate deactivate stop pause resume", ACTION.toggle],
 ];
 
-/** Two-word verbs whose particle changes the action ("look up" searches, "note down" records). */
+/**
+ * Verbs and idioms of two or three words whose other words change the action ("look up" searches, "note
+ * down" records, "keep in mind" remembers).
+ */
 const PHRASAL: ReadonlyMap<string, number> = new Map([
+  ["keep in mind", ACTION.create],
+  ["bear in mind", ACTION.create],
+  ["make a note", ACTION.create],
+  ["take note", ACTION.create],
+  ["take a note", ACTION.create],
   ["look up", ACTION.search],
   ["find out", ACTION.search],
   ["note down", ACTION.create],
@@ -62,6 +73,22 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["switch on", ACTION.toggle],
   ["switch off", ACTION.toggle],
 ]);
+
+/**
+ * Verbs of a request's imperative that tool text mostly uses otherwise: "note that Bob is tall" records,
+ * where a tool's "note" is a noun. "Make" is a light verb (see {@link requestActions}).
+ */
+const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
+  [stem("note"), ACTION.create],
+  // Putting or placing a thing somewhere writes it there or moves it there.
+  [stem("put"), ACTION.create | ACTION.update],
+  [stem("place"), ACTION.create | ACTION.update],
+]);
+
+const MAKE = stem("make");
+
+/** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
+const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */
 const REQUEST_EXTRA: ReadonlyMap<number, number> = new Map([[ACTION.link, ACTION.create]]);
@@ -121,7 +148,12 @@ export const ARITHMETIC = new RegExp(
   String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
     String.raw`\bdivided by\b)\s*\d+(?:\.\d+)?(?![\d.,:/-])|` +
     String
-      .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d`,
+      .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d|` +
+    // The verb after its operands ("14 and 29 added together", "do 14 and 29 add up to"), or a noun before
+    // them ("the sum of 3 and 4", "the product of 6 and 7").
+    String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s+and\s+\d+(?:\.\d+)?\s+(?:added|add|summed|sum|multiplied|` +
+    String
+      .raw`together|combined)\b|\b(?:sum|total|product|difference|quotient)\s+of\s+\d+(?:\.\d+)?\s+and\s+\d`,
   "i",
 );
 
@@ -145,7 +177,14 @@ export function requestAction(text: string): number {
 export function requestActions(text: string): { action: number; recall: number } {
   const none = { action: 0, recall: 0 };
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
-  if (ARITHMETIC.test(text) || QUESTION.test(text)) return none;
+  if (ARITHMETIC.test(text)) return none;
+  // …it reads: "who is Dana connected to?" reads a graph, it links nothing. "How do I create…" and "can
+  // you…" are no such question: they ask for the verb after them, as a request does.
+  if (QUESTION.test(text)) {
+    const words = splitWords(text).flatMap((w) => w.parts).filter((w) => !STOP_WORDS.has(w) && w.length > 1);
+    if (HOW_TO.test(text) || words.length > ACTION_MAX_WORDS) return none;
+    return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
+  }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
@@ -154,9 +193,24 @@ export function requestActions(text: string): { action: number; recall: number }
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
   if (words.length > ACTION_MAX_WORDS) return none;
-  const at = (i: number) =>
-    PHRASAL.get(`${words[i]} ${all[content[i]! + 1] ?? ""}`) ?? actionOf(words[i] ?? "");
+  const phrasal = (i: number) => {
+    const from = content[i]!;
+    return PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
+      PHRASAL.get(all.slice(from, from + 2).join(" "));
+  };
+  const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
+  if (mask === 0 && words.length > 0) {
+    mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
+    // "Make" is a light verb: "make a list" lists, "make a change" updates; it creates what it makes only
+    // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.
+    if (mask === 0 && stem(words[0]!) === MAKE) {
+      const next = words.length > 1 ? at(1) : 0;
+      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w));
+      mask = recall = next !== 0 ? next : named ? ACTION.create : 0;
+    }
+  }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
   if (mask !== 0 && GENERIC.has(stem(words[0]!))) {
     recall = 0;
@@ -175,6 +229,14 @@ export function requestActions(text: string): { action: number; recall: number }
     // An "un-" verb carries its own action: "unlink" deletes a link, it creates none.
     return m & ACTION.delete ? m : m | out;
   };
+  // Creating or removing a relation, link or connection links or unlinks ("add that link", "remove the
+  // relation"), as for a tool's name (see `toolActions`).
+  if (mask & (ACTION.create | ACTION.delete) && !(mask & ACTION.link)) {
+    if (words.slice(1, 4).some((w) => LINK_NOUNS.has(stem(w)))) {
+      mask |= ACTION.link;
+      recall |= ACTION.link;
+    }
+  }
   return { action: extra(mask), recall: extra(recall) };
 }
 
@@ -192,6 +254,10 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** A question asking how to do something: it asks for that action, not for a fact. */
+const HOW_TO =
+  /^\s*(?:how|what|where|when|which|why)\b(?:\s+\w+)?\s+(?:do|does|can|could|should|would|to)\b/i;
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

@@ -177,13 +177,37 @@ export function synonymsOf(term: string): readonly Synonym[] {
     out.set(t, same?.has(t) ? { term: t, weight, spelling: true } : { term: t, weight });
   }
   const w = WORDNET_WEIGHTS;
+  const put = (t: string, weight: number) => {
+    if (t !== term && weight > 0 && (out.get(t)?.weight ?? 0) < weight) {
+      out.set(t, { term: t, weight, general: true });
+    }
+  };
   if (w.synonym > 0 || w.near > 0) {
     for (const r of relatedTerms(term)) {
       const weight = r.synonym ? w.synonym : w.near;
-      if (weight > 0 && (out.get(r.term)?.weight ?? 0) < weight) {
-        out.set(r.term, { term: r.term, weight, general: true });
-      }
+      put(r.term, weight);
+      // A related verb's "-ation" noun is the same word ("note" -> observe -> observation).
+      for (const f of family(r.term)) put(f, weight);
     }
   }
+  for (const f of family(term)) put(f, FAMILY_WEIGHT);
   return [...out.values()];
+}
+
+/** Weight of a word's own "-ation" noun or verb (`observ` <-> `observat`): the same word, as recall. */
+export const FAMILY_WEIGHT = 0.85;
+
+/**
+ * The stems of a stem's "-ation" family the stemmer keeps apart (it cuts "observation" to `observat`,
+ * "observe" to `observ`; "creation" and "create" already meet at `creat`): the verb and its noun, when
+ * WordNet derives one from the other.
+ */
+function family(term: string): string[] {
+  const out: string[] = [];
+  const related = relatedTerms(term);
+  if (term.length < 3) return out;
+  if (related.some((r) => r.term === `${term}at`)) out.push(`${term}at`);
+  const base = term.slice(0, -2);
+  if (term.endsWith("at") && base.length >= 4 && related.some((r) => r.term === base)) out.push(base);
+  return out;
 }

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
-import { ACTION, actionMatch, requestAction, toolActions } from "../../src/resolver/actions.ts";
+import {
+  ACTION,
+  actionMatch,
+  ARITHMETIC,
+  requestAction,
+  requestActions,
+  toolActions,
+} from "../../src/resolver/actions.ts";
 import { parseQuery } from "../../src/resolver/query.ts";
 import { stem } from "../../src/resolver/tokenize.ts";
 
@@ -15,11 +22,32 @@ Deno.test("requestAction() reads the action of a request's first word, with its 
   // Questions, arithmetic and long task descriptions name no single action.
   assert.equal(requestAction("what is 17 plus 25"), 0);
   assert.equal(requestAction("add 3 and 4"), 0);
-  assert.equal(requestAction("how big is backup.zip?"), 0);
   assert.equal(
     requestAction("write a quick start tutorial for the design system with examples of every component"),
     0,
   );
+});
+
+Deno.test("a question asks to read, search or list; a question how to do something asks nothing", () => {
+  const reads = ACTION.read | ACTION.search | ACTION.list;
+  assert.equal(requestAction("how big is backup.zip?"), reads);
+  assert.equal(requestAction("who is Dana connected to in my knowledge graph?"), reads);
+  assert.equal(requestAction("when was config.yaml last modified?"), reads);
+  assert.equal(requestAction("how do I create a repository?"), 0);
+  assert.equal(requestAction("what can I use to send an email?"), 0);
+  assert.equal(requestAction("how to delete a branch"), 0);
+  // A question's words look for no action's words: it says what it wants to know.
+  assert.equal(requestActions("who is Dana connected to?").recall, 0);
+});
+
+Deno.test("arithmetic whose verb follows its operands, or a noun before them, is a calculation", () => {
+  for (const q of ["what do 14 and 29 add up to?", "12 and 30 added together", "the sum of 3 and 4"]) {
+    assert.ok(ARITHMETIC.test(q), q);
+    assert.equal(requestAction(q), 0);
+  }
+  // Numbers that are not operands: a date, a count.
+  assert.ok(!ARITHMETIC.test("add 2 files and 3 folders to the archive"));
+  assert.ok(!ARITHMETIC.test("compare the 2020 and 2024 sales"));
 });
 
 Deno.test("a first-person statement asks for no action; a wish asks for the verb after it", () => {
@@ -28,6 +56,29 @@ Deno.test("a first-person statement asks for no action; a wish asks for the verb
   assert.equal(requestAction("I want to save the report"), ACTION.create);
   assert.equal(requestAction("I'd like to delete the old branch"), ACTION.delete);
   assert.equal(requestAction("we need to find the invoice"), ACTION.search);
+});
+
+Deno.test("idioms, request-only verbs, repair verbs and adding a link name their action", () => {
+  assert.equal(requestAction("keep in mind that Dana is allergic to peanuts"), ACTION.create);
+  assert.equal(requestAction("bear in mind the deadline is Friday"), ACTION.create);
+  assert.equal(requestAction("make a note that the door code changed"), ACTION.create);
+  // "note" at the head of a request records; in a tool's text it is a noun.
+  assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
+  assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  // "Make" creates what is new or named; otherwise it takes the next word's action, or none.
+  assert.equal(requestAction("make a folder named backups"), ACTION.create);
+  assert.equal(requestAction("make a new folder"), ACTION.create);
+  assert.equal(requestAction("make a list of my open issues"), ACTION.list);
+  assert.equal(requestAction("make a copy of someone else's repository"), 0);
+  // Putting a thing somewhere writes it or moves it there.
+  assert.equal(requestAction("put report.csv in the done folder"), ACTION.create | ACTION.update);
+  assert.equal(toolActions("put object", "Put an object into a bucket"), 0);
+  assert.equal(requestAction("fix the typo on line 12 of index.html"), ACTION.update);
+  assert.equal(requestAction("correct the spelling in the title"), ACTION.update);
+  // Adding or removing a link, relation or connection links or unlinks.
+  assert.equal(requestAction("add that link"), ACTION.create | ACTION.link);
+  assert.equal(requestAction("remove the relation between them"), ACTION.delete | ACTION.link);
+  assert.equal(requestAction("add a comment to the issue"), ACTION.create);
 });
 
 Deno.test("generating, producing or composing something creates it", () => {
@@ -90,8 +141,8 @@ Deno.test("a tool whose description says it is deprecated ranks below its replac
   assert.equal(top({ deprecatedPenalty: 0 })[0], "read_file");
 });
 
-Deno.test("a question asks for no action; showing a file reads it, showing a directory lists it", () => {
-  assert.equal(requestAction("when was config.yaml last modified?"), 0);
+Deno.test("a question modifies nothing; showing a file reads it, showing a directory lists it", () => {
+  assert.equal(requestAction("when was config.yaml last modified?") & ACTION.update, 0);
   assert.equal(requestAction("modify config.yaml"), ACTION.update);
   const weight = (q: string, term: string) =>
     parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;

@@ -198,3 +198,16 @@ Deno.test("curated terms: a bug or ticket is an issue, a README is a file's cont
   assert.ok(of("readme").includes(stem("file")) && of("readme").includes(stem("content")));
   assert.ok(!of("file").includes(stem("readme")), "the intent is one way");
 });
+
+Deno.test("a verb and its '-ation' noun, which the stemmer keeps apart, find each other", () => {
+  const weightOf = (word: string, term: string) =>
+    synonymsOf(stem(word)).find((s) => s.term === term)?.weight ?? 0;
+  assert.equal(stem("observation"), "observat");
+  assert.equal(stem("observe"), "observ");
+  assert.equal(weightOf("observe", "observat"), 0.85);
+  assert.equal(weightOf("observation", "observ"), 0.85);
+  // A WordNet synonym's noun at the synonym's weight: a note is an observation.
+  assert.ok(weightOf("note", "observat") > 0);
+  // No family is made up: "creation" and "create" already share a stem.
+  assert.equal(weightOf("create", "creatat"), 0);
+});
