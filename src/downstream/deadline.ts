@@ -27,64 +27,6 @@ export function isLocalFailure(error: unknown): boolean {
   return typeof error === "object" && error !== null && LOCAL.has(error);
 }
 
-/**
- * Deadlines of the calls on one connection, under one timer: a call's own `setTimeout` costs ~10 µs (a
- * timer object and its scheduling) on a path that costs a few hundred; here adding and removing one is a
- * set operation, and the timer is re-armed only for a deadline earlier than the one it waits for (calls
- * that share a timeout end in the order they began, so that is the first call after an idle spell).
- */
-export class Deadlines {
-  #entries = new Set<{ at: number; fire: () => void }>();
-  #timer?: ReturnType<typeof setTimeout>;
-  #armedAt = Infinity;
-
-  /** Calls `fire` after `ms` unless the returned entry is {@linkcode Deadlines.delete}d first. */
-  add(ms: number, fire: () => void): object {
-    const entry = { at: performance.now() + ms, fire };
-    this.#entries.add(entry);
-    if (entry.at < this.#armedAt) this.#arm(entry.at);
-    return entry;
-  }
-
-  /** Forgets an entry (its call ended). */
-  delete(entry: object): void {
-    this.#entries.delete(entry as { at: number; fire: () => void });
-  }
-
-  /** Stops the timer; entries left are forgotten. */
-  clear(): void {
-    clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#armedAt = Infinity;
-    this.#entries.clear();
-  }
-
-  #arm(at: number): void {
-    clearTimeout(this.#timer);
-    this.#armedAt = at;
-    // setTimeout's limit is 2^31-1 ms; a later deadline is re-armed from here when that fires.
-    this.#timer = setTimeout(
-      () => this.#expire(),
-      Math.min(Math.max(0, at - performance.now()), MAX_TIMER_MS),
-    );
-  }
-
-  #expire(): void {
-    this.#timer = undefined;
-    this.#armedAt = Infinity;
-    const now = performance.now();
-    const due = [...this.#entries].filter((entry) => entry.at <= now).sort((a, b) => a.at - b.at);
-    for (const entry of due) {
-      // An earlier one's cancellation may have ended it meanwhile.
-      if (!this.#entries.delete(entry)) continue;
-      entry.fire();
-    }
-    let next = Infinity;
-    for (const entry of this.#entries) next = Math.min(next, entry.at);
-    if (next < Infinity && this.#timer === undefined) this.#arm(next);
-  }
-}
-
 /** The longest a timer can wait (setTimeout's limit; a longer delay fires at once). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -95,46 +37,54 @@ export interface CallLimits {
   timeoutMs: number;
 }
 
+/** Tells the server a call ended from the gateway's side; `key` is what the call was opened with. */
+export type Cancel<K> = (reason: unknown, key: K) => void;
+
+/** The listener options of every call (one object, not one per call). */
+const ONCE = { once: true } as const;
+
 /** One call in flight on a connection (see {@linkcode PendingCalls.open}). */
-export class PendingCall<T> {
+export class PendingCall<T, K = undefined> {
   /** Settles once: see {@linkcode PendingCalls.open}. */
   readonly promise: Promise<T>;
+  /** What the opener gave {@linkcode PendingCalls.open} to know the call by (the fast path: its request id). */
+  readonly key: K;
+  /** When the call times out (`performance.now()` time); read by its connection's timer. */
+  at = Infinity;
   #resolve!: (value: T) => void;
   #reject!: (error: unknown) => void;
   /** The connection's open calls while this one is open; undefined once it ended. */
-  #open?: Set<PendingCall<unknown>>;
-  #deadlines: Deadlines;
-  #deadline?: object;
+  #open?: Set<PendingCall<unknown, unknown>>;
+  #timeoutMs: number;
   #signal?: AbortSignal;
-  #cancel: (reason: unknown) => void;
+  #cancel: Cancel<K>;
 
   constructor(
-    open: Set<PendingCall<unknown>>,
-    deadlines: Deadlines,
+    calls: PendingCalls,
+    open: Set<PendingCall<unknown, unknown>> | undefined,
     { signal, timeoutMs }: CallLimits,
-    cancel: (reason: unknown) => void,
-    closed: boolean,
+    cancel: Cancel<K>,
+    key: K,
   ) {
     this.promise = new Promise<T>((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
     });
-    this.#deadlines = deadlines;
+    this.key = key;
+    this.#timeoutMs = timeoutMs;
     this.#cancel = cancel;
     // The connection has ended, or the call was cancelled before it began: it never opens.
-    if (closed || signal?.aborted) {
-      this.#reject(closed ? localFailure(ErrorCode.ConnectionClosed, "Connection closed") : signal!.reason);
+    if (!open || signal?.aborted) {
+      this.#reject(!open ? localFailure(ErrorCode.ConnectionClosed, "Connection closed") : signal!.reason);
       return;
     }
     this.#open = open;
-    open.add(this as PendingCall<unknown>);
-    this.#deadline = deadlines.add(
-      timeoutMs,
-      () => this.cancel(localFailure(ErrorCode.RequestTimeout, "Request timed out", { timeout: timeoutMs })),
-    );
+    this.at = performance.now() + timeoutMs;
+    open.add(this as PendingCall<unknown, unknown>);
+    calls.deadline(this.at);
     if (signal) {
       this.#signal = signal;
-      signal.addEventListener("abort", this, { once: true });
+      signal.addEventListener("abort", this, ONCE);
     }
   }
 
@@ -156,8 +106,13 @@ export class PendingCall<T> {
   /** Ends the call from the gateway's side: the server is told (the `cancel` it was opened with), then `reason`. */
   cancel(reason: unknown): void {
     if (!this.#end()) return;
-    this.#cancel(reason);
+    this.#cancel(reason, this.key);
     this.#reject(reason);
+  }
+
+  /** Its deadline passed (called by its connection's timer). */
+  timeOut(): void {
+    this.cancel(localFailure(ErrorCode.RequestTimeout, "Request timed out", { timeout: this.#timeoutMs }));
   }
 
   /** The caller's signal aborted (the call is its listener: no closure per call). */
@@ -165,14 +120,13 @@ export class PendingCall<T> {
     this.cancel(this.#signal!.reason);
   }
 
-  /** Marks the call ended and forgets its deadline and listener; false when it had ended already. */
+  /** Marks the call ended and forgets its listener (and so its deadline); false when it had ended already. */
   #end(): boolean {
     const open = this.#open;
     if (!open) return false;
     this.#open = undefined;
-    open.delete(this as PendingCall<unknown>);
-    this.#deadlines.delete(this.#deadline!);
-    this.#signal?.removeEventListener("abort", this);
+    open.delete(this as PendingCall<unknown, unknown>);
+    if (this.#signal) this.#signal.removeEventListener("abort", this);
     return true;
   }
 }
@@ -180,22 +134,37 @@ export class PendingCall<T> {
 /**
  * The calls in flight on one connection: each with its deadline and the caller's cancellation, settled once,
  * and every one still open failed as the gateway's own ConnectionClosed when the connection ends.
+ *
+ * The deadlines share one timer: a call's own `setTimeout` costs ~10 µs (a timer object and its scheduling)
+ * on a path that costs a few hundred. A call is its own deadline entry (no entry or closure per call): it
+ * joins and leaves the set of open calls, and the timer is re-armed only for a deadline earlier than the one
+ * it waits for (calls that share a timeout end in the order they began, so that is the first call after an
+ * idle spell); when it fires, the calls due time out and it waits for the earliest left.
  */
 export class PendingCalls {
-  #open = new Set<PendingCall<unknown>>();
-  #deadlines = new Deadlines();
-  #closed = false;
+  /** Undefined once closed. */
+  #open?: Set<PendingCall<unknown, unknown>> = new Set();
+  #timer?: ReturnType<typeof setTimeout>;
+  #armedAt = Infinity;
 
   /**
    * Opens a call. It ends with {@linkcode PendingCall.resolve} or {@linkcode PendingCall.reject} (its answer),
    * or on its own: after `timeoutMs` with McpError RequestTimeout `{timeout}` and on the signal's abort with
-   * its reason, each after `cancel(reason)` (which tells the server); with McpError ConnectionClosed on
+   * its reason, each after `cancel(reason, key)` (which tells the server); with McpError ConnectionClosed on
    * {@linkcode PendingCalls.close}. The timeout and the connection's end are {@linkcode localFailure}s. A
    * signal aborted already, or a closed connection, ends it at once (check {@linkcode PendingCall.open}
-   * before sending).
+   * before sending). `key` is kept as the call's {@linkcode PendingCall.key} and given to `cancel`, so that
+   * one `cancel` can serve every call of a connection.
    */
-  open<T>(limits: CallLimits, cancel: (reason: unknown) => void): PendingCall<T> {
-    return new PendingCall<T>(this.#open, this.#deadlines, limits, cancel, this.#closed);
+  open<T>(limits: CallLimits, cancel: Cancel<undefined>): PendingCall<T, undefined>;
+  open<T, K>(limits: CallLimits, cancel: Cancel<K>, key: K): PendingCall<T, K>;
+  open<T, K>(limits: CallLimits, cancel: Cancel<K>, key?: K): PendingCall<T, K> {
+    return new PendingCall<T, K>(this, this.#open, limits, cancel, key as K);
+  }
+
+  /** A call's deadline (see {@linkcode PendingCall}): re-arms the timer only when it is the earliest. */
+  deadline(at: number): void {
+    if (at < this.#armedAt) this.#arm(at);
   }
 
   /**
@@ -208,7 +177,7 @@ export class PendingCalls {
     request: (options: { signal: AbortSignal; timeout: number }) => Promise<T>,
   ): Promise<T> {
     const controller = new AbortController();
-    const call = this.open<T>(limits, (reason) => controller.abort(reason));
+    const call = this.open<T, AbortController>(limits, abortSdk, controller);
     if (call.open) {
       request({ signal: controller.signal, timeout: MAX_TIMER_MS }).then(
         (value) => call.resolve(value),
@@ -220,10 +189,42 @@ export class PendingCalls {
 
   /** Ends every open call with the gateway's own ConnectionClosed; calls opened after this end so at once. */
   close(): void {
-    this.#closed = true;
-    for (const call of [...this.#open]) {
+    const open = this.#open;
+    this.#open = undefined;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    for (const call of [...open ?? []]) {
       call.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
     }
-    this.#deadlines.clear();
   }
+
+  #arm(at: number): void {
+    clearTimeout(this.#timer);
+    this.#armedAt = at;
+    // setTimeout's limit is 2^31-1 ms; a later deadline is re-armed from here when that fires.
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.min(Math.max(0, at - performance.now()), MAX_TIMER_MS),
+    );
+  }
+
+  #expire(): void {
+    this.#timer = undefined;
+    this.#armedAt = Infinity;
+    const open = this.#open;
+    if (!open) return;
+    const now = performance.now();
+    const due = [...open].filter((call) => call.at <= now).sort((a, b) => a.at - b.at);
+    // An earlier one's cancellation may have ended a later one meanwhile (timeOut is then nothing).
+    for (const call of due) call.timeOut();
+    let next = Infinity;
+    for (const call of open) next = Math.min(next, call.at);
+    if (next < Infinity && this.#timer === undefined) this.#arm(next);
+  }
+}
+
+/** The SDK path's cancel: aborts the signal its request was given (the SDK then tells the server). */
+function abortSdk(reason: unknown, controller: AbortController): void {
+  controller.abort(reason);
 }

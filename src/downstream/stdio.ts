@@ -40,10 +40,8 @@ export interface RawCallOptions {
   onRequestId?: (id: string) => void;
 }
 
-interface RawCall {
-  call: PendingCall<RawResult>;
-  onProgress?: (progress: Progress) => void;
-}
+/** A fast-path call, known by its request id. */
+type RawCall = PendingCall<RawResult, string>;
 
 /** A response's result is read down to its content blocks, in the same pass (isError, types, preview). */
 const RESULT_PATH = ["result", "content", "*"];
@@ -334,6 +332,8 @@ export class StdioClientTransport implements Transport {
   #lists = new ListScreen();
 
   #rawCalls = new Map<string, RawCall>();
+  /** The progress listeners of the fast path's calls that have one, by request id. */
+  #rawProgress = new Map<string, (progress: Progress) => void>();
   #rawSeq = 0;
   /** The fast path's calls in flight: deadlines, cancellation, settling (see deadline.ts). */
   #calls = new PendingCalls();
@@ -351,19 +351,12 @@ export class StdioClientTransport implements Transport {
       return Promise.reject(localFailure(ErrorCode.ConnectionClosed, "Connection closed"));
     }
     const { onProgress } = options;
-    let id = "";
-    const call = this.#calls.open<RawResult>(options, (reason) => {
-      this.#rawCalls.delete(id);
-      writer.write({
-        jsonrpc: "2.0",
-        method: "notifications/cancelled",
-        params: { requestId: id, reason: String(reason) },
-      }).catch(() => {});
-    });
+    const id = `mcphub-${++this.#rawSeq}`;
+    // One cancel for every call of the connection, told the call's id: no closure per call.
+    const call = this.#calls.open<RawResult, string>(options, this.#cancelRaw, id);
     if (!call.open) return call.promise;
-    id = `mcphub-${++this.#rawSeq}`;
-    const entry: RawCall = { call, onProgress };
-    this.#rawCalls.set(id, entry);
+    this.#rawCalls.set(id, call);
+    if (onProgress) this.#rawProgress.set(id, onProgress);
     const params: Record<string, unknown> = { name, arguments: args };
     const own = options.meta
       ? (onProgress ? { ...options.meta, progressToken: id } : { ...options.meta })
@@ -374,11 +367,27 @@ export class StdioClientTransport implements Transport {
     if (meta) params._meta = meta;
     options.onRequestId?.(id);
     writer.write({ method: "tools/call", params, jsonrpc: "2.0", id }).catch((error) => {
-      if (this.#rawCalls.get(id) !== entry) return;
-      this.#rawCalls.delete(id);
+      if (this.#rawCalls.get(id) !== call) return;
+      this.#forgetRaw(id);
       call.reject(error);
     });
     return call.promise;
+  }
+
+  /** A fast-path call ended from the gateway's side (timed out, cancelled): the server is told. */
+  #cancelRaw = (reason: unknown, id: string): void => {
+    this.#forgetRaw(id);
+    this.#writer?.write({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, reason: String(reason) },
+    }).catch(() => {});
+  };
+
+  /** Forgets a fast-path call's id (it ended). */
+  #forgetRaw(id: string): void {
+    this.#rawCalls.delete(id);
+    if (this.#rawProgress.size) this.#rawProgress.delete(id);
   }
 
   /** Takes a line that answers a call of the fast path, or reports its progress; false for any other. */
@@ -389,10 +398,10 @@ export class StdioClientTransport implements Transport {
     if (id) {
       if (raw.at(id.start) !== 0x22 || id.end - id.start > 64) return false;
       const key = raw.json(id.start, id.end) as string;
-      const entry = this.#rawCalls.get(key);
-      if (!entry) return false;
-      this.#rawCalls.delete(key);
-      settleRaw(entry.call, raw, top.members);
+      const call = this.#rawCalls.get(key);
+      if (!call) return false;
+      this.#forgetRaw(key);
+      settleRaw(call, raw, top.members);
       return true;
     }
     const method = member(top.members, "method");
@@ -401,10 +410,10 @@ export class StdioClientTransport implements Transport {
     if (raw.json(method.start, method.end) !== "notifications/progress") return false;
     const value = raw.json(params.start, params.end) as Record<string, unknown> | null;
     if (!value || typeof value !== "object" || typeof value.progressToken !== "string") return false;
-    const entry = this.#rawCalls.get(value.progressToken);
-    if (!entry) return false;
+    if (!this.#rawCalls.has(value.progressToken)) return false;
+    const onProgress = this.#rawProgress.get(value.progressToken);
     const { progressToken: _, ...progress } = value;
-    if (typeof progress.progress === "number") entry.onProgress?.(progress as unknown as Progress);
+    if (typeof progress.progress === "number") onProgress?.(progress as unknown as Progress);
     return true;
   }
 
@@ -450,13 +459,14 @@ export class StdioClientTransport implements Transport {
     this.#closed = true;
     clearTimeout(this.#probeTimer);
     this.#rawCalls.clear();
+    this.#rawProgress.clear();
     this.#calls.close();
     this.onclose?.();
   }
 }
 
 /** Settles a fast-path call with its answer: the result's bytes, or the error it carries. */
-function settleRaw(call: PendingCall<RawResult>, raw: RawBytes, members: readonly Member[]): void {
+function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): void {
   const error = member(members, "error");
   const result = member(members, "result");
   let settled = false;

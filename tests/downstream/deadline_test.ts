@@ -255,3 +255,39 @@ Deno.test("PendingCalls.sdk: the SDK's request gets our signal and a timer that 
   assert.equal(await call.catch((e) => e), error);
   calls.close();
 });
+
+Deno.test("PendingCalls: deadlines under one timer end each call once at its time, in deadline order, never an ended one", async () => {
+  const calls = new PendingCalls();
+  const told: string[] = [];
+  // One cancel for every call, told the key each call was opened with.
+  const cancel = (_reason: unknown, key: string) => told.push(key);
+  const ended: Promise<unknown>[] = [];
+  const open = (ms: number, key: string) => {
+    const call = calls.open<string, string>({ timeoutMs: ms }, cancel, key);
+    ended.push(call.promise.catch((error) => error));
+    return call;
+  };
+  const t0 = performance.now();
+  const calls60 = open(60, "60");
+  const answered = open(20, "answered");
+  open(40, "40");
+  const last = open(80, "80");
+  // Opened last with the earliest deadline: the timer is re-armed for it.
+  open(10, "10");
+  answered.resolve("first");
+  const error = await last.promise.catch((e) => e);
+  assert.ok(performance.now() - t0 >= 79);
+  assert.ok(isLocalFailure(error));
+  assert.deepEqual(error.data, { timeout: 80 });
+  assert.deepEqual(told, ["10", "40", "60", "80"]);
+  // Each timed out with its own limit.
+  assert.deepEqual((await Promise.all(ended)).map((e) => (e as McpError).data ?? e), [
+    { timeout: 60 },
+    "first",
+    { timeout: 40 },
+    { timeout: 80 },
+    { timeout: 10 },
+  ]);
+  assert.deepEqual([calls60.key, calls60.open, await answered.promise], ["60", false, "first"]);
+  calls.close();
+});

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { Readable } from "node:stream";
 import { CoalescingWriter, SYNC_CREDIT_BYTES, SYNC_WRITE_BYTES } from "../../src/json/pipe.ts";
-import { Deadlines } from "../../src/downstream/deadline.ts";
 import { readChunks, readSocket } from "../../src/json/lines.ts";
 import { concatBytes, DENO, ROOT } from "../helpers.ts";
 import { withResultType } from "../../src/gateway/stdio_server.ts";
@@ -91,25 +90,6 @@ Deno.test("a host that stops reading stdout does not block the writer's event lo
   assert.equal(lines.pop(), "");
   assert.deepEqual(lines.map((l) => JSON.parse(l).seq), Array.from({ length: 256 }, (_, i) => i));
   assert.ok(lines.every((l) => JSON.parse(l).pad === "x".repeat(1000)));
-});
-
-Deno.test("Deadlines fire each entry once at its time, in deadline order, and never a deleted one", async () => {
-  const deadlines = new Deadlines();
-  const fired: string[] = [];
-  const done = Promise.withResolvers<void>();
-  deadlines.add(60, () => fired.push("60"));
-  const gone = deadlines.add(20, () => fired.push("deleted"));
-  deadlines.add(40, () => {
-    fired.push("40");
-  });
-  deadlines.add(80, () => (fired.push("80"), done.resolve()));
-  deadlines.add(10, () => fired.push("10"));
-  deadlines.delete(gone);
-  const t0 = performance.now();
-  await done.promise;
-  assert.ok(performance.now() - t0 >= 79);
-  assert.deepEqual(fired, ["10", "40", "60", "80"]);
-  deadlines.clear();
 });
 
 for (const kind of ["byte", "default"] as const) {
