@@ -12,7 +12,7 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
-export { eraFetch, EraTransport } from "./era_http.ts";
+export { eraFetch, EraTransport, ToolParams } from "./era_http.ts";
 export { canonicalJson, HostEra } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";
 export { PROTOCOL_VERSION_KEY } from "./era.ts";
