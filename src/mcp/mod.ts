@@ -13,6 +13,7 @@ export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTran
 export { invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
 export { eraFetch, EraTransport, ToolParams } from "./era_http.ts";
+export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
 export { canonicalJson, HostEra } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";
 export { PROTOCOL_VERSION_KEY } from "./era.ts";
