@@ -92,6 +92,7 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
     era,
     params,
     (line) => host.log(`server "${host.config().name}": ${line}`),
+    Math.floor(host.connectTimeoutMs / 2),
   );
   host.watch(client, transport);
   try {

@@ -10,7 +10,9 @@
  * A `tools/call` also carries the `Mcp-Param-*` headers its tool's `x-mcp-header` declarations ask for
  * ({@linkcode ToolParams}, from the server's `tools/list` answers, whose tools with invalid declarations
  * are left out); a call the server refuses with -32020 is sent once more after the list is read again
- * (the revision's SHOULD, as the v2 client does: the server ran nothing).
+ * (the revision's SHOULD, as the v2 client does: the server ran nothing). A probe (`server/discover`
+ * sent first) answered `202 Accepted` is an error answer at once, and one left unanswered for `probeMs`
+ * gives way to the legacy opening, on the same connection (as on stdio).
  * A modern server keeps no session: the transport sends no `Mcp-Session-Id` because none is given, and
  * opens no GET stream (the client's `notifications/initialized`, which would open it, is dropped by the
  * era).
@@ -126,6 +128,18 @@ export function eraFetch(base: typeof fetch, params?: ToolParams): typeof fetch 
       headers = set;
     }
     const response = await base(input, headers === init?.headers ? init : { ...init, headers });
+    // A request is never answered with 202: a server that takes the probe for a notification is no
+    // modern server, and answering for it at once spares waiting for an answer that cannot come.
+    if (response.status === 202 && message?.method === "server/discover" && message.id !== undefined) {
+      const error = {
+        code: -32601,
+        message: "server/discover was answered with 202 Accepted, not an answer",
+      };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: message.id, error }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    }
     // A modern request's error answer, or a modern server's refusal of the 2025 opening, comes with
     // HTTP 400: it is the answer to the request (401/403 stay the auth flow's).
     const answerable = message?.id !== undefined &&
@@ -167,15 +181,26 @@ export class EraTransport implements Transport {
   #relists = new Map<string, string | number>();
   #relistSeq = 0;
 
+  readonly #probeMs: number;
+  #probeTimer?: ReturnType<typeof setTimeout>;
+
   /**
    * `params`: the connection's {@linkcode ToolParams} (the same as its {@linkcode eraFetch}'s); `warn`:
-   * where a tool left out of a list is said.
+   * where a tool left out of a list is said; `probeMs`: how long a probe may go unanswered before the
+   * legacy opening goes after it (a late answer is dropped by the era).
    */
-  constructor(inner: Transport, era: Era = new Era(), params?: ToolParams, warn?: (line: string) => void) {
+  constructor(
+    inner: Transport,
+    era: Era = new Era(),
+    params?: ToolParams,
+    warn?: (line: string) => void,
+    probeMs = 15_000,
+  ) {
     this.#inner = inner;
     this.era = era;
     this.#params = params;
     this.#warn = warn ?? (() => {});
+    this.#probeMs = probeMs;
   }
 
   get sessionId(): string | undefined {
@@ -196,6 +221,7 @@ export class EraTransport implements Transport {
   #incoming(message: JSONRPCMessage): void {
     if (this.#params && this.era.era === "modern" && this.#toolParams(message as Params)) return;
     const out = this.era.incoming(message);
+    if (this.era.era !== "probing") clearTimeout(this.#probeTimer);
     if (out.send) this.#send(out.send).catch((error) => this.onerror?.(error as Error));
     for (const request of out.requests ?? []) this.onmessage?.(request);
     if (out.deliver) this.onmessage?.(out.deliver);
@@ -289,10 +315,17 @@ export class EraTransport implements Transport {
       const reply = out.reply;
       queueMicrotask(() => this.onmessage?.(reply));
     }
+    if (this.era.era === "probing" && this.#probeTimer === undefined) {
+      this.#probeTimer = setTimeout(() => {
+        const opening = this.era.probeFailed();
+        if (opening) this.#inner.send(opening).catch((error) => this.onerror?.(error as Error));
+      }, this.#probeMs);
+    }
     if (out.send) await this.#send(out.send);
   }
 
   close(): Promise<void> {
+    clearTimeout(this.#probeTimer);
     return this.#inner.close();
   }
 }

@@ -261,11 +261,12 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
   {
     await using _server = await startModernHttp(["--port", String(port), "--log", log]);
     {
-      // Unknown: the 2025 opening first, refused, then server/discover.
+      // Unknown, over HTTP: server/discover first (as the v2 client's auto mode), answered: no initialize.
       const { gw, rows } = await connect();
       await gw.close();
       assert.equal(rows[0]!.state, "connected");
-      assert.deepEqual((await logged(log)).slice(0, 2), ["initialize", "server/discover"]);
+      assert.equal((await logged(log))[0], "server/discover");
+      assert.ok(!(await logged(log)).includes("initialize"));
       assert.deepEqual(storedEras(db), ["modern"]);
     }
     {
@@ -471,4 +472,51 @@ Deno.test("Mcp-Param-* headers: mcphub mirrors x-mcp-header arguments to a 2026-
   });
   assert.equal(directHeaders[1]!["mcp-param-region"], "=?base64?IFrDvHJpY2gg?=");
   assert.deepEqual(Object.keys(directHeaders[3]!).sort(), ["mcp-method", "mcp-name", "mcp-param-region"]);
+});
+
+Deno.test("a server that serves both revisions (HTTP) is spoken to in 2026-07-28, as the v2 client's auto mode does; a legacy one still connects", async () => {
+  await using dir = await tempDir();
+  const log = `${dir.path}/methods.log`;
+  const headersFile = `${dir.path}/headers.jsonl`;
+  await using server = await startModernHttp(["--legacy", "--log", log, "--headers", headersFile]);
+  await using everything = await startRemote("streamableHttp");
+  const db = `${dir.path}/store.db`;
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  dual:\n    url: ${q(server.url)}\n  legacy:\n    url: ${
+      q(`http://127.0.0.1:${everything.port}/mcp`)
+    }\n`,
+  );
+  // The baseline: the v2 client in auto mode, straight to the server, finds it modern.
+  {
+    const client = new ModernClient({ name: "auto", version: "2.0.0" }, {
+      versionNegotiation: { mode: "auto" },
+    });
+    await client.connect(new ModernHttp(new URL(server.url)));
+    assert.equal(client.getProtocolEra(), "modern");
+    await client.close();
+  }
+  const before = (await logged(log)).length;
+  await using gw = await connectGateway(path, { allowAll: true, db });
+  const rows = await serversReady(gw.client);
+  assert.deepEqual(rows.map((r) => [r.name, r.state]).sort(), [["dual", "connected"], [
+    "legacy",
+    "connected",
+  ]]);
+  const methods = await logged(log, before);
+  assert.equal(methods[0], "server/discover");
+  assert.ok(!methods.includes("initialize"), methods.join(","));
+  // Spoken to in 2026-07-28: every request carries the envelope's headers, Mcp-Param-* included.
+  const result = await gw.client.callTool({ name: "dual__route", arguments: { region: "eu", count: 2 } });
+  assert.deepEqual(JSON.parse((result.content as { text: string }[])[0]!.text), { region: "eu", count: 2 });
+  const [sent] = (await callHeaders(headersFile)).slice(-1);
+  assert.deepEqual(sent, {
+    "mcp-method": "tools/call",
+    "mcp-name": "route",
+    "mcp-param-region": "eu",
+    "mcp-param-count": "2",
+  });
+  const everythingTools = (await gw.client.listTools()).tools.filter((t) => t.name.startsWith("legacy__"));
+  assert.ok(everythingTools.length > 0);
+  assert.deepEqual(storedEras(db).sort(), ["legacy", "modern"]);
 });

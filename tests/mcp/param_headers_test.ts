@@ -12,7 +12,7 @@ import {
   scanParamHeaders,
 } from "../../src/mcp/param_headers.ts";
 import { Era } from "../../src/mcp/era.ts";
-import { EraTransport, ToolParams } from "../../src/mcp/era_http.ts";
+import { eraFetch, EraTransport, ToolParams } from "../../src/mcp/era_http.ts";
 import type { JSONRPCMessage, Transport } from "../../src/mcp/sdk.ts";
 
 const ROUTE = {
@@ -199,4 +199,48 @@ Deno.test("a refused call the client cancels while the list is read again is not
   server.answer({ jsonrpc: "2.0", id: "mcphub-tools-1", result: { tools: [] } });
   assert.equal(server.sent.length, sent);
   assert.deepEqual(delivered, []);
+});
+
+Deno.test("a probe (server/discover) answered 202 Accepted with no body is an error answer at once, not a wait", async () => {
+  const base = () => Promise.resolve(new Response(null, { status: 202 }));
+  const probe = { jsonrpc: "2.0", id: "mcphub-discover", method: "server/discover", params: { _meta: {} } };
+  const response = await eraFetch(base as typeof fetch)("http://127.0.0.1:1/mcp", {
+    method: "POST",
+    body: JSON.stringify(probe),
+  });
+  assert.equal(response.status, 200);
+  assert.deepEqual(await response.json(), {
+    jsonrpc: "2.0",
+    id: "mcphub-discover",
+    error: { code: -32601, message: "server/discover was answered with 202 Accepted, not an answer" },
+  });
+  // A notification's 202 is what it should be.
+  const note = await eraFetch(base as typeof fetch)("http://127.0.0.1:1/mcp", {
+    method: "POST",
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
+  });
+  assert.equal(note.status, 202);
+});
+
+Deno.test("a probe left unanswered: the legacy opening goes after it on the same connection, once", async () => {
+  const server = fakeServer();
+  const transport = new EraTransport(server.inner, new Era({ probe: true }), new ToolParams(), undefined, 10);
+  const delivered: unknown[] = [];
+  transport.onmessage = (m) => delivered.push(m);
+  await transport.start();
+  await transport.send(INIT);
+  assert.deepEqual(server.sent.map((m) => m.method), ["server/discover"]);
+  const opened = Promise.withResolvers<void>();
+  const send = server.inner.send.bind(server.inner);
+  server.inner.send = async (message) => {
+    await send(message);
+    if ((message as { method?: string }).method === "initialize") opened.resolve();
+  };
+  await opened.promise;
+  assert.deepEqual(server.sent.map((m) => m.method), ["server/discover", "initialize"]);
+  assert.deepEqual(server.sent[1], INIT);
+  server.answer({ jsonrpc: "2.0", id: 0, result: { protocolVersion: "2025-11-25", capabilities: {} } });
+  assert.equal(transport.era.era, "legacy");
+  assert.equal(delivered.length, 1);
+  await transport.close();
 });
