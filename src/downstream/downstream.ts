@@ -441,10 +441,14 @@ export class Downstream {
         this.config.url
           ? connectRemote(this.#remoteHost(probe), deadline)
           : this.#connectStdio(deadline, probe);
+      // server/discover first when the server spoke 2026-07-28 last time, and over HTTP when its era is
+      // not known yet (as the v2 client's auto mode does: a server that serves both revisions is then
+      // spoken to in 2026-07-28; a legacy one answers the probe with an error, on the same connection).
+      const probe = cached === "modern" || (cached === undefined && this.config.url !== undefined);
       try {
-        await dial(cached === "modern");
+        await dial(probe);
       } catch (error) {
-        if (cached !== "modern" || deadline.aborted || this.#closing) throw error;
+        if (!probe || deadline.aborted || this.#closing) throw error;
         if (error instanceof PermanentError || this.#options.auth?.isAuthError(error)) throw error;
         // The cache was wrong (the server changed): once more with the legacy opening first.
         this.#options.log(

@@ -10,7 +10,7 @@
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type Client, loadHttpSdk, type Transport } from "../mcp/sdk.ts";
-import { Era, eraFetch, EraTransport } from "../mcp/mod.ts";
+import { Era, eraFetch, EraTransport, ToolParams } from "../mcp/mod.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { PermanentError, refusalError } from "./failures.ts";
 
@@ -79,14 +79,21 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
   }
   const client = host.newClient();
   const screen = new HttpListScreen(auth?.fetch);
+  const params = new ToolParams();
   const http = new StreamableHTTPClientTransport(url, {
     requestInit,
-    fetch: eraFetch(screen.fetch),
+    fetch: eraFetch(screen.fetch, params),
     ...authOptions,
   });
   screen.watch(http);
   const era = new Era({ probe: host.probe });
-  const transport = new EraTransport(http, era);
+  const transport = new EraTransport(
+    http,
+    era,
+    params,
+    (line) => host.log(`server "${host.config().name}": ${line}`),
+    Math.floor(host.connectTimeoutMs / 2),
+  );
   host.watch(client, transport);
   try {
     await client.connect(transport, { signal, timeout: host.connectTimeoutMs });

@@ -400,6 +400,19 @@ export class Gateway {
     return chosen.filter((entry) => fit.has(entry));
   }
 
+  /**
+   * The input schema `tools/list` publishes for tool `name` when it may declare `x-mcp-header`
+   * properties (a mounted tool's whose schema names the key; undefined otherwise: meta-tools declare
+   * none, and a tool not mounted is published to no host), for the HTTP listener's `Mcp-Param-*` check.
+   */
+  async headerSchema(name: string): Promise<unknown> {
+    if (metaToolName(name)) return undefined;
+    const entry = await this.#hub.find({ tool: name });
+    const schema = entry?.definition.inputSchema;
+    if (!schema || !JSON.stringify(schema).includes('"x-mcp-header"')) return undefined;
+    return this.mountedTools().includes(entry!) ? schema : undefined;
+  }
+
   #onCall(request: CallToolRequest, extra: Extra): Promise<CallToolResult>;
   #onCall(request: CallToolRequest, extra: Extra, raw: true): Promise<CallToolResult | RawResult>;
   async #onCall(request: CallToolRequest, extra: Extra, raw?: true): Promise<CallToolResult | RawResult> {

@@ -6,16 +6,21 @@
  * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
  * adds `resultType` and the lists' cache hints); request ids are the gateway's own inside, the host's
  * outside. The routing headers are checked: `Mcp-Method` must name the body's method and `Mcp-Name` its
- * tool, prompt or resource; a mismatch is -32020 (HTTP 400).
+ * tool, prompt or resource (decoded from the revision's base64 form), and a `tools/call` of a tool whose
+ * published schema declares `x-mcp-header` properties must carry their `Mcp-Param-*` headers, equal to
+ * its arguments; a mismatch is -32020 (HTTP 400).
  *
  * @module
  */
 import type { Gateway } from "../gateway/mod.ts";
 import {
+  decodeHeaderValue,
   ErrorCode,
   HostEra,
   type JSONRPCMessage,
+  paramHeaderMismatch,
   PROTOCOL_VERSION_KEY,
+  scanParamHeaders,
   SUBSCRIPTION_ID_KEY,
   type Transport,
 } from "../mcp/mod.ts";
@@ -57,12 +62,33 @@ export function headerMismatch(request: Request, body: Body): string | undefined
       String(body.method).slice(0, 100)
     }"`;
   }
-  const name = request.headers.get("mcp-name");
+  const sent = request.headers.get("mcp-name");
   const wanted = routedName(String(body.method), body.params);
-  if (name !== null && wanted !== undefined && name !== wanted) {
+  if (sent === null || wanted === undefined) return undefined;
+  // A value outside plain visible ASCII comes in the revision's base64 form.
+  const name = decodeHeaderValue(sent);
+  if (name === undefined) return `Mcp-Name header "${sent.slice(0, 200)}" is not valid base64 of UTF-8`;
+  if (name !== wanted) {
     return `Mcp-Name header "${name.slice(0, 200)}" does not match the body's "${wanted.slice(0, 200)}"`;
   }
   return undefined;
+}
+
+/**
+ * A `tools/call`'s `Mcp-Param-*` headers' mismatch with its arguments, for a tool whose published input
+ * schema declares `x-mcp-header` properties (see mcp/param_headers.ts), or undefined when they agree.
+ */
+export async function paramMismatch(
+  gateway: Gateway,
+  request: Request,
+  body: Body,
+): Promise<string | undefined> {
+  const name = body.params?.name;
+  if (body.method !== "tools/call" || typeof name !== "string") return undefined;
+  const schema = await gateway.headerSchema(name);
+  if (schema === undefined) return undefined;
+  const declarations = scanParamHeaders(schema).declarations;
+  return declarations && paramHeaderMismatch(declarations, body.params?.arguments, request.headers);
 }
 
 /** A comment line on an open listen stream this often, so proxies and the host see it alive. */
@@ -224,7 +250,11 @@ export class ModernEndpoint implements Transport {
         400,
       );
     }
-    const mismatch = headerMismatch(request, b);
+    let mismatch = headerMismatch(request, b);
+    if (!mismatch && b.method === "tools/call") {
+      await this.#connected;
+      mismatch = await paramMismatch(this.#gateway, request, b);
+    }
     if (mismatch) {
       return jsonResponse(
         { jsonrpc: "2.0", id: hostId ?? null, error: { code: HEADER_MISMATCH, message: mismatch } },

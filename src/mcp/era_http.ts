@@ -7,6 +7,12 @@
  * latter as the v2 SDK encodes it: a value that is not plain visible ASCII as `=?base64?…?=`); and the
  * JSON-RPC error a 2026-07-28 server answers with HTTP 400 (its refusal of the 2025 `initialize`
  * (-32022), a header mismatch (-32020), …) reaches the client as the answer it is, not as a failed POST.
+ * A `tools/call` also carries the `Mcp-Param-*` headers its tool's `x-mcp-header` declarations ask for
+ * ({@linkcode ToolParams}, from the server's `tools/list` answers, whose tools with invalid declarations
+ * are left out); a call the server refuses with -32020 is sent once more after the list is read again
+ * (the revision's SHOULD, as the v2 client does: the server ran nothing). A probe (`server/discover`
+ * sent first) answered `202 Accepted` is an error answer at once, and one left unanswered for `probeMs`
+ * gives way to the legacy opening, on the same connection (as on stdio).
  * A modern server keeps no session: the transport sends no `Mcp-Session-Id` because none is given, and
  * opens no GET stream (the client's `notifications/initialized`, which would open it, is dropped by the
  * era).
@@ -15,6 +21,9 @@
  */
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era.ts";
+import { headerValue, type ParamDeclaration, paramHeaders, scanParamHeaders } from "./param_headers.ts";
+
+export { headerValue };
 
 type Params = Record<string, unknown>;
 
@@ -28,21 +37,52 @@ const NAME_SOURCE: Record<string, string> = {
   "tasks/cancel": "taskId",
 };
 
-const BASE64_PREFIX = "=?base64?";
-const BASE64_SUFFIX = "?=";
+/** The error code of headers that disagree with the body (2026-07-28). */
+const HEADER_MISMATCH = -32020;
 
-/** An HTTP field value for `value`: as is when plain visible ASCII, else the revision's base64 form. */
-export function headerValue(value: string): string {
-  let plain = value.length > 0 && value === value.trim() &&
-    !(value.startsWith(BASE64_PREFIX) && value.endsWith(BASE64_SUFFIX));
-  for (let i = 0; plain && i < value.length; i++) {
-    const c = value.charCodeAt(i);
-    plain = c === 9 || (c >= 32 && c <= 126);
+/**
+ * The `x-mcp-header` declarations of a modern HTTP server's tools, by tool name, from its `tools/list`
+ * answers (see param_headers.ts); shared by the connection's {@linkcode eraFetch} (which sends the
+ * `Mcp-Param-*` headers) and {@linkcode EraTransport} (which reads the lists).
+ */
+export class ToolParams {
+  #byName = new Map<string, readonly ParamDeclaration[]>();
+
+  /** The `Mcp-Param-*` headers of a call of tool `name` with `args` (none for a tool not listed). */
+  headers(name: string, args: unknown): Record<string, string> {
+    const declarations = this.#byName.get(name);
+    return declarations ? paramHeaders(declarations, args) : {};
   }
-  if (plain) return value;
-  let binary = "";
-  for (const byte of new TextEncoder().encode(value)) binary += String.fromCharCode(byte);
-  return `${BASE64_PREFIX}${btoa(binary)}${BASE64_SUFFIX}`;
+
+  /**
+   * Reads one page of a `tools/list` result (`first`: the page asked without a cursor, which starts the
+   * list afresh) and returns it without the tools whose declarations are invalid (a client on HTTP
+   * must leave them out), with each one's name and reason.
+   */
+  page(result: Params, first: boolean): { result: Params; excluded: string[] } {
+    if (first) this.#byName.clear();
+    const tools = result.tools;
+    if (!Array.isArray(tools)) return { result, excluded: [] };
+    const kept: unknown[] = [];
+    const excluded: string[] = [];
+    for (const tool of tools) {
+      const t = tool as { name?: unknown; inputSchema?: unknown } | null;
+      if (typeof t?.name !== "string") {
+        kept.push(tool);
+        continue;
+      }
+      const scan = scanParamHeaders(t.inputSchema);
+      if (!scan.valid) {
+        excluded.push(`tool "${t.name}" left out: invalid x-mcp-header declaration (${scan.reason})`);
+        this.#byName.delete(t.name);
+        continue;
+      }
+      if (scan.declarations.length) this.#byName.set(t.name, scan.declarations);
+      else this.#byName.delete(t.name);
+      kept.push(tool);
+    }
+    return { result: excluded.length ? { ...result, tools: kept } : result, excluded };
+  }
 }
 
 /** The JSON-RPC message a POST body is, when it is one (not a batch). */
@@ -67,7 +107,7 @@ function envelopeVersion(message: Params): string | undefined {
  * The `fetch` of a remote downstream connection that may speak 2026-07-28 (see the module
  * documentation); `base` is the `fetch` it wraps.
  */
-export function eraFetch(base: typeof fetch): typeof fetch {
+export function eraFetch(base: typeof fetch, params?: ToolParams): typeof fetch {
   return async (input, init) => {
     const message = init?.method === "POST" ? bodyMessage(init.body) : undefined;
     const version = message && envelopeVersion(message);
@@ -80,10 +120,26 @@ export function eraFetch(base: typeof fetch): typeof fetch {
         const field = Object.hasOwn(NAME_SOURCE, message.method) ? NAME_SOURCE[message.method] : undefined;
         const name = field && (message.params as Params | undefined)?.[field];
         if (typeof name === "string") set.set("mcp-name", headerValue(name));
+        if (message.method === "tools/call" && params && typeof name === "string") {
+          const args = (message.params as Params | undefined)?.arguments;
+          for (const [header, value] of Object.entries(params.headers(name, args))) set.set(header, value);
+        }
       }
       headers = set;
     }
     const response = await base(input, headers === init?.headers ? init : { ...init, headers });
+    // A request is never answered with 202: a server that takes the probe for a notification is no
+    // modern server, and answering for it at once spares waiting for an answer that cannot come.
+    if (response.status === 202 && message?.method === "server/discover" && message.id !== undefined) {
+      const error = {
+        code: -32601,
+        message: "server/discover was answered with 202 Accepted, not an answer",
+      };
+      return new Response(JSON.stringify({ jsonrpc: "2.0", id: message.id, error }), {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
+    }
     // A modern request's error answer, or a modern server's refusal of the 2025 opening, comes with
     // HTTP 400: it is the answer to the request (401/403 stay the auth flow's).
     const answerable = message?.id !== undefined &&
@@ -115,10 +171,36 @@ export class EraTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   readonly era: Era;
   readonly #inner: Transport;
+  readonly #params?: ToolParams;
+  readonly #warn: (line: string) => void;
+  /** The client's `tools/list` requests awaiting their answer: id -> asked without a cursor. */
+  #lists = new Map<string | number, boolean>();
+  /** Modern `tools/call` requests awaiting their answer: id -> as last sent, and whether sent again. */
+  #calls = new Map<string | number, { message: Params; again: boolean }>();
+  /** The list read again for a refused call: its own request id -> the call's id. */
+  #relists = new Map<string, string | number>();
+  #relistSeq = 0;
 
-  constructor(inner: Transport, era: Era = new Era()) {
+  readonly #probeMs: number;
+  #probeTimer?: ReturnType<typeof setTimeout>;
+
+  /**
+   * `params`: the connection's {@linkcode ToolParams} (the same as its {@linkcode eraFetch}'s); `warn`:
+   * where a tool left out of a list is said; `probeMs`: how long a probe may go unanswered before the
+   * legacy opening goes after it (a late answer is dropped by the era).
+   */
+  constructor(
+    inner: Transport,
+    era: Era = new Era(),
+    params?: ToolParams,
+    warn?: (line: string) => void,
+    probeMs = 15_000,
+  ) {
     this.#inner = inner;
     this.era = era;
+    this.#params = params;
+    this.#warn = warn ?? (() => {});
+    this.#probeMs = probeMs;
   }
 
   get sessionId(): string | undefined {
@@ -137,14 +219,80 @@ export class EraTransport implements Transport {
   }
 
   #incoming(message: JSONRPCMessage): void {
+    if (this.#params && this.era.era === "modern" && this.#toolParams(message as Params)) return;
     const out = this.era.incoming(message);
+    if (this.era.era !== "probing") clearTimeout(this.#probeTimer);
     if (out.send) this.#send(out.send).catch((error) => this.onerror?.(error as Error));
     for (const request of out.requests ?? []) this.onmessage?.(request);
     if (out.deliver) this.onmessage?.(out.deliver);
   }
 
+  /**
+   * What the tool parameters take of a modern server's message (true: nothing more to do with it): a
+   * `tools/list` page is read (and its invalid tools left out), a call refused with -32020 is held
+   * while the list is read again, then sent once more.
+   */
+  #toolParams(m: Params): boolean {
+    if (m.method !== undefined || (typeof m.id !== "string" && typeof m.id !== "number")) return false;
+    const id = m.id;
+    const relisted = typeof id === "string" ? this.#relists.get(id) : undefined;
+    if (relisted !== undefined) {
+      this.#relists.delete(id as string);
+      const result = m.result as Params | undefined;
+      if (result) this.#readPage(result, !(id as string).includes("+"));
+      const cursor = result?.nextCursor;
+      if (typeof cursor === "string" && this.#calls.has(relisted)) this.#relist(relisted, cursor);
+      else this.#sendAgain(relisted);
+      return true;
+    }
+    const first = this.#lists.get(id);
+    if (first !== undefined) {
+      this.#lists.delete(id);
+      if (m.result && typeof m.result === "object") m.result = this.#readPage(m.result as Params, first);
+      return false;
+    }
+    const call = this.#calls.get(id);
+    if (!call) return false;
+    const error = m.error as { code?: unknown } | undefined;
+    if (error?.code === HEADER_MISMATCH && !call.again) {
+      call.again = true;
+      this.#relist(id);
+      return true;
+    }
+    // An input_required round keeps the call open (the era sends it again under the same id).
+    if ((m.result as Params | undefined)?.resultType !== "input_required") this.#calls.delete(id);
+    return false;
+  }
+
+  #readPage(result: Params, first: boolean): Params {
+    const page = this.#params!.page(result, first);
+    for (const line of page.excluded) this.#warn(line);
+    return page.result;
+  }
+
+  /** Asks the server's tool list (a page after `cursor`) for the refused call `callId`. */
+  #relist(callId: string | number, cursor?: string): void {
+    const id = `mcphub-tools-${++this.#relistSeq}${cursor === undefined ? "" : "+"}`;
+    this.#relists.set(id, callId);
+    const params: Params = { ...(cursor === undefined ? {} : { cursor }), _meta: this.era.meta({}) };
+    this.#send({ jsonrpc: "2.0", id, method: "tools/list", params } as JSONRPCMessage)
+      .catch(() => this.#sendAgain(callId));
+  }
+
+  /** The refused call, sent once more as it was last sent (unless the client cancelled it meanwhile). */
+  #sendAgain(callId: string | number): void {
+    const call = this.#calls.get(callId);
+    if (!call) return;
+    this.#send(call.message as JSONRPCMessage).catch((error) => this.onerror?.(error as Error));
+  }
+
   /** Sends to the server; a probe that cannot be sent gives way to the legacy opening. */
   async #send(message: JSONRPCMessage): Promise<void> {
+    const m = message as Params;
+    if (this.#params && this.era.era === "modern" && m.method === "tools/call" && m.id !== undefined) {
+      const id = m.id as string | number;
+      this.#calls.set(id, { message: m, again: this.#calls.get(id)?.again ?? false });
+    }
     try {
       await this.#inner.send(message);
     } catch (error) {
@@ -155,15 +303,29 @@ export class EraTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
+    const m = message as Params;
+    if (this.#params && this.era.era === "modern" && m.method === "tools/list" && m.id !== undefined) {
+      this.#lists.set(m.id as string | number, (m.params as Params | undefined)?.cursor === undefined);
+    }
+    if (m.method === "notifications/cancelled") {
+      this.#calls.delete((m.params as Params | undefined)?.requestId as string | number);
+    }
     const out = this.era.outgoing(message);
     if (out.reply) {
       const reply = out.reply;
       queueMicrotask(() => this.onmessage?.(reply));
     }
+    if (this.era.era === "probing" && this.#probeTimer === undefined) {
+      this.#probeTimer = setTimeout(() => {
+        const opening = this.era.probeFailed();
+        if (opening) this.#inner.send(opening).catch((error) => this.onerror?.(error as Error));
+      }, this.#probeMs);
+    }
     if (out.send) await this.#send(out.send);
   }
 
   close(): Promise<void> {
+    clearTimeout(this.#probeTimer);
     return this.#inner.close();
   }
 }

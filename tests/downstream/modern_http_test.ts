@@ -261,11 +261,12 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
   {
     await using _server = await startModernHttp(["--port", String(port), "--log", log]);
     {
-      // Unknown: the 2025 opening first, refused, then server/discover.
+      // Unknown, over HTTP: server/discover first (as the v2 client's auto mode), answered: no initialize.
       const { gw, rows } = await connect();
       await gw.close();
       assert.equal(rows[0]!.state, "connected");
-      assert.deepEqual((await logged(log)).slice(0, 2), ["initialize", "server/discover"]);
+      assert.equal((await logged(log))[0], "server/discover");
+      assert.ok(!(await logged(log)).includes("initialize"));
       assert.deepEqual(storedEras(db), ["modern"]);
     }
     {
@@ -274,7 +275,7 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
       const { gw, rows, tools } = await connect();
       await gw.close();
       assert.equal(rows[0]!.state, "connected");
-      assert.equal(tools.length, 3);
+      assert.equal(tools.length, 4);
       const since = await logged(log, before);
       assert.equal(since[0], "server/discover");
       assert.ok(!since.includes("initialize"), since.join(","));
@@ -285,7 +286,7 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
   const { gw, rows, tools } = await connect();
   await gw.close();
   assert.equal(rows[0]!.state, "connected", rows[0]!.error);
-  assert.ok(tools.length > 3, tools.map((t) => t.name).join());
+  assert.ok(tools.length > 4, tools.map((t) => t.name).join());
   assert.deepEqual(storedEras(db), ["legacy"]);
 });
 
@@ -416,4 +417,106 @@ Deno.test("Mcp-Name values: plain visible ASCII as is, anything else in the revi
   assert.equal(headerValue(" x"), "=?base64?IHg=?=");
   assert.equal(headerValue(""), "=?base64??=");
   assert.equal(headerValue("=?base64?eA==?="), "=?base64?PT9iYXNlNjQ/ZUE9PT89?=");
+});
+
+/** The `tools/call` POSTs' headers the fixture recorded (`--headers`), from line `from` on. */
+async function callHeaders(file: string, from = 0): Promise<Record<string, string>[]> {
+  const lines = (await Deno.readTextFile(file).catch(() => "")).split("\n").filter(Boolean).slice(from);
+  return lines.map((l) => JSON.parse(l)).filter((l) => l.method === "tools/call").map((l) => l.headers);
+}
+
+const ROUTE_CALLS: Record<string, unknown>[] = [
+  { region: "us-west1", count: 7, opts: { flag: true }, note: "not mirrored" },
+  { region: " Zürich ", count: -3, opts: { flag: false } },
+  { region: "=?base64?literal?=", opts: {} },
+  { region: "plain" },
+];
+
+Deno.test("Mcp-Param-* headers: mcphub mirrors x-mcp-header arguments to a 2026-07-28 HTTP server as the v2 client does", async () => {
+  await using dir = await tempDir();
+  const headersFile = `${dir.path}/headers.jsonl`;
+  await using server = await startModernHttp(["--headers", headersFile]);
+  const path = await writeConfig(dir.path, `servers:\n  modern:\n    url: ${q(server.url)}\n`);
+  await using gw = await connectGateway(path, { allowAll: true });
+  await using d = await direct(server.url);
+
+  // The tool is listed as direct, its declarations kept (a host over HTTP mirrors them to the gateway).
+  const [listed] = (await gw.client.listTools()).tools.filter((t) => t.name === "modern__route");
+  const [straight] = (await d.client.listTools()).tools.filter((t) => t.name === "route");
+  assert.deepEqual(bare(listed!, "modern__"), straight);
+
+  const before = (await callHeaders(headersFile)).length;
+  const directResults = [];
+  for (const args of ROUTE_CALLS) {
+    directResults.push(await d.client.callTool({ name: "route", arguments: args }));
+  }
+  const directHeaders = (await callHeaders(headersFile)).slice(before);
+  const throughResults = [];
+  for (const args of ROUTE_CALLS) {
+    throughResults.push(await gw.client.callTool({ name: "modern__route", arguments: args }));
+  }
+  const throughHeaders = (await callHeaders(headersFile)).slice(before + ROUTE_CALLS.length);
+  // The server checks the headers against the body: without them each call would be refused (-32020).
+  assert.deepEqual(throughResults.map((r) => r.isError ?? false), ROUTE_CALLS.map(() => false));
+  assert.deepEqual(
+    throughResults.map((r) => (r.content as { text: string }[])[0]!.text),
+    directResults.map((r) => (r.content as { text: string }[])[0]!.text),
+  );
+  assert.deepEqual(throughHeaders, directHeaders);
+  assert.deepEqual(directHeaders[0], {
+    "mcp-method": "tools/call",
+    "mcp-name": "route",
+    "mcp-param-region": "us-west1",
+    "mcp-param-count": "7",
+    "mcp-param-flag": "true",
+  });
+  assert.equal(directHeaders[1]!["mcp-param-region"], "=?base64?IFrDvHJpY2gg?=");
+  assert.deepEqual(Object.keys(directHeaders[3]!).sort(), ["mcp-method", "mcp-name", "mcp-param-region"]);
+});
+
+Deno.test("a server that serves both revisions (HTTP) is spoken to in 2026-07-28, as the v2 client's auto mode does; a legacy one still connects", async () => {
+  await using dir = await tempDir();
+  const log = `${dir.path}/methods.log`;
+  const headersFile = `${dir.path}/headers.jsonl`;
+  await using server = await startModernHttp(["--legacy", "--log", log, "--headers", headersFile]);
+  await using everything = await startRemote("streamableHttp");
+  const db = `${dir.path}/store.db`;
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  dual:\n    url: ${q(server.url)}\n  legacy:\n    url: ${
+      q(`http://127.0.0.1:${everything.port}/mcp`)
+    }\n`,
+  );
+  // The baseline: the v2 client in auto mode, straight to the server, finds it modern.
+  {
+    const client = new ModernClient({ name: "auto", version: "2.0.0" }, {
+      versionNegotiation: { mode: "auto" },
+    });
+    await client.connect(new ModernHttp(new URL(server.url)));
+    assert.equal(client.getProtocolEra(), "modern");
+    await client.close();
+  }
+  const before = (await logged(log)).length;
+  await using gw = await connectGateway(path, { allowAll: true, db });
+  const rows = await serversReady(gw.client);
+  assert.deepEqual(rows.map((r) => [r.name, r.state]).sort(), [["dual", "connected"], [
+    "legacy",
+    "connected",
+  ]]);
+  const methods = await logged(log, before);
+  assert.equal(methods[0], "server/discover");
+  assert.ok(!methods.includes("initialize"), methods.join(","));
+  // Spoken to in 2026-07-28: every request carries the envelope's headers, Mcp-Param-* included.
+  const result = await gw.client.callTool({ name: "dual__route", arguments: { region: "eu", count: 2 } });
+  assert.deepEqual(JSON.parse((result.content as { text: string }[])[0]!.text), { region: "eu", count: 2 });
+  const [sent] = (await callHeaders(headersFile)).slice(-1);
+  assert.deepEqual(sent, {
+    "mcp-method": "tools/call",
+    "mcp-name": "route",
+    "mcp-param-region": "eu",
+    "mcp-param-count": "2",
+  });
+  const everythingTools = (await gw.client.listTools()).tools.filter((t) => t.name.startsWith("legacy__"));
+  assert.ok(everythingTools.length > 0);
+  assert.deepEqual(storedEras(db).sort(), ["legacy", "modern"]);
 });

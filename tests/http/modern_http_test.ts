@@ -457,3 +457,103 @@ Deno.test("detach across replicas: poll_result on the other replica answers a ca
     assert.equal(unknown.status, "unknown");
   }
 });
+
+Deno.test("Mcp-Param-* headers from a 2026-07-28 host: checked against the published x-mcp-header declarations (-32020); Mcp-Name decoded", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  modern:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(MODERN)}, --route]\n`,
+  );
+  await using listener = await startListener(path);
+  // The v2 client mirrors the declared arguments, as it does to any server; the gateway accepts them.
+  const sent: Record<string, string>[] = [];
+  const transport = new StreamableHTTPClientTransport(new URL(listener.url), {
+    fetch: (input: string | URL | Request, init?: RequestInit) => {
+      const headers = new Headers(init?.headers);
+      if (headers.get("mcp-method") === "tools/call") {
+        sent.push(Object.fromEntries([...headers].filter(([k]) => k.startsWith("mcp-param-"))));
+      }
+      return fetch(input, init);
+    },
+  });
+  const host = new ModernClient({ name: "modern-http", version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await host.connect(transport);
+  try {
+    const route = (await host.listTools()).tools.find((t) => t.name === "modern__route");
+    assert.equal(
+      (route?.inputSchema.properties as Record<string, Record<string, unknown>>).region!["x-mcp-header"],
+      "Region",
+    );
+    const args = { region: "Zürich", count: 3, opts: { flag: true } };
+    const result = await host.callTool({ name: "modern__route", arguments: args });
+    assert.deepEqual(JSON.parse(text(result)), args);
+    assert.deepEqual(sent, [{
+      "mcp-param-region": "=?base64?WsO8cmljaA==?=",
+      "mcp-param-count": "3",
+      "mcp-param-flag": "true",
+    }]);
+  } finally {
+    await host.close().catch(() => {});
+  }
+
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  const post = async (name: string, args: Record<string, unknown>, headers: Record<string, string>) => {
+    const response = await fetch(listener.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": name,
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name, arguments: args, _meta: meta },
+      }),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+  const refused = async (headers: Record<string, string>, args: Record<string, unknown>, message: RegExp) => {
+    const answer = await post("modern__route", args, headers);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.id, 9);
+    assert.equal(answer.body.error.code, -32020);
+    assert.match(answer.body.error.message, message);
+  };
+  await refused(
+    {},
+    { region: "eu" },
+    /the body carries region="eu" but the Mcp-Param-Region header is absent/,
+  );
+  await refused({ "mcp-param-region": "us" }, { region: "eu" }, /Mcp-Param-Region header decodes to "us"/);
+  await refused(
+    { "mcp-param-region": "eu", "mcp-param-count": "4" },
+    { region: "eu", count: 5 },
+    /Mcp-Param-Count header decodes to "4" but the body carries count=5/,
+  );
+  await refused({ "mcp-param-region": "=?base64?%%?=" }, { region: "eu" }, /invalid base64/);
+  // Agreeing headers (an integer compared as a number; a header for an absent value ignored) pass.
+  const ok = await post("modern__route", { region: "eu", count: 5 }, {
+    "mcp-param-region": "eu",
+    "mcp-param-count": "5.0",
+    "mcp-param-flag": "true",
+  });
+  assert.equal(ok.status, 200, JSON.stringify(ok.body));
+  assert.deepEqual(JSON.parse(text(ok.body.result)), { region: "eu", count: 5 });
+  // Mcp-Name in the base64 form is decoded before it is compared; a tool declaring nothing checks nothing.
+  const encoded = await post("modern__echo", { text: "x" }, {
+    "mcp-name": `=?base64?${btoa("modern__echo")}?=`,
+    "mcp-param-region": "anything",
+  });
+  assert.equal(encoded.status, 200, JSON.stringify(encoded.body));
+  assert.equal(text(encoded.body.result), "x");
+});
