@@ -7,11 +7,17 @@
  * figure counts it, the second does not). The issue's goal: 200 × 40 × 30 KB grows RSS by ≤ 150 MB.
  *
  *   deno run -A scripts/bench/listener_memory.ts [--sessions 200] [--calls 40] [--bytes 30000] [--settle 15]
- *     [--events-total SIZE] [--root DIR]
+ *     [--events-total SIZE] [--root DIR] [--probe [--sample]] [--v8-flags FLAGS]
  *
  * `--events-total` sets `listen_limits.events_total` (the resumable events all sessions keep; default 32MB).
  *
  * `--root` runs another checkout's main.ts (e.g. the start commit, for a baseline).
+ *
+ * `--probe` starts the gateway with `--inspect` and prints, at each point and after a forced full GC, its own
+ * `Deno.memoryUsage()` and V8's space sizes (what RSS is made of: young/old generation, external buffers, the
+ * rest is the allocator's); `--sample` adds the traffic's top allocation sites (V8's sampling heap profiler,
+ * collected objects included). The inspector costs a little memory: compare probed runs with probed runs.
+ * `--v8-flags` sets `DENO_V8_FLAGS` for the gateway (and the fixture server it spawns): experiments only.
  *
  * @module
  */
