@@ -10,7 +10,7 @@
  * @module
  */
 import type { JSONRPCMessage } from "../mcp/mod.ts";
-import { rawMessageBytes } from "./raw_sse.ts";
+import { type OwnedRawMessage, ownRawMessage } from "./raw_sse.ts";
 
 /** Events kept per session. */
 export const MAX_EVENTS = 1_000;
@@ -38,8 +38,16 @@ export class EventBudget {
 
 interface StoredEvent {
   streamId: string;
-  message: JSONRPCMessage;
+  /** The message (none for a result relayed as bytes: holding it would hold the chunks it came in). */
+  message?: JSONRPCMessage;
+  /** A result relayed as bytes: the store's own copy, freed when the event is dropped. */
+  raw?: OwnedRawMessage;
   bytes: number;
+}
+
+/** The message to write again for `event`. */
+function replayed(event: StoredEvent): JSONRPCMessage {
+  return event.raw ? event.raw.replay() : event.message!;
 }
 
 /** The SDK's `EventStore` for one session. Event ids sort in the order they were stored. */
@@ -73,6 +81,7 @@ export class SessionEvents {
     for (const [id, event] of this.#events) {
       if (id === keep) return false;
       this.#events.delete(id);
+      event.raw?.release();
       this.#bytes -= event.bytes;
       if (this.#budget) this.#budget.bytes -= event.bytes;
       return true;
@@ -86,6 +95,7 @@ export class SessionEvents {
       this.#budget.bytes -= this.#bytes;
       this.#budget.stores.delete(this);
     }
+    for (const event of this.#events.values()) event.raw?.release();
     this.#events.clear();
     this.#answered.clear();
     this.#bytes = 0;
@@ -109,7 +119,7 @@ export class SessionEvents {
     if (!this.#answered.has(streamId)) return undefined;
     const out: [string, JSONRPCMessage][] = [];
     for (const [id, event] of this.#events) {
-      if (id > lastEventId && event.streamId === streamId) out.push([id, event.message]);
+      if (id > lastEventId && event.streamId === streamId) out.push([id, replayed(event)]);
     }
     this.finishedReplays++;
     return out;
@@ -129,9 +139,11 @@ export class SessionEvents {
     const id = `${String(++this.#next).padStart(12, "0")}_${streamId}`;
     // No resumption: the event gets its id (the SDK writes it) and nothing is kept.
     if (this.#maxBytes === 0 || this.#budget?.max === 0) return Promise.resolve(id);
-    // A result relayed as bytes (raw_sse.ts) is measured, not serialized.
-    const bytes = rawMessageBytes(message) ?? JSON.stringify(message).length;
-    this.#events.set(id, { streamId, message, bytes });
+    // A result relayed as bytes (raw_sse.ts) is copied into a buffer of the store's own (the chunks it came
+    // in are let go with the request) and measured, not serialized.
+    const raw = ownRawMessage(message);
+    const bytes = raw?.bytes ?? JSON.stringify(message).length;
+    this.#events.set(id, { streamId, ...(raw ? { raw } : { message }), bytes });
     this.#bytes += bytes;
     if (this.#budget) this.#budget.bytes += bytes;
     while (this.#events.size > this.#maxEvents || this.#bytes > this.#maxBytes) {
@@ -155,7 +167,7 @@ export class SessionEvents {
     const streamId = await this.getStreamIdForEventId(lastEventId);
     if (streamId === undefined) throw new Error("Unknown Last-Event-ID");
     for (const [id, event] of [...this.#events]) {
-      if (id > lastEventId && event.streamId === streamId) await send(id, event.message);
+      if (id > lastEventId && event.streamId === streamId) await send(id, replayed(event));
     }
     return streamId;
   }

@@ -25,7 +25,7 @@ import { EventBudget, SessionEvents } from "./events.ts";
 import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { isModern, ModernEndpoint } from "./modern.ts";
 import { Continuations } from "./continuations.ts";
-import { type ConnectionInfo, serveHttp1 } from "./server.ts";
+import { type ConnectionInfo, headerPairs, serveHttp1 } from "./server.ts";
 import { inOrder, isRefusal, type QuotaRefusal, type Refusals, type SessionPlace } from "./quota.ts";
 import { agentQuotas, type SharedQuotaOptions } from "./shared_quota.ts";
 import { guardBodies } from "../json/mod.ts";
@@ -674,7 +674,7 @@ async function readBody(request: Request, maxBytes: number): Promise<{ request: 
   const { bytes, over } = await readCapped(request.body, maxBytes);
   const again = new Request(request.url, {
     method: request.method,
-    headers: request.headers,
+    headers: headerPairs(request.headers),
     body: bytes,
     signal: request.signal,
   });
@@ -702,7 +702,11 @@ async function handleRequest(
   const { bytes: body, over } = await readCapped(request.body, maxBytes);
   // Not `signal: request.signal`: reading it makes Deno.serve warn of its legacy abort-on-success on every
   // --listen gateway, and nothing downstream of here (the SDK's transport) listens to it.
-  const again = new Request(request.url, { method: request.method, headers: request.headers, body });
+  const again = new Request(request.url, {
+    method: request.method,
+    headers: headerPairs(request.headers),
+    body,
+  });
   if (!over) {
     const text = new TextDecoder().decode(body);
     if (hasEscapedKey(text)) {

@@ -43,6 +43,45 @@ export function rawMessageBytes(message: object): number | undefined {
   return bodies.get(message)?.bytes;
 }
 
+/**
+ * A copy of a message relayed as bytes, owned by its one holder (the event store, for resumption): the
+ * result's bytes in one buffer of their own, not views of the chunks they arrived in. The chunks then die
+ * young, with the request; the copy is freed at once by {@linkcode OwnedRawMessage.release} (not when a
+ * major GC finds it: events outlive a few minor GCs, so a dropped one would otherwise hold its bytes
+ * until then).
+ */
+export interface OwnedRawMessage {
+  /** Bytes of the whole message (as {@linkcode rawMessageBytes}). */
+  readonly bytes: number;
+  /** A message to write again (a resumption): a fresh placeholder over a copy, so a release never empties it. */
+  replay(): JSONRPCMessage;
+  /** Frees the copy's bytes; the copy is not used again. */
+  release(): void;
+}
+
+/** An owned copy of `message` when it is relayed as bytes; undefined for any other message. */
+export function ownRawMessage(message: object): OwnedRawMessage | undefined {
+  const body = bodies.get(message);
+  if (!body) return undefined;
+  const { head, bytes } = body;
+  const id = (message as { id: string | number }).id;
+  let copy: Uint8Array | undefined = join(body.parts, -1, true);
+  return {
+    bytes,
+    replay() {
+      if (!copy) throw new Error("a released event was replayed");
+      const again = { jsonrpc: "2.0" as const, id, result: unserializable() };
+      bodies.set(again, { head, parts: [copy.slice()], bytes });
+      return again;
+    },
+    release() {
+      // Detaching the buffer frees its backing store now.
+      (copy?.buffer as ArrayBuffer | undefined)?.transfer(0);
+      copy = undefined;
+    },
+  };
+}
+
 /** A `result` that cannot be serialized: the placeholder's bytes are elsewhere. */
 function unserializable(): Record<string, never> {
   const result = {};
@@ -164,9 +203,9 @@ export function finishedReplay(
   });
 }
 
-/** Joins byte arrays into one (`size` < 0: computed). */
-function join(parts: readonly Uint8Array[], size: number): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
+/** Joins byte arrays into one (`size` < 0: computed); `copy`: a new buffer even for one part. */
+function join(parts: readonly Uint8Array[], size: number, copy = false): Uint8Array {
+  if (parts.length === 1 && !copy) return parts[0]!;
   if (size < 0) size = parts.reduce((n, p) => n + p.length, 0);
   const out = new Uint8Array(size);
   let at = 0;

@@ -153,19 +153,57 @@ interface Connection {
   close(): void;
 }
 
-/** `head` (if any), then `value` as one chunk of a chunked body (or as it is), in one buffer. */
-function frame(head: Uint8Array | undefined, value: Uint8Array, chunked: boolean): Uint8Array {
+/**
+ * Buffers {@linkcode writeFramed} frames into and lends back once the write is done: every response chunk
+ * (a 30 KB result is one) would otherwise be a buffer of its own, freed only by a GC. A few, each at most
+ * {@linkcode FRAME_POOL_BYTES} (a write stuck on a slow client holds one; never more than these are made): a
+ * bigger frame, or one while all are lent, gets a buffer of its own size.
+ */
+const framePool: Uint8Array[] = [];
+let framePoolMade = 0;
+const FRAME_POOL_SIZE = 4;
+const FRAME_POOL_BYTES = 128 * 1024;
+
+/** Writes `head` (if any), then `value` as one chunk of a chunked body (or as it is), in one write. */
+async function writeFramed(
+  conn: Deno.Conn,
+  head: Uint8Array | undefined,
+  value: Uint8Array,
+  chunked: boolean,
+): Promise<void> {
+  if (!head && !chunked) return await writeAll(conn, value);
   const size = chunked ? enc.encode(`${value.length.toString(16)}\r\n`) : undefined;
   const length = (head?.length ?? 0) + (size?.length ?? 0) + value.length + (chunked ? 2 : 0);
-  if (!head && !chunked) return value;
-  const out = new Uint8Array(length);
+  let out = length <= FRAME_POOL_BYTES ? framePool.pop() : undefined;
+  let lent = out !== undefined;
+  if (!out && length <= FRAME_POOL_BYTES && framePoolMade < FRAME_POOL_SIZE) {
+    out = new Uint8Array(FRAME_POOL_BYTES);
+    framePoolMade++;
+    lent = true;
+  }
+  out ??= new Uint8Array(length);
   let at = 0;
   if (head) out.set(head, at), at += head.length;
   if (size) out.set(size, at), at += size.length;
   out.set(value, at);
   at += value.length;
   if (chunked) out.set([13, 10], at);
-  return out;
+  try {
+    await writeAll(conn, out.subarray(0, length));
+  } finally {
+    if (lent) framePool.push(out);
+  }
+}
+
+/**
+ * A Headers' fields as pairs, read with `forEach`: iterating a Headers (`for…of`, `entries()`, or a Headers
+ * handed to `new Request`/`new Headers`) costs Deno 2.9 some 15 times as much (it sorts the list again at
+ * every step), which over many requests is most of the garbage the listener makes.
+ */
+export function headerPairs(headers: Headers): [string, string][] {
+  const pairs: [string, string][] = [];
+  headers.forEach((value, name) => pairs.push([name, value]));
+  return pairs;
 }
 
 async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
@@ -339,7 +377,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
     try {
       request = new Request(url, {
         method: head.method,
-        headers,
+        headers: headerPairs(headers),
         body: head.method === "GET" || head.method === "HEAD" ? null : body,
         signal: aborter.signal,
       });
@@ -368,7 +406,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
     clearTimeout(c.timer);
     // A body the handler did not read to its end: the connection cannot carry another request.
     let keepAlive = bodyDone && head.keepAlive && !stopped;
-    const out = new Headers(response!.headers);
+    const out = new Headers(headerPairs(response!.headers));
     out.set("connection", keepAlive ? "keep-alive" : "close");
     const noBody = head.method === "HEAD" || response!.status === 204 || response!.status === 304;
     const stream = response!.body;
@@ -386,7 +424,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
       out.set("connection", keepAlive ? "keep-alive" : "close");
     }
     let text = `HTTP/1.1 ${response!.status} ${response!.statusText || REASONS[response!.status] || ""}\r\n`;
-    for (const [name, value] of out) text += `${name}: ${value}\r\n`;
+    out.forEach((value, name) => text += `${name}: ${value}\r\n`);
     const headBytes = enc.encode(text + "\r\n");
     if (noBody || stream === null) {
       try {
@@ -415,7 +453,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         const { done, value } = await bodyReader.read();
         if (done) break;
         if (!value || value.length === 0) continue;
-        await writeAll(c.conn, frame(first ? headBytes : undefined, value, chunked));
+        await writeFramed(c.conn, first ? headBytes : undefined, value, chunked);
         first = false;
       }
       if (first) await writeAll(c.conn, headBytes);

@@ -3,7 +3,7 @@
  * the downstream sent (ids aside), and what a client makes of it is what a direct connection gives.
  */
 import assert from "node:assert/strict";
-import { connectDirect, DENO, HOSTILE, tempDir, writeConfig } from "../helpers.ts";
+import { connectDirect, DENO, FIXTURE, HOSTILE, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "./http_helpers.ts";
 
 /** A copy of the fixture's WIRE_RESULT (tests/fixtures/hostile_server.ts): the bytes tool `wire` answers. */
@@ -119,5 +119,36 @@ Deno.test("through the SDK client over --listen, relayed results (small and big)
     });
   } finally {
     await direct.close();
+  }
+});
+
+Deno.test("over --listen concurrent results of many sizes each arrive whole and as their own (response frames are written from a shared pool of buffers)", async () => {
+  await using dir = await tempDir();
+  const config = await writeConfig(
+    dir.path,
+    `response_budget: "0"\nservers:\n  fx:\n    command: ${DENO}\n    args: ${
+      JSON.stringify(["run", "-A", FIXTURE])
+    }\n`,
+  );
+  await using listener = await startListener(config);
+  const clients = await Promise.all(
+    Array.from({ length: 6 }, (_, i) => httpClient(listener.url, undefined, `c${i}`)),
+  );
+  try {
+    const sizes = [100, 60_000, 130_000, 200_000];
+    await Promise.all(clients.flatMap((client, c) =>
+      sizes.map(async (bytes, s) => {
+        const text = `<${c}.${s}>`;
+        for (let round = 0; round < 3; round++) {
+          const result = await client.callTool({ name: "fx__big", arguments: { bytes, text } });
+          const expected = text.repeat(Math.ceil(bytes / text.length));
+          const got = (result.content as { type: string; text: string }[])[0]!.text;
+          assert.equal(got.length, expected.length, `client ${c}, ${bytes} B, round ${round}`);
+          assert.ok(got === expected, `client ${c}, ${bytes} B, round ${round}: another result's bytes`);
+        }
+      })
+    ));
+  } finally {
+    await Promise.all(clients.map((c) => c[Symbol.asyncDispose]()));
   }
 });

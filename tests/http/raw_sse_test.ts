@@ -11,12 +11,15 @@ const enc = new TextEncoder();
 const URL_MCP = "http://127.0.0.1/mcp";
 
 /** One session of a transport whose `tools/call` requests are answered with `answer(id)`. */
-async function session(answer: (id: string | number, send: ReturnType<typeof relayRawResults>) => void) {
+async function session(
+  answer: (id: string | number, send: ReturnType<typeof relayRawResults>) => void,
+  eventStore = new SessionEvents(),
+) {
   const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
   const transport = relayRawResults(
     new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => "session-1",
-      eventStore: new SessionEvents(),
+      eventStore,
     }),
   );
   transport.onmessage = (message: JSONRPCMessage) => {
@@ -112,6 +115,39 @@ Deno.test("a result sent as bytes is one SSE message event holding exactly those
     const event = body.slice(primed[0].length);
     assert.match(event, /^event: message\nid: \S+\ndata: \{"jsonrpc":"2.0","id":4,"result":/);
     assert.equal(await s.resume(primed[1]), event);
+  } finally {
+    await s.transport.close();
+  }
+});
+
+Deno.test("the event store keeps its own copy of a result sent as bytes (not the chunks it came in) and frees it when the event is dropped", async () => {
+  const size = 8 * 1024 * 1024;
+  // The chunks a result arrived in (the test keeps them: only the store's copy can be freed).
+  const arrived = new Map<number, Uint8Array[]>([
+    [2, [
+      enc.encode('{"content":[{"type":"text","text":"'),
+      new Uint8Array(size).fill(0x61),
+      enc.encode('"}]}'),
+    ]],
+    [3, [enc.encode('{"content":[]}')]],
+  ]);
+  const events = new SessionEvents();
+  const s = await session((id, t) => void t.sendResult(id, arrived.get(id as number)!), events);
+  try {
+    const body = await s.call(2, "2025-11-25");
+    const primed = /^id: (\S+)\n(?:retry: \d+\n)?data: \n\n/.exec(body);
+    assert.ok(primed, body.slice(0, 200));
+    const event = body.slice(primed[0].length);
+    // The chunks are reused by whoever owned them: the replay still has the bytes that were sent.
+    arrived.get(2)![1]!.fill(0x62);
+    assert.equal(await s.resume(primed[1]), event);
+    assert.ok(events.bytes > size, `${events.bytes} bytes kept`); // over the 1 MB bound: the newest is kept
+    // The next call's events push the big one out: its copy is freed at once, not at a later GC.
+    const external = Deno.memoryUsage().external;
+    await s.call(3, "2025-11-25");
+    assert.ok(events.bytes < 1024, `${events.bytes} bytes kept`);
+    const freed = external - Deno.memoryUsage().external;
+    assert.ok(freed >= size - 1024 * 1024, `${freed} bytes freed`);
   } finally {
     await s.transport.close();
   }
