@@ -145,27 +145,33 @@ Deno.test("a 2026-07-28 endpoint closes its gateway once, though the gateway's c
   assert.equal(closes, 1);
 });
 
+/** A 2026-07-28 meta block with no client capabilities. */
+const BARE_META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+};
+
+/** One 2026-07-28 POST as a host sends it (the era's headers, then `headers`): its status and JSON body. */
+async function modernPost(url: string, headers: Record<string, string>, body: unknown) {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
 Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the same endpoint is unchanged", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);
   await using listener = await startListener(path);
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  const post = async (headers: Record<string, string>, body: unknown) => {
-    const response = await fetch(listener.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    return { status: response.status, body: await response.json() };
-  };
+  const meta = BARE_META;
+  const post = (headers: Record<string, string>, body: unknown) => modernPost(listener.url, headers, body);
   const call = {
     jsonrpc: "2.0",
     id: 5,
@@ -498,30 +504,13 @@ Deno.test("Mcp-Param-* headers from a 2026-07-28 host: checked against the publi
     await host.close().catch(() => {});
   }
 
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": {},
-  };
-  const post = async (name: string, args: Record<string, unknown>, headers: Record<string, string>) => {
-    const response = await fetch(listener.url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": "tools/call",
-        "mcp-name": name,
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 9,
-        method: "tools/call",
-        params: { name, arguments: args, _meta: meta },
-      }),
+  const post = (name: string, args: Record<string, unknown>, headers: Record<string, string>) =>
+    modernPost(listener.url, { "mcp-method": "tools/call", "mcp-name": name, ...headers }, {
+      jsonrpc: "2.0",
+      id: 9,
+      method: "tools/call",
+      params: { name, arguments: args, _meta: BARE_META },
     });
-    return { status: response.status, body: await response.json() };
-  };
   const refused = async (headers: Record<string, string>, args: Record<string, unknown>, message: RegExp) => {
     const answer = await post("modern__route", args, headers);
     assert.equal(answer.status, 400, JSON.stringify(answer.body));
