@@ -26,6 +26,7 @@ import { finishedReplay, relayRawResults } from "./raw_sse.ts";
 import { isModern, ModernEndpoint } from "./modern.ts";
 import { Continuations } from "./continuations.ts";
 import { type ConnectionInfo, headerPairs, serveHttp1 } from "./server.ts";
+import { fullCollection, QuietCollector } from "./settle.ts";
 import { inOrder, isRefusal, type QuotaRefusal, type Refusals, type SessionPlace } from "./quota.ts";
 import { agentQuotas, type SharedQuotaOptions } from "./shared_quota.ts";
 import { guardBodies } from "../json/mod.ts";
@@ -476,6 +477,9 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   // Request bodies' json() is guarded first (see json/guard.ts).
   guardBodies();
   const limits = config.listenLimits;
+  // After a burst of results, one full collection once the listener is quiet (see settle.ts).
+  const collect = fullCollection();
+  const quiet = collect ? new QuietCollector(collect) : undefined;
   const server = serveHttp1({
     hostname: options.address.hostname,
     port: options.address.port,
@@ -485,6 +489,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     idleTimeoutMs: limits.idleTimeoutMs,
     maxHeaderBytes,
     log,
+    onWritten: quiet && ((bytes) => quiet.note(bytes)),
     handler: async (request, connection) => {
       let response: Response;
       try {
@@ -553,6 +558,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
       }
       await Promise.allSettled(open.map((s) => endSession(s, "the gateway is stopping")));
       continuations.stop();
+      quiet?.stop();
       await Promise.allSettled([...modern.values()].map((m) => m.close()));
       await quota.close();
       modern.clear();

@@ -63,6 +63,8 @@ export interface ServeOptions extends ConnectionLimits {
   port: number;
   handler: (request: Request, info: ConnectionInfo) => Promise<Response>;
   log: (line: string) => void;
+  /** Told the size of each response chunk written (see settle.ts). */
+  onWritten?: (bytes: number) => void;
 }
 
 const CRLF2 = new Uint8Array([13, 10, 13, 10]);
@@ -454,6 +456,7 @@ export function serveHttp1(options: ServeOptions): HttpServer {
         if (done) break;
         if (!value || value.length === 0) continue;
         await writeFramed(c.conn, first ? headBytes : undefined, value, chunked);
+        options.onWritten?.(value.length);
         first = false;
       }
       if (first) await writeAll(c.conn, headBytes);
