@@ -180,7 +180,8 @@ export async function connectGateway(
     stderr: "pipe",
   });
   let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const decoder = new TextDecoder();
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk, { stream: true }));
   const client = options.client ?? new Client({ name: "mcphub-test", version: "1.0.0" });
   const close = async () => {
     await client.close().catch(() => {});
@@ -423,6 +424,59 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Fails the test (never a synchronisation) when `promise` takes longer than `ms`. */
+export async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves with the gateway's stderr once it holds more than `seen` matches of `pattern`, on the pipe's own
+ * data events. stderr is a pipe of its own: a line the gateway logged before it answered on stdout can
+ * arrive after the answer, so a test awaits the line instead of asserting it is there already. Fails at
+ * the deadline, with the stderr seen so far.
+ */
+export async function stderrMatches(
+  gw: Pick<GatewayClient, "stderr" | "transport">,
+  pattern: RegExp,
+  seen = 0,
+  ms = 60_000,
+): Promise<string> {
+  const count = () =>
+    [...gw.stderr().matchAll(new RegExp(pattern.source, pattern.flags.replace("g", "") + "g"))]
+      .length;
+  const stream = gw.transport.stderr;
+  let check = () => {};
+  try {
+    await within(
+      new Promise<void>((resolve) => {
+        check = () => void (count() > seen && resolve());
+        stream?.on("data", check);
+        check();
+      }),
+      `stderr ${pattern}`,
+      ms,
+    );
+  } catch (error) {
+    throw new Error(
+      `timed out: stderr to hold ${seen + 1} match(es) of ${pattern}; it holds:\n${gw.stderr().slice(-2000)}`,
+      { cause: error },
+    );
+  } finally {
+    stream?.off("data", check);
+  }
+  return gw.stderr();
 }
 
 /** One row of the gateway's `list_servers`. */
