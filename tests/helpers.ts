@@ -34,15 +34,20 @@ export const DENO = Deno.execPath();
 export const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 
 /**
- * The hostile fixture serving HTTP with `args` (`/mcp`: Streamable HTTP with JSON answers, `/mcp-sse`: with
- * SSE answers, `/sse`: the older HTTP+SSE transport); resolves once it listens. Disposing it stops it.
+ * Runs `deno run -A SCRIPT ARGS` (a test server speaking HTTP) and resolves once it prints `listening on
+ * PORT` on stdout — the one reader of that line for every such fixture. `what` names it in the error when it
+ * exits first; `stderr` is inherited unless "null". Disposing it stops it (if a test has not already).
  */
-export async function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+export async function startHttpServer(
+  script: string,
+  args: string[],
+  options: { what?: string; stderr?: "inherit" | "null" } = {},
+): Promise<{ port: number } & AsyncDisposable> {
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, ...args, "--http"],
+    args: ["run", "-A", script, ...args],
     stdin: "null",
     stdout: "piped",
-    stderr: "inherit",
+    stderr: options.stderr ?? "inherit",
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
@@ -50,7 +55,9 @@ export async function startHostileHttp(args: string[]): Promise<{ port: number }
   while (!(match = text.match(/listening on (\d+)\n/))) {
     const { value, done } = await lines.read();
     if (done) {
-      throw new Error(`the hostile fixture exited before listening: ${JSON.stringify(await child.status)}`);
+      throw new Error(
+        `${options.what ?? script} exited before listening: ${JSON.stringify(await child.status)}`,
+      );
     }
     text += value;
   }
@@ -60,11 +67,23 @@ export async function startHostileHttp(args: string[]): Promise<{ port: number }
   return {
     port: Number(match[1]),
     async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // it exited already (a test made it)
+      }
       await child.status;
       await drained;
     },
   };
+}
+
+/**
+ * The hostile fixture serving HTTP with `args` (`/mcp`: Streamable HTTP with JSON answers, `/mcp-sse`: with
+ * SSE answers, `/sse`: the older HTTP+SSE transport); resolves once it listens. Disposing it stops it.
+ */
+export function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+  return startHttpServer(HOSTILE, [...args, "--http"], { what: "the hostile fixture" });
 }
 
 /** A small deterministic PRNG (mulberry32): values in [0, 1), so a failure can be replayed from its seed. */
@@ -576,36 +595,8 @@ export async function startRemote(
  * Starts the fixture server on Streamable HTTP (`--http`, with `args` besides); resolves with its port once it
  * listens (the line it prints is the event waited for).
  */
-export async function startFixtureHttp(args: string[] = []): Promise<{ port: number } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", FIXTURE, "--http", ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the fixture exited before listening");
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    port: Number(match[1]),
-    async [Symbol.asyncDispose]() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // it exited already (a test made it)
-      }
-      await child.status;
-      await drained;
-    },
-  };
+export function startFixtureHttp(args: string[] = []): Promise<{ port: number } & AsyncDisposable> {
+  return startHttpServer(FIXTURE, ["--http", ...args], { what: "the fixture" });
 }
 
 /** A config with one server, `big`: the hostile fixture listing `tools` tools (`--mode many`). */
@@ -676,6 +667,47 @@ export class RawGateway {
       for await (const chunk of child.stderr) this.stderr += dec.decode(chunk);
     })();
   }
+
+  /**
+   * Starts `mcp serve` on `config` with the store `db`, under exactly the permissions `mcphub permissions`
+   * derives for the config (see {@linkcode gatewayFlags}).
+   */
+  static async start(config: string, db: string): Promise<RawGateway> {
+    return new RawGateway(config, db, await gatewayFlags(config, db));
+  }
+
+  /**
+   * The MCP handshake (`initialize`, id 1, then `initialized`), then waits until every server is connected
+   * (`list_servers` polled with ids from 1,000,000 up, clear of a test's own; the gateway's stderr is in
+   * the error at the deadline).
+   */
+  async handshake(): Promise<void> {
+    await this.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    const init = await this.response(1);
+    if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+    await this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const list = async () => {
+      const id = this.#listId++;
+      await this.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "list_servers", arguments: {} },
+      });
+      const r = await this.response(id) as { result: { structuredContent: { servers: ServerRow[] } } };
+      return r.result.structuredContent.servers;
+    };
+    await serversReady(list, { state: "connected" }).catch((error) => {
+      throw new Error(`${error.message}\n${this.stderr}`);
+    });
+  }
+
+  #listId = 1_000_000;
 
   /** Every line written to stdout so far. */
   get lines(): string[] {

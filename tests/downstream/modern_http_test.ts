@@ -28,6 +28,7 @@ import {
   q,
   ROOT,
   serversReady,
+  startHttpServer,
   startRemote,
   tempDir,
   writeConfig,
@@ -39,31 +40,17 @@ const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
 type Message = { id?: unknown; method?: string; result?: Record<string, unknown> };
 
 /** The fixture over HTTP (`extra` args after `--http`); resolves once it listens (its own line says so). */
-async function startModernHttp(extra: string[] = []): Promise<{ url: string } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", MODERN, "--http", ...extra],
-    stdin: "null",
-    stdout: "piped",
+async function startModernHttp(
+  extra: string[] = [],
+): Promise<{ url: string; port: number } & AsyncDisposable> {
+  const server = await startHttpServer(MODERN, ["--http", ...extra], {
+    what: "the 2026-07-28 fixture",
     stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`the fixture exited before listening: ${JSON.stringify(await child.status)}`);
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
+  });
   return {
-    url: `http://127.0.0.1:${match[1]}/mcp`,
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
+    url: `http://127.0.0.1:${server.port}/mcp`,
+    port: server.port,
+    [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
   };
 }
 
