@@ -552,13 +552,39 @@ export function freePort(): number {
   return port;
 }
 
+/** The TCP ports process `pid` listens on (Linux /proc: its socket inodes in the LISTEN rows of net/tcp*). */
+export function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of Deno.readDirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = Deno.readLinkSync(`/proc/${pid}/fd/${fd.name}`).match(/^socket:\[(\d+)\]$/);
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ["tcp", "tcp6"]) {
+    const rows = Deno.readTextFileSync(`/proc/${pid}/net/${table}`).trim().split("\n").slice(1);
+    for (const row of rows) {
+      const cols = row.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; st 0A is LISTEN; the inode is the 10th column.
+      if (cols[3] === "0A" && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(":")[1]!, 16));
+    }
+  }
+  return [...ports];
+}
+
 /**
- * Starts server-everything in a remote transport mode on a loopback port (`port`, or a free one);
- * resolves once it listens.
+ * Starts server-everything in a remote transport mode on a loopback port and resolves once it listens. It
+ * takes its port from PORT and prints PORT back, so with PORT=0 (the default here: the kernel picks a port
+ * no other process holds, no free-port guess that can be taken before the bind) its line says "port 0" and
+ * the port it got is read from /proc. A `port` given by the test is used as it is (EADDRINUSE then fails
+ * the start, naming the port).
  */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
-  port: number = freePort(),
+  port = 0,
 ): Promise<{ port: number } & AsyncDisposable> {
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
@@ -567,28 +593,48 @@ export async function startRemote(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  // It announces the port on stdout or stderr: that line is the event we wait for.
-  const listening = Promise.withResolvers<void>();
+  // It announces the port on stdout or stderr ("… listening on port N", "… running on port N"), from its
+  // listen callback: that line is the event we wait for; an exit first is a failure (EADDRINUSE among them).
+  const listening = Promise.withResolvers<boolean>();
+  let text = "";
+  const announced = new RegExp(`(listening|running) on port ${port}\\b`);
   const watch = async (stream: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();
-    let text = "";
     for await (const chunk of stream) {
-      text += dec.decode(chunk);
-      if (text.includes(String(port))) listening.resolve();
+      text += dec.decode(chunk, { stream: true });
+      if (announced.test(text)) listening.resolve(true);
     }
   };
   const drained = Promise.all([watch(child.stdout), watch(child.stderr)]);
-  const exited = child.status.then((s) => listening.reject(new Error(`server exited: ${s.code}`)));
-  await listening.promise;
-  return {
-    port,
-    async [Symbol.asyncDispose]() {
+  const status = child.status.then(async (s) => {
+    await drained;
+    listening.resolve(false);
+    return s;
+  });
+  const stop = async () => {
+    try {
       child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await exited;
-    },
+    } catch {
+      // it exited already
+    }
+    await status;
   };
+  if (!(await listening.promise)) {
+    const s = await status;
+    throw new Error(
+      `server-everything (${mode}) exited (code ${s.code}) before listening on port ${port}: ${
+        text.trim().slice(-1000)
+      }`,
+    );
+  }
+  const bound = port || listeningPorts(child.pid)[0];
+  if (!bound) {
+    await stop();
+    throw new Error(
+      `server-everything (${mode}) said it listens, but /proc/${child.pid} shows no listening port`,
+    );
+  }
+  return { port: bound, [Symbol.asyncDispose]: stop };
 }
 
 /**

@@ -23,7 +23,6 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
-  freePort,
   listServers,
   q,
   ROOT,
@@ -233,11 +232,9 @@ async function logged(file: string, from = 0): Promise<string[]> {
 
 Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a changed one still connects", async () => {
   await using dir = await tempDir();
-  const port = freePort();
   const log = `${dir.path}/methods.log`;
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const path = await writeConfig(dir.path, `servers:\n  remote:\n    url: ${q(url)}\n`);
   const db = `${dir.path}/store.db`;
+  let path = "";
   const connect = async () => {
     const gw = await connectGateway(path, { allowAll: true, db });
     // Past connecting (tools/list may answer from the cached list before).
@@ -245,8 +242,12 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
     const tools = (await gw.client.listTools()).tools.filter((t) => t.name.startsWith("remote__"));
     return { gw, rows, tools };
   };
+  let port: number;
   {
-    await using _server = await startModernHttp(["--port", String(port), "--log", log]);
+    // The fixture binds port 0 and says which port it got (no free-port guess another process can take).
+    await using server = await startModernHttp(["--log", log]);
+    port = server.port;
+    path = await writeConfig(dir.path, `servers:\n  remote:\n    url: ${q(server.url)}\n`);
     {
       // Unknown: the 2025 opening first, refused, then server/discover.
       const { gw, rows } = await connect();
@@ -267,7 +268,8 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
       assert.ok(!since.includes("initialize"), since.join(","));
     }
   }
-  // The server at that URL changed: a 2025 server (server-everything, sessions) now.
+  // The server at that URL changed: a 2025 server (server-everything, sessions) now, on the same port (the
+  // URL is the cache's key); startRemote fails loudly, naming the port, if another process took it meanwhile.
   await using _everything = await startRemote("streamableHttp", port);
   const { gw, rows, tools } = await connect();
   await gw.close();
