@@ -34,15 +34,20 @@ export const DENO = Deno.execPath();
 export const HOSTILE = `${ROOT}tests/fixtures/hostile_server.ts`;
 
 /**
- * The hostile fixture serving HTTP with `args` (`/mcp`: Streamable HTTP with JSON answers, `/mcp-sse`: with
- * SSE answers, `/sse`: the older HTTP+SSE transport); resolves once it listens. Disposing it stops it.
+ * Runs `deno run -A SCRIPT ARGS` (a test server speaking HTTP) and resolves once it prints `listening on
+ * PORT` on stdout — the one reader of that line for every such fixture. `what` names it in the error when it
+ * exits first; `stderr` is inherited unless "null". Disposing it stops it (if a test has not already).
  */
-export async function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+export async function startHttpServer(
+  script: string,
+  args: string[],
+  options: { what?: string; stderr?: "inherit" | "null" } = {},
+): Promise<{ port: number } & AsyncDisposable> {
   const child = new Deno.Command(DENO, {
-    args: ["run", "-A", HOSTILE, ...args, "--http"],
+    args: ["run", "-A", script, ...args],
     stdin: "null",
     stdout: "piped",
-    stderr: "inherit",
+    stderr: options.stderr ?? "inherit",
   }).spawn();
   const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let text = "";
@@ -50,7 +55,9 @@ export async function startHostileHttp(args: string[]): Promise<{ port: number }
   while (!(match = text.match(/listening on (\d+)\n/))) {
     const { value, done } = await lines.read();
     if (done) {
-      throw new Error(`the hostile fixture exited before listening: ${JSON.stringify(await child.status)}`);
+      throw new Error(
+        `${options.what ?? script} exited before listening: ${JSON.stringify(await child.status)}`,
+      );
     }
     text += value;
   }
@@ -60,11 +67,23 @@ export async function startHostileHttp(args: string[]): Promise<{ port: number }
   return {
     port: Number(match[1]),
     async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
+      try {
+        child.kill("SIGTERM");
+      } catch {
+        // it exited already (a test made it)
+      }
       await child.status;
       await drained;
     },
   };
+}
+
+/**
+ * The hostile fixture serving HTTP with `args` (`/mcp`: Streamable HTTP with JSON answers, `/mcp-sse`: with
+ * SSE answers, `/sse`: the older HTTP+SSE transport); resolves once it listens. Disposing it stops it.
+ */
+export function startHostileHttp(args: string[]): Promise<{ port: number } & AsyncDisposable> {
+  return startHttpServer(HOSTILE, [...args, "--http"], { what: "the hostile fixture" });
 }
 
 /** A small deterministic PRNG (mulberry32): values in [0, 1), so a failure can be replayed from its seed. */
@@ -180,7 +199,8 @@ export async function connectGateway(
     stderr: "pipe",
   });
   let stderr = "";
-  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  const decoder = new TextDecoder();
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += decoder.decode(chunk, { stream: true }));
   const client = options.client ?? new Client({ name: "mcphub-test", version: "1.0.0" });
   const close = async () => {
     await client.close().catch(() => {});
@@ -425,6 +445,59 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined>
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** Fails the test (never a synchronisation) when `promise` takes longer than `ms`. */
+export async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<never>((_, reject) =>
+        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
+      ),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Resolves with the gateway's stderr once it holds more than `seen` matches of `pattern`, on the pipe's own
+ * data events. stderr is a pipe of its own: a line the gateway logged before it answered on stdout can
+ * arrive after the answer, so a test awaits the line instead of asserting it is there already. Fails at
+ * the deadline, with the stderr seen so far.
+ */
+export async function stderrMatches(
+  gw: Pick<GatewayClient, "stderr" | "transport">,
+  pattern: RegExp,
+  seen = 0,
+  ms = 60_000,
+): Promise<string> {
+  const count = () =>
+    [...gw.stderr().matchAll(new RegExp(pattern.source, pattern.flags.replace("g", "") + "g"))]
+      .length;
+  const stream = gw.transport.stderr;
+  let check = () => {};
+  try {
+    await within(
+      new Promise<void>((resolve) => {
+        check = () => void (count() > seen && resolve());
+        stream?.on("data", check);
+        check();
+      }),
+      `stderr ${pattern}`,
+      ms,
+    );
+  } catch (error) {
+    throw new Error(
+      `timed out: stderr to hold ${seen + 1} match(es) of ${pattern}; it holds:\n${gw.stderr().slice(-2000)}`,
+      { cause: error },
+    );
+  } finally {
+    stream?.off("data", check);
+  }
+  return gw.stderr();
+}
+
 /** One row of the gateway's `list_servers`. */
 export interface ServerRow {
   name: string;
@@ -479,13 +552,39 @@ export function freePort(): number {
   return port;
 }
 
+/** The TCP ports process `pid` listens on (Linux /proc: its socket inodes in the LISTEN rows of net/tcp*). */
+export function listeningPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of Deno.readDirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = Deno.readLinkSync(`/proc/${pid}/fd/${fd.name}`).match(/^socket:\[(\d+)\]$/);
+      if (m) inodes.add(m[1]!);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports = new Set<number>();
+  for (const table of ["tcp", "tcp6"]) {
+    const rows = Deno.readTextFileSync(`/proc/${pid}/net/${table}`).trim().split("\n").slice(1);
+    for (const row of rows) {
+      const cols = row.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; st 0A is LISTEN; the inode is the 10th column.
+      if (cols[3] === "0A" && inodes.has(cols[9]!)) ports.add(parseInt(cols[1]!.split(":")[1]!, 16));
+    }
+  }
+  return [...ports];
+}
+
 /**
- * Starts server-everything in a remote transport mode on a loopback port (`port`, or a free one);
- * resolves once it listens.
+ * Starts server-everything in a remote transport mode on a loopback port and resolves once it listens. It
+ * takes its port from PORT and prints PORT back, so with PORT=0 (the default here: the kernel picks a port
+ * no other process holds, no free-port guess that can be taken before the bind) its line says "port 0" and
+ * the port it got is read from /proc. A `port` given by the test is used as it is (EADDRINUSE then fails
+ * the start, naming the port).
  */
 export async function startRemote(
   mode: "streamableHttp" | "sse",
-  port: number = freePort(),
+  port = 0,
 ): Promise<{ port: number } & AsyncDisposable> {
   const child = new Deno.Command("node", {
     args: [REAL.everything, mode],
@@ -494,64 +593,56 @@ export async function startRemote(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  // It announces the port on stdout or stderr: that line is the event we wait for.
-  const listening = Promise.withResolvers<void>();
+  // It announces the port on stdout or stderr ("… listening on port N", "… running on port N"), from its
+  // listen callback: that line is the event we wait for; an exit first is a failure (EADDRINUSE among them).
+  const listening = Promise.withResolvers<boolean>();
+  let text = "";
+  const announced = new RegExp(`(listening|running) on port ${port}\\b`);
   const watch = async (stream: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();
-    let text = "";
     for await (const chunk of stream) {
-      text += dec.decode(chunk);
-      if (text.includes(String(port))) listening.resolve();
+      text += dec.decode(chunk, { stream: true });
+      if (announced.test(text)) listening.resolve(true);
     }
   };
   const drained = Promise.all([watch(child.stdout), watch(child.stderr)]);
-  const exited = child.status.then((s) => listening.reject(new Error(`server exited: ${s.code}`)));
-  await listening.promise;
-  return {
-    port,
-    async [Symbol.asyncDispose]() {
+  const status = child.status.then(async (s) => {
+    await drained;
+    listening.resolve(false);
+    return s;
+  });
+  const stop = async () => {
+    try {
       child.kill("SIGTERM");
-      await child.status;
-      await drained;
-      await exited;
-    },
+    } catch {
+      // it exited already
+    }
+    await status;
   };
+  if (!(await listening.promise)) {
+    const s = await status;
+    throw new Error(
+      `server-everything (${mode}) exited (code ${s.code}) before listening on port ${port}: ${
+        text.trim().slice(-1000)
+      }`,
+    );
+  }
+  const bound = port || listeningPorts(child.pid)[0];
+  if (!bound) {
+    await stop();
+    throw new Error(
+      `server-everything (${mode}) said it listens, but /proc/${child.pid} shows no listening port`,
+    );
+  }
+  return { port: bound, [Symbol.asyncDispose]: stop };
 }
 
 /**
  * Starts the fixture server on Streamable HTTP (`--http`, with `args` besides); resolves with its port once it
  * listens (the line it prints is the event waited for).
  */
-export async function startFixtureHttp(args: string[] = []): Promise<{ port: number } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", FIXTURE, "--http", ...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error("the fixture exited before listening");
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
-  return {
-    port: Number(match[1]),
-    async [Symbol.asyncDispose]() {
-      try {
-        child.kill("SIGTERM");
-      } catch {
-        // it exited already (a test made it)
-      }
-      await child.status;
-      await drained;
-    },
-  };
+export function startFixtureHttp(args: string[] = []): Promise<{ port: number } & AsyncDisposable> {
+  return startHttpServer(FIXTURE, ["--http", ...args], { what: "the fixture" });
 }
 
 /** A config with one server, `big`: the hostile fixture listing `tools` tools (`--mode many`). */
@@ -622,6 +713,47 @@ export class RawGateway {
       for await (const chunk of child.stderr) this.stderr += dec.decode(chunk);
     })();
   }
+
+  /**
+   * Starts `mcp serve` on `config` with the store `db`, under exactly the permissions `mcphub permissions`
+   * derives for the config (see {@linkcode gatewayFlags}).
+   */
+  static async start(config: string, db: string): Promise<RawGateway> {
+    return new RawGateway(config, db, await gatewayFlags(config, db));
+  }
+
+  /**
+   * The MCP handshake (`initialize`, id 1, then `initialized`), then waits until every server is connected
+   * (`list_servers` polled with ids from 1,000,000 up, clear of a test's own; the gateway's stderr is in
+   * the error at the deadline).
+   */
+  async handshake(): Promise<void> {
+    await this.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    });
+    const init = await this.response(1);
+    if (!init.result) throw new Error(`initialize failed: ${JSON.stringify(init)}`);
+    await this.send({ jsonrpc: "2.0", method: "notifications/initialized" });
+    const list = async () => {
+      const id = this.#listId++;
+      await this.send({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "list_servers", arguments: {} },
+      });
+      const r = await this.response(id) as { result: { structuredContent: { servers: ServerRow[] } } };
+      return r.result.structuredContent.servers;
+    };
+    await serversReady(list, { state: "connected" }).catch((error) => {
+      throw new Error(`${error.message}\n${this.stderr}`);
+    });
+  }
+
+  #listId = 1_000_000;
 
   /** Every line written to stdout so far. */
   get lines(): string[] {

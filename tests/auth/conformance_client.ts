@@ -72,13 +72,13 @@ async function state(): Promise<Status> {
   return result.structuredContent.servers[0]!;
 }
 async function settle(): Promise<Status> {
-  for (let i = 0; i < 300; i++) {
+  for (let i = 0; i < 800; i++) {
     const s = await state();
     if (s.state !== "connecting") return s;
     await new Promise((r) => setTimeout(r, 50));
   }
   // Fails loudly (this client runs alone, without tests/helpers.ts's serversReady).
-  throw new Error(`the server is still connecting after 300 polls: ${JSON.stringify(await state())}`);
+  throw new Error(`the server is still connecting after 800 polls: ${JSON.stringify(await state())}`);
 }
 
 /** What a user does when the gateway says needs_auth: run `mcphub auth login`, then wait for the pickup. */
@@ -103,10 +103,15 @@ async function logIn(): Promise<Status> {
     stderr: "inherit",
   }).output();
   log(`auth login exited ${login.code}`);
+  // The gateway picks the new login up on its own: poll for it (no event reaches this client), as long
+  // as tests/helpers.ts's until would (800 × 50 ms), and fail loudly naming the last state, not return it.
   let s = await state();
-  for (let i = 0; i < 100 && s.state !== "connected"; i++) {
+  for (let i = 0; i < 800 && s.state !== "connected"; i++) {
     await new Promise((r) => setTimeout(r, 50));
     s = await state();
+  }
+  if (s.state !== "connected") {
+    throw new Error(`the server did not connect within 800 polls after auth login: ${JSON.stringify(s)}`);
   }
   return s;
 }

@@ -20,6 +20,7 @@ import {
   runMcphub,
   structured,
   tempDir,
+  until,
   writeConfig,
 } from "../helpers.ts";
 import { pgCluster, pgTest } from "../store/_pg.ts";
@@ -189,7 +190,7 @@ Deno.test("a hub caches a 100,000-tool list serialized in slices, also when clos
       await hub.start();
       // Either the slices end (a timer's turns) or close() finishes them.
       if (wait) {
-        while (!(await cache.load("big", fingerprint))) await new Promise((r) => setTimeout(r, 20));
+        await until("the slices to be cached", () => Promise.resolve(cache.load("big", fingerprint)));
       }
     } finally {
       await hub.close();

@@ -16,6 +16,7 @@ import {
   serversReady,
   tempDir,
   until,
+  within,
   writeConfig,
 } from "../helpers.ts";
 import { MAX_IN_FLIGHT, runSandboxed, SANDBOX_ARG } from "../../src/code/mod.ts";
@@ -86,9 +87,11 @@ return tries;`,
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = listener.addr.port;
     let arrived = 0;
+    const first = Promise.withResolvers<void>();
     const accepting = (async () => {
       for await (const conn of listener) {
         arrived++;
+        first.resolve();
         conn.close();
       }
     })();
@@ -105,7 +108,7 @@ return tries;`,
     assert.deepEqual(outcome.result, ["NotCapable", "NotCapable", "NotCapable", "NotCapable"]);
     // The listener does take connections: this one is the only one it ever saw.
     (await Deno.connect({ hostname: "127.0.0.1", port })).close();
-    while (arrived === 0) await new Promise((r) => setTimeout(r, 10));
+    await within(first.promise, "the test's own connection to arrive");
     assert.equal(arrived, 1);
     listener.close();
     await accepting.catch(() => {});

@@ -23,11 +23,11 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
-  freePort,
   listServers,
   q,
   ROOT,
   serversReady,
+  startHttpServer,
   startRemote,
   tempDir,
   writeConfig,
@@ -39,31 +39,17 @@ const MODERN = `${ROOT}tests/fixtures/modern_server.ts`;
 type Message = { id?: unknown; method?: string; result?: Record<string, unknown> };
 
 /** The fixture over HTTP (`extra` args after `--http`); resolves once it listens (its own line says so). */
-async function startModernHttp(extra: string[] = []): Promise<{ url: string } & AsyncDisposable> {
-  const child = new Deno.Command(DENO, {
-    args: ["run", "-A", MODERN, "--http", ...extra],
-    stdin: "null",
-    stdout: "piped",
+async function startModernHttp(
+  extra: string[] = [],
+): Promise<{ url: string; port: number } & AsyncDisposable> {
+  const server = await startHttpServer(MODERN, ["--http", ...extra], {
+    what: "the 2026-07-28 fixture",
     stderr: "null",
-  }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let text = "";
-  let match: RegExpMatchArray | null = null;
-  while (!(match = text.match(/listening on (\d+)\n/))) {
-    const { value, done } = await lines.read();
-    if (done) throw new Error(`the fixture exited before listening: ${JSON.stringify(await child.status)}`);
-    text += value;
-  }
-  const drained = (async () => {
-    while (!(await lines.read()).done);
-  })();
+  });
   return {
-    url: `http://127.0.0.1:${match[1]}/mcp`,
-    async [Symbol.asyncDispose]() {
-      child.kill("SIGTERM");
-      await child.status;
-      await drained;
-    },
+    url: `http://127.0.0.1:${server.port}/mcp`,
+    port: server.port,
+    [Symbol.asyncDispose]: () => server[Symbol.asyncDispose](),
   };
 }
 
@@ -246,11 +232,9 @@ async function logged(file: string, from = 0): Promise<string[]> {
 
 Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a changed one still connects", async () => {
   await using dir = await tempDir();
-  const port = freePort();
   const log = `${dir.path}/methods.log`;
-  const url = `http://127.0.0.1:${port}/mcp`;
-  const path = await writeConfig(dir.path, `servers:\n  remote:\n    url: ${q(url)}\n`);
   const db = `${dir.path}/store.db`;
+  let path = "";
   const connect = async () => {
     const gw = await connectGateway(path, { allowAll: true, db });
     // Past connecting (tools/list may answer from the cached list before).
@@ -258,8 +242,12 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
     const tools = (await gw.client.listTools()).tools.filter((t) => t.name.startsWith("remote__"));
     return { gw, rows, tools };
   };
+  let port: number;
   {
-    await using _server = await startModernHttp(["--port", String(port), "--log", log]);
+    // The fixture binds port 0 and says which port it got (no free-port guess another process can take).
+    await using server = await startModernHttp(["--log", log]);
+    port = server.port;
+    path = await writeConfig(dir.path, `servers:\n  remote:\n    url: ${q(server.url)}\n`);
     {
       // Unknown, over HTTP: server/discover first (as the v2 client's auto mode), answered: no initialize.
       const { gw, rows } = await connect();
@@ -281,7 +269,8 @@ Deno.test("the era cache, HTTP: a known 2026-07-28 server is probed first; a cha
       assert.ok(!since.includes("initialize"), since.join(","));
     }
   }
-  // The server at that URL changed: a 2025 server (server-everything, sessions) now.
+  // The server at that URL changed: a 2025 server (server-everything, sessions) now, on the same port (the
+  // URL is the cache's key); startRemote fails loudly, naming the port, if another process took it meanwhile.
   await using _everything = await startRemote("streamableHttp", port);
   const { gw, rows, tools } = await connect();
   await gw.close();

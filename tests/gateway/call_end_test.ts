@@ -5,44 +5,7 @@
  * mid-call. Pins the behaviour that issue 40's one deadline/cancel/settle helper must keep.
  */
 import assert from "node:assert/strict";
-import {
-  DENO,
-  FIXTURE,
-  gatewayFlags,
-  q,
-  RawGateway,
-  type ServerRow,
-  serversReady,
-  startFixtureHttp,
-  tempDir,
-  until,
-  writeConfig,
-} from "../helpers.ts";
-
-async function handshake(gw: RawGateway): Promise<void> {
-  await gw.send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  });
-  assert.ok((await gw.response(1)).result);
-  await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  let id = 1000;
-  const list = async () => {
-    await gw.send({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "list_servers", arguments: {} },
-    });
-    const r = await gw.response(id++) as { result: { structuredContent: { servers: ServerRow[] } } };
-    return r.result.structuredContent.servers;
-  };
-  await serversReady(list, { state: "connected" }).catch((error) => {
-    throw new Error(`${error.message}\n${gw.stderr}`);
-  });
-}
+import { DENO, FIXTURE, q, RawGateway, startFixtureHttp, tempDir, until, writeConfig } from "../helpers.ts";
 
 async function fileText(path: string): Promise<string | undefined> {
   try {
@@ -73,9 +36,9 @@ for (const path of ["stdio fast path", "Streamable HTTP"] as const) {
     const limit = remote ? 2000 : 1000;
     const config = await writeConfig(dir.path, `call_timeout: ${limit}ms\nservers:\n  fx:\n${server}`);
     const db = `${dir.path}/db`;
-    const gw = new RawGateway(config, db, await gatewayFlags(config, db));
+    const gw = await RawGateway.start(config, db);
     try {
-      await handshake(gw);
+      await gw.handshake();
 
       // (a) Past call_timeout: the gateway's own isError result, and the server is told.
       await gw.send(call(2, "fx__wait", { ms: 60_000 }));

@@ -15,7 +15,18 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import type { LoggingMessageNotification } from "@modelcontextprotocol/sdk/types.js";
-import { connectDirect, connectGateway, DENO, FIXTURE, q, REAL, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectDirect,
+  connectGateway,
+  DENO,
+  FIXTURE,
+  q,
+  REAL,
+  tempDir,
+  until,
+  within,
+  writeConfig,
+} from "../helpers.ts";
 import { namespaceTemplate, namespaceUri, splitUri } from "../../src/hub/uris.ts";
 import {
   clipBytes,
@@ -53,7 +64,7 @@ function host(name: string, offer = true): { client: Client; logs: LoggingMessag
       () => ({ roots: name === "gateway" ? hostRoots : ROOTS }),
     );
   }
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
+  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => collect(logs, n.params));
   return { client, logs };
 }
 
@@ -77,18 +88,36 @@ async function allPages<T>(
   return { items, pages };
 }
 
-/** Resolves with the first collected item matching `test`, polling an event-fed array. */
-function waitFor<T>(items: T[], test: (item: T) => boolean, what: string): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const deadline = Date.now() + 15_000;
-    const check = () => {
-      const found = items.find(test);
-      if (found !== undefined) return resolve(found);
-      if (Date.now() > deadline) return reject(new Error(`timed out waiting for ${what}`));
-      setTimeout(check, 20);
-    };
-    check();
-  });
+/** Fired on every item a handler collects (a log message, a resources/updated): what `waitFor` waits on. */
+const arrivals = new EventTarget();
+
+/** Adds `item` to `items` (a notification handler's record) and says so to every `waitFor`. */
+function collect<T>(items: T[], item: T): void {
+  items.push(item);
+  arrivals.dispatchEvent(new Event("item"));
+}
+
+/**
+ * Resolves with the first collected item matching `test`: one already there, or on the arrival that brings it
+ * (no polling); fails loudly at the deadline, naming `what`.
+ */
+async function waitFor<T>(items: T[], test: (item: T) => boolean, what: string): Promise<T> {
+  let check = () => {};
+  try {
+    return await within(
+      new Promise<T>((resolve) => {
+        check = () => {
+          const found = items.find(test);
+          if (found !== undefined) resolve(found);
+        };
+        arrivals.addEventListener("item", check);
+        check();
+      }),
+      `${what} (${items.length} collected)`,
+    );
+  } finally {
+    arrivals.removeEventListener("item", check);
+  }
 }
 
 const text = (result: unknown) =>
@@ -286,7 +315,7 @@ Deno.test("server-everything through mcphub answers as a direct connection does"
     await t.step("logging/setLevel fans out; subscribe and updated notifications", async () => {
       await g.setLoggingLevel("debug");
       const updates: string[] = [];
-      g.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+      g.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => collect(updates, n.params.uri));
       const uri = (await d.listResources()).resources[0]!.uri;
       await g.subscribeResource({ uri: namespaceUri("everything", uri) });
       const ack = await waitFor(
@@ -641,19 +670,21 @@ Deno.test("filesystem and memory: the roots the host offers are the filesystem s
   const direct = await connectDirect("node", [REAL.filesystem, start], undefined, rootsHost("direct"));
   await using gw = await connectGateway(path, { client: rootsHost("gateway") });
   try {
-    // The server asks for roots after initialized: poll its answer until it has them (both ways alike).
-    const allowed = async (call: () => Promise<unknown>) => {
-      const deadline = Date.now() + 15_000;
-      for (;;) {
+    // The server asks for roots after initialized and says nothing when it has them: only its answer shows
+    // it, so poll that (both ways alike), failing loudly at the deadline.
+    const allowed = (who: string, call: () => Promise<unknown>) =>
+      until(`${who}: the offered root among the allowed directories`, async () => {
         const got = text(await call());
-        if (got.includes(offered) || Date.now() > deadline) return got;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
-    const want = await allowed(() => direct.callTool({ name: "list_allowed_directories", arguments: {} }));
+        return got.includes(offered) ? got : undefined;
+      });
+    const want = await allowed(
+      "direct",
+      () => direct.callTool({ name: "list_allowed_directories", arguments: {} }),
+    );
     assert.match(want, new RegExp(offered));
-    const got = await allowed(() =>
-      gw.client.callTool({ name: "filesystem__list_allowed_directories", arguments: {} })
+    const got = await allowed(
+      "gateway",
+      () => gw.client.callTool({ name: "filesystem__list_allowed_directories", arguments: {} }),
     );
     assert.equal(got, want);
     // The memory server's resource (its knowledge graph) reads as it does directly.

@@ -8,12 +8,9 @@ import {
   DENO,
   descendants,
   FIXTURE,
-  gatewayFlags,
   q,
   RawGateway,
   REAL,
-  type ServerRow,
-  serversReady,
   tempDir,
   until,
   writeConfig,
@@ -51,33 +48,6 @@ async function noneSurvive(pids: number[]): Promise<void> {
   });
 }
 
-async function handshake(gw: RawGateway): Promise<void> {
-  await gw.send({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-  });
-  const init = await gw.response(1);
-  assert.ok(init.result, JSON.stringify(init));
-  await gw.send({ jsonrpc: "2.0", method: "notifications/initialized" });
-  // Wait until every server has connected.
-  let id = 100;
-  const list = async () => {
-    await gw.send({
-      jsonrpc: "2.0",
-      id,
-      method: "tools/call",
-      params: { name: "list_servers", arguments: {} },
-    });
-    const r = await gw.response(id++) as { result: { structuredContent: { servers: ServerRow[] } } };
-    return r.result.structuredContent.servers;
-  };
-  await serversReady(list, { state: "connected" }).catch((error) => {
-    throw new Error(`${error.message}\n${gw.stderr}`);
-  });
-}
-
 function assertAllJsonRpc(gw: RawGateway): void {
   assert.equal(gw.rest, "", "stdout ends with a complete line");
   assert.ok(gw.lines.length > 0);
@@ -96,8 +66,8 @@ Deno.test(
   async () => {
     await using dir = await tempDir();
     const path = await config(dir.path);
-    const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
-    await handshake(gw);
+    const gw = await RawGateway.start(path, `${dir.path}/db`);
+    await gw.handshake();
     const children = descendants(gw.child.pid);
     assert.ok(children.length >= 4, `children: ${children}`);
 
@@ -140,8 +110,8 @@ Deno.test(
 Deno.test("SIGTERM stops the gateway and leaves no child behind", linuxOnly, async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);
-  const gw = new RawGateway(path, `${dir.path}/db`, await gatewayFlags(path, `${dir.path}/db`));
-  await handshake(gw);
+  const gw = await RawGateway.start(path, `${dir.path}/db`);
+  await gw.handshake();
   const children = descendants(gw.child.pid);
   assert.ok(children.length >= 4, `children: ${children}`);
   gw.child.kill("SIGTERM");

@@ -17,11 +17,12 @@ import {
   connectGateway,
   DENO,
   FIXTURE,
-  type GatewayClient,
   q,
   runMcphub,
+  stderrMatches,
   structured,
   tempDir,
+  within,
   writeConfig,
 } from "../helpers.ts";
 
@@ -41,21 +42,6 @@ class ListChanged {
   after(seen: number): Promise<void> {
     if (this.count > seen) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push(() => this.after(seen).then(resolve)));
-  }
-}
-
-/** Fails the test (never a synchronisation) when `promise` takes longer than `ms`. */
-async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) =>
-        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -87,23 +73,6 @@ async function toolsWhen(
       }
     })(),
     what,
-  );
-}
-
-/** Resolves once the gateway's stderr holds more than `seen` matches of `pattern`. */
-function stderrMatches(gw: GatewayClient, pattern: RegExp, seen: number): Promise<void> {
-  const count = () => [...gw.stderr().matchAll(new RegExp(pattern, "g"))].length;
-  return within(
-    new Promise<void>((resolve) => {
-      if (count() > seen) return resolve();
-      const check = () => {
-        if (count() <= seen) return;
-        gw.transport.stderr?.off("data", check);
-        resolve();
-      };
-      gw.transport.stderr?.on("data", check);
-    }),
-    `stderr ${pattern}`,
   );
 }
 
@@ -204,7 +173,7 @@ Deno.test("config edits reach a connected client: add, change, remove, an invali
     [...meta, ...keepTools, ...changeTools("alpha"), ...[...FIXTURE_TOOLS, "beta"].map((t) => `added__${t}`)]
       .sort(),
   );
-  assert.match(gw.stderr(), /mcphub: config reloaded \(file changed\): started added\n/);
+  await stderrMatches(gw, /mcphub: config reloaded \(file changed\): started added\n/);
 
   // Change one server's args with an in-place write (how many editors save).
   before = changes.count;
@@ -220,7 +189,7 @@ Deno.test("config edits reach a connected client: add, change, remove, an invali
   assert.ok(changes.count > before);
   assert.deepEqual(names.filter((n) => n.startsWith("change__")), changeTools("gamma").sort());
   assert.equal(await Deno.readTextFile(`${change}/starts`), "2");
-  assert.match(gw.stderr(), /mcphub: config reloaded \(file changed\): reconnected change\n/);
+  await stderrMatches(gw, /mcphub: config reloaded \(file changed\): reconnected change\n/);
 
   // Remove, with `mcphub remove`.
   before = changes.count;
@@ -230,7 +199,7 @@ Deno.test("config edits reach a connected client: add, change, remove, an invali
   names = await toolsWhen(gw.client, changes, (n) => !n.some((t) => t.startsWith("added__")), "removal");
   assert.ok(changes.count > before);
   assert.deepEqual(names, [...meta, ...keepTools, ...changeTools("gamma")].sort());
-  assert.match(gw.stderr(), /mcphub: config reloaded \(file changed\): stopped added\n/);
+  await stderrMatches(gw, /mcphub: config reloaded \(file changed\): stopped added\n/);
 
   // An invalid edit: logged with file:line:col, the running config kept, config_error until fixed.
   const valid = await Deno.readTextFile(config);
@@ -295,7 +264,7 @@ Deno.test("SIGHUP reloads the config (mcp serve --no-watch)", async () => {
   const names = await toolsWhen(gw.client, changes, (n) => n.includes("added__beta"), "the added server");
   assert.ok(changes.count > before);
   assert.ok(names.includes("keep__echo"));
-  assert.match(gw.stderr(), /mcphub: config reloaded \(SIGHUP\): started added\n/);
+  await stderrMatches(gw, /mcphub: config reloaded \(SIGHUP\): started added\n/);
   assert.equal(await Deno.readTextFile(`${keep}/pid`), keepPid);
   assert.equal(await Deno.readTextFile(`${keep}/starts`), "1");
 });

@@ -20,6 +20,7 @@ import {
   REAL,
   ROOT,
   runMcphub,
+  stderrMatches,
   structured,
   tempDir,
   until,
@@ -441,12 +442,10 @@ Deno.test("a restarting server's stderr tail is its own attempt's, not repeated 
     `servers:\n  crasher:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --crash-at-start]\n`,
   );
   await using gw = await connectGateway(config, { flags: ["-A"] });
-  // Backoff restarts it at 0.5 s, 1 s, …: wait (bounded) until three attempts have been logged.
-  const deadline = Date.now() + 30_000;
-  while ((gw.stderr().match(/failed to start/g) ?? []).length < 3 && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const blocks = gw.stderr().split('server "crasher" failed to start').slice(1, 4);
+  // Backoff restarts it at 0.5 s, 1 s, …: await (on stderr's own events, failing loudly at the deadline)
+  // three logged attempts, each up to its tail's crash line.
+  const stderr = await stderrMatches(gw, /failed to start[\s\S]*?simulated crash/, 2);
+  const blocks = stderr.split('server "crasher" failed to start').slice(1, 4);
   assert.equal(blocks.length, 3);
   for (const block of blocks) {
     assert.equal((block.match(/simulated crash/g) ?? []).length, 1, "one attempt's stderr per failure");

@@ -5,7 +5,17 @@
  * bytes of the store file. Run as users run it: `mcp serve` under its derived permissions, then the CLI.
  */
 import assert from "node:assert/strict";
-import { connectGateway, DENO, FIXTURE, HOSTILE, q, runMcphub, tempDir, writeConfig } from "../helpers.ts";
+import {
+  connectGateway,
+  DENO,
+  FIXTURE,
+  HOSTILE,
+  q,
+  runMcphub,
+  stderrMatches,
+  tempDir,
+  writeConfig,
+} from "../helpers.ts";
 
 const SECRET = "sk-live-0123456789abcdefghijklmnopqrstu";
 
@@ -53,6 +63,8 @@ Deno.test("a secret printed by a server and carried in a call's error reaches no
     assert.deepEqual(pieces(JSON.stringify(servers)), []);
     const stats = await gw.client.callTool({ name: "stats", arguments: {} });
     assert.deepEqual(pieces(JSON.stringify(stats)), []);
+    // The garbage line is logged on stderr (a pipe of its own): awaited before the gateway is closed.
+    await stderrMatches(gw, /not JSON-RPC/);
     await gw.close();
     // The garbage line was logged (redacted), so the check below is not vacuous.
     assert.match(gw.stderr(), /not JSON-RPC/);

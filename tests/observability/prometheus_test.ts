@@ -4,7 +4,7 @@
  * `metrics_token:` guards it, and Prometheus's query API reads the series back.
  */
 import assert from "node:assert/strict";
-import { DENO, FIXTURE, q, tempDir, until, writeConfig } from "../helpers.ts";
+import { DENO, FIXTURE, listeningPorts, q, tempDir, until, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "../http/http_helpers.ts";
 
 const METRICS_TOKEN = "metrics-token-0123456789abcdef";
@@ -22,13 +22,6 @@ async function available(command: string): Promise<boolean> {
 const installed = await available("prometheus") && await available("promtool");
 // Under CI on Linux the setup installs Prometheus: missing there is a failure, not a skip.
 const required = Deno.env.get("CI") === "true" && Deno.build.os === "linux";
-
-function freePort(): number {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  return port;
-}
 
 interface Sample {
   metric: Record<string, string>;
@@ -131,7 +124,6 @@ Deno.test({
     }
 
     // A real Prometheus scrapes the listener with the token and answers queries about it.
-    const port = freePort();
     const target = new URL(listener.origin).host;
     await Deno.writeTextFile(
       `${dir.path}/prometheus.yml`,
@@ -152,13 +144,20 @@ Deno.test({
       args: [
         `--config.file=${dir.path}/prometheus.yml`,
         `--storage.tsdb.path=${dir.path}/tsdb`,
-        `--web.listen-address=127.0.0.1:${port}`,
+        // Port 0: the kernel picks one no other process holds (a free-port guess could be taken before
+        // Prometheus binds it); the port it got is read from /proc.
+        "--web.listen-address=127.0.0.1:0",
       ],
       stdin: "null",
       stdout: "null",
       stderr: "null",
     }).spawn();
     try {
+      const port = await until("Prometheus listening", async () => {
+        const status = await Promise.race([prometheus.status, Promise.resolve(undefined)]);
+        if (status) throw new Error(`Prometheus exited (code ${status.code}) before listening`);
+        return listeningPorts(prometheus.pid)[0];
+      });
       const query = async (promql: string): Promise<Sample[]> => {
         const response = await fetch(
           `http://127.0.0.1:${port}/api/v1/query?query=${encodeURIComponent(promql)}`,

@@ -93,7 +93,10 @@ async function create(): Promise<PgCluster> {
     "UTF8",
     "--no-sync",
   ]));
-  const port = freePort();
+  // PostgreSQL needs its port before it starts (its socket file is named after it; port 0 is refused), so
+  // a free port is found first; if another process takes it before the server binds it, the first start
+  // fails with "could not bind" in the log: it is started again on another port, and says so on stderr.
+  let port = freePort();
   const start = async () => {
     // -l: the server's output goes to a file, so it never holds the test's pipes.
     await run(...asPostgres(`${bin}/pg_ctl`, [
@@ -112,7 +115,18 @@ async function create(): Promise<PgCluster> {
   const stop = async () => {
     await run(...asPostgres(`${bin}/pg_ctl`, ["-D", data, "-m", "fast", "-w", "stop"])).catch(() => {});
   };
-  await start();
+  for (let attempt = 1;; attempt++) {
+    try {
+      await start();
+      break;
+    } catch (error) {
+      const log = await Deno.readTextFile(`${dir}/log`).catch(() => "");
+      if (attempt === 5 || !/could not bind|Address already in use/.test(log)) throw error;
+      console.error(`_pg.ts: port ${port} was taken before PostgreSQL bound it; starting it on another`);
+      await Deno.writeTextFile(`${dir}/log`, "");
+      port = freePort();
+    }
+  }
   const stopSync = () => {
     const [cmd, args] = asPostgres(`${bin}/pg_ctl`, ["-D", data, "-m", "immediate", "-w", "stop"]);
     new Deno.Command(cmd, { args, stdout: "null", stderr: "null" }).outputSync();
