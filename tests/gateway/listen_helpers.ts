@@ -5,6 +5,9 @@
  */
 import { ROOT } from "../helpers.ts";
 
+/** The listen tests' bound on a wait: the one in helpers.ts. */
+export { within } from "../helpers.ts";
+
 export const NOTIFY = `${ROOT}tests/fixtures/notify_server.ts`;
 
 export type Note = { method: string; params?: Record<string, unknown> };
@@ -29,20 +32,5 @@ export class Notes {
       const timer = setTimeout(() => reject(new Error(`timed out waiting for ${what}`)), 60_000);
       this.#waiters.push({ match, from, wake: (n) => (clearTimeout(timer), resolve(n)) });
     });
-  }
-}
-
-/** `promise`, or a failure naming `what` after 60 s (a bound, never a synchronisation). */
-export async function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) =>
-        timer = setTimeout(() => reject(new Error(`timed out: ${what}`)), ms)
-      ),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }

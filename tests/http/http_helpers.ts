@@ -179,6 +179,13 @@ export const INITIALIZE = JSON.stringify({
   params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
 });
 
+/** A quota refusal's JSON-RPC error, as the quota tests read it. */
+export interface RpcError {
+  code: number;
+  message: string;
+  data?: { retry_after_ms?: number };
+}
+
 /**
  * Scrapes `${origin}/metrics` with `token` and asserts each `[agent, quota, value]` row of
  * `mcphub_quota_refusals`.

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { parseConfig } from "../../src/config/mod.ts";
 import { listen } from "../../src/http/mod.ts";
 import { DENO, FIXTURE, q, tempDir, until } from "../helpers.ts";
-import { assertQuotaRefusals, httpClient } from "./http_helpers.ts";
+import { assertQuotaRefusals, httpClient, type RpcError } from "./http_helpers.ts";
 
 const TOKENS: Record<string, string> = {
   TOK_GREEDY: "greedy-token-0123456789abcdef",
@@ -15,12 +15,6 @@ const TOKENS: Record<string, string> = {
   TOK_CALM: "calm-token-0123456789abcdef",
   TOK_METRICS: "metrics-token-0123456789abcdef",
 };
-
-interface RpcError {
-  code: number;
-  message: string;
-  data?: { retry_after_ms?: number };
-}
 
 Deno.test("quotas per agent: sessions, concurrent calls, requests per window; refusals carry retry-after and are counted; others unaffected", async () => {
   await using dir = await tempDir();

@@ -11,7 +11,7 @@ import type { SharedQuotaOptions } from "../../src/http/shared_quota.ts";
 import { PgQuotaLedger, pgQuotaMigrations, PgStore } from "../../src/store/mod.ts";
 import { DENO, FIXTURE, q, tempDir, until } from "../helpers.ts";
 import { pgCluster, pgTest } from "../store/_pg.ts";
-import { assertQuotaRefusals, httpClient } from "./http_helpers.ts";
+import { assertQuotaRefusals, httpClient, type RpcError } from "./http_helpers.ts";
 
 const TOKENS: Record<string, string> = {
   TOK_GREEDY: "greedy-token-0123456789abcdef",
@@ -20,12 +20,6 @@ const TOKENS: Record<string, string> = {
   TOK_CALM: "calm-token-0123456789abcdef",
   TOK_METRICS: "metrics-token-0123456789abcdef",
 };
-
-interface RpcError {
-  code: number;
-  message: string;
-  data?: { retry_after_ms?: number };
-}
 
 function config(dir: string): Config {
   return parseConfig(
