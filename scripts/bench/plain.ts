@@ -14,8 +14,15 @@
  * written before the second ranking pass of issue #42 changed anything; `data/plain3_queries.jsonl` a third
  * (33 requests and 4 off-topic ones), written before the fourth pass; `--queries` picks either.
  *
+ * `data/plain4_queries.jsonl` (45 requests and 5 off-topic ones) is a blind set written by a helper who had not
+ * read the ranking code or the earlier sets, committed before the ranking ran on it. `--catalog` scores another
+ * catalog in `data/`: `data/blind5_catalog.json` (81 tools of five public servers none of the other catalogs has;
+ * sources in `data/blind5_SOURCES.md`) with `data/blind5_queries.jsonl` (50 requests and 5 off-topic ones), written
+ * the same way. A gold entry names a tool by its wire name, its public short name or its `server__tool` name.
+ *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
+ * deno run -A scripts/bench/plain.ts --misses --catalog blind5_catalog.json --queries blind5_queries.jsonl
  * ```
  *
  * @module
@@ -50,15 +57,20 @@ export interface PlainReport {
 }
 
 /**
- * Scores the resolver on a plain-request set (`queries`, a file in `data/`); `ranking` overrides the ranking
- * parameters.
+ * Scores the resolver on a plain-request set (`queries`, a file in `data/`) over `catalog` (a file in `data/`);
+ * `ranking` overrides the ranking parameters.
  */
 export async function run(
   ranking?: RankingOptions,
   queries = "plain_queries.jsonl",
+  catalog = "plain_catalog.json",
 ): Promise<PlainReport> {
-  const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("plain_catalog.json", DATA))));
+  const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(catalog, DATA))));
   const requests = parseQueries(await Deno.readTextFile(new URL(queries, DATA)));
+  // Every name a gold entry may use for a tool (wire, public short, `server__tool`) stands for all of them.
+  const names = (t: (typeof tools)[number]) => [t.tool, t.short, t.namespaced];
+  const goldNames = (gold: readonly string[]) =>
+    new Set(tools.filter((t) => names(t).some((n) => gold.includes(n))).flatMap(names));
   const index = buildIndex(tools, ranking);
   const context = { contractVersion: "eval", catalogRevision: catalogRevision(tools) };
   const r: PlainReport = {
@@ -85,11 +97,11 @@ export async function run(
       continue;
     }
     r.answerable++;
-    const gold = new Set(q.gold);
-    const names = rankQuery(index, q.query, { maxHits: 20 }).hits.map((h) => h.tool.short);
-    const first = gold.has(names[0] ?? "");
+    const gold = goldNames(q.gold);
+    const ranked = rankQuery(index, q.query, { maxHits: 20 }).hits.map((h) => h.tool.short);
+    const first = gold.has(ranked[0] ?? "");
     if (first) r.top1++;
-    if (names.slice(0, 5).some((n) => gold.has(n))) r.top5++;
+    if (ranked.slice(0, 5).some((n) => gold.has(n))) r.top5++;
     const offered = [resolved.recommendation?.tool, ...resolved.alternatives.map((a) => a.tool)];
     let verdict: string;
     if (resolved.status === "confident") {
@@ -105,8 +117,12 @@ export async function run(
       r.noMatch++;
     }
     if (!first || verdict !== "confident-right") {
-      const ranks = q.gold.map((g) => `${g}@${names.indexOf(g) + 1 || "-"}`).join(" ");
-      r.misses.push(`${q.id} "${q.query}" ${verdict}; gold ${ranks}; top5 ${names.slice(0, 5).join(" ")}`);
+      const at = (g: string) => {
+        const same = goldNames([g]);
+        return ranked.findIndex((n) => same.has(n)) + 1 || "-";
+      };
+      const ranks = q.gold.map((g) => `${g}@${at(g)}`).join(" ");
+      r.misses.push(`${q.id} "${q.query}" ${verdict}; gold ${ranks}; top5 ${ranked.slice(0, 5).join(" ")}`);
     }
   }
   return r;
@@ -130,7 +146,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<PlainRe
   };
   const json = value("--ranking");
   const ranking = json === undefined ? undefined : JSON.parse(json) as RankingOptions;
-  const r = await run(ranking, value("--queries"));
+  const r = await run(ranking, value("--queries"), value("--catalog"));
   if (args.includes("--misses")) { for (const m of r.misses) console.log(m); }
   console.log(summary(r));
   return r;
