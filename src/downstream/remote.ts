@@ -10,7 +10,7 @@
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type Client, loadHttpSdk, type Transport } from "../mcp/sdk.ts";
-import { Era, eraFetch, EraTransport, ToolParams } from "../mcp/mod.ts";
+import { Era, eraFetch, EraTransport, ListenStreams, ToolParams } from "../mcp/mod.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { PermanentError, refusalError } from "./failures.ts";
 
@@ -80,19 +80,22 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
   const client = host.newClient();
   const screen = new HttpListScreen(auth?.fetch);
   const params = new ToolParams();
+  const listens = new ListenStreams();
   const http = new StreamableHTTPClientTransport(url, {
     requestInit,
-    fetch: eraFetch(screen.fetch, params),
+    fetch: eraFetch(screen.fetch, params, listens),
     ...authOptions,
   });
   screen.watch(http);
-  const era = new Era({ probe: host.probe });
+  // A modern server's changes are listened to; each listen is a stream, renewed when it ends.
+  const era = new Era({ probe: host.probe, listen: true, renew: true });
   const transport = new EraTransport(
     http,
     era,
     params,
     (line) => host.log(`server "${host.config().name}": ${line}`),
     Math.floor(host.connectTimeoutMs / 2),
+    listens,
   );
   host.watch(client, transport);
   try {

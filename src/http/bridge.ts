@@ -2,11 +2,16 @@
  * `mcp connect URL`: a stdio-to-HTTP bridge, so a host that starts only stdio servers can use a shared
  * gateway. Messages pass through unchanged in both directions; a request the HTTP side refuses or
  * cannot deliver is answered with a JSON-RPC error naming why (never retried: it may have arrived).
+ * A 2026-07-28 host's request sent with no session (its `_meta` envelope names the revision) gets the
+ * HTTP headers the revision asks of a client, which a host on stdio does not send: `MCP-Protocol-Version`,
+ * `Mcp-Method`, `Mcp-Name` and a tool's `Mcp-Param-*` (from the `x-mcp-header` declarations of the tools
+ * it listed; see mcp/era_http.ts); a JSON-RPC error the gateway answers with HTTP 400 reaches the host as
+ * the answer it is.
  *
  * @module
  */
 import { type ByteSource } from "../json/lines.ts";
-import { type JSONRPCMessage, loadHttpSdk } from "../mcp/mod.ts";
+import { eraFetch, type JSONRPCMessage, loadHttpSdk, PROTOCOL_VERSION_KEY, ToolParams } from "../mcp/mod.ts";
 import { StdioServerTransport } from "../gateway/mod.ts";
 
 /** Pause between a notification and a following response written to the host. */
@@ -57,9 +62,18 @@ export async function bridge(options: BridgeOptions): Promise<void> {
   const headers: Record<string, string> = {};
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   const { StreamableHTTPClientTransport } = await loadHttpSdk();
-  const remote = new StreamableHTTPClientTransport(options.url, { requestInit: { headers } });
+  const params = new ToolParams();
+  const modern = eraFetch(fetch, params);
+  const remote = new StreamableHTTPClientTransport(options.url, {
+    requestInit: { headers },
+    // A POST in a 2025 session goes as it is; without one, a modern message gets the revision's headers.
+    fetch: (input, init) =>
+      new Headers(init?.headers).has("mcp-session-id") ? fetch(input, init) : modern(input, init),
+  });
   const local = new StdioServerTransport(options.input, options.output);
   const initializing = new Set<string | number>();
+  /** A 2026-07-28 host's `tools/list` requests awaiting their answer: id -> asked without a cursor. */
+  const lists = new Map<string | number, boolean>();
   const done = Promise.withResolvers<void>();
   let closing = false;
   const close = async () => {
@@ -74,6 +88,10 @@ export async function bridge(options: BridgeOptions): Promise<void> {
   local.onmessage = (message: JSONRPCMessage) => {
     const request = "method" in message && "id" in message ? message : undefined;
     if (request?.method === "initialize") initializing.add(request.id);
+    const sent = request?.params as { cursor?: unknown; _meta?: Record<string, unknown> } | undefined;
+    if (request?.method === "tools/list" && sent?._meta?.[PROTOCOL_VERSION_KEY] !== undefined) {
+      lists.set(request.id, sent.cursor === undefined);
+    }
     remote.send(message).catch((error) => {
       const code = (error as { code?: unknown }).code;
       const text = `${typeof code === "number" && code > 0 ? `HTTP ${code}: ` : ""}${
@@ -97,7 +115,18 @@ export async function bridge(options: BridgeOptions): Promise<void> {
   // chunk as its call's response would be dropped (the gateway paces its own stdio output the same way).
   let queue = Promise.resolve();
   let notifiedAt = 0;
-  remote.onmessage = (message: JSONRPCMessage) => {
+  remote.onmessage = (answer: JSONRPCMessage) => {
+    let message = answer;
+    const listed = "id" in message ? lists.get(message.id as string | number) : undefined;
+    if (listed !== undefined) {
+      lists.delete((message as { id: string | number }).id);
+      // Read for the tools' Mcp-Param-* declarations (a tool declaring them wrongly is left out, logged).
+      if ("result" in message) {
+        const page = params.page(message.result as Record<string, unknown>, listed);
+        for (const line of page.excluded) options.log(`mcp connect: ${line}`);
+        message = { ...message, result: page.result } as JSONRPCMessage;
+      }
+    }
     if ("id" in message && initializing.has(message.id as string | number) && "result" in message) {
       initializing.delete(message.id as string | number);
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;

@@ -5,10 +5,12 @@
  * no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
  * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
  * adds `resultType` and the lists' cache hints); request ids are the gateway's own inside, the host's
- * outside. The routing headers are checked: `Mcp-Method` must name the body's method and `Mcp-Name` its
- * tool, prompt or resource (decoded from the revision's base64 form), and a `tools/call` of a tool whose
- * published schema declares `x-mcp-header` properties must carry their `Mcp-Param-*` headers, equal to
- * its arguments; a mismatch is -32020 (HTTP 400).
+ * outside. The routing headers are checked as the revision's server validation asks: a request must
+ * carry `MCP-Protocol-Version` (equal to its envelope's version) and `Mcp-Method` (the body's method),
+ * and a `tools/call`, `prompts/get` or `resources/read` its `Mcp-Name` (the tool, prompt or resource,
+ * decoded from the revision's base64 form); a `tools/call` of a tool whose published schema declares
+ * `x-mcp-header` properties must carry their `Mcp-Param-*` headers, equal to its arguments. A header
+ * that is missing, does not match or is not validly encoded is -32020 (HTTP 400).
  *
  * @module
  */
@@ -45,18 +47,49 @@ export function isModern(request: Request, body: unknown): boolean {
   return typeof meta === "object" && meta !== null && meta[PROTOCOL_VERSION_KEY] !== undefined;
 }
 
+/** The methods whose requests must carry `Mcp-Name`, and the body field it mirrors (the revision's table). */
+const NAME_REQUIRED: Record<string, string> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
 /** What `Mcp-Name` must carry for a method: the tool's or prompt's name, the resource's URI. */
 function routedName(method: string, params: Params | undefined): string | undefined {
-  if (method === "tools/call" || method === "prompts/get") return params?.name as string | undefined;
-  if (method === "resources/read" || method === "resources/subscribe") {
-    return params?.uri as string | undefined;
-  }
-  return undefined;
+  const field = Object.hasOwn(NAME_REQUIRED, method)
+    ? NAME_REQUIRED[method]
+    : method === "resources/subscribe"
+    ? "uri"
+    : undefined;
+  const value = field === undefined ? undefined : params?.[field];
+  return typeof value === "string" ? value : undefined;
 }
 
-/** The routing headers' mismatch with the body, or undefined when they agree. */
+/**
+ * The routing headers' disagreement with the body, or undefined when they agree: on a request (a message
+ * with an id; the revision sets no header rules for notifications), a missing `MCP-Protocol-Version`,
+ * `Mcp-Method`, or `Mcp-Name` where the method requires one, in that order; and on any message a header
+ * that names another version, method, tool, prompt or resource than the body, or an `Mcp-Name` that is
+ * not validly encoded.
+ */
 export function headerMismatch(request: Request, body: Body): string | undefined {
+  const isRequest = typeof body.id === "string" || typeof body.id === "number";
+  const version = request.headers.get("mcp-protocol-version");
+  const claimed = (body.params?._meta as Params | undefined)?.[PROTOCOL_VERSION_KEY];
+  if (version === null && isRequest) {
+    return "the required MCP-Protocol-Version header is missing" +
+      (typeof claimed === "string" ? ` (the body's _meta names ${claimed.slice(0, 100)})` : "");
+  }
+  if (version !== null && typeof claimed === "string" && version !== claimed) {
+    return `MCP-Protocol-Version header "${version.slice(0, 100)}" does not match the body's _meta ` +
+      `protocol version "${claimed.slice(0, 100)}"`;
+  }
   const method = request.headers.get("mcp-method");
+  if (method === null && isRequest) {
+    return `the required Mcp-Method header is missing (the body's method is "${
+      String(body.method).slice(0, 100)
+    }")`;
+  }
   if (method !== null && method !== body.method) {
     return `Mcp-Method header "${method.slice(0, 100)}" does not match the body's method "${
       String(body.method).slice(0, 100)
@@ -64,6 +97,13 @@ export function headerMismatch(request: Request, body: Body): string | undefined
   }
   const sent = request.headers.get("mcp-name");
   const wanted = routedName(String(body.method), body.params);
+  if (
+    sent === null && isRequest && wanted !== undefined && Object.hasOwn(NAME_REQUIRED, body.method as string)
+  ) {
+    return `the required Mcp-Name header is missing (the body's ${NAME_REQUIRED[body.method as string]} is "${
+      wanted.slice(0, 200)
+    }")`;
+  }
   if (sent === null || wanted === undefined) return undefined;
   // A value outside plain visible ASCII comes in the revision's base64 form.
   const name = decodeHeaderValue(sent);

@@ -30,6 +30,11 @@
  * that URI (answered `{}` when the server acknowledges it, an error when it does not honor it), and its
  * `resources/unsubscribe` cancels that listen. What arrives on them reaches the client as the 2025
  * notifications it knows (the listen's stamp removed); acknowledgements and listen ids stay here.
+ * With `renew` (over HTTP, where each listen is a stream that can drop), the transport calls
+ * {@linkcode Era.relisten} for a listen whose stream ended: it is sent again under a new id (also after the
+ * server ended it gracefully; not after a refusal), and once that one is acknowledged the client gets
+ * the notifications of what it watches (list_changed, resources/updated), as changes made while no
+ * listen was open are not told otherwise.
  *
  * @module
  */
@@ -71,6 +76,8 @@ export interface Incoming {
   deliver?: JSONRPCMessage;
   /** Requests to hand to the client, in order (an MRTR round's input requests). */
   requests?: JSONRPCMessage[];
+  /** Notifications to hand to the client (what a renewed listen may have missed). */
+  notifications?: JSONRPCMessage[];
   /** A message to write to the server. */
   send?: JSONRPCMessage;
 }
@@ -101,6 +108,8 @@ export interface EraOptions {
   probe?: boolean;
   /** Listen to a modern server's changes (`subscriptions/listen`); a transport that can hold the stream. */
   listen?: boolean;
+  /** Listens are renewed when their stream ends (HTTP: the transport calls {@linkcode Era.relisten}). */
+  renew?: boolean;
 }
 
 /** A connection's era: "probing" while a `server/discover` sent first awaits its answer. */
@@ -121,6 +130,11 @@ export class Era {
   #byUri = new Map<string, string>();
   /** Listens awaiting their acknowledgement for a client's `resources/subscribe` (its id). */
   #subscribing = new Map<string, string | number>();
+  readonly #renew: boolean;
+  /** Renewed listens awaiting their acknowledgement. */
+  #renewed = new Set<string>();
+  /** Listens the server ended with their closing result (renewable): id -> the URI (undefined: lists). */
+  #ended = new Map<string, string | undefined>();
   /** The client's `initialize`, while its answer is awaited. */
   #initialize?: { id: string | number; params: Params };
   #meta: Params = {};
@@ -135,6 +149,7 @@ export class Era {
   constructor(options: EraOptions = {}) {
     this.#probe = options.probe ?? false;
     this.#listen = options.listen ?? false;
+    this.#renew = options.renew ?? false;
   }
 
   /** "legacy" or "modern" once decided; "opening" or "probing" before. */
@@ -267,6 +282,7 @@ export class Era {
     const uri = this.#listens.get(id);
     this.#listens.delete(id);
     this.#subscribing.delete(id);
+    this.#renewed.delete(id);
     if (uri !== undefined && this.#byUri.get(uri) === id) this.#byUri.delete(uri);
     return {
       jsonrpc: "2.0",
@@ -282,9 +298,17 @@ export class Era {
     if (m.method === undefined) {
       // A listen's answer: the server ended it (its closing result) or refused it.
       const id = typeof m.id === "string" ? m.id : undefined;
-      if (id === undefined || !this.#listens.has(id)) return undefined;
+      if (id === undefined || !this.#listens.has(id)) {
+        // The answer of a listen given up here (cancelled, or renewed under another id): nobody awaits it.
+        return id?.startsWith("mcphub-listen-") ? {} : undefined;
+      }
       const client = this.#subscribing.get(id);
+      const uri = this.#listens.get(id);
+      const renewed = this.#renewed.has(id);
       this.#cancelListen(id);
+      // Ended by the server (not refused): renewable once its stream is gone, unless it was a renewal's
+      // first answer (a server that ends each listen at once is not asked again and again).
+      if (this.#renew && m.error === undefined && client === undefined && !renewed) this.#ended.set(id, uri);
       if (client === undefined) return {};
       return {
         deliver: {
@@ -301,8 +325,9 @@ export class Era {
     if (!this.#listens.has(stamp)) return stamp.startsWith("mcphub-listen-") ? {} : undefined;
     if (m.method === "notifications/subscriptions/acknowledged") {
       const client = this.#subscribing.get(stamp);
-      if (client === undefined) return {};
+      if (client === undefined) return this.#renewed.delete(stamp) ? this.#missed(stamp, m.params) : {};
       this.#subscribing.delete(stamp);
+      this.#renewed.delete(stamp);
       const uri = this.#listens.get(stamp)!;
       const honored = (m.params?.notifications as Params | undefined)?.resourceSubscriptions;
       if (Array.isArray(honored) && honored.includes(uri)) {
@@ -327,6 +352,80 @@ export class Era {
     if (Object.keys(rest).length) params._meta = rest;
     else delete params._meta;
     return { deliver: { ...m, params } as JSONRPCMessage };
+  }
+
+  /**
+   * What a renewed listen's acknowledgement means to the client: a notification for each part it
+   * watches that the server honors again (changes made while no listen was open were not told), and
+   * the listen's cancellation when it honors none of it.
+   */
+  #missed(id: string, params: Params | undefined): Incoming {
+    const honored = (params?.notifications ?? {}) as Params;
+    const uri = this.#listens.get(id);
+    const note = (method: string, extra: Params = {}) =>
+      ({ jsonrpc: "2.0", method, params: extra }) as JSONRPCMessage;
+    const notifications: JSONRPCMessage[] = [];
+    if (uri !== undefined) {
+      const uris = honored.resourceSubscriptions;
+      if (Array.isArray(uris) && uris.includes(uri)) {
+        notifications.push(note("notifications/resources/updated", { uri }));
+      }
+    } else {
+      if (honored.toolsListChanged === true) notifications.push(note("notifications/tools/list_changed"));
+      if (honored.promptsListChanged === true) notifications.push(note("notifications/prompts/list_changed"));
+      if (honored.resourcesListChanged === true) {
+        notifications.push(note("notifications/resources/list_changed"));
+      }
+    }
+    return notifications.length ? { notifications } : { send: this.#cancelListen(id) };
+  }
+
+  /**
+   * The listen `id`'s stream ended (with `renew`): the same listen again under a new id, to send; undefined
+   * when there is nothing to renew (it was cancelled here, refused, or is not one of the era's).
+   */
+  relisten(id: string): JSONRPCMessage | undefined {
+    if (this.#era !== "modern") return undefined;
+    let uri: string | undefined;
+    if (this.#listens.has(id)) uri = this.#listens.get(id);
+    else if (this.#ended.has(id)) uri = this.#ended.get(id);
+    else return undefined;
+    const client = this.#subscribing.get(id);
+    this.#ended.delete(id);
+    this.#listens.delete(id);
+    this.#subscribing.delete(id);
+    this.#renewed.delete(id);
+    let listen: Message | undefined;
+    if (uri === undefined) {
+      listen = this.#listenForLists().send as Message | undefined;
+    } else {
+      if (this.#byUri.has(uri) && this.#byUri.get(uri) !== id) return undefined; // subscribed anew since
+      listen = this.#listenRequest({ resourceSubscriptions: [uri] }, uri);
+      this.#byUri.set(uri, String(listen.id));
+    }
+    if (!listen) return undefined;
+    const renewed = String(listen.id);
+    // A client's subscribe still awaiting its answer waits for the new listen's acknowledgement.
+    if (client !== undefined) this.#subscribing.set(renewed, client);
+    else this.#renewed.add(renewed);
+    return listen as JSONRPCMessage;
+  }
+
+  /**
+   * The listen `id` could not be opened (its POST failed or was refused without a JSON-RPC answer): it is
+   * forgotten, and a client's `resources/subscribe` awaiting it gets `error`.
+   */
+  listenFailed(id: string, error: { code: number; message: string }): Incoming {
+    const client = this.#subscribing.get(id);
+    if (!this.#listens.has(id)) return {};
+    this.#cancelListen(id);
+    if (client === undefined) return {};
+    return { deliver: { jsonrpc: "2.0", id: client, error } as JSONRPCMessage };
+  }
+
+  /** True when `id` is a listen the era has open (awaiting its acknowledgement or acknowledged). */
+  listening(id: string): boolean {
+    return this.#listens.has(id);
   }
 
   /** The client's answer to a request: one of an MRTR round's, or else a plain answer to the server. */

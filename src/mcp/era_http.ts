@@ -14,8 +14,19 @@
  * sent first) answered `202 Accepted` is an error answer at once, and one left unanswered for `probeMs`
  * gives way to the legacy opening, on the same connection (as on stdio).
  * A modern server keeps no session: the transport sends no `Mcp-Session-Id` because none is given, and
- * opens no GET stream (the client's `notifications/initialized`, which would open it, is dropped by the
- * era).
+ * opens no GET stream (the client's `notifications/initialized`, which would open it, becomes the era's
+ * listen).
+ *
+ * Change notifications (`subscriptions/listen`): each listen is a POST whose answer is an event stream
+ * that stays open ({@linkcode ListenStreams} watches it from the `fetch`). The era's listens (its list
+ * changes, and a `resources/subscribe` made a listen) are sent without holding up the client; a listen
+ * is cancelled by closing its stream (the revision's cancellation over HTTP: no `notifications/cancelled`
+ * is posted); a stream that ends (dropped, or ended by the server) is listened to again after a bounded
+ * backoff ({@linkcode LISTEN_RETRY_MS} doubling up to {@linkcode LISTEN_RETRY_MAX_MS}; back to the start
+ * after a stream that stayed open {@linkcode LISTEN_STEADY_MS}), and so is a renewal whose POST fails
+ * without an HTTP refusal (the server restarting); a listen refused (a JSON-RPC error, or an HTTP 4xx)
+ * is not asked again. Nothing is left behind when the transport closes: the timers are cleared and the
+ * streams end with the SDK transport's requests.
  *
  * @module
  */
@@ -39,6 +50,100 @@ const NAME_SOURCE: Record<string, string> = {
 
 /** The error code of headers that disagree with the body (2026-07-28). */
 const HEADER_MISMATCH = -32020;
+
+/** The first wait before a listen whose stream ended is sent again. */
+export const LISTEN_RETRY_MS = 500;
+/** The longest wait between two attempts to listen again. */
+export const LISTEN_RETRY_MAX_MS = 30_000;
+/** A stream that stayed open this long was steady: the next wait starts again from the first. */
+export const LISTEN_STEADY_MS = 30_000;
+
+/** The era's own listen ids (`mcphub-listen-N`). */
+function isListenId(id: unknown): id is string {
+  return typeof id === "string" && id.startsWith("mcphub-listen-");
+}
+
+/**
+ * The open `subscriptions/listen` streams of one connection, watched from its `fetch`
+ * ({@linkcode eraFetch}) for {@linkcode EraTransport}: each listen's response body is handed on through a
+ * stream that says when it ended, and that the transport can close (the listen's cancellation).
+ */
+export class ListenStreams {
+  /** Called when a listen's stream ended by itself (`livedMs`: how long it was open). */
+  onended?: (id: string, livedMs: number) => void;
+  #open = new Map<string, () => void>();
+  /** Listens closed before their stream arrived: closed as soon as it does. */
+  #stopped = new Set<string>();
+
+  /** The number of listen streams open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** `body`, the response stream of listen `id`, watched: its end is told to `onended`. */
+  watch(id: string, body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    const opened = Date.now();
+    let done = false;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    const end = (told: boolean) => {
+      if (done) return;
+      done = true;
+      if (this.#open.get(id) === stop) this.#open.delete(id);
+      try {
+        controller.close();
+      } catch {
+        // closed already (the reader went away)
+      }
+      if (told) this.onended?.(id, Date.now() - opened);
+    };
+    const stop = () => {
+      end(false);
+      reader.cancel().catch(() => {});
+    };
+    const watched = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      pull: async (c) => {
+        try {
+          const { value, done: over } = await reader.read();
+          if (over) end(true);
+          else if (!done) c.enqueue(value);
+        } catch {
+          // Dropped (the connection, or the transport's own abort when it closes): ended all the same.
+          end(true);
+        }
+      },
+      cancel: () => {
+        // The SDK transport stopped reading: the stream is gone for the listen too.
+        end(true);
+        reader.cancel().catch(() => {});
+      },
+    });
+    this.#open.set(id, stop);
+    if (this.#stopped.delete(id)) stop();
+    return watched;
+  }
+
+  /** Closes listen `id`'s stream (now, or as soon as it arrives): its cancellation over HTTP. */
+  stop(id: string): void {
+    const stop = this.#open.get(id);
+    if (stop) stop();
+    else this.#stopped.add(id);
+  }
+
+  /** The listen `id` will have no stream (its POST failed): nothing to close later. */
+  forget(id: string): void {
+    this.#stopped.delete(id);
+  }
+
+  /** Closes every stream (the connection closes). */
+  stopAll(): void {
+    for (const stop of [...this.#open.values()]) stop();
+    this.#stopped.clear();
+  }
+}
 
 /**
  * The `x-mcp-header` declarations of a modern HTTP server's tools, by tool name, from its `tools/list`
@@ -107,7 +212,7 @@ function envelopeVersion(message: Params): string | undefined {
  * The `fetch` of a remote downstream connection that may speak 2026-07-28 (see the module
  * documentation); `base` is the `fetch` it wraps.
  */
-export function eraFetch(base: typeof fetch, params?: ToolParams): typeof fetch {
+export function eraFetch(base: typeof fetch, params?: ToolParams, listens?: ListenStreams): typeof fetch {
   return async (input, init) => {
     const message = init?.method === "POST" ? bodyMessage(init.body) : undefined;
     const version = message && envelopeVersion(message);
@@ -128,6 +233,16 @@ export function eraFetch(base: typeof fetch, params?: ToolParams): typeof fetch 
       headers = set;
     }
     const response = await base(input, headers === init?.headers ? init : { ...init, headers });
+    if (
+      listens && message?.method === "subscriptions/listen" && isListenId(message.id) && response.ok &&
+      response.body && (response.headers.get("content-type") ?? "").includes("text/event-stream")
+    ) {
+      return new Response(listens.watch(message.id, response.body), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    }
     // A request is never answered with 202: a server that takes the probe for a notification is no
     // modern server, and answering for it at once spares waiting for an answer that cannot come.
     if (response.status === 202 && message?.method === "server/discover" && message.id !== undefined) {
@@ -183,11 +298,19 @@ export class EraTransport implements Transport {
 
   readonly #probeMs: number;
   #probeTimer?: ReturnType<typeof setTimeout>;
+  readonly #listens?: ListenStreams;
+  /** Renewed listens: id -> how many times its listen was sent again in a row (the backoff's step). */
+  #attempts = new Map<string, number>();
+  /** The waits before listens are sent again. */
+  #timers = new Set<ReturnType<typeof setTimeout>>();
+  #closed = false;
 
   /**
    * `params`: the connection's {@linkcode ToolParams} (the same as its {@linkcode eraFetch}'s); `warn`:
    * where a tool left out of a list is said; `probeMs`: how long a probe may go unanswered before the
-   * legacy opening goes after it (a late answer is dropped by the era).
+   * legacy opening goes after it (a late answer is dropped by the era); `listens`: the connection's
+   * {@linkcode ListenStreams} (the same as its {@linkcode eraFetch}'s), for an era made with `listen` and
+   * `renew`.
    */
   constructor(
     inner: Transport,
@@ -195,12 +318,15 @@ export class EraTransport implements Transport {
     params?: ToolParams,
     warn?: (line: string) => void,
     probeMs = 15_000,
+    listens?: ListenStreams,
   ) {
     this.#inner = inner;
     this.era = era;
     this.#params = params;
     this.#warn = warn ?? (() => {});
     this.#probeMs = probeMs;
+    this.#listens = listens;
+    if (listens) listens.onended = (id, livedMs) => this.#streamEnded(id, livedMs);
   }
 
   get sessionId(): string | undefined {
@@ -225,6 +351,52 @@ export class EraTransport implements Transport {
     if (out.send) this.#send(out.send).catch((error) => this.onerror?.(error as Error));
     for (const request of out.requests ?? []) this.onmessage?.(request);
     if (out.deliver) this.onmessage?.(out.deliver);
+    for (const notification of out.notifications ?? []) this.onmessage?.(notification);
+  }
+
+  /** Listen `id`'s stream ended by itself: the era's listen is sent again after the backoff's wait. */
+  #streamEnded(id: string, livedMs: number): void {
+    if (this.#closed) return;
+    const step = livedMs >= LISTEN_STEADY_MS ? 0 : this.#attempts.get(id) ?? 0;
+    this.#attempts.delete(id);
+    const wait = Math.min(LISTEN_RETRY_MS * 2 ** step, LISTEN_RETRY_MAX_MS);
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      if (this.#closed) return;
+      const again = this.era.relisten(id);
+      if (!again) return;
+      const renewed = String((again as Params).id);
+      this.#attempts.set(renewed, step + 1);
+      this.#warn(`its listen for changes (${id}) ended; listening again (${renewed})`);
+      this.#sendListen(again, renewed);
+    }, wait);
+    this.#timers.add(timer);
+  }
+
+  /**
+   * Sends the era's listen `id` without waiting for its stream (nobody awaits it but the era). A POST
+   * that fails is a refusal (HTTP 4xx, or a first listen: the listen is given up; a client's subscribe
+   * waiting for it gets an error), or else, for a renewal, a server that is away: tried again later.
+   */
+  #sendListen(message: JSONRPCMessage, id: string): void {
+    this.#inner.send(message).catch((error: unknown) => {
+      this.#listens?.forget(id);
+      if (this.#closed) return;
+      const status = (error as { code?: unknown }).code;
+      const refused = typeof status === "number" && status >= 400 && status < 500;
+      if (!refused && this.#attempts.has(id)) {
+        this.#streamEnded(id, 0);
+        return;
+      }
+      this.#attempts.delete(id);
+      const reason = (error as Error)?.message ?? String(error);
+      this.#warn(`its listen for changes (${id}) failed, not listened to: ${reason.slice(0, 300)}`);
+      const out = this.era.listenFailed(id, {
+        code: -32603,
+        message: `The server's subscriptions/listen failed: ${reason.slice(0, 300)}`,
+      });
+      if (out.deliver) this.onmessage?.(out.deliver);
+    });
   }
 
   /**
@@ -289,6 +461,17 @@ export class EraTransport implements Transport {
   /** Sends to the server; a probe that cannot be sent gives way to the legacy opening. */
   async #send(message: JSONRPCMessage): Promise<void> {
     const m = message as Params;
+    if (this.#listens && isListenId(m.id) && m.method === "subscriptions/listen") {
+      this.#sendListen(message, m.id);
+      return;
+    }
+    const cancelled = (m.params as Params | undefined)?.requestId;
+    if (this.#listens && m.method === "notifications/cancelled" && isListenId(cancelled)) {
+      // Over HTTP a listen is cancelled by closing its stream (nothing is posted).
+      this.#attempts.delete(cancelled);
+      this.#listens.stop(cancelled);
+      return;
+    }
     if (this.#params && this.era.era === "modern" && m.method === "tools/call" && m.id !== undefined) {
       const id = m.id as string | number;
       this.#calls.set(id, { message: m, again: this.#calls.get(id)?.again ?? false });
@@ -325,7 +508,12 @@ export class EraTransport implements Transport {
   }
 
   close(): Promise<void> {
+    this.#closed = true;
     clearTimeout(this.#probeTimer);
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+    this.#attempts.clear();
+    this.#listens?.stopAll();
     return this.#inner.close();
   }
 }

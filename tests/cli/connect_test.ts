@@ -1,9 +1,15 @@
-/** `mcp connect` to an address where nothing listens names the address and the likely cause. */
+/**
+ * `mcp connect`: to an address where nothing listens it names the address and the likely cause; a
+ * 2026-07-28 host through it reaches the listener with the revision's headers.
+ */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/client/stdio"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { DENO, ROOT } from "../helpers.ts";
+import { Client as ModernClient } from "npm:@modelcontextprotocol/client@2.4.0";
+import { StdioClientTransport as ModernStdio } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
+import { DENO, q, ROOT, sandboxSync, tempDir, writeConfig } from "../helpers.ts";
+import { startListener } from "../http/http_helpers.ts";
 import { unreachable } from "../../src/http/bridge.ts";
 
 Deno.test("mcp connect to a dead port: the host's initialize fails naming the address and the cause", async () => {
@@ -50,4 +56,45 @@ Deno.test("unreachable(): refused, unresolvable, or undefined for other errors",
     "cannot resolve gw.example (http://gw.example:8080/mcp): check the URL's host name",
   );
   assert.equal(unreachable(new Error("HTTP 500"), url), undefined);
+});
+
+Deno.test("mcp connect carries a 2026-07-28 host (the v2 client pinned, on stdio) to the listener: what it sends with no session gets the revision's headers", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  modern:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(`${ROOT}tests/fixtures/modern_server.ts`)
+    }, --route]\n`,
+  );
+  await using listener = await startListener(path);
+  const box = sandboxSync();
+  const client = new ModernClient(
+    { name: "bridged", version: "2.0.0" },
+    { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+  );
+  try {
+    await client.connect(
+      new ModernStdio({
+        command: DENO,
+        args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
+        env: box.env,
+        stderr: "ignore",
+      }),
+    );
+    const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
+    assert.ok((await client.listTools()).tools.some((t) => t.name === "modern__route"));
+    // Mcp-Method / Mcp-Name, and the Mcp-Param-* headers the tool declares (a value that needs base64).
+    const args = { region: "Zürich", count: 3 };
+    assert.deepEqual(
+      JSON.parse(text(await client.callTool({ name: "modern__route", arguments: args }))),
+      args,
+    );
+    assert.equal(
+      text(await client.callTool({ name: "modern__echo", arguments: { text: "bridged" } })),
+      "bridged",
+    );
+  } finally {
+    await client.close().catch(() => {});
+    await box[Symbol.asyncDispose]();
+  }
 });

@@ -151,19 +151,24 @@ const BARE_META = {
   "io.modelcontextprotocol/clientCapabilities": {},
 };
 
-/** One 2026-07-28 POST as a host sends it (the era's headers, then `headers`): its status and JSON body. */
-async function modernPost(url: string, headers: Record<string, string>, body: unknown) {
+/**
+ * One 2026-07-28 POST as a host sends it (the era's headers, then `headers`; one set to undefined is
+ * left out): its status and JSON body (null when it has none).
+ */
+async function modernPost(url: string, headers: Record<string, string | undefined>, body: unknown) {
+  const all: Record<string, string | undefined> = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": "2026-07-28",
+    ...headers,
+  };
   const response = await fetch(url, {
     method: "POST",
-    headers: {
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28",
-      ...headers,
-    },
+    headers: Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined),
     body: JSON.stringify(body),
   });
-  return { status: response.status, body: await response.json() };
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
 }
 
 Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the same endpoint is unchanged", async () => {
@@ -212,6 +217,110 @@ Deno.test("routing headers: a mismatch is -32020; the v1 client's session on the
     text(await v1.callTool({ name: "modern__echo", arguments: { text: "legacy host" } })),
     "legacy host",
   );
+});
+
+Deno.test("routing headers: a request missing MCP-Protocol-Version, Mcp-Method or a required Mcp-Name is -32020 (HTTP 400); a legacy POST and the v2 client are unaffected", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
+  await using listener = await startListener(path);
+  const post = (headers: Record<string, string | undefined>, body: unknown) =>
+    modernPost(listener.url, headers, body);
+  const request = (id: number, method: string, params: Record<string, unknown>) => ({
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: { ...params, _meta: BARE_META },
+  });
+  const refused = async (
+    headers: Record<string, string | undefined>,
+    body: { id: number },
+    message: RegExp,
+  ) => {
+    const answer = await post(headers, body);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.deepEqual(Object.keys(answer.body).sort(), ["error", "id", "jsonrpc"]);
+    assert.equal(answer.body.id, body.id);
+    assert.equal(answer.body.error.code, -32020);
+    assert.match(answer.body.error.message, message);
+  };
+  const call = request(1, "tools/call", { name: "modern__echo", arguments: { text: "x" } });
+  // The standard headers in the revision's order: MCP-Protocol-Version, Mcp-Method, then Mcp-Name.
+  await refused(
+    { "mcp-protocol-version": undefined },
+    call,
+    /^the required MCP-Protocol-Version header is missing \(the body's _meta names 2026-07-28\)$/,
+  );
+  await refused(
+    { "mcp-protocol-version": "2025-11-25", "mcp-method": "tools/call", "mcp-name": "modern__echo" },
+    call,
+    /^MCP-Protocol-Version header "2025-11-25" does not match the body's _meta protocol version "2026-07-28"$/,
+  );
+  await refused(
+    {},
+    call,
+    /^the required Mcp-Method header is missing \(the body's method is "tools\/call"\)$/,
+  );
+  await refused(
+    { "mcp-method": "tools/call" },
+    call,
+    /^the required Mcp-Name header is missing \(the body's name is "modern__echo"\)$/,
+  );
+  await refused(
+    { "mcp-method": "prompts/get" },
+    request(2, "prompts/get", { name: "legacy__greet" }),
+    /^the required Mcp-Name header is missing \(the body's name is "legacy__greet"\)$/,
+  );
+  await refused(
+    { "mcp-method": "resources/read" },
+    request(3, "resources/read", { uri: "mcphub://legacy/x" }),
+    /^the required Mcp-Name header is missing \(the body's uri is "mcphub:\/\/legacy\/x"\)$/,
+  );
+  // Mis-encoded: a base64 form that is not base64 of UTF-8.
+  await refused(
+    { "mcp-method": "resources/read", "mcp-name": "=?base64?%%?=" },
+    request(4, "resources/read", { uri: "mcphub://legacy/x" }),
+    /^Mcp-Name header "=\?base64\?%%\?=" is not valid base64 of UTF-8$/,
+  );
+  // Methods without a name need only Mcp-Method; with all the headers a call is answered.
+  const listed = await post({ "mcp-method": "tools/list" }, request(5, "tools/list", {}));
+  assert.equal(listed.status, 200, JSON.stringify(listed.body));
+  assert.ok(listed.body.result.tools.some((t: { name: string }) => t.name === "modern__echo"));
+  const answered = await post({ "mcp-method": "tools/call", "mcp-name": "modern__echo" }, call);
+  assert.equal(answered.status, 200, JSON.stringify(answered.body));
+  assert.equal(text(answered.body.result), "x");
+  // A notification carries no header rules (the revision sets none): accepted without them.
+  const note = await post({ "mcp-protocol-version": undefined }, {
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 1, _meta: BARE_META },
+  });
+  assert.deepEqual(note, { status: 202, body: null });
+
+  // A legacy POST (the 2025 initialize: no routing headers) is served as before.
+  const legacy = await fetch(listener.url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  });
+  assert.equal(legacy.status, 200);
+  assert.ok(legacy.headers.get("mcp-session-id"));
+  await legacy.body?.cancel();
+  // The v2 client pinned to 2026-07-28 sends the headers: it lists and calls through the listener.
+  const host = new ModernClient({ name: "headers", version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await host.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  try {
+    assert.ok((await host.listTools()).tools.some((t) => t.name === "modern__echo"));
+    assert.equal(text(await host.callTool({ name: "modern__echo", arguments: { text: "v2" } })), "v2");
+  } finally {
+    await host.close().catch(() => {});
+  }
 });
 
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
@@ -397,13 +506,19 @@ Deno.test("MRTR across replicas: when the replica holding the call has stopped, 
     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
     "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } },
   };
+  const params = { name: "relay__elicit", arguments: {}, _meta: meta };
   const send = async (url: string, body: Record<string, unknown>) =>
     await (await fetch(url, {
       method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": "tools/call",
+        "mcp-name": params.name,
+      },
       body: JSON.stringify({ jsonrpc: "2.0", ...body }),
     })).json();
-  const params = { name: "relay__elicit", arguments: {}, _meta: meta };
   const first = await send(a.url, { id: 1, method: "tools/call", params });
   assert.equal(first.result.resultType, "input_required");
   const [key] = Object.keys(first.result.inputRequests);
