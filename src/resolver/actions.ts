@@ -125,6 +125,8 @@ export function toolActions(...texts: string[]): number {
       break;
     }
   }
+  // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
+  if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
   // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
   if (mask & (ACTION.create | ACTION.delete)) {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
@@ -132,6 +134,9 @@ export function toolActions(...texts: string[]): number {
   }
   return mask;
 }
+
+/** A lead sentence saying the tool's result is a list. */
+const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
 
 /** What a link is called in a tool's name. */
 const LINK_NOUNS: ReadonlySet<string> = new Set(

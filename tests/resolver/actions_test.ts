@@ -166,3 +166,28 @@ Deno.test("a bare extension is a file pattern; 'what do you know about' searches
   assert.ok(!has("done. It works", "pattern"));
   assert.ok(has("what do you know about Ana?", "knowledge") && has("what do you know about Ana?", "search"));
 });
+
+Deno.test("a tool that reads and says it gives a list lists, in English or Chinese", () => {
+  assert.equal(
+    toolActions("get stations", "", "Get a list of the stations of a city"),
+    ACTION.read | ACTION.list,
+  );
+  assert.equal(
+    toolActions("get-stations-code-in-city", "", "查询该城市所有火车站，结果是一个列表。"),
+    ACTION.read | ACTION.list,
+  );
+  // A tool that does something else and mentions a list does not list.
+  assert.equal(toolActions("delete items", "", "Delete a list of items"), ACTION.delete);
+  assert.equal(toolActions("get station", "", "Get the code of one station by its name"), ACTION.read);
+  const catalog = buildCatalog([{
+    name: "rail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get-station-code-by-names", "Get the station code of stations by their names."),
+      tool("get-stations-in-city", "Get a list of every station of a city, with its code."),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "list all the stations in Chengdu", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "get-stations-in-city");
+});
