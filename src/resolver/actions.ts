@@ -43,7 +43,7 @@ const WORDS: readonly [string, number][] = [
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
-  ["delete remove forget erase drop clear purge", ACTION.delete],
+  ["delete remove forget erase wipe discard drop clear purge", ACTION.delete],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
   ["search find lookup query locate seek", ACTION.search],
   ["list enumerate browse listing", ACTION.list],

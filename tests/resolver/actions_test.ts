@@ -191,3 +191,8 @@ Deno.test("a tool that reads and says it gives a list lists, in English or Chine
   const first = search(buildIndex(catalog), "list all the stations in Chengdu", { maxHits: 1 })[0];
   assert.equal(first?.tool.short, "get-stations-in-city");
 });
+
+Deno.test("wiping or discarding something deletes it", () => {
+  assert.equal(requestAction("wipe Omar from the knowledge base"), ACTION.delete);
+  assert.equal(requestAction("discard the draft"), ACTION.delete);
+});
