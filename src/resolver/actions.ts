@@ -87,6 +87,11 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
 
 const MAKE = stem("make");
 
+/** Verbs that start or stop an activity: before a gerund they switch it on or off. */
+const ONGOING: ReadonlySet<string> = new Set(
+  "start begin resume stop cease quit pause".split(" ").map(stem),
+);
+
 /** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
 const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
@@ -205,6 +210,10 @@ export function requestActions(text: string): { action: number; recall: number }
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  // Starting or stopping an ongoing activity ("start sending updates", "stop logging") switches it on or off.
+  if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
+    mask = recall = ACTION.toggle;
+  }
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
   if (mask === 0 && words.length > 0) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;

@@ -196,3 +196,20 @@ Deno.test("wiping or discarding something deletes it", () => {
   assert.equal(requestAction("wipe Omar from the knowledge base"), ACTION.delete);
   assert.equal(requestAction("discard the draft"), ACTION.delete);
 });
+
+Deno.test("starting or stopping an ongoing activity switches it; starting a thing runs it", () => {
+  assert.equal(requestAction("start sending resource update notifications"), ACTION.toggle);
+  assert.equal(requestAction("stop logging every request"), ACTION.toggle);
+  assert.equal(requestAction("start the build"), ACTION.run);
+  const catalog = buildCatalog([{
+    name: "srv",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("trigger-operation", "Start a long-running operation that sends progress notifications"),
+      tool("toggle-updates", "Toggle sending resource update notifications"),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "start sending update notifications", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "toggle-updates");
+});
