@@ -195,6 +195,13 @@ export function requestActions(text: string): { action: number; recall: number }
     if (HOW_TO.test(text) || words.length > ACTION_MAX_WORDS) return none;
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
+  // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": a fact to remove; between two
+  // named things, a relation.
+  if (NO_LONGER.test(text) && contentCount(text) <= ACTION_MAX_WORDS) {
+    const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
+    const mask = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
+    return { action: mask, recall: mask };
+  }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
@@ -272,6 +279,13 @@ const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
 /** A question asking how to do something: it asks for that action, not for a fact. */
 const HOW_TO =
   /^\s*(?:how|what|where|when|which|why)\b(?:\s+\w+)?\s+(?:do|does|can|could|should|would|to)\b/i;
+
+/** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
+export const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+
+function contentCount(text: string): number {
+  return splitWords(text).flatMap((w) => w.parts).filter((w) => !STOP_WORDS.has(w) && w.length > 1).length;
+}
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

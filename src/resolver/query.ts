@@ -17,7 +17,7 @@ import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexico
 import { synonymsOf } from "./synonyms.ts";
 import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
-import { actionTerms, ARITHMETIC, ARITHMETIC_TERMS, requestActions } from "./actions.ts";
+import { actionTerms, ARITHMETIC, ARITHMETIC_TERMS, NO_LONGER, requestActions } from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
 export const ARITHMETIC_WEIGHT = 1;
@@ -662,7 +662,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
-    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term)) terms[0].weight *= GENERIC_WEIGHT;
+    // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !NO_LONGER.test(rest)) {
+      terms[0].weight *= GENERIC_WEIGHT;
+    }
   }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);

@@ -213,3 +213,21 @@ Deno.test("starting or stopping an ongoing activity switches it; starting a thin
   const first = search(buildIndex(catalog), "start sending update notifications", { maxHits: 1 })[0];
   assert.equal(first?.tool.short, "toggle-updates");
 });
+
+Deno.test("a state said to have ended removes the fact; between two named things, the relation", () => {
+  assert.equal(requestAction("Omar no longer reports to Priya"), ACTION.delete | ACTION.link);
+  assert.equal(requestAction("the printer is not shared anymore"), ACTION.delete);
+  assert.equal(requestAction("a longer report on sales"), 0);
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("create_relations", "Create relations between entities"),
+      tool("delete_relations", "Delete relations between entities"),
+      tool("delete_entities", "Delete entities from the graph"),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "Omar no longer reports to Priya", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "delete_relations");
+});
