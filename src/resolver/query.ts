@@ -361,6 +361,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     "multiple",
   ]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // Room taken is size: "take up the most space", "how much disk space", "the largest files".
+  [
+    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
+    ["size"],
+  ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
   // "When was it last modified?" asks for a time.
@@ -627,7 +632,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   for (const [pattern, targets] of PHRASE_INTENTS) {
     const m = pattern.exec(rest);
     if (!m) continue;
-    const at = byStem.get(stem((m[1] ?? "").toLowerCase()));
+    const at = byStem.get(stem((m.slice(1).find((g) => g !== undefined) ?? "").toLowerCase()));
     for (const t of targets) addExtra(t, PHRASE_INTENT_WEIGHT, at === undefined ? [] : [at]);
   }
   if (spans.filter((s) => s.path && !s.directory).length >= 2) {

@@ -231,3 +231,11 @@ Deno.test("a state said to have ended removes the fact; between two named things
   const first = search(buildIndex(catalog), "Omar no longer reports to Priya", { maxHits: 1 })[0];
   assert.equal(first?.tool.short, "delete_relations");
 });
+
+Deno.test("room taken asks for a size: take up space, how much disk space, the largest files", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("which files in this folder take up the most space", "size"));
+  assert.ok(has("how much disk space does /var/log use?", "size"));
+  assert.ok(has("show me the largest files here", "size"));
+  assert.ok(!has("find photos of outer space", "size"));
+});
