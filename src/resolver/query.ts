@@ -367,7 +367,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     ["size"],
   ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
-  [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
+  // So does "what do I have (stored) about Ana?", "what have we saved on Acme?".
+  [
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b/i,
+    ["knowledge", "search"],
+  ],
   // "When was it last modified?" asks for a time.
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);

@@ -165,6 +165,11 @@ Deno.test("a bare extension is a file pattern; 'what do you know about' searches
   assert.ok(has("find all .log files", "pattern") && has("find all *.md files", "text"));
   assert.ok(!has("done. It works", "pattern"));
   assert.ok(has("what do you know about Ana?", "knowledge") && has("what do you know about Ana?", "search"));
+  // What is kept about someone is asked the same way.
+  assert.ok(
+    has("what do I have stored about Priya?", "knowledge") && has("what have we saved on Acme?", "search"),
+  );
+  assert.ok(!has("what do I have to do today?", "knowledge"));
 });
 
 Deno.test("a tool that reads and says it gives a list lists, in English or Chinese", () => {
