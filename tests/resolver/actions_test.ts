@@ -244,3 +244,12 @@ Deno.test("room taken asks for a size: take up space, how much disk space, the l
   assert.ok(has("show me the largest files here", "size"));
   assert.ok(!has("find photos of outer space", "size"));
 });
+
+Deno.test("a relative path to a file is a file path: saving to it writes a file", () => {
+  const terms = (q: string) => parseQuery(q).terms.map((t) => t.term);
+  const save = terms("save this text to notes/todo.md");
+  assert.ok(save.includes(stem("write")) && save.includes(stem("file")));
+  assert.ok(terms("open src/app.ts").includes(stem("read")));
+  // Words joined by a slash are no path without a file name.
+  assert.ok(!terms("explain TCP/IP and input/output").includes(stem("file")));
+});
