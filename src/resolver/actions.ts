@@ -339,3 +339,18 @@ function bits(mask: number): number {
 /** A description that says the tool is deprecated or replaced ("DEPRECATED: use read_text_file instead"). */
 export const DEPRECATED =
   /\bdeprecated\b|\bobsolete\b|\bno longer (?:supported|maintained|recommended)\b|\bsuperseded by\b|\blegacy\b[^.]{0,40}\buse\b|\buse [\w.-]+ instead\b/i;
+
+/**
+ * A tool's lead sentence saying it adds to things that exist already ("Add observations to existing
+ * entities"); not one that makes a new thing or replaces an existing one ("create or overwrite an existing file").
+ */
+export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
+
+/**
+ * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
+ * a tool that only adds to existing things does not do it.
+ */
+export function asksForNew(text: string): boolean {
+  return (requestAction(text) & ACTION.create) !== 0 &&
+    /\b(?:new|named|called|titled|entitled)\b/i.test(text);
+}

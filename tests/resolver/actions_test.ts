@@ -253,3 +253,25 @@ Deno.test("a relative path to a file is a file path: saving to it writes a file"
   // Words joined by a slash are no path without a file name.
   assert.ok(!terms("explain TCP/IP and input/output").includes(stem("file")));
 });
+
+Deno.test("a new or named thing is created, not added to an existing one", () => {
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("add_observations", "Add new observations to existing entities"),
+      tool("create_entities", "Create multiple new entities in the knowledge graph"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("save a new person called Carlos"), "create_entities");
+  assert.equal(first("store a contact named Omar"), "create_entities");
+  // Adding to what exists still finds the tool that does.
+  assert.equal(first("add the observation that Ana likes tea"), "add_observations");
+  // Replacing an existing thing is no adding to it.
+  assert.equal(
+    toolActions("write_file", "", "Create a new file or overwrite an existing file"),
+    ACTION.create,
+  );
+});
