@@ -17,7 +17,7 @@ import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexico
 import { synonymsOf } from "./synonyms.ts";
 import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
-import { actionTerms, ARITHMETIC, ARITHMETIC_TERMS, NO_LONGER, requestActions } from "./actions.ts";
+import { ACTION, actionTerms, ARITHMETIC, ARITHMETIC_TERMS, NO_LONGER, requestActions } from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
 export const ARITHMETIC_WEIGHT = 1;
@@ -376,6 +376,16 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
 
+/**
+ * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
+ * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech").
+ */
+const WHOLE_NAMED =
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b/u;
+
+/** What a named thing is. */
+const ENTITY = stem("entity");
+
 /** Weight of the terms a {@link PHRASE_INTENTS} phrase implies: an implied path intent's half, chosen before measuring. */
 export const PHRASE_INTENT_WEIGHT = 0.5;
 
@@ -668,6 +678,18 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     const action = requestActions(rest).recall;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
+    // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
+    // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
+    const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
+    if (whole) {
+      addExtra(
+        ENTITY,
+        ACTION_TERM_WEIGHT,
+        byStem.has(stem(whole[1]!.toLowerCase())) ? [byStem.get(stem(whole[1]!.toLowerCase()))!] : [],
+        false,
+        true,
+      );
+    }
     // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).

@@ -275,3 +275,23 @@ Deno.test("a new or named thing is created, not added to an existing one", () =>
     ACTION.create,
   );
 });
+
+Deno.test("acting on a named thing as a whole acts on the entity, not on a part of it", () => {
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("delete_relations", "Delete relations from the knowledge graph"),
+      tool("delete_observations", "Delete observations from entities in the knowledge graph"),
+      tool("delete_entities", "Delete entities and their relations from the knowledge graph"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("erase Carlos from the knowledge graph"), "delete_entities");
+  assert.equal(first("remove everything about Initech from the graph"), "delete_entities");
+  // Unlinking two named things removes their relation.
+  assert.equal(first("unlink Ana and Acme"), "delete_relations");
+  const has = (q: string) => parseQuery(q).terms.some((t) => t.term === stem("entity"));
+  assert.ok(has("forget everything you know about Bob") && !has("delete the old logs"));
+});
