@@ -295,3 +295,10 @@ Deno.test("acting on a named thing as a whole acts on the entity, not on a part 
   const has = (q: string) => parseQuery(q).terms.some((t) => t.term === stem("entity"));
   assert.ok(has("forget everything you know about Bob") && !has("delete the old logs"));
 });
+
+Deno.test("putting a thing in a folder moves it there; putting text in a file writes it", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("put report.csv in the done folder", "move"));
+  assert.ok(has("place the photos into my archive directory", "move"));
+  assert.ok(!has("put this text in notes.txt", "move"));
+});
