@@ -36,16 +36,19 @@ const WORDS: readonly [string, number][] = [
     "create add store save remember memorize memorise record insert register append write generate produce compose",
     ACTION.create,
   ],
-  ["read open show get fetch retrieve view display load print dump return", ACTION.read],
+  ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
     "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
-  ["delete remove forget erase wipe discard drop clear purge", ACTION.delete],
+  [
+    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge",
+    ACTION.delete,
+  ],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
-  ["search find lookup query locate seek", ACTION.search],
+  ["search find lookup query locate seek grep", ACTION.search],
   ["list enumerate browse listing", ACTION.list],
   ["link relate relation relationship connect associate attach", ACTION.link],
   ["send notify publish", ACTION.send],
@@ -64,6 +67,19 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["take note", ACTION.create],
   ["take a note", ACTION.create],
   ["look up", ACTION.search],
+  ["look for", ACTION.search],
+  ["search for", ACTION.search],
+  ["hunt for", ACTION.search],
+  ["look at", ACTION.read],
+  ["get rid of", ACTION.delete],
+  ["throw away", ACTION.delete],
+  ["throw out", ACTION.delete],
+  ["clean up", ACTION.delete],
+  ["clear out", ACTION.delete],
+  ["set up", ACTION.create],
+  ["write up", ACTION.create],
+  ["keep track of", ACTION.create],
+  ["keep a record of", ACTION.create],
   ["find out", ACTION.search],
   ["note down", ACTION.create],
   ["write down", ACTION.create],
@@ -212,7 +228,8 @@ export function requestActions(text: string): { action: number; recall: number }
   if (words.length > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
-    return PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
+    return PHRASAL.get(all.slice(from, from + 4).join(" ")) ??
+      PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
       PHRASAL.get(all.slice(from, from + 2).join(" "));
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
@@ -233,7 +250,7 @@ export function requestActions(text: string): { action: number; recall: number }
     }
   }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
-  if (mask !== 0 && GENERIC.has(stem(words[0]!))) {
+  if (mask !== 0 && phrasal(0) === undefined && GENERIC.has(stem(words[0]!))) {
     recall = 0;
     for (let i = 1; i <= 3 && i < words.length; i++) {
       const next = at(i);
@@ -346,11 +363,14 @@ export const DEPRECATED =
  */
 export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
 
+/** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
+const NEW_THING = /\b(?:a|an|some)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
+
 /**
  * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
  * a tool that only adds to existing things does not do it.
  */
 export function asksForNew(text: string): boolean {
   return (requestAction(text) & ACTION.create) !== 0 &&
-    /\b(?:new|named|called|titled|entitled)\b/i.test(text);
+    NEW_THING.test(text);
 }

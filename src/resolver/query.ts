@@ -386,7 +386,7 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
  * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b/u;
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");

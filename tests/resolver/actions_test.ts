@@ -304,3 +304,29 @@ Deno.test("putting a thing in a folder moves it there; putting text in a file wr
   assert.ok(has("place the photos into my archive directory", "move"));
   assert.ok(!has("put this text in notes.txt", "move"));
 });
+
+Deno.test("more verbs and phrasal verbs of the action families; a phrasal verb keeps its own action", () => {
+  assert.equal(requestAction("scrap the old drafts"), ACTION.delete);
+  assert.equal(requestAction("get rid of Carlos from memory"), ACTION.delete);
+  assert.equal(requestActions("get rid of Carlos").recall, ACTION.delete);
+  assert.equal(requestAction("throw away the temp files"), ACTION.delete);
+  assert.equal(requestAction("look for files named report"), ACTION.search);
+  assert.equal(requestAction("look at notes.txt"), ACTION.read);
+  assert.equal(requestAction("examine notes.txt"), ACTION.read);
+  assert.equal(requestAction("set up a folder for photos"), ACTION.create);
+  assert.equal(requestAction("keep a record of Ana's birthday"), ACTION.create);
+  // "Get" before an action word still takes that word's action.
+  assert.equal(requestAction("get the list of open pull requests"), ACTION.read | ACTION.list);
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("add_observations", "Add new observations to existing entities"),
+      tool("create_entities", "Create multiple new entities in the knowledge graph"),
+    ],
+  }]);
+  // A new detail of a known person is added to it; only "a new X" or a named thing is made anew.
+  const first = search(buildIndex(catalog), "keep track of Ana's new phone number", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "add_observations");
+});
