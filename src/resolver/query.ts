@@ -381,6 +381,13 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
 
+/** Verbs that make what a path without a file name names: a directory. */
+const MAKE_DIRECTORY: ReadonlySet<string> = new Set("create make mkdir".split(" ").map(stem));
+const DIRECTORY_MADE: readonly string[] = ["create", "directory"].map(stem);
+const MAKE = stem("make");
+/** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
+const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
+
 /**
  * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
  * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech").
@@ -626,11 +633,26 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     // that says what was done to it ("when was config.yaml last modified") asks for no operation.
     const directory = spans.some((s) => s.directory);
     const states = new Set([...rest.matchAll(STATE_PARTICIPLE)].map((m) => m[1]!.toLowerCase()));
+    // Creating a path with no file name makes a directory ("create /tmp/out"), not a file.
+    const fileNamed = spans.some((s) => s.path && !s.directory);
     for (const [verbs, targets] of PATH_INTENTS) {
       // Showing a directory lists it; showing a file reads it.
       if (targets.includes(stem("directory")) && !directory) continue;
-      const origins = stems.flatMap((s, i) => (verbs.has(s) && !states.has(words[i]!) ? [i] : []));
+      const writes = targets.includes(stem("write"));
+      const origins = stems.flatMap((s, i) =>
+        verbs.has(s) && !states.has(words[i]!) &&
+          !(writes && !fileNamed && MAKE_DIRECTORY.has(s) && (s !== MAKE || MAKE_PATH.test(rest)))
+          ? [i]
+          : []
+      );
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+    }
+    if (!fileNamed) {
+      // "Make" is a light verb: it makes the directory only when the path is what it makes ("make /tmp/out",
+      // "make a new folder /tmp/out"), not "make a copy of /tmp/out".
+      const makes = MAKE_PATH.test(rest);
+      const origins = stems.flatMap((s, i) => (MAKE_DIRECTORY.has(s) && (s !== MAKE || makes) ? [i] : []));
+      if (origins.length > 0) { for (const t of DIRECTORY_MADE) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
   }
   if (spans.some((s) => s.directory)) {

@@ -330,3 +330,23 @@ Deno.test("more verbs and phrasal verbs of the action families; a phrasal verb k
   const first = search(buildIndex(catalog), "keep track of Ana's new phone number", { maxHits: 1 })[0];
   assert.equal(first?.tool.short, "add_observations");
 });
+
+Deno.test("creating or making a path with no file name makes a directory, not a file", () => {
+  const catalog = buildCatalog([{
+    name: "fs",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("write_file", "Create a new file or overwrite an existing file with new content"),
+      tool("create_directory", "Create a new directory or ensure a directory exists"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("create the directory /tmp/out"), "create_directory");
+  assert.equal(first("make /home/ana/backups"), "create_directory");
+  assert.equal(first("create /tmp/out/report.md"), "write_file");
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  // "Make a copy of" a directory makes no directory.
+  assert.ok(weight("make a copy of /home/ana/backups", "create") < 0.5);
+});
