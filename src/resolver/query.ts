@@ -372,9 +372,9 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     ["size"],
   ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
-  // So does "what do I have (stored) about Ana?", "what have we saved on Acme?".
+  // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
   [
-    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b/i,
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
     ["knowledge", "search"],
   ],
   // "When was it last modified?" asks for a time.

@@ -170,6 +170,7 @@ Deno.test("a bare extension is a file pattern; 'what do you know about' searches
     has("what do I have stored about Priya?", "knowledge") && has("what have we saved on Acme?", "search"),
   );
   assert.ok(!has("what do I have to do today?", "knowledge"));
+  assert.ok(has("tell me everything about Lisa", "knowledge") && has("tell me about Acme", "search"));
 });
 
 Deno.test("a tool that reads and says it gives a list lists, in English or Chinese", () => {
