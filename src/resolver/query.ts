@@ -385,6 +385,10 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
 const MAKE_DIRECTORY: ReadonlySet<string> = new Set("create make mkdir".split(" ").map(stem));
 const DIRECTORY_MADE: readonly string[] = ["create", "directory"].map(stem);
 const MAKE = stem("make");
+/** A question for what a named file holds. */
+const CONTENT_QUESTION =
+  /^\s*what(?:'s|’s|\s+is|\s+was)\s+(?:inside|in)\b|^\s*what\s+(?:does|do|did)\b.{0,60}\b(?:say|contain|hold)\b/i;
+const FILE_READ: readonly string[] = ["read", "file"].map(stem);
 /** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
 const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
 
@@ -646,6 +650,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
           : []
       );
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+    }
+    // "What's in notes.txt?", "what does app.log contain?": its content, read.
+    if (fileNamed && CONTENT_QUESTION.test(rest)) {
+      for (const t of FILE_READ) addExtra(t, PATH_INTENT_WEIGHT, []);
     }
     if (!fileNamed) {
       // "Make" is a light verb: it makes the directory only when the path is what it makes ("make /tmp/out",

@@ -351,3 +351,11 @@ Deno.test("creating or making a path with no file name makes a directory, not a 
   // "Make a copy of" a directory makes no directory.
   assert.ok(weight("make a copy of /home/ana/backups", "create") < 0.5);
 });
+
+Deno.test("a question for what a named file holds reads it", () => {
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("what's inside logs/app.log", "read"), 1);
+  assert.equal(weight("what does app.log contain?", "read"), 1);
+  assert.ok(weight("what's inside the box?", "read") < 0.5);
+});
