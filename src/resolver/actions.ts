@@ -202,6 +202,7 @@ export function requestAction(text: string): number {
  */
 export function requestActions(text: string): { action: number; recall: number } {
   const none = { action: 0, recall: 0 };
+  text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text)) return none;
   // …it reads: "who is Dana connected to?" reads a graph, it links nothing. "How do I create…" and "can
@@ -296,6 +297,14 @@ const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
 /** A question asking how to do something: it asks for that action, not for a fact. */
 const HOW_TO =
   /^\s*(?:how|what|where|when|which|why)\b(?:\s+\w+)?\s+(?:do|does|can|could|should|would|to)\b/i;
+
+/** Phrases that mean "about": "anything related to Apollo" relates nothing. */
+const ABOUT = /\b(?:related|relating|pertaining|with regard|in regard|in relation)\s+to\b/gi;
+
+/** `text` with each phrase meaning "about" ("related to", "relating to", "in relation to") said as "about". */
+export function aboutPhrases(text: string): string {
+  return text.replace(ABOUT, "about");
+}
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 export const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;

@@ -17,7 +17,15 @@ import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexico
 import { synonymsOf } from "./synonyms.ts";
 import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
-import { ACTION, actionTerms, ARITHMETIC, ARITHMETIC_TERMS, NO_LONGER, requestActions } from "./actions.ts";
+import {
+  aboutPhrases,
+  ACTION,
+  actionTerms,
+  ARITHMETIC,
+  ARITHMETIC_TERMS,
+  NO_LONGER,
+  requestActions,
+} from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
 export const ARITHMETIC_WEIGHT = 1;
@@ -512,7 +520,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     counts[at]!++;
     return at;
   };
-  const { rest, spans } = extractLocators(text);
+  const located = extractLocators(text);
+  const spans = located.spans;
+  const rest = aboutPhrases(located.rest);
   const sequence: string[] = [];
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.

@@ -359,3 +359,11 @@ Deno.test("a question for what a named file holds reads it", () => {
   assert.equal(weight("what does app.log contain?", "read"), 1);
   assert.ok(weight("what's inside the box?", "read") < 0.5);
 });
+
+Deno.test("'related to', 'relating to', 'in relation to' mean about: they relate nothing", () => {
+  assert.equal(requestAction("delete everything related to Bob"), ACTION.delete);
+  assert.equal(requestAction("delete the relation between Ana and Bob"), ACTION.delete | ACTION.link);
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(!has("look up anything related to Apollo", "relation"));
+  assert.ok(has("show the related entities", "relation"));
+});
