@@ -33,7 +33,7 @@ export const ACTION = {
  */
 const WORDS: readonly [string, number][] = [
   [
-    "create add store save remember memorize memorise record insert register append write generate produce compose",
+    "create add store save remember memorize memorise record insert register write generate produce compose",
     ACTION.create,
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
@@ -43,6 +43,8 @@ const WORDS: readonly [string, number][] = [
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
+  // Appending adds to what is there: a new part, and a change of the whole.
+  ["append", ACTION.create | ACTION.update],
   [
     "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge",
     ACTION.delete,

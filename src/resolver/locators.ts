@@ -40,7 +40,7 @@ export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] =
   ["list show", "list directory"],
   ["delete remove", "delete file"],
   ["move rename", "move file"],
-  ["edit modify change update", "edit file"],
+  ["edit modify change update append", "edit file"],
 ].map(([verbs, targets]) => [new Set(verbs!.split(" ").map(stem)), targets!.split(" ").map(stem)]);
 
 /**

@@ -367,3 +367,10 @@ Deno.test("'related to', 'relating to', 'in relation to' mean about: they relate
   assert.ok(!has("look up anything related to Apollo", "relation"));
   assert.ok(has("show the related entities", "relation"));
 });
+
+Deno.test("appending adds to what is there: next to a file it edits the file", () => {
+  assert.equal(requestAction("append a line to todo.txt"), ACTION.create | ACTION.update);
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("append a line to todo.txt", "edit"), 1);
+});
