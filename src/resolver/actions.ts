@@ -202,7 +202,7 @@ export function requestAction(text: string): number {
  * {@link requestAction}, and the actions whose words the request looks for in tools (see {@link actionTerms}):
  * none for a generic verb's own action ("show my invoices" looks for no `get`/`read` tools: it names none).
  */
-export function requestActions(text: string): { action: number; recall: number } {
+export function requestActions(text: string): { action: number; recall: number; stated?: boolean } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
@@ -213,13 +213,6 @@ export function requestActions(text: string): { action: number; recall: number }
     const words = splitWords(text).flatMap((w) => w.parts).filter((w) => !STOP_WORDS.has(w) && w.length > 1);
     if (HOW_TO.test(text) || words.length > ACTION_MAX_WORDS) return none;
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
-  }
-  // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": a fact to remove; between two
-  // named things, a relation.
-  if (NO_LONGER.test(text) && contentCount(text) <= ACTION_MAX_WORDS) {
-    const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
-    const mask = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
-    return { action: mask, recall: mask };
   }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
   const wish = WISH.exec(text);
@@ -237,6 +230,13 @@ export function requestActions(text: string): { action: number; recall: number }
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
+  // remove; between two named things, a relation ("list the packages no longer maintained" lists).
+  if (mask === 0 && NO_LONGER.test(text)) {
+    const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
+    const ended = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
+    return { action: ended, recall: ended, stated: true };
+  }
   // Starting or stopping an ongoing activity ("start sending updates", "stop logging") switches it on or off.
   if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
     mask = recall = ACTION.toggle;
@@ -309,11 +309,7 @@ export function aboutPhrases(text: string): string {
 }
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
-export const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
-
-function contentCount(text: string): number {
-  return splitWords(text).flatMap((w) => w.parts).filter((w) => !STOP_WORDS.has(w) && w.length > 1).length;
-}
+const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

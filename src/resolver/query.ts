@@ -23,7 +23,6 @@ import {
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
-  NO_LONGER,
   requestActions,
 } from "./actions.ts";
 
@@ -720,7 +719,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
   // A request of several steps asks for several: each clause's own is looked for when it is ranked.
   else if (splitClauses(rest).length <= 1) {
-    const action = requestActions(rest).recall;
+    const asked = requestActions(rest);
+    const action = asked.recall;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
@@ -739,7 +739,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
     // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
-    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !NO_LONGER.test(rest)) {
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
       terms[0].weight *= GENERIC_WEIGHT;
     }
   }

@@ -374,3 +374,9 @@ Deno.test("appending adds to what is there: next to a file it edits the file", (
     parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
   assert.equal(weight("append a line to todo.txt", "edit"), 1);
 });
+
+Deno.test("an ended state asks for a removal only when no verb leads the request", () => {
+  assert.equal(requestAction("list the packages that are no longer maintained"), ACTION.list);
+  assert.equal(requestAction("which packages are no longer maintained?") & ACTION.delete, 0);
+  assert.equal(requestAction("Bob doesn't live in Rome anymore"), ACTION.delete | ACTION.link);
+});
