@@ -401,10 +401,11 @@ const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(
 
 /**
  * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
- * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech").
+ * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech");
+ * not a part of it ("delete Bob's note").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b/u;
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b(?!['’]s\b)/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");

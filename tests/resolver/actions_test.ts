@@ -295,6 +295,7 @@ Deno.test("acting on a named thing as a whole acts on the entity, not on a part 
   assert.equal(first("unlink Ana and Acme"), "delete_relations");
   const has = (q: string) => parseQuery(q).terms.some((t) => t.term === stem("entity"));
   assert.ok(has("forget everything you know about Bob") && !has("delete the old logs"));
+  assert.ok(!has("delete Bob's note about tea"));
 });
 
 Deno.test("putting a thing in a folder moves it there; putting text in a file writes it", () => {
