@@ -373,11 +373,14 @@ export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?e
 /** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
 const NEW_THING = /\b(?:a|an|some)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
 
+/** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
+const EXISTING_TARGET =
+  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d)/iu;
+
 /**
  * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
  * a tool that only adds to existing things does not do it.
  */
 export function asksForNew(text: string): boolean {
-  return (requestAction(text) & ACTION.create) !== 0 &&
-    NEW_THING.test(text);
+  return (requestAction(text) & ACTION.create) !== 0 && NEW_THING.test(text) && !EXISTING_TARGET.test(text);
 }

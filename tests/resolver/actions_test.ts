@@ -5,6 +5,7 @@ import {
   ACTION,
   actionMatch,
   ARITHMETIC,
+  asksForNew,
   requestAction,
   requestActions,
   toolActions,
@@ -380,4 +381,11 @@ Deno.test("an ended state asks for a removal only when no verb leads the request
   assert.equal(requestAction("list the packages that are no longer maintained"), ACTION.list);
   assert.equal(requestAction("which packages are no longer maintained?") & ACTION.delete, 0);
   assert.equal(requestAction("Bob doesn't live in Rome anymore"), ACTION.delete | ACTION.link);
+});
+
+Deno.test("a named thing added to an existing one is no new thing to create", () => {
+  assert.equal(asksForNew("store a new contact named Omar"), true);
+  assert.equal(asksForNew("add a label named bug to issue 5"), false);
+  assert.equal(asksForNew("add a tag called urgent to the login task"), false);
+  assert.equal(asksForNew("delete the file named old.txt"), false);
 });
