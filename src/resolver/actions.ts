@@ -33,19 +33,24 @@ export const ACTION = {
  */
 const WORDS: readonly [string, number][] = [
   [
-    "create add store save remember memorize memorise record insert register append write generate produce compose",
+    "create add store save remember memorize memorise record insert register write generate produce compose",
     ACTION.create,
   ],
-  ["read open show get fetch retrieve view display load print dump return", ACTION.read],
+  ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
     "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
   ["overwrite", ACTION.create | ACTION.update],
-  ["delete remove forget erase drop clear purge", ACTION.delete],
+  // Appending adds to what is there: a new part, and a change of the whole.
+  ["append", ACTION.create | ACTION.update],
+  [
+    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge",
+    ACTION.delete,
+  ],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
-  ["search find lookup query locate seek", ACTION.search],
+  ["search find lookup query locate seek grep", ACTION.search],
   ["list enumerate browse listing", ACTION.list],
   ["link relate relation relationship connect associate attach", ACTION.link],
   ["send notify publish", ACTION.send],
@@ -64,6 +69,19 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["take note", ACTION.create],
   ["take a note", ACTION.create],
   ["look up", ACTION.search],
+  ["look for", ACTION.search],
+  ["search for", ACTION.search],
+  ["hunt for", ACTION.search],
+  ["look at", ACTION.read],
+  ["get rid of", ACTION.delete],
+  ["throw away", ACTION.delete],
+  ["throw out", ACTION.delete],
+  ["clean up", ACTION.delete],
+  ["clear out", ACTION.delete],
+  ["set up", ACTION.create],
+  ["write up", ACTION.create],
+  ["keep track of", ACTION.create],
+  ["keep a record of", ACTION.create],
   ["find out", ACTION.search],
   ["note down", ACTION.create],
   ["write down", ACTION.create],
@@ -86,6 +104,11 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
 ]);
 
 const MAKE = stem("make");
+
+/** Verbs that start or stop an activity: before a gerund they switch it on or off. */
+const ONGOING: ReadonlySet<string> = new Set(
+  "start begin resume stop cease quit pause".split(" ").map(stem),
+);
 
 /** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
 const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
@@ -125,6 +148,8 @@ export function toolActions(...texts: string[]): number {
       break;
     }
   }
+  // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
+  if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
   // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
   if (mask & (ACTION.create | ACTION.delete)) {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
@@ -132,6 +157,9 @@ export function toolActions(...texts: string[]): number {
   }
   return mask;
 }
+
+/** A lead sentence saying the tool's result is a list. */
+const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
 
 /** What a link is called in a tool's name. */
 const LINK_NOUNS: ReadonlySet<string> = new Set(
@@ -174,8 +202,9 @@ export function requestAction(text: string): number {
  * {@link requestAction}, and the actions whose words the request looks for in tools (see {@link actionTerms}):
  * none for a generic verb's own action ("show my invoices" looks for no `get`/`read` tools: it names none).
  */
-export function requestActions(text: string): { action: number; recall: number } {
+export function requestActions(text: string): { action: number; recall: number; stated?: boolean } {
   const none = { action: 0, recall: 0 };
+  text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text)) return none;
   // …it reads: "who is Dana connected to?" reads a graph, it links nothing. "How do I create…" and "can
@@ -195,11 +224,23 @@ export function requestActions(text: string): { action: number; recall: number }
   if (words.length > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
-    return PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
+    return PHRASAL.get(all.slice(from, from + 4).join(" ")) ??
+      PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
       PHRASAL.get(all.slice(from, from + 2).join(" "));
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
+  // remove; between two named things, a relation ("list the packages no longer maintained" lists).
+  if (mask === 0 && NO_LONGER.test(text)) {
+    const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
+    const ended = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
+    return { action: ended, recall: ended, stated: true };
+  }
+  // Starting or stopping an ongoing activity ("start sending updates", "stop logging") switches it on or off.
+  if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
+    mask = recall = ACTION.toggle;
+  }
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
   if (mask === 0 && words.length > 0) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
@@ -212,7 +253,7 @@ export function requestActions(text: string): { action: number; recall: number }
     }
   }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
-  if (mask !== 0 && GENERIC.has(stem(words[0]!))) {
+  if (mask !== 0 && phrasal(0) === undefined && GENERIC.has(stem(words[0]!))) {
     recall = 0;
     for (let i = 1; i <= 3 && i < words.length; i++) {
       const next = at(i);
@@ -258,6 +299,17 @@ const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
 /** A question asking how to do something: it asks for that action, not for a fact. */
 const HOW_TO =
   /^\s*(?:how|what|where|when|which|why)\b(?:\s+\w+)?\s+(?:do|does|can|could|should|would|to)\b/i;
+
+/** Phrases that mean "about": "anything related to Apollo" relates nothing. */
+const ABOUT = /\b(?:related|relating|pertaining|with regard|in regard|in relation)\s+to\b/gi;
+
+/** `text` with each phrase meaning "about" ("related to", "relating to", "in relation to") said as "about". */
+export function aboutPhrases(text: string): string {
+  return text.replace(ABOUT, "about");
+}
+
+/** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
+const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
@@ -311,3 +363,24 @@ function bits(mask: number): number {
 /** A description that says the tool is deprecated or replaced ("DEPRECATED: use read_text_file instead"). */
 export const DEPRECATED =
   /\bdeprecated\b|\bobsolete\b|\bno longer (?:supported|maintained|recommended)\b|\bsuperseded by\b|\blegacy\b[^.]{0,40}\buse\b|\buse [\w.-]+ instead\b/i;
+
+/**
+ * A tool's lead sentence saying it adds to things that exist already ("Add observations to existing
+ * entities"); not one that makes a new thing or replaces an existing one ("create or overwrite an existing file").
+ */
+export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
+
+/** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
+const NEW_THING = /\b(?:a|an|some)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
+
+/** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
+const EXISTING_TARGET =
+  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d)/iu;
+
+/**
+ * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
+ * a tool that only adds to existing things does not do it.
+ */
+export function asksForNew(text: string): boolean {
+  return (requestAction(text) & ACTION.create) !== 0 && NEW_THING.test(text) && !EXISTING_TARGET.test(text);
+}

@@ -40,7 +40,7 @@ export const PATH_INTENTS: readonly [ReadonlySet<string>, readonly string[]][] =
   ["list show", "list directory"],
   ["delete remove", "delete file"],
   ["move rename", "move file"],
-  ["edit modify change update", "edit file"],
+  ["edit modify change update append", "edit file"],
 ].map(([verbs, targets]) => [new Set(verbs!.split(" ").map(stem)), targets!.split(" ").map(stem)]);
 
 /**
@@ -120,7 +120,7 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   };
   // A host name typed without its scheme ("open example.com") is a web address too.
   let rest = text.replace(URL, webAddress).replace(BARE_HOST, webAddress);
-  rest = rest.replace(PATH, (match) => {
+  const pathSpan = (match: string) => {
     const path = trimPunctuation(match);
     const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");
     const last = segments.at(-1) ?? "";
@@ -141,7 +141,10 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     segmentsOf(segments, span);
     spans.push(span);
     return " ";
-  });
+  };
+  rest = rest.replace(PATH, pathSpan);
+  // A relative path to a file ("notes/todo.md", "src/app.ts") is a path too.
+  rest = rest.replace(RELATIVE_FILE, pathSpan);
   // A file named without a directory ("open notes.txt", "README.md") is a path too.
   rest = rest.replace(FILE_NAME, (match, name: string, extension: string) => {
     const ext = extension.toLowerCase();
@@ -204,6 +207,17 @@ const FILE_NAME = new RegExp(
   String.raw`(?<![\p{L}\p{N}@._\/\-])([\p{L}\p{N}_-]{1,64}(?:\.[\p{L}\p{N}_-]{1,64}){0,3})\.(${
     [...FILE_KINDS.keys()].join("|")
   })(?![\p{L}\p{N}@_\/-]|\.[\p{L}\p{N}])`,
+  "giu",
+);
+
+/**
+ * A relative path to a file: directories, a slash each, and a file name whose extension {@link FILE_KINDS}
+ * knows (`notes/todo.md`; not "and/or", "TCP/IP").
+ */
+const RELATIVE_FILE = new RegExp(
+  String.raw`(?<=^|[\s(["'\x60])(?:[\p{L}\p{N}_@%+-][\p{L}\p{N}_.@%+-]*\/)+[\p{L}\p{N}_.@%+-]*\.(?:${
+    [...FILE_KINDS.keys()].join("|")
+  })(?![\p{L}\p{N}@_\/-])`,
   "giu",
 );
 

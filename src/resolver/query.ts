@@ -17,7 +17,14 @@ import { isForeignStopWord, PARTICLES, phrasalKey, relatedTerms } from "./lexico
 import { synonymsOf } from "./synonyms.ts";
 import { bounded, CJK, splitWords, stem, STOP_WORDS, type Word } from "./tokenize.ts";
 import { chineseWords } from "./zh_gloss.ts";
-import { actionTerms, ARITHMETIC, ARITHMETIC_TERMS, requestActions } from "./actions.ts";
+import {
+  aboutPhrases,
+  ACTION,
+  actionTerms,
+  ARITHMETIC,
+  ARITHMETIC_TERMS,
+  requestActions,
+} from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
 export const ARITHMETIC_WEIGHT = 1;
@@ -361,11 +368,47 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     "multiple",
   ]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // Putting a thing in a folder moves it there: "put report.csv in the done folder".
+  [
+    /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,
+    ["move"],
+  ],
+  // Room taken is size: "take up the most space", "how much disk space", "the largest files".
+  [
+    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
+    ["size"],
+  ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
-  [/\bwhat (?:do|does|did) (?:you|it|we|they) (?:know|remember) about\b/i, ["knowledge", "search"]],
+  // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
+  [
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
+    ["knowledge", "search"],
+  ],
   // "When was it last modified?" asks for a time.
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
+
+/** Verbs that make what a path without a file name names: a directory. */
+const MAKE_DIRECTORY: ReadonlySet<string> = new Set("create make mkdir".split(" ").map(stem));
+const DIRECTORY_MADE: readonly string[] = ["create", "directory"].map(stem);
+const MAKE = stem("make");
+/** A question for what a named file holds. */
+const CONTENT_QUESTION =
+  /^\s*what(?:'s|’s|\s+is|\s+was)\s+(?:inside|in)\b|^\s*what\s+(?:does|do|did)\b.{0,60}\b(?:say|contain|hold)\b/i;
+const FILE_READ: readonly string[] = ["read", "file"].map(stem);
+/** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
+const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
+
+/**
+ * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
+ * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech");
+ * not a part of it ("delete Bob's note").
+ */
+const WHOLE_NAMED =
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b(?!['’]s\b)/u;
+
+/** What a named thing is. */
+const ENTITY = stem("entity");
 
 /** Weight of the terms a {@link PHRASE_INTENTS} phrase implies: an implied path intent's half, chosen before measuring. */
 export const PHRASE_INTENT_WEIGHT = 0.5;
@@ -477,7 +520,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     counts[at]!++;
     return at;
   };
-  const { rest, spans } = extractLocators(text);
+  const located = extractLocators(text);
+  const spans = located.spans;
+  const rest = aboutPhrases(located.rest);
   const sequence: string[] = [];
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
@@ -602,11 +647,30 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     // that says what was done to it ("when was config.yaml last modified") asks for no operation.
     const directory = spans.some((s) => s.directory);
     const states = new Set([...rest.matchAll(STATE_PARTICIPLE)].map((m) => m[1]!.toLowerCase()));
+    // Creating a path with no file name makes a directory ("create /tmp/out"), not a file.
+    const fileNamed = spans.some((s) => s.path && !s.directory);
     for (const [verbs, targets] of PATH_INTENTS) {
       // Showing a directory lists it; showing a file reads it.
       if (targets.includes(stem("directory")) && !directory) continue;
-      const origins = stems.flatMap((s, i) => (verbs.has(s) && !states.has(words[i]!) ? [i] : []));
+      const writes = targets.includes(stem("write"));
+      const origins = stems.flatMap((s, i) =>
+        verbs.has(s) && !states.has(words[i]!) &&
+          !(writes && !fileNamed && MAKE_DIRECTORY.has(s) && (s !== MAKE || MAKE_PATH.test(rest)))
+          ? [i]
+          : []
+      );
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+    }
+    // "What's in notes.txt?", "what does app.log contain?": its content, read.
+    if (fileNamed && CONTENT_QUESTION.test(rest)) {
+      for (const t of FILE_READ) addExtra(t, PATH_INTENT_WEIGHT, []);
+    }
+    if (!fileNamed) {
+      // "Make" is a light verb: it makes the directory only when the path is what it makes ("make /tmp/out",
+      // "make a new folder /tmp/out"), not "make a copy of /tmp/out".
+      const makes = MAKE_PATH.test(rest);
+      const origins = stems.flatMap((s, i) => (MAKE_DIRECTORY.has(s) && (s !== MAKE || makes) ? [i] : []));
+      if (origins.length > 0) { for (const t of DIRECTORY_MADE) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
   }
   if (spans.some((s) => s.directory)) {
@@ -627,7 +691,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   for (const [pattern, targets] of PHRASE_INTENTS) {
     const m = pattern.exec(rest);
     if (!m) continue;
-    const at = byStem.get(stem((m[1] ?? "").toLowerCase()));
+    const at = byStem.get(stem((m.slice(1).find((g) => g !== undefined) ?? "").toLowerCase()));
     for (const t of targets) addExtra(t, PHRASE_INTENT_WEIGHT, at === undefined ? [] : [at]);
   }
   if (spans.filter((s) => s.path && !s.directory).length >= 2) {
@@ -656,13 +720,29 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
   // A request of several steps asks for several: each clause's own is looked for when it is ranked.
   else if (splitClauses(rest).length <= 1) {
-    const action = requestActions(rest).recall;
+    const asked = requestActions(rest);
+    const action = asked.recall;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
+    // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
+    // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
+    const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
+    if (whole) {
+      addExtra(
+        ENTITY,
+        ACTION_TERM_WEIGHT,
+        byStem.has(stem(whole[1]!.toLowerCase())) ? [byStem.get(stem(whole[1]!.toLowerCase()))!] : [],
+        false,
+        true,
+      );
+    }
     // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
-    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term)) terms[0].weight *= GENERIC_WEIGHT;
+    // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
+      terms[0].weight *= GENERIC_WEIGHT;
+    }
   }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, isGenericVerb, requestAction } from "./actions.ts";
+import { actionMatch, asksForNew, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -110,6 +110,8 @@ interface Scored {
   phrase: string;
   /** The action the request (or clause) asks for (`actions.ts`); 0 for none or for several steps. */
   action: number;
+  /** The request (or clause) asks to create a new or named thing (`asksForNew`). */
+  fresh?: boolean;
 }
 
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
@@ -222,7 +224,9 @@ function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const match = actionMatch(scored.action, index.actions[doc]!);
   const action = match > 0 ? 1 + o.actionBonus * match : match < 0 ? 1 - o.actionPenalty : 1;
   const deprecated = index.deprecated[doc] ? 1 - o.deprecatedPenalty : 1;
-  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated;
+  // A new thing is not made by a tool that adds to existing ones: it does something else than asked.
+  const added = scored.fresh && index.existing[doc] ? 1 - o.actionPenalty : 1;
+  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated * added;
 }
 
 /** The best `size` tools by BM25F with name bonuses: doc -> final score. */
@@ -456,7 +460,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const poolSize = Math.max(o.pool, maxHits);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
-  if (clauseTexts.length <= 1) full.action = requestAction(text);
+  if (clauseTexts.length <= 1) [full.action, full.fresh] = [requestAction(text), asksForNew(text)];
   const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
   const final = new Map<number, number>();
@@ -473,7 +477,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
       const scored = accumulate(index, cq);
-      scored.action = requestAction(clauseTexts[c]!);
+      [scored.action, scored.fresh] = [requestAction(clauseTexts[c]!), asksForNew(clauseTexts[c]!)];
       const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
       for (const [d, s] of top) {

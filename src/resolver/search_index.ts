@@ -10,7 +10,7 @@ import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { bounded, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
-import { ANY_ACTION, DEPRECATED, toolActions } from "./actions.ts";
+import { ANY_ACTION, DEPRECATED, EXISTING, toolActions } from "./actions.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -208,6 +208,8 @@ export interface ResolverIndex {
   readonly actions: Uint16Array;
   /** 1 for a tool whose description says it is deprecated or replaced. */
   readonly deprecated: Uint8Array;
+  /** 1 for a tool whose lead sentence says it works on existing things ("Add observations to existing entities"). */
+  readonly existing: Uint8Array;
   readonly options: Readonly<ResolvedRanking>;
 }
 
@@ -362,6 +364,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const pending: { doc: number; field: number; text: string }[] = [];
   const actions = new Uint16Array(n);
   const deprecated = new Uint8Array(n);
+  const existing = new Uint8Array(n);
   for (let d = 0; d < n; d++) {
     if (d % 64 === 63) yield;
     const tool = tools[d]!;
@@ -370,6 +373,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
       ? ANY_ACTION
       : toolActions(splitName(tool.short), tool.title ?? "", leadSentence(tool.description));
     if (DEPRECATED.test(bounded(tool.description))) deprecated[d] = 1;
+    if (EXISTING.test(leadSentence(tool.description))) existing[d] = 1;
     const texts = fieldTexts(tool);
     const fields: Map<string, number>[] = [];
     for (let f = 0; f < fieldCount; f++) {
@@ -469,6 +473,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     pairs,
     actions,
     deprecated,
+    existing,
     options: opts,
   };
 }

@@ -5,6 +5,7 @@ import {
   ACTION,
   actionMatch,
   ARITHMETIC,
+  asksForNew,
   requestAction,
   requestActions,
   toolActions,
@@ -165,4 +166,226 @@ Deno.test("a bare extension is a file pattern; 'what do you know about' searches
   assert.ok(has("find all .log files", "pattern") && has("find all *.md files", "text"));
   assert.ok(!has("done. It works", "pattern"));
   assert.ok(has("what do you know about Ana?", "knowledge") && has("what do you know about Ana?", "search"));
+  // What is kept about someone is asked the same way.
+  assert.ok(
+    has("what do I have stored about Priya?", "knowledge") && has("what have we saved on Acme?", "search"),
+  );
+  assert.ok(!has("what do I have to do today?", "knowledge"));
+  assert.ok(has("tell me everything about Lisa", "knowledge") && has("tell me about Acme", "search"));
+});
+
+Deno.test("a tool that reads and says it gives a list lists, in English or Chinese", () => {
+  assert.equal(
+    toolActions("get stations", "", "Get a list of the stations of a city"),
+    ACTION.read | ACTION.list,
+  );
+  assert.equal(
+    toolActions("get-stations-code-in-city", "", "查询该城市所有火车站，结果是一个列表。"),
+    ACTION.read | ACTION.list,
+  );
+  // A tool that does something else and mentions a list does not list.
+  assert.equal(toolActions("delete items", "", "Delete a list of items"), ACTION.delete);
+  assert.equal(toolActions("get station", "", "Get the code of one station by its name"), ACTION.read);
+  const catalog = buildCatalog([{
+    name: "rail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get-station-code-by-names", "Get the station code of stations by their names."),
+      tool("get-stations-in-city", "Get a list of every station of a city, with its code."),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "list all the stations in Chengdu", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "get-stations-in-city");
+});
+
+Deno.test("wiping or discarding something deletes it", () => {
+  assert.equal(requestAction("wipe Omar from the knowledge base"), ACTION.delete);
+  assert.equal(requestAction("discard the draft"), ACTION.delete);
+});
+
+Deno.test("starting or stopping an ongoing activity switches it; starting a thing runs it", () => {
+  assert.equal(requestAction("start sending resource update notifications"), ACTION.toggle);
+  assert.equal(requestAction("stop logging every request"), ACTION.toggle);
+  assert.equal(requestAction("start the build"), ACTION.run);
+  const catalog = buildCatalog([{
+    name: "srv",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("trigger-operation", "Start a long-running operation that sends progress notifications"),
+      tool("toggle-updates", "Toggle sending resource update notifications"),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "start sending update notifications", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "toggle-updates");
+});
+
+Deno.test("a state said to have ended removes the fact; between two named things, the relation", () => {
+  assert.equal(requestAction("Omar no longer reports to Priya"), ACTION.delete | ACTION.link);
+  assert.equal(requestAction("the printer is not shared anymore"), ACTION.delete);
+  assert.equal(requestAction("a longer report on sales"), 0);
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("create_relations", "Create relations between entities"),
+      tool("delete_relations", "Delete relations between entities"),
+      tool("delete_entities", "Delete entities from the graph"),
+    ],
+  }]);
+  const first = search(buildIndex(catalog), "Omar no longer reports to Priya", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "delete_relations");
+});
+
+Deno.test("room taken asks for a size: take up space, how much disk space, the largest files", () => {
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(has("which files in this folder take up the most space", "size"));
+  assert.ok(has("how much disk space does /var/log use?", "size"));
+  assert.ok(has("show me the largest files here", "size"));
+  assert.ok(!has("find photos of outer space", "size"));
+});
+
+Deno.test("a relative path to a file is a file path: saving to it writes a file", () => {
+  const terms = (q: string) => parseQuery(q).terms.map((t) => t.term);
+  const save = terms("save this text to notes/todo.md");
+  assert.ok(save.includes(stem("write")) && save.includes(stem("file")));
+  assert.ok(terms("open src/app.ts").includes(stem("read")));
+  // Words joined by a slash are no path without a file name.
+  assert.ok(!terms("explain TCP/IP and input/output").includes(stem("file")));
+});
+
+Deno.test("a new or named thing is created, not added to an existing one", () => {
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("add_observations", "Add new observations to existing entities"),
+      tool("create_entities", "Create multiple new entities in the knowledge graph"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("save a new person called Carlos"), "create_entities");
+  assert.equal(first("store a contact named Omar"), "create_entities");
+  // Adding to what exists still finds the tool that does.
+  assert.equal(first("add the observation that Ana likes tea"), "add_observations");
+  // Replacing an existing thing is no adding to it.
+  assert.equal(
+    toolActions("write_file", "", "Create a new file or overwrite an existing file"),
+    ACTION.create,
+  );
+});
+
+Deno.test("acting on a named thing as a whole acts on the entity, not on a part of it", () => {
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("delete_relations", "Delete relations from the knowledge graph"),
+      tool("delete_observations", "Delete observations from entities in the knowledge graph"),
+      tool("delete_entities", "Delete entities and their relations from the knowledge graph"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("erase Carlos from the knowledge graph"), "delete_entities");
+  assert.equal(first("remove everything about Initech from the graph"), "delete_entities");
+  // Unlinking two named things removes their relation.
+  assert.equal(first("unlink Ana and Acme"), "delete_relations");
+  const has = (q: string) => parseQuery(q).terms.some((t) => t.term === stem("entity"));
+  assert.ok(has("forget everything you know about Bob") && !has("delete the old logs"));
+  assert.ok(!has("delete Bob's note about tea"));
+});
+
+Deno.test("putting a thing in a folder moves it there; putting text in a file writes it", () => {
+  // More than the verb's WordNet synonym (0.3): the phrase's own weight.
+  const has = (q: string, term: string) =>
+    parseQuery(q).terms.some((t) => t.term === stem(term) && t.weight >= 0.5);
+  assert.ok(has("put report.csv in the done folder", "move"));
+  assert.ok(has("place the photos into my archive directory", "move"));
+  assert.ok(!has("put this text in notes.txt", "move"));
+});
+
+Deno.test("more verbs and phrasal verbs of the action families; a phrasal verb keeps its own action", () => {
+  assert.equal(requestAction("scrap the old drafts"), ACTION.delete);
+  assert.equal(requestAction("get rid of Carlos from memory"), ACTION.delete);
+  assert.equal(requestActions("get rid of Carlos").recall, ACTION.delete);
+  assert.equal(requestAction("throw away the temp files"), ACTION.delete);
+  assert.equal(requestAction("look for files named report"), ACTION.search);
+  assert.equal(requestAction("look at notes.txt"), ACTION.read);
+  assert.equal(requestAction("examine notes.txt"), ACTION.read);
+  assert.equal(requestAction("set up a folder for photos"), ACTION.create);
+  assert.equal(requestAction("keep a record of Ana's birthday"), ACTION.create);
+  // "Get" before an action word still takes that word's action.
+  assert.equal(requestAction("get the list of open pull requests"), ACTION.read | ACTION.list);
+  const catalog = buildCatalog([{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("add_observations", "Add new observations to existing entities"),
+      tool("create_entities", "Create multiple new entities in the knowledge graph"),
+    ],
+  }]);
+  // A new detail of a known person is added to it; only "a new X" or a named thing is made anew.
+  const first = search(buildIndex(catalog), "keep track of Ana's new phone number", { maxHits: 1 })[0];
+  assert.equal(first?.tool.short, "add_observations");
+});
+
+Deno.test("creating or making a path with no file name makes a directory, not a file", () => {
+  const catalog = buildCatalog([{
+    name: "fs",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("write_file", "Create a new file or overwrite an existing file with new content"),
+      tool("create_directory", "Create a new directory or ensure a directory exists"),
+    ],
+  }]);
+  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("create the directory /tmp/out"), "create_directory");
+  assert.equal(first("make /home/ana/backups"), "create_directory");
+  assert.equal(first("create /tmp/out/report.md"), "write_file");
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  // "Make a copy of" a directory makes no directory.
+  assert.ok(weight("make a copy of /home/ana/backups", "create") < 0.5);
+});
+
+Deno.test("a question for what a named file holds reads it", () => {
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("what's inside logs/app.log", "read"), 1);
+  assert.equal(weight("what does app.log contain?", "read"), 1);
+  assert.ok(weight("what's inside the box?", "read") < 0.5);
+});
+
+Deno.test("'related to', 'relating to', 'in relation to' mean about: they relate nothing", () => {
+  assert.equal(requestAction("delete everything related to Bob"), ACTION.delete);
+  assert.equal(requestAction("delete the relation between Ana and Bob"), ACTION.delete | ACTION.link);
+  const has = (q: string, term: string) => parseQuery(q).terms.some((t) => t.term === stem(term));
+  assert.ok(!has("look up anything related to Apollo", "relation"));
+  assert.ok(has("show the related entities", "relation"));
+});
+
+Deno.test("appending adds to what is there: next to a file it edits the file", () => {
+  assert.equal(requestAction("append a line to todo.txt"), ACTION.create | ACTION.update);
+  const weight = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term))?.weight ?? 0;
+  assert.equal(weight("append a line to todo.txt", "edit"), 1);
+});
+
+Deno.test("an ended state asks for a removal only when no verb leads the request", () => {
+  assert.equal(requestAction("list the packages that are no longer maintained"), ACTION.list);
+  assert.equal(requestAction("which packages are no longer maintained?") & ACTION.delete, 0);
+  assert.equal(requestAction("Bob doesn't live in Rome anymore"), ACTION.delete | ACTION.link);
+});
+
+Deno.test("a named thing added to an existing one is no new thing to create", () => {
+  assert.equal(asksForNew("store a new contact named Omar"), true);
+  assert.equal(asksForNew("add a label named bug to issue 5"), false);
+  assert.equal(asksForNew("add a tag called urgent to the login task"), false);
+  assert.equal(asksForNew("delete the file named old.txt"), false);
 });
