@@ -70,10 +70,11 @@ export async function run(
 ): Promise<PlainReport> {
   const tools = catalogFromJson(JSON.parse(await Deno.readTextFile(new URL(catalog, DATA))));
   const requests = parseQueries(await Deno.readTextFile(new URL(queries, DATA)));
-  // Every name a gold entry may use for a tool (wire, public short, `server__tool`) stands for all of them.
+  // A gold entry may name a tool by its wire name, its public short name or its `server__tool` name; hits
+  // are compared by `server__tool`, so two servers' tools sharing a short name are never taken for each other.
   const names = (t: (typeof tools)[number]) => [t.tool, t.short, t.namespaced];
   const goldNames = (gold: readonly string[]) =>
-    new Set(tools.filter((t) => names(t).some((n) => gold.includes(n))).flatMap(names));
+    new Set(tools.filter((t) => names(t).some((n) => gold.includes(n))).map((t) => t.namespaced));
   const index = buildIndex(tools, ranking);
   const context = { contractVersion: "eval", catalogRevision: catalogRevision(tools) };
   const r: PlainReport = {
@@ -101,14 +102,14 @@ export async function run(
     }
     r.answerable++;
     const gold = goldNames(q.gold);
-    const ranked = rankQuery(index, q.query, { maxHits: 20 }).hits.map((h) => h.tool.short);
+    const ranked = rankQuery(index, q.query, { maxHits: 20 }).hits.map((h) => h.tool.namespaced);
     const first = gold.has(ranked[0] ?? "");
     if (first) r.top1++;
     if (ranked.slice(0, 5).some((n) => gold.has(n))) r.top5++;
-    const offered = [resolved.recommendation?.tool, ...resolved.alternatives.map((a) => a.tool)];
+    const offered = [resolved.recommendation?.namespaced, ...resolved.alternatives.map((a) => a.namespaced)];
     let verdict: string;
     if (resolved.status === "confident") {
-      verdict = gold.has(resolved.recommendation!.tool) ? "confident-right" : "CONFIDENT-WRONG";
+      verdict = gold.has(resolved.recommendation!.namespaced) ? "confident-right" : "CONFIDENT-WRONG";
       if (verdict === "confident-right") r.confidentRight++;
       else r.confidentWrong++;
     } else if (resolved.status === "ambiguous") {
