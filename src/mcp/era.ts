@@ -423,8 +423,11 @@ export class Era {
   incoming(message: JSONRPCMessage): Incoming {
     const m = message as Message & { result?: Params; error?: { code: number; data?: unknown } };
     if (this.#era === "probing" && m.id === DISCOVER_ID && m.method === undefined) {
-      if (m.error || !m.result) {
-        // Not (or no longer) a modern server: the legacy opening, as the client sent it.
+      const versions = m.result?.supportedVersions;
+      if (m.error || !Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+        // Not (or no longer) a modern server: the legacy opening, as the client sent it. A result that
+        // offers no 2026-07-28 is no discover answer the gateway can use (a server answering any method
+        // alike; the v2 client's auto mode takes it for legacy too).
         return { send: this.probeFailed() };
       }
       this.#era = "modern";
