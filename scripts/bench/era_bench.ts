@@ -84,7 +84,7 @@ export async function main(argv: string[] = []): Promise<void> {
       console.log(
         `  ${name.padEnd(15)} known legacy ${l.toFixed(1).padStart(7)} ms   unknown (probe) ${
           p.toFixed(1).padStart(7)
-        } ms   ratio ${(p / l).toFixed(2)}   (+${(p - l).toFixed(1)} ms)`,
+        } ms   ratio ${(p / l).toFixed(2)}   (${p >= l ? "+" : ""}${(p - l).toFixed(1)} ms)`,
       );
     }
   } finally {

@@ -180,9 +180,10 @@ export class Downstream {
   #calls?: PendingCalls;
   #tail = new Tail(STDERR_TAIL_BYTES);
   /**
-   * A connection attempt opened with a probe failed (the process exited, say): later attempts of this
-   * gateway open with the 2025 `initialize` (which still finds a modern server: it refuses it), so a
-   * server that fails at every start is not started twice an attempt.
+   * A stdio connection attempt opened with a probe failed (the process exited, say): later attempts of
+   * this gateway open with the 2025 `initialize` (which still finds a modern-only server: it refuses it),
+   * so a server that fails at every start is not started twice an attempt. (Over HTTP a second dial costs
+   * no process: a server unreachable at first is probed again when it is back.)
    */
   #probeSpent = false;
   #ready: Promise<void> = Promise.resolve();
@@ -461,7 +462,7 @@ export class Downstream {
         // The server exited on the probe (some do on anything before initialize), or the cache was wrong:
         // once more with the legacy opening first, in this attempt (no failure counted). That process's
         // stderr is not this connection's.
-        this.#probeSpent = true;
+        if (!this.config.url) this.#probeSpent = true;
         this.#options.log(
           `server "${this.name}": the probe for MCP ${MODERN_VERSION} failed (${this.#describe(error)}); ` +
             "connecting with the 2025 opening",
