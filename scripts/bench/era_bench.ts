@@ -5,7 +5,9 @@
  * `Downstream.connect()` from spawn to its tool list, the two taking turns in each of `--rounds` rounds
  * (default 9), medians and their ratio. Servers: server-everything and server-memory (answer the probe
  * -32601), the v1-SDK fixture, and `hostile_server.ts --mode strict` (exits on the probe: a second
- * process is started with the 2025 opening). Prints figures, asserts nothing.
+ * process is started with the 2025 opening). Then, over raw pipes, the time from the probe's answer to the
+ * `initialize`'s answer (at most what the probe adds to a server that answers it). Prints figures, asserts
+ * nothing.
  *
  *     deno run -A scripts/bench/era_bench.ts [--rounds N] [--only NAME]
  *
@@ -49,6 +51,53 @@ async function connectOnce(entry: string, era: "legacy" | undefined, dir: string
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
+/**
+ * Over raw pipes: `server/discover` written at spawn, the 2025 `initialize` written on its answer; the
+ * milliseconds from that answer to the `initialize`'s (what the probe adds at most: without it the
+ * `initialize` waits in the pipe and is answered as the server is ready).
+ */
+async function probeGap(command: string, args: string[]): Promise<number> {
+  const child = new Deno.Command(command, { args, stdin: "piped", stdout: "piped", stderr: "null" }).spawn();
+  const writer = child.stdin.getWriter();
+  const send = (m: unknown) => writer.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+  };
+  await send({ jsonrpc: "2.0", id: "probe", method: "server/discover", params: { _meta: {} } });
+  let buffered = "";
+  let answered = 0;
+  let gap = NaN;
+  try {
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffered += chunk;
+      let at;
+      while ((at = buffered.indexOf("\n")) >= 0) {
+        const message = JSON.parse(buffered.slice(0, at));
+        buffered = buffered.slice(at + 1);
+        if (message.id === "probe") {
+          answered = performance.now();
+          await send(initialize);
+        } else if (message.id === 1) gap = performance.now() - answered;
+      }
+      if (!Number.isNaN(gap)) break;
+    }
+  } finally {
+    child.kill();
+    await child.status;
+  }
+  return gap;
+}
+
+/** The servers that answer the probe, as raw commands. */
+const RAW: Record<string, [string, string[]]> = {
+  everything: ["node", [REAL.everything, "stdio"]],
+  memory: ["node", [REAL.memory]],
+  "v1 fixture": [DENO, ["run", "-A", FIXTURE]],
+};
+
 export async function main(argv: string[] = []): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -86,6 +135,13 @@ export async function main(argv: string[] = []): Promise<void> {
           p.toFixed(1).padStart(7)
         } ms   ratio ${(p / l).toFixed(2)}   (${p >= l ? "+" : ""}${(p - l).toFixed(1)} ms)`,
       );
+    }
+    console.log(`the probe's answer to the initialize's answer, raw pipes, median of ${rounds}`);
+    for (const [name, [command, args]] of Object.entries(RAW)) {
+      if (values.only && name !== values.only) continue;
+      const gaps: number[] = [];
+      for (let i = 0; i < rounds; i++) gaps.push(await probeGap(command, args));
+      console.log(`  ${name.padEnd(15)} ${median(gaps).toFixed(1).padStart(7)} ms`);
     }
   } finally {
     await Deno.remove(dir, { recursive: true });
