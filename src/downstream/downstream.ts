@@ -180,10 +180,11 @@ export class Downstream {
   #calls?: PendingCalls;
   #tail = new Tail(STDERR_TAIL_BYTES);
   /**
-   * A stdio connection attempt opened with a probe failed (the process exited, say): later attempts of
-   * this gateway open with the 2025 `initialize` (which still finds a modern-only server: it refuses it),
-   * so a server that fails at every start is not started twice an attempt. (Over HTTP a second dial costs
-   * no process: a server unreachable at first is probed again when it is back.)
+   * A stdio connection attempt opened with a probe failed (the process exited, or the attempt timed out:
+   * a server the probe left unable to answer): later attempts of this gateway open with the 2025
+   * `initialize` (which still finds a modern-only server: it refuses it), so a server that fails at every
+   * start is not started twice an attempt, and one the probe wedges connects on the next attempt. (Over
+   * HTTP a second dial costs no process: a server unreachable at first is probed again when it is back.)
    */
   #probeSpent = false;
   #ready: Promise<void> = Promise.resolve();
@@ -454,15 +455,18 @@ export class Downstream {
       // revisions is then spoken to in 2026-07-28; a legacy one answers the probe with an error, on the
       // same connection, and gets the 2025 initialize after it).
       const probe = cached !== "legacy" && !this.#probeSpent;
+      // Spent unless the probe's attempt connects (set first: an attempt ended by its deadline may still
+      // be unwinding when the next one starts).
+      if (probe && !this.config.url) this.#probeSpent = true;
       try {
         await dial(probe);
+        this.#probeSpent = false;
       } catch (error) {
         if (!probe || deadline.aborted || this.#closing) throw error;
         if (error instanceof PermanentError || this.#options.auth?.isAuthError(error)) throw error;
         // The server exited on the probe (some do on anything before initialize), or the cache was wrong:
         // once more with the legacy opening first, in this attempt (no failure counted). That process's
         // stderr is not this connection's.
-        if (!this.config.url) this.#probeSpent = true;
         this.#options.log(
           `server "${this.name}": the probe for MCP ${MODERN_VERSION} failed (${this.#describe(error)}); ` +
             "connecting with the 2025 opening",
@@ -472,9 +476,9 @@ export class Downstream {
         await dial(false);
       }
       const era = (this.#transport as { era?: Era } | undefined)?.era?.era;
-      // Legacy is known from this attempt's probe only (its error answer, silence, or the process it
-      // cost): opened without one (an earlier attempt spent it), the next gateway probes again.
-      if ((era === "modern" || (era === "legacy" && probe)) && era !== cached) this.#options.eras?.save(era);
+      // Opened without a probe, the era is still one a probe led to: the cache said legacy, or an earlier
+      // attempt's probe failed (a server the probe breaks is not probed again by the next gateway).
+      if ((era === "legacy" || era === "modern") && era !== cached) this.#options.eras?.save(era);
       await this.#refreshTools(deadline);
     };
     await Promise.race([attempt(), timedOut]);

@@ -244,3 +244,38 @@ Deno.test("an HTTP server serving both revisions cached legacy before servers we
   assert.ok(!methods.includes("server/discover"), methods.join(","));
   assert.deepEqual(storedEras(db), [["legacy", 1]]);
 });
+
+Deno.test("a server the probe leaves unable to answer (alive): the next attempt opens in the 2025 way and connects; never probed again", async () => {
+  await using dir = await tempDir();
+  const state = `${dir.path}/state`;
+  await Deno.mkdir(state);
+  const db = `${dir.path}/store.db`;
+  // A short connect timeout: the first attempt (the probe, then the initialize it leaves unanswered) ends.
+  const path = await writeConfig(
+    dir.path,
+    `connect_timeout: 4s\nservers:\n  wedge:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(HOSTILE)
+    }, --mode, wedge, --state, ${q(state)}]\n`,
+  );
+  {
+    await using gw = await connectGateway(path, { allowAll: true, db });
+    const [row] = await serversReady(gw.client, { state: "connected", ms: 60_000 });
+    assert.equal(row!.error, undefined);
+    // The first process got the probe (and the initialize after it, unanswered); the next attempt the
+    // 2025 opening (on a loaded machine an attempt may time out more than once: the probe is sent once).
+    assert.ok((await lines(`${state}/starts`)).length >= 2);
+    const methods = await lines(`${state}/methods`);
+    assert.deepEqual(methods.slice(0, 2), ["server/discover", "initialize"]);
+    assert.equal(methods.filter((m) => m === "server/discover").length, 1, methods.join(","));
+    assert.ok(methods.slice(2).includes("initialize"), methods.join(","));
+    assert.equal(text(await gw.client.callTool({ name: "wedge__ok", arguments: {} })), "ok");
+    assert.deepEqual(storedEras(db), [["legacy", 1]]);
+  }
+  // The next gateway knows it: the 2025 opening at once, one process.
+  const before = (await lines(`${state}/methods`)).length;
+  await using gw = await connectGateway(path, { allowAll: true, db });
+  await serversReady(gw.client, { state: "connected", ms: 60_000 });
+  const since = await lines(`${state}/methods`, before);
+  assert.equal(since[0], "initialize");
+  assert.ok(!since.includes("server/discover"), since.join(","));
+});
