@@ -63,10 +63,10 @@ export const toolCacheMigrations: Migration[] = [{
       updated_at INTEGER NOT NULL
     )`,
 }, {
-  // `probed`: 1 when the era was found by a connection that opened with server/discover (every server of
-  // unknown era does since tool_cache/6). A `legacy` row without it was written before that (by an
-  // initialize-first opening, which a server serving both revisions accepts): such a server is probed
-  // once more.
+  // `probed`: 1 when the era was found under the rule of tool_cache/6 on (a server of unknown era is
+  // opened with server/discover, or, when that failed, found legacy after it). A `legacy` row without it
+  // was written before (by an initialize-first opening, which a server serving both revisions accepts):
+  // such a server is probed once more.
   id: "tool_cache/6",
   sql: `ALTER TABLE server_era ADD COLUMN probed INTEGER NOT NULL DEFAULT 0`,
 }];
