@@ -3,7 +3,7 @@
  *
  * Usage: deno run -A scripts/bench/mod.ts [name…] (or `deno task bench [name…]`), where a name is one of
  * `goals`, `gateway`, `http`, `peer`, `first_list`, `spool`, `spool_e2e`, `context`, `soak`, `resolver`,
- * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `shared_quota`, `relay_floor`, `code_mode`, `otel`, `bounds` (a file name such as `gateway_bench.ts`
+ * `hostile`, `pin`, `list`, `livemcpbench`, `heldout`, `pg_store`, `shared_quota`, `relay_floor`, `code_mode`, `otel`, `bounds`, `era` (a file name such as `gateway_bench.ts`
  * also works), or `all` for every one of them. No name runs `goals`: issue #16's figures, each the median
  * of 3 rounds against its goal (see goals_bench.ts). A failing benchmark is reported and the others still
  * run; the exit code is then 1. An unknown name exits with 2.
@@ -14,6 +14,7 @@ import { descendants } from "../../tests/helpers.ts";
 import * as codeMode from "./code_mode_bench.ts";
 import * as bounds from "./bounds_bench.ts";
 import * as context from "./context_bench.ts";
+import * as era from "./era_bench.ts";
 import * as firstList from "./first_list_bench.ts";
 import * as gateway from "./gateway_bench.ts";
 import * as goals from "./goals_bench.ts";
@@ -64,6 +65,7 @@ export const BENCHMARKS: readonly Benchmark[] = [
   { name: "code_mode", file: "code_mode_bench.ts", run: () => codeMode.main() },
   { name: "otel", file: "otel_bench.ts", run: () => otel.main() },
   { name: "bounds", file: "bounds_bench.ts", run: () => bounds.main([]) },
+  { name: "era", file: "era_bench.ts", run: () => era.main([]) },
 ];
 
 /**

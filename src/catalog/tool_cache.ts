@@ -62,10 +62,26 @@ export const toolCacheMigrations: Migration[] = [{
       era TEXT NOT NULL,
       updated_at INTEGER NOT NULL
     )`,
+}, {
+  // `probed`: 1 when the era was found under the rule of tool_cache/6 on (a server of unknown era is
+  // opened with server/discover, or, when that failed, found legacy after it). A `legacy` row without it
+  // was written before (by an initialize-first opening, which a server serving both revisions accepts):
+  // such a server is probed once more.
+  id: "tool_cache/6",
+  sql: `ALTER TABLE server_era ADD COLUMN probed INTEGER NOT NULL DEFAULT 0`,
 }];
 
 /** A protocol era as the store keeps it. */
 export type StoredEra = "legacy" | "modern";
+
+/**
+ * A `server_era` row's era as the gateway trusts it: a `legacy` row not found by a probe (written before
+ * servers of unknown era were probed first; see tool_cache/6) counts as unknown.
+ */
+export function storedEra(era: unknown, probed: unknown): StoredEra | undefined {
+  if (era === "modern") return era;
+  return era === "legacy" && Number(probed) === 1 ? era : undefined;
+}
 
 /** Where the hub keeps and finds cached tool lists. */
 export interface ToolListCache {
@@ -619,16 +635,17 @@ export class StoreToolCache implements ToolListCache {
   }
 
   loadEra(fingerprint: string): StoredEra | undefined {
-    const row = this.#db.prepare("SELECT era FROM server_era WHERE fingerprint = ?").get(fingerprint) as
-      | { era: string }
-      | undefined;
-    return row?.era === "legacy" || row?.era === "modern" ? row.era : undefined;
+    const row = this.#db.prepare("SELECT era, probed FROM server_era WHERE fingerprint = ?").get(
+      fingerprint,
+    ) as { era: string; probed: number } | undefined;
+    return storedEra(row?.era, row?.probed);
   }
 
   saveEra(fingerprint: string, era: StoredEra): void {
     this.#db.prepare(
-      `INSERT INTO server_era (fingerprint, era, updated_at) VALUES (?, ?, ?)
-       ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at`,
+      `INSERT INTO server_era (fingerprint, era, updated_at, probed) VALUES (?, ?, ?, 1)
+       ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at,
+         probed = 1`,
     ).run(fingerprint, era, this.#clock());
   }
 

@@ -117,7 +117,8 @@ export interface DownstreamOptions {
   cachedTools?: readonly ToolDefinition[] | Promise<readonly ToolDefinition[] | undefined>;
   /**
    * The protocol era the server spoke when last connected (kept in the store per server fingerprint):
-   * a server known to speak 2026-07-28 is probed with `server/discover` first (see mcp/era.ts).
+   * a server of unknown era, or one known to speak 2026-07-28, is probed with `server/discover` first; a
+   * known legacy one gets the 2025 `initialize` first (see mcp/era.ts).
    */
   eras?: EraCache;
   /** Called with every tool list the server answers (to keep the cache). */
@@ -178,6 +179,14 @@ export class Downstream {
   /** The SDK client's calls in flight on the session of `#client` (see deadline.ts). */
   #calls?: PendingCalls;
   #tail = new Tail(STDERR_TAIL_BYTES);
+  /**
+   * A stdio connection attempt opened with a probe failed (the process exited, or the attempt timed out:
+   * a server the probe left unable to answer): later attempts of this gateway open with the 2025
+   * `initialize` (which still finds a modern-only server: it refuses it), so a server that fails at every
+   * start is not started twice an attempt, and one the probe wedges connects on the next attempt. (Over
+   * HTTP a second dial costs no process: a server unreachable at first is probed again when it is back.)
+   */
+  #probeSpent = false;
   #ready: Promise<void> = Promise.resolve();
   #secrets: string[];
   #closing = false;
@@ -441,24 +450,34 @@ export class Downstream {
         this.config.url
           ? connectRemote(this.#remoteHost(probe), deadline)
           : this.#connectStdio(deadline, probe);
-      // server/discover first when the server spoke 2026-07-28 last time, and over HTTP when its era is
-      // not known yet (as the v2 client's auto mode does: a server that serves both revisions is then
-      // spoken to in 2026-07-28; a legacy one answers the probe with an error, on the same connection).
-      const probe = cached === "modern" || (cached === undefined && this.config.url !== undefined);
+      // server/discover first when the server spoke 2026-07-28 last time, and when its era is not known
+      // yet, on stdio and over HTTP (as the v2 client's auto mode does: a server that serves both
+      // revisions is then spoken to in 2026-07-28; a legacy one answers the probe with an error, on the
+      // same connection, and gets the 2025 initialize after it).
+      const probe = cached !== "legacy" && !this.#probeSpent;
+      // Spent unless the probe's attempt connects (set first: an attempt ended by its deadline may still
+      // be unwinding when the next one starts).
+      if (probe && !this.config.url) this.#probeSpent = true;
       try {
         await dial(probe);
+        this.#probeSpent = false;
       } catch (error) {
         if (!probe || deadline.aborted || this.#closing) throw error;
         if (error instanceof PermanentError || this.#options.auth?.isAuthError(error)) throw error;
-        // The cache was wrong (the server changed): once more with the legacy opening first.
+        // The server exited on the probe (some do on anything before initialize), or the cache was wrong:
+        // once more with the legacy opening first, in this attempt (no failure counted). That process's
+        // stderr is not this connection's.
         this.#options.log(
           `server "${this.name}": the probe for MCP ${MODERN_VERSION} failed (${this.#describe(error)}); ` +
             "connecting with the 2025 opening",
         );
         this.#teardown();
+        this.#tail = new Tail(STDERR_TAIL_BYTES);
         await dial(false);
       }
       const era = (this.#transport as { era?: Era } | undefined)?.era?.era;
+      // Opened without a probe, the era is still one a probe led to: the cache said legacy, or an earlier
+      // attempt's probe failed (a server the probe breaks is not probed again by the next gateway).
       if ((era === "legacy" || era === "modern") && era !== cached) this.#options.eras?.save(era);
       await this.#refreshTools(deadline);
     };
@@ -481,6 +500,7 @@ export class Downstream {
 
   async #connectStdio(signal: AbortSignal, probe: boolean): Promise<void> {
     const { command, args, env, cwd } = this.config;
+    const tail = this.#tail;
     const transport = new StdioClientTransport({
       command: command!,
       args,
@@ -489,7 +509,7 @@ export class Downstream {
       probeMs: Math.floor(this.#options.connectTimeoutMs / 2),
       env: { ...this.#options.env, ...env },
       cwd,
-      onStderr: (chunk) => this.#tail.push(chunk),
+      onStderr: (chunk) => tail.push(chunk),
       spill: this.#options.spill,
     });
     const client = this.#newClient();

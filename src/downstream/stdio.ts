@@ -59,7 +59,7 @@ export interface StdioServerParams {
   killGraceMs?: number;
   /** Writes a long fast-path result into the spool as it arrives (see {@linkcode LineSplitter.spill}). */
   spill?: LineSpillPolicy;
-  /** Open with a `server/discover` probe (the server spoke 2026-07-28 last time; see mcp/era.ts). */
+  /** Open with a `server/discover` probe (its era is unknown, or it spoke 2026-07-28; see mcp/era.ts). */
   probe?: boolean;
   /** How long the probe waits for its answer before the 2025 opening goes. @default PROBE_MS */
   probeMs?: number;
@@ -68,7 +68,8 @@ export interface StdioServerParams {
 /**
  * How long a `server/discover` probe waits for its answer before the 2025 opening is sent after it, unless
  * told (the downstream gives half its connect timeout): a server that ignores an unknown request before
- * `initialize` costs this once (the cache then says legacy). It runs from the probe's write, so it
+ * `initialize` costs this once (the cache then says legacy; none of the servers tested does: they answer
+ * -32601 at once). It runs from the probe's write, so it
  * includes the server's start.
  */
 export const PROBE_MS = 15_000;

@@ -1,21 +1,22 @@
 /**
- * The protocol era of one downstream connection, decided by its opening: the gateway's client sends the
- * 2025 `initialize` as always, so a legacy server sees exactly what it saw before (no probe it could
- * hang or exit on). A server that serves only 2026-07-28 refuses that `initialize` with -32022
- * (unsupported protocol version) naming the revisions it supports, and keeps the connection open for a
- * modern opening: then the connection becomes modern in place. `server/discover` is sent (with the
- * per-request `_meta` envelope), and its answer is handed to the client as the answer to its
- * `initialize`; from then on every request and notification carries the envelope, and what the
+ * The protocol era of one downstream connection, decided by its opening. Opened without a probe (the
+ * store says the server spoke 2025 last time), the gateway's client sends the 2025 `initialize`, so a
+ * legacy server sees exactly what it saw before. A server that serves only 2026-07-28 refuses that
+ * `initialize` with -32022 (unsupported protocol version) naming the revisions it supports, and keeps the
+ * connection open for a modern opening: then the connection becomes modern in place. `server/discover`
+ * is sent (with the per-request `_meta` envelope), and its answer is handed to the client as the answer
+ * to its `initialize`; from then on every request and notification carries the envelope, and what the
  * revision removed (`notifications/initialized`, `ping`, `logging/setLevel`,
  * `notifications/roots/list_changed`) is answered or dropped here. The client above (the SDK's, the raw
  * fast path) stays one client for both eras.
  *
- * Probe first: a connection made with `probe` (the server spoke 2026-07-28 when last connected: see
- * the era cache in the store) sends `server/discover` in place of the client's `initialize`, so a
- * modern-only server costs no refused opening. An error answer (a legacy server: -32601 before
- * `initialize`), a probe that cannot be sent (`probeFailed`) or one left unanswered (`probeExpired`)
- * falls back to the `initialize` as the client sent it, on the same connection: a stale cache never
- * fails a connection.
+ * Probe first: a connection made with `probe` (the server's era is not known yet, or it spoke
+ * 2026-07-28 when last connected: see the era cache in the store) sends `server/discover` in place of the
+ * client's `initialize`, so a server serving both revisions is spoken to in 2026-07-28 and a modern-only
+ * one costs no refused opening. An error answer (a legacy server: -32601 before `initialize`), a probe
+ * that cannot be sent or one left unanswered in time (`probeFailed`) falls back to the `initialize` as
+ * the client sent it, on the same connection (a server that exits on the probe is the downstream's to
+ * start again: see downstream.ts): a legacy server costs one round trip, once.
  *
  * Multi round-trip requests (MRTR): a modern server that needs sampling, elicitation or roots answers
  * a request with `resultType: "input_required"` and its `inputRequests`. Each reaches the client as an
@@ -521,8 +522,11 @@ export class Era {
   incoming(message: JSONRPCMessage): Incoming {
     const m = message as Message & { result?: Params; error?: { code: number; data?: unknown } };
     if (this.#era === "probing" && m.id === DISCOVER_ID && m.method === undefined) {
-      if (m.error || !m.result) {
-        // Not (or no longer) a modern server: the legacy opening, as the client sent it.
+      const versions = m.result?.supportedVersions;
+      if (m.error || !Array.isArray(versions) || !versions.includes(MODERN_VERSION)) {
+        // Not (or no longer) a modern server: the legacy opening, as the client sent it. A result that
+        // offers no 2026-07-28 is no discover answer the gateway can use (a server answering any method
+        // alike; the v2 client's auto mode takes it for legacy too).
         return { send: this.probeFailed() };
       }
       this.#era = "modern";

@@ -27,6 +27,7 @@ import {
   joinedPartsSteps,
   listHash,
   type StoredEra,
+  storedEra,
   TOOL_CACHE_PART_CHARS,
   TOOL_CACHE_READ_SLICE_MS,
   type ToolListCache,
@@ -77,6 +78,10 @@ export const pgHubMigrations: PgMigration[] = [{
       era TEXT NOT NULL,
       updated_at BIGINT NOT NULL
     )`,
+}, {
+  // As SQLite's tool_cache/6: a `legacy` row not found by a probe is probed once more.
+  id: "server_era/2",
+  sql: `ALTER TABLE server_era ADD COLUMN probed INTEGER NOT NULL DEFAULT 0`,
 }];
 
 /** Runs background writes one after another; a failure is reported once per run of failures. */
@@ -276,9 +281,10 @@ export class PgToolCache implements ToolListCache {
     const rows = await this.#store.run((sql) =>
       sql`SELECT server, fingerprint, tools, hash, instructions FROM tool_cache`
     );
-    const eras = await this.#store.run((sql) => sql`SELECT fingerprint, era FROM server_era`);
+    const eras = await this.#store.run((sql) => sql`SELECT fingerprint, era, probed FROM server_era`);
     for (const r of eras) {
-      if (r.era === "legacy" || r.era === "modern") this.#eras.set(String(r.fingerprint), r.era);
+      const era = storedEra(r.era, r.probed);
+      if (era) this.#eras.set(String(r.fingerprint), era);
     }
     for (const r of rows) {
       this.#rows.set(String(r.server), {
@@ -361,8 +367,9 @@ export class PgToolCache implements ToolListCache {
     const now = this.#clock();
     this.#writes.push(() =>
       this.#store.run((sql) =>
-        sql`INSERT INTO server_era (fingerprint, era, updated_at) VALUES (${fingerprint}, ${era}, ${now})
-            ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at`
+        sql`INSERT INTO server_era (fingerprint, era, updated_at, probed) VALUES (${fingerprint}, ${era}, ${now}, 1)
+            ON CONFLICT (fingerprint) DO UPDATE SET era = excluded.era, updated_at = excluded.updated_at,
+              probed = 1`
       )
     );
   }

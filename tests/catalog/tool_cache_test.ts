@@ -912,4 +912,12 @@ Deno.test("StoreToolCache: the era each server fingerprint last spoke, rewritten
   assert.equal(other.loadEra("f1"), "legacy");
   assert.equal(other.loadEra("f2"), "legacy");
   assert.equal(other.loadEra("f3"), undefined);
+  // A legacy row written before servers of unknown era were probed first (no `probed` mark): unknown, so
+  // the server is probed once more; a modern one stands.
+  store.db.exec(`INSERT INTO server_era (fingerprint, era, updated_at) VALUES ('old1', 'legacy', 1),
+    ('old2', 'modern', 1)`);
+  assert.equal(other.loadEra("old1"), undefined);
+  assert.equal(other.loadEra("old2"), "modern");
+  other.saveEra("old1", "legacy");
+  assert.equal(other.loadEra("old1"), "legacy");
 });

@@ -245,6 +245,17 @@ Deno.test("probe first, a 2025 server now: its error answer sends the client's i
   assert.equal(era.era, "legacy");
 });
 
+Deno.test("probe first: a result offering no 2026-07-28 is no discover answer: the client's initialize follows", () => {
+  for (const result of [{}, { content: [] }, { supportedVersions: ["2099-01-01"], capabilities: {} }]) {
+    const era = new Era({ probe: true });
+    era.outgoing(INIT);
+    assert.deepEqual(era.incoming({ jsonrpc: "2.0", id: "mcphub-discover", result } as JSONRPCMessage), {
+      send: INIT,
+    });
+    assert.equal(era.era, "opening");
+  }
+});
+
 Deno.test("probe first, unanswered or unsendable: probeFailed gives the initialize once; a late answer is dropped", () => {
   const era = new Era({ probe: true });
   era.outgoing(INIT);

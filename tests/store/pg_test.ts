@@ -211,6 +211,15 @@ pgTest("PgToolCache: a tool list saved by one replica is loaded by another", asy
   assert.equal(b.loadEra("fp1"), "modern");
   assert.equal(b.loadEra("fp3"), "legacy");
   assert.equal(b.loadEra("fp2"), undefined);
+  // A legacy row written before servers of unknown era were probed first (no `probed` mark): unknown.
+  await store.run((sql) =>
+    sql`INSERT INTO server_era (fingerprint, era, updated_at) VALUES ('old1', 'legacy', 1), ('old2', 'modern', 1)`
+  );
+  const c = new PgToolCache(store);
+  await c.preload();
+  assert.equal(c.loadEra("old1"), undefined);
+  assert.equal(c.loadEra("old2"), "modern");
+  assert.equal(c.loadEra("fp3"), "legacy");
 });
 
 pgTest(
