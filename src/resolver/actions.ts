@@ -255,13 +255,20 @@ export function requestActions(text: string): { action: number; recall: number; 
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
   if (mask !== 0 && phrasal(0) === undefined && GENERIC.has(stem(words[0]!))) {
     recall = 0;
+    let named = false;
     for (let i = 1; i <= 3 && i < words.length; i++) {
-      const next = at(i);
+      // A plural is the thing acted on, not a verb: "find records mentioning Berlin" searches records.
+      const next = PLURAL.test(words[i]!) && phrasal(i) === undefined ? 0 : at(i);
       if (next !== 0) {
         mask |= next;
         recall = next;
+        named = true;
         break;
       }
+    }
+    // Reading many things is listing them: "show me all my invoices", "get the open pull requests".
+    if (!named && mask === ACTION.read && readsMany(all.slice(content[0]! + 1, content[0]! + 6))) {
+      mask |= ACTION.list;
     }
   }
   const extra = (m: number) => {
@@ -313,6 +320,24 @@ const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
+
+/** A plural noun: "records", "entries", "boxes" (not "address", "status", "analysis"). */
+const PLURAL = /^\p{L}{2,}[^su\s]s$|^\p{L}{2,}ies$/u;
+
+/** Words before a thing that say there are many of it. */
+const MANY: ReadonlySet<string> = new Set(["all", "every", "each", "my", "our", "the"]);
+
+/**
+ * Whether the words after a generic reading verb ask for many things: "all", "every", or a plural right
+ * after a determiner ("my invoices", "the pods"), so a tool that lists them does what is asked.
+ */
+function readsMany(after: readonly string[]): boolean {
+  if (after.some((w) => w === "all" || w === "every" || w === "each")) return true;
+  for (let i = 0; i + 1 < after.length; i++) {
+    if (MANY.has(after[i]!) && PLURAL.test(after[i + 1]!)) return true;
+  }
+  return false;
+}
 
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));

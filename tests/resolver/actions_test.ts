@@ -389,3 +389,24 @@ Deno.test("a named thing added to an existing one is no new thing to create", ()
   assert.equal(asksForNew("add a tag called urgent to the login task"), false);
   assert.equal(asksForNew("delete the file named old.txt"), false);
 });
+
+Deno.test("after a generic verb a plural is the thing acted on, and reading many things lists them", () => {
+  // "records" names what is found, not a request to record.
+  assert.equal(requestAction("find records mentioning Berlin"), ACTION.search);
+  assert.equal(requestAction("find and record the results"), ACTION.search | ACTION.create);
+  assert.equal(requestAction("show me all my invoices"), ACTION.read | ACTION.list);
+  assert.equal(requestAction("get the pods"), ACTION.read | ACTION.list);
+  assert.equal(requestAction("show me the invoice in_55"), ACTION.read);
+  assert.equal(requestAction("get the list of open pull requests"), ACTION.read | ACTION.list);
+  const catalog = buildCatalog([{
+    name: "billing",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("finalize_invoice", "This tool will finalize an invoice."),
+      tool("list_invoices", "This tool will fetch a list of invoices."),
+      tool("create_invoice", "This tool will create an invoice."),
+    ],
+  }]);
+  assert.equal(search(buildIndex(catalog), "show me all my invoices")[0]?.tool.tool, "list_invoices");
+});
