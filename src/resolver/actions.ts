@@ -127,6 +127,11 @@ function table(): Map<string, number> {
   return byStem;
 }
 
+/** Whether a stem is an action word's (`delet`, `list`, `creat`). */
+export function isActionStem(stemmed: string): boolean {
+  return table().has(stemmed);
+}
+
 /** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
 function actionOf(word: string): number {
   if (STOP_WORDS.has(word) || word.length < 3) return 0;

@@ -140,7 +140,12 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // Confident needs a clear lead unless the tool is named in full: a partial name a little ahead of the
   // next tool is as often the wrong one of a family (`create_table` for "what tables are…").
   const unclear = gap < t.clearGap && !nameEvidence;
-  if (top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear) {
+  // The request's object must be this tool's: a word naming another tool's object, unmatched, leaves it open.
+  if (top.missedObject && ownEvidence) reasons.push("weak_tool_evidence");
+  const objectOpen = top.missedObject && !top.exactName;
+  if (
+    top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear || objectOpen
+  ) {
     status = "ambiguous";
     confidence = coverage >= t.confidentCoverage && top.strongField ? "medium" : "low";
   } else if (top.coverage >= t.highCoverage && (gap >= t.clearGap || top.exactName) && nameEvidence) {

@@ -6,13 +6,13 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, asksForNew, isGenericVerb, requestAction } from "./actions.ts";
+import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { stem } from "./tokenize.ts";
+import { splitWords, stem, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
-import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
+import { compareNames, leadSentence, pairKey, type ResolverIndex, splitName } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
 /** One ranked tool. */
@@ -40,6 +40,12 @@ export interface SearchHit {
   genericName: boolean;
   /** A query word (or its synonym) matched the name, title, a use_when hint, a tag or the server name. */
   strongField: boolean;
+  /**
+   * A typed request word that names what another tool of the catalog acts on (a word of its name that is no
+   * action: "project" of `get_projects`) and that this tool does not match: the request's object may be
+   * another tool's ("create a new project" and `create_task`).
+   */
+  missedObject: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -294,6 +300,82 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
   };
 }
 
+/** Per index and tool: the words of what the tool is about (its name, title, use_when hints, lead sentence). */
+const ABOUT_TERMS = new WeakMap<ResolverIndex, Map<number, Set<string>>>();
+
+function aboutTerms(index: ResolverIndex, doc: number): Set<string> {
+  let cache = ABOUT_TERMS.get(index);
+  if (!cache) ABOUT_TERMS.set(index, cache = new Map());
+  let out = cache.get(doc);
+  if (!out) {
+    const tool = index.tools[doc]!;
+    out = new Set([
+      ...index.nameTerms[doc]!,
+      ...index.toolTerms[doc]!,
+      ...tokenize(leadSentence(tool.description)),
+    ]);
+    cache.set(doc, out);
+  }
+  return out;
+}
+
+/**
+ * Marks each hit whose request leaves an object open: a typed request word (no action, no generic verb) that
+ * another of the first hits has in its name and this hit's name, title, hints and lead sentence lack
+ * ("create a new project" for `create_task`, which takes a project only as a parameter, with `get_projects`
+ * close by).
+ */
+function markMissedObjects(
+  index: ResolverIndex,
+  text: string,
+  query: ParsedQuery,
+  hits: SearchHit[],
+  docs: number[],
+): void {
+  const near = docs.slice(0, OBJECT_RIVALS);
+  const object = objectStems(text);
+  const words = query.stems.filter((s, i) =>
+    object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
+  );
+  if (words.length === 0) return;
+  hits.forEach((hit, h) => {
+    const about = aboutTerms(index, docs[h]!);
+    hit.missedObject = words.some((s) =>
+      !about.has(s) && near.some((d) => d !== docs[h] && headNoun(index, d) === s)
+    );
+  });
+}
+
+/**
+ * The head noun of a tool's name, what the tool acts on: its last word that is no action (English compounds
+ * put the head last: `read_text_file` acts on a file, `get_projects` on projects, `browser_tab_list` on tabs).
+ */
+function headNoun(index: ResolverIndex, doc: number): string | undefined {
+  const words = tokenize(splitName(index.tools[doc]!.short));
+  for (let i = words.length - 1; i >= 0; i--) if (!isActionStem(words[i]!)) return words[i];
+  return undefined;
+}
+
+/** Words that end a request's object and open a complement ("a price for the product", "text to a file"). */
+const COMPLEMENT = new Set(
+  "for to of from in on into onto with by at about under over via within without per as than".split(" "),
+);
+
+/** Stems of a request's object: its words before the first preposition ("create a new project" in Todoist). */
+function objectStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of splitWords(text)) {
+    for (const part of w.parts) {
+      if (COMPLEMENT.has(part)) return out;
+      out.add(stem(part));
+    }
+  }
+  return out;
+}
+
+/** Hits whose names may hold a request's object that the first hit lacks (see {@link markMissedObjects}). */
+const OBJECT_RIVALS = 5;
+
 function evidence(
   index: ResolverIndex,
   doc: number,
@@ -316,6 +398,7 @@ function evidence(
     exactName,
     genericName: index.nameTerms[doc]!.length === 1 && isGenericVerb(index.nameTerms[doc]![0]!),
     strongField: c.strongField || exactName,
+    missedObject: false,
   };
 }
 
@@ -520,6 +603,13 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     score,
     ...evidence(index, doc, query, clauseQueries, full),
   }));
+  markMissedObjects(
+    index,
+    text,
+    query,
+    hits,
+    order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
+  );
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;

@@ -520,7 +520,7 @@ function* pairSteps(tools: readonly CatalogTool[]): Generator<void, Map<string, 
 }
 
 /** A tool name as words (`get_file_info`, `getFileInfo` -> `get file info`), without the joined compound. */
-function splitName(name: string): string {
+export function splitName(name: string): string {
   return name.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
 }
 

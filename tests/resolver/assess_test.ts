@@ -113,3 +113,39 @@ Deno.test("assess(): no wrong confident answer on any held-out or plain set (a c
   assert.deepEqual(wrong, []);
   assert.ok(confident > 60, String(confident));
 });
+
+Deno.test("assess() is not confident when the request's object is another close tool's", () => {
+  const todo = buildIndex(catalogFromJson({
+    servers: [{
+      name: "todoist",
+      description: "Task management with Todoist.",
+      tools: [
+        {
+          name: "todoist_create_task",
+          description: "Create a new task in Todoist with optional description, due date, and priority",
+          inputSchema: {
+            type: "object",
+            properties: {
+              content: { type: "string", description: "The content of the task" },
+              project_id: { type: "string", description: "ID of the project to add the task to" },
+            },
+          },
+        },
+        { name: "todoist_get_tasks", description: "Get a list of tasks from Todoist", inputSchema: {} },
+        { name: "todoist_get_projects", description: "Get a list of projects from Todoist", inputSchema: {} },
+        { name: "todoist_delete_task", description: "Delete a task from Todoist", inputSchema: {} },
+      ],
+    }],
+  }));
+  const at = (q: string) => rankQuery(todo, q, { maxHits: 5 });
+  // `create_task` takes a project only as a parameter; `get_projects` is about projects.
+  const project = at("create a new project in Todoist");
+  assert.equal(project.hits[0]?.tool.tool, "todoist_create_task");
+  assert.equal(project.hits[0]?.missedObject, true);
+  assert.notEqual(assess(project).status, "confident");
+  // A complement after a preposition is no object: "a task in the Work project" is still a task.
+  const task = at("create a new task in the Work project");
+  assert.equal(task.hits[0]?.tool.tool, "todoist_create_task");
+  assert.equal(task.hits[0]?.missedObject, false);
+  assert.equal(assess(task).status, "confident");
+});
