@@ -26,6 +26,13 @@ export interface SearchHit {
   coverage: number;
   /** Best {@link coverage} within one clause of a multi-step query (equals coverage for one clause). */
   clauseCoverage: number;
+  /**
+   * {@link clauseCoverage}, or {@link coverage} with the request's action verb counted as matched when the tool
+   * performs that action ("remove the row" and `delete_records`): whether the request is answerable at all.
+   */
+  answerableCoverage: number;
+  /** The request's first word is an action verb this tool performs, though the tool does not use the word. */
+  actionAgrees: boolean;
   /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
   toolFieldCoverage: number;
   /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
@@ -249,7 +256,7 @@ function topScores(index: ResolverIndex, scored: Scored, size: number): Map<numb
 }
 
 /** Which query words a tool matches, and what share of the query's capability words that is. */
-function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
+function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, action = 0) {
   const terms = index.docTerms[doc]!;
   const strong = index.strongTerms[doc]!;
   const own = index.toolTerms[doc]!;
@@ -291,10 +298,16 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
       matchedIdf += idf;
     }
   });
+  // The request's verb is met by a tool doing that action, whatever its words ("remove the row" and
+  // `delete_records`): evidence that the request is answerable, not that this tool is the one.
+  const acted = action !== 0 && counts[0] === true && !matched.has(0) && isActionStem(query.stems[0]!) &&
+    actionMatch(action, index.actions[doc]!) > 0;
   return {
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
+    actionCoverage: counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0,
+    acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
     weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,
   };
@@ -383,7 +396,7 @@ function evidence(
   clauses: readonly ParsedQuery[],
   scored: Scored,
 ) {
-  const c = coverageOf(index, doc, query);
+  const c = coverageOf(index, doc, query, scored.action);
   let clauseCoverage = c.coverage;
   for (const cq of clauses) clauseCoverage = Math.max(clauseCoverage, coverageOf(index, doc, cq).coverage);
   const exactName = index.phrases[doc]!.includes(scored.phrase);
@@ -391,6 +404,8 @@ function evidence(
     matchedTerms: [...c.matched].sort((a, b) => a - b).map((o) => query.words[o]!),
     coverage: c.coverage,
     clauseCoverage,
+    answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
+    actionAgrees: c.acted,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
     nameCoverage: nameCoverageOf(index, doc, scored.credit),

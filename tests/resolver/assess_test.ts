@@ -149,3 +149,31 @@ Deno.test("assess() is not confident when the request's object is another close 
   assert.equal(task.hits[0]?.missedObject, false);
   assert.equal(assess(task).status, "confident");
 });
+
+Deno.test("assess() counts the action a tool performs as met: an answerable request is no no_match", () => {
+  const base = buildIndex(catalogFromJson({
+    servers: [{
+      name: "airtable",
+      description: "Read and write access to Airtable databases.",
+      tools: [
+        {
+          name: "list_records",
+          description: "Lists records from a specified Airtable table",
+          inputSchema: {},
+        },
+        { name: "delete_records", description: "Deletes one or more records from a table", inputSchema: {} },
+        { name: "create_record", description: "Creates a new record in a table", inputSchema: {} },
+        { name: "list_tables", description: "Lists all tables in a specific base", inputSchema: {} },
+      ],
+    }],
+  }));
+  const remove = rankQuery(base, "remove the row for ACME from the Customers table", { maxHits: 5 });
+  assert.equal(remove.hits[0]?.tool.tool, "delete_records");
+  assert.equal(remove.hits[0]?.actionAgrees, true);
+  assert.equal(assess(remove).status, "ambiguous");
+  // The verb alone is no answer: a request about nothing the catalog has is still declined.
+  assert.equal(
+    assess(rankQuery(base, "remove the red eye from my photo", { maxHits: 5 })).status,
+    "no_match",
+  );
+});
