@@ -146,6 +146,11 @@ function actionOf(word: string): number {
 export function toolActions(...texts: string[]): number {
   let mask = 0;
   for (const text of texts) {
+    // "Open a new tab", "start a new session": a new thing opened is made.
+    if (OPENS_NEW.test(text)) {
+      mask |= ACTION.create;
+      continue;
+    }
     for (const w of splitWords(text)) {
       const first = w.parts.find((p) => !STOP_WORDS.has(p));
       if (first === undefined) continue;
@@ -162,6 +167,9 @@ export function toolActions(...texts: string[]): number {
   }
   return mask;
 }
+
+/** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
+const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
@@ -235,6 +243,7 @@ export function requestActions(text: string): { action: number; recall: number; 
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {

@@ -410,3 +410,11 @@ Deno.test("after a generic verb a plural is the thing acted on, and reading many
   }]);
   assert.equal(search(buildIndex(catalog), "show me all my invoices")[0]?.tool.tool, "list_invoices");
 });
+
+Deno.test("opening or starting a new thing makes it, in requests and in tools", () => {
+  assert.equal(toolActions("browser_tab_new", "", "Open a new tab"), ACTION.create);
+  assert.equal(toolActions("browser_tab_list", "", "List browser tabs"), ACTION.list);
+  assert.equal(requestAction("open a new browser tab"), ACTION.create);
+  assert.equal(requestAction("start a new chat with Ana"), ACTION.create);
+  assert.equal(requestAction("open notes.txt"), ACTION.read);
+});
