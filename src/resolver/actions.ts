@@ -145,11 +145,20 @@ function actionOf(word: string): number {
  */
 export function toolActions(...texts: string[]): number {
   let mask = 0;
-  for (const text of texts) {
+  for (const [i, text] of texts.entries()) {
     // "Open a new tab", "start a new session": a new thing opened is made.
     if (OPENS_NEW.test(text)) {
       mask |= ACTION.create;
       continue;
+    }
+    // A name may put its server or product first (`todoist_create_task`, `brave_web_search`,
+    // `browser_tab_list`): its first action word is its verb.
+    if (i === 0) {
+      const verb = splitWords(text).flatMap((w) => w.parts).find((p) => actionOf(p) !== 0);
+      if (verb !== undefined) {
+        mask |= actionOf(verb);
+        continue;
+      }
     }
     for (const w of splitWords(text)) {
       const first = w.parts.find((p) => !STOP_WORDS.has(p));

@@ -65,7 +65,7 @@ Deno.test("idioms, request-only verbs, repair verbs and adding a link name their
   assert.equal(requestAction("make a note that the door code changed"), ACTION.create);
   // "note" at the head of a request records; in a tool's text it is a noun.
   assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
-  assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  assert.equal(toolActions("note search", "Note titles matching a query"), ACTION.search);
   // "Make" creates what is new or named; otherwise it takes the next word's action, or none.
   assert.equal(requestAction("make a folder named backups"), ACTION.create);
   assert.equal(requestAction("make a new folder"), ACTION.create);
@@ -417,4 +417,15 @@ Deno.test("opening or starting a new thing makes it, in requests and in tools", 
   assert.equal(requestAction("open a new browser tab"), ACTION.create);
   assert.equal(requestAction("start a new chat with Ana"), ACTION.create);
   assert.equal(requestAction("open notes.txt"), ACTION.read);
+});
+
+Deno.test("a tool name's first action word is its verb, after a server or product prefix", () => {
+  assert.equal(toolActions("todoist create task", "", "Create a new task in Todoist"), ACTION.create);
+  assert.equal(
+    toolActions("brave web search", "", "Performs a web search using the Brave Search API"),
+    ACTION.search,
+  );
+  assert.equal(toolActions("browser tab list", "", ""), ACTION.list);
+  assert.equal(toolActions("get resource links", "", ""), ACTION.read);
+  assert.equal(toolActions("exec in pod", "", "Execute a command in a pod"), ACTION.run);
 });
