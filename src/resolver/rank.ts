@@ -541,6 +541,35 @@ function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array
 }
 
 /**
+ * Sibling tools (the best tool's server's) close to the best, within `actionBand` of its score: the
+ * request's object has picked the family, the action picks among them. Those doing another action than the
+ * one asked for move behind those doing it (a tool whose verb is unknown stays where it is).
+ */
+function actionFirst(
+  index: ResolverIndex,
+  order: [number, number][],
+  action: number,
+  tie: (a: number, b: number) => number,
+): void {
+  if (order.length < 2) return;
+  const floor = order[0]![1] * index.options.actionBand;
+  let end = 0;
+  while (end < order.length && order[end]![1] >= floor) end++;
+  // Siblings: the best tool's server's tools.
+  const family = index.serverOf[order[0]![0]]!;
+  const band = order.slice(0, end).filter(([d]) => index.serverOf[d] === family);
+  const agree = band.filter(([d]) => actionMatch(action, index.actions[d]!) > 0);
+  const others = band.filter(([d]) => actionMatch(action, index.actions[d]!) < 0);
+  if (agree.length === 0 || others.length === 0) return;
+  const lowest = agree[agree.length - 1]![1];
+  const highest = others[0]![1];
+  if (highest < lowest) return;
+  const scale = (lowest / highest) * 0.95;
+  for (const entry of others) entry[1] *= scale;
+  order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+}
+
+/**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
  * scored clause by clause, and each tool's best clause score (relative to
@@ -613,6 +642,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  if (o.actionBand > 0 && full.action !== 0) actionFirst(index, order, full.action, tie);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,

@@ -117,7 +117,7 @@ Deno.test("a tool doing the action asked for ranks above one that only names its
     ],
   }]);
   const index = buildIndex(catalog);
-  const off = buildIndex(catalog, { actionBonus: 0, actionPenalty: 0 });
+  const off = buildIndex(catalog, { actionBonus: 0, actionPenalty: 0, actionBand: 0 });
   const first = (i: typeof index, q: string) => search(i, q, { maxHits: 1 })[0]?.tool.short;
   assert.equal(first(index, "link Ana to Acme"), "create_relations");
   assert.equal(first(index, "forget the entities Ana and Bob"), "delete_entities");
