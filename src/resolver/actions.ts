@@ -166,6 +166,9 @@ export function toolActions(...texts: string[]): number {
       mask |= actionOf(first);
       break;
     }
+    // Two verbs joined ("Get or list resources", "Create or update a file") are both the tool's.
+    const joined = OR_VERB.exec(text);
+    if (joined && actionOf(joined[1]!.toLowerCase()) !== 0) mask |= actionOf(joined[2]!.toLowerCase());
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
@@ -176,6 +179,9 @@ export function toolActions(...texts: string[]): number {
   }
   return mask;
 }
+
+/** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
+const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
 
 /** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
 const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;

@@ -429,3 +429,12 @@ Deno.test("a tool name's first action word is its verb, after a server or produc
   assert.equal(toolActions("get resource links", "", ""), ACTION.read);
   assert.equal(toolActions("exec in pod", "", "Execute a command in a pod"), ACTION.run);
 });
+
+Deno.test("two verbs joined at the head of a tool's text are both its actions", () => {
+  assert.equal(
+    toolActions("kubectl get", "", "Get or list Kubernetes resources by resource type"),
+    ACTION.read | ACTION.list,
+  );
+  assert.equal(toolActions("upsert file", "", "Create or update a file"), ACTION.create | ACTION.update);
+  assert.equal(toolActions("get weather", "", "Get weather or forecast"), ACTION.read);
+});
