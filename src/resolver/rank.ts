@@ -313,28 +313,20 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   };
 }
 
-/** Per index and tool: the words of what the tool is about (its name, title, use_when hints, lead sentence). */
-const ABOUT_TERMS = new WeakMap<ResolverIndex, Map<number, Set<string>>>();
-
+/** The words of what a tool is about: its name, title, use_when hints and lead sentence. */
 function aboutTerms(index: ResolverIndex, doc: number): Set<string> {
-  let cache = ABOUT_TERMS.get(index);
-  if (!cache) ABOUT_TERMS.set(index, cache = new Map());
-  let out = cache.get(doc);
-  if (!out) {
-    const tool = index.tools[doc]!;
-    out = new Set([
-      ...index.nameTerms[doc]!,
-      ...index.toolTerms[doc]!,
-      ...tokenize(leadSentence(tool.description)),
-    ]);
-    cache.set(doc, out);
-  }
-  return out;
+  const tool = index.tools[doc]!;
+  return new Set([
+    ...index.nameTerms[doc]!,
+    ...index.toolTerms[doc]!,
+    ...tokenize(leadSentence(tool.description)),
+  ]);
 }
 
 /**
- * Marks each hit whose request leaves an object open: a typed request word (no action, no generic verb) that
- * another of the first hits has in its name and this hit's name, title, hints and lead sentence lack
+ * Marks the first hit when the request leaves its object open: a typed request word (no action, no generic
+ * verb) that another of the first hits has as its name's head and this hit's name, title, hints and lead
+ * sentence lack
  * ("create a new project" for `create_task`, which takes a project only as a parameter, with `get_projects`
  * close by).
  */
@@ -345,18 +337,17 @@ function markMissedObjects(
   hits: SearchHit[],
   docs: number[],
 ): void {
-  const near = docs.slice(0, OBJECT_RIVALS);
+  // Only the first hit's is read (`assess.ts`): the others keep `false`.
+  const first = hits[0];
+  if (!first || docs.length < 2) return;
   const object = objectStems(text);
   const words = query.stems.filter((s, i) =>
     object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
   );
   if (words.length === 0) return;
-  hits.forEach((hit, h) => {
-    const about = aboutTerms(index, docs[h]!);
-    hit.missedObject = words.some((s) =>
-      !about.has(s) && near.some((d) => d !== docs[h] && headNoun(index, d) === s)
-    );
-  });
+  const heads = new Set(docs.slice(1, OBJECT_RIVALS).map((d) => headNoun(index, d)));
+  const about = aboutTerms(index, docs[0]!);
+  first.missedObject = words.some((s) => !about.has(s) && heads.has(s));
 }
 
 /**
