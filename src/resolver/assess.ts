@@ -144,7 +144,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const unclear = gap < t.clearGap && !nameEvidence;
   // The request's object must be this tool's: a word naming another tool's object, unmatched, leaves it open.
   if (top.missedObject && ownEvidence) reasons.push("weak_tool_evidence");
-  const objectOpen = top.missedObject && !top.exactName;
+  // …and its action: a tool doing another action than the one asked for is not a confident answer.
+  const objectOpen = (top.missedObject || top.actionConflict) && !top.exactName;
   if (
     top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear || objectOpen
   ) {

@@ -33,6 +33,8 @@ export interface SearchHit {
   answerableCoverage: number;
   /** The request's first word is an action verb this tool performs, though the tool does not use the word. */
   actionAgrees: boolean;
+  /** The request asks for an action this tool does not perform (it performs only others). */
+  actionConflict: boolean;
   /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
   toolFieldCoverage: number;
   /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
@@ -397,6 +399,7 @@ function evidence(
     clauseCoverage,
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
+    actionConflict: scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
     nameCoverage: nameCoverageOf(index, doc, scored.credit),

@@ -177,3 +177,31 @@ Deno.test("assess() counts the action a tool performs as met: an answerable requ
     "no_match",
   );
 });
+
+Deno.test("assess() is not confident when the tool does another action than the request asks", () => {
+  const weather = buildIndex(catalogFromJson({
+    servers: [{
+      name: "weather",
+      description: "Weather data.",
+      tools: [
+        {
+          name: "get_forecast",
+          description: "Get the weather forecast for a city",
+          inputSchema: { type: "object", properties: { city: { type: "string" } } },
+        },
+        { name: "list_alerts", description: "List active weather alerts for a state", inputSchema: {} },
+        { name: "get_air_quality", description: "Get the air quality index for a city", inputSchema: {} },
+      ],
+    }],
+  }));
+  const get = rankQuery(weather, "get the weather forecast for Paris", { maxHits: 5 });
+  assert.equal(get.hits[0]?.tool.tool, "get_forecast");
+  assert.equal(assess(get).status, "confident");
+  // The same object, an action no tool performs: the reading tool is offered, not confidently.
+  const del = rankQuery(weather, "delete the weather forecast for Paris", { maxHits: 5 });
+  assert.equal(del.hits[0]?.tool.tool, "get_forecast");
+  assert.equal(del.hits[0]?.actionConflict, true);
+  assert.equal(assess(del).status, "ambiguous");
+  const [top, ...rest] = del.hits;
+  assert.equal(assess({ ...del, hits: [{ ...top!, actionConflict: false }, ...rest] }).status, "confident");
+});
