@@ -127,6 +127,11 @@ function table(): Map<string, number> {
   return byStem;
 }
 
+/** Whether a stem is an action word's (`delet`, `list`, `creat`). */
+export function isActionStem(stemmed: string): boolean {
+  return table().has(stemmed);
+}
+
 /** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
 function actionOf(word: string): number {
   if (STOP_WORDS.has(word) || word.length < 3) return 0;
@@ -140,13 +145,30 @@ function actionOf(word: string): number {
  */
 export function toolActions(...texts: string[]): number {
   let mask = 0;
-  for (const text of texts) {
+  for (const [i, text] of texts.entries()) {
+    // "Open a new tab", "start a new session": a new thing opened is made.
+    if (OPENS_NEW.test(text)) {
+      mask |= ACTION.create;
+      continue;
+    }
+    // A name may put its server or product first (`todoist_create_task`, `brave_web_search`,
+    // `browser_tab_list`): its first action word is its verb.
+    if (i === 0) {
+      const verb = splitWords(text).flatMap((w) => w.parts).find((p) => actionOf(p) !== 0);
+      if (verb !== undefined) {
+        mask |= actionOf(verb);
+        continue;
+      }
+    }
     for (const w of splitWords(text)) {
       const first = w.parts.find((p) => !STOP_WORDS.has(p));
       if (first === undefined) continue;
       mask |= actionOf(first);
       break;
     }
+    // Two verbs joined ("Get or list resources", "Create or update a file") are both the tool's.
+    const joined = OR_VERB.exec(text);
+    if (joined && actionOf(joined[1]!.toLowerCase()) !== 0) mask |= actionOf(joined[2]!.toLowerCase());
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
@@ -157,6 +179,12 @@ export function toolActions(...texts: string[]): number {
   }
   return mask;
 }
+
+/** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
+const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
+
+/** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
+const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
@@ -230,6 +258,7 @@ export function requestActions(text: string): { action: number; recall: number; 
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
+  if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {
@@ -255,13 +284,20 @@ export function requestActions(text: string): { action: number; recall: number; 
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
   if (mask !== 0 && phrasal(0) === undefined && GENERIC.has(stem(words[0]!))) {
     recall = 0;
+    let named = false;
     for (let i = 1; i <= 3 && i < words.length; i++) {
-      const next = at(i);
+      // A plural is the thing acted on, not a verb: "find records mentioning Berlin" searches records.
+      const next = PLURAL.test(words[i]!) && phrasal(i) === undefined ? 0 : at(i);
       if (next !== 0) {
         mask |= next;
         recall = next;
+        named = true;
         break;
       }
+    }
+    // Reading many things is listing them: "show me all my invoices", "get the open pull requests".
+    if (!named && mask === ACTION.read && readsMany(all.slice(content[0]! + 1, content[0]! + 6))) {
+      mask |= ACTION.list;
     }
   }
   const extra = (m: number) => {
@@ -313,6 +349,24 @@ const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
+
+/** A plural noun: "records", "entries", "boxes" (not "address", "status", "analysis"). */
+const PLURAL = /^\p{L}{2,}[^su\s]s$|^\p{L}{2,}ies$/u;
+
+/** Words before a thing that say there are many of it. */
+const MANY: ReadonlySet<string> = new Set(["all", "every", "each", "my", "our", "the"]);
+
+/**
+ * Whether the words after a generic reading verb ask for many things: "all", "every", or a plural right
+ * after a determiner ("my invoices", "the pods"), so a tool that lists them does what is asked.
+ */
+function readsMany(after: readonly string[]): boolean {
+  if (after.some((w) => w === "all" || w === "every" || w === "each")) return true;
+  for (let i = 0; i + 1 < after.length; i++) {
+    if (MANY.has(after[i]!) && PLURAL.test(after[i + 1]!)) return true;
+  }
+  return false;
+}
 
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));

@@ -104,13 +104,15 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;
   const matchedFraction = round(top.coverage);
   const scoreGap = round(gap);
-  if (!top.strongField && top.weightedCoverage < t.incidentalCoverage) {
+  // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
+  if (!top.strongField && !top.actionAgrees && top.weightedCoverage < t.incidentalCoverage) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
   }
   const coverage = Math.max(top.coverage, top.clauseCoverage);
   // A tool named in full (two or more name words, all in the query) is evidence even in a long request.
   const namedInFull = top.nameCoverage >= 0.999 && top.nameWords >= 2;
-  if (coverage < t.minimumCoverage && !namedInFull) {
+  // The action verb met by the tool's own action counts here: an answerable request is not "no match".
+  if (Math.max(coverage, top.answerableCoverage) < t.minimumCoverage && !namedInFull) {
     return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
   }
   const reasons: ReasonCode[] = [];
@@ -140,7 +142,13 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // Confident needs a clear lead unless the tool is named in full: a partial name a little ahead of the
   // next tool is as often the wrong one of a family (`create_table` for "what tables are…").
   const unclear = gap < t.clearGap && !nameEvidence;
-  if (top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear) {
+  // The request's object must be this tool's: a word naming another tool's object, unmatched, leaves it open.
+  if (top.missedObject && ownEvidence) reasons.push("weak_tool_evidence");
+  // …and its action: a tool doing another action than the one asked for is not a confident answer.
+  const objectOpen = (top.missedObject || top.actionConflict) && !top.exactName;
+  if (
+    top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear || objectOpen
+  ) {
     status = "ambiguous";
     confidence = coverage >= t.confidentCoverage && top.strongField ? "medium" : "low";
   } else if (top.coverage >= t.highCoverage && (gap >= t.clearGap || top.exactName) && nameEvidence) {

@@ -6,13 +6,13 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, asksForNew, isGenericVerb, requestAction } from "./actions.ts";
+import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
 import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { stem } from "./tokenize.ts";
+import { splitWords, stem, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
-import { compareNames, pairKey, type ResolverIndex } from "./search_index.ts";
+import { compareNames, leadSentence, pairKey, type ResolverIndex, splitName } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
 
 /** One ranked tool. */
@@ -26,6 +26,15 @@ export interface SearchHit {
   coverage: number;
   /** Best {@link coverage} within one clause of a multi-step query (equals coverage for one clause). */
   clauseCoverage: number;
+  /**
+   * {@link clauseCoverage}, or {@link coverage} with the request's action verb counted as matched when the tool
+   * performs that action ("remove the row" and `delete_records`): whether the request is answerable at all.
+   */
+  answerableCoverage: number;
+  /** The request's first word is an action verb this tool performs, though the tool does not use the word. */
+  actionAgrees: boolean;
+  /** The request asks for an action this tool does not perform (it performs only others). */
+  actionConflict: boolean;
   /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
   toolFieldCoverage: number;
   /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
@@ -40,6 +49,12 @@ export interface SearchHit {
   genericName: boolean;
   /** A query word (or its synonym) matched the name, title, a use_when hint, a tag or the server name. */
   strongField: boolean;
+  /**
+   * A typed request word that names what another tool of the catalog acts on (a word of its name that is no
+   * action: "project" of `get_projects`) and that this tool does not match: the request's object may be
+   * another tool's ("create a new project" and `create_task`).
+   */
+  missedObject: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -243,7 +258,7 @@ function topScores(index: ResolverIndex, scored: Scored, size: number): Map<numb
 }
 
 /** Which query words a tool matches, and what share of the query's capability words that is. */
-function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
+function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, action = 0) {
   const terms = index.docTerms[doc]!;
   const strong = index.strongTerms[doc]!;
   const own = index.toolTerms[doc]!;
@@ -285,14 +300,87 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery) {
       matchedIdf += idf;
     }
   });
+  // The request's verb is met by a tool doing that action, whatever its words ("remove the row" and
+  // `delete_records`): evidence that the request is answerable, not that this tool is the one.
+  const acted = action !== 0 && counts[0] === true && !matched.has(0) && isActionStem(query.stems[0]!) &&
+    actionMatch(action, index.actions[doc]!) > 0;
   return {
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
+    actionCoverage: counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0,
+    acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
     weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,
   };
 }
+
+/** The words of what a tool is about: its name, title, use_when hints and lead sentence. */
+function aboutTerms(index: ResolverIndex, doc: number): Set<string> {
+  const tool = index.tools[doc]!;
+  return new Set([
+    ...index.nameTerms[doc]!,
+    ...index.toolTerms[doc]!,
+    ...tokenize(leadSentence(tool.description)),
+  ]);
+}
+
+/**
+ * Marks the first hit when the request leaves its object open: a typed request word (no action, no generic
+ * verb) that another of the first hits has as its name's head and this hit's name, title, hints and lead
+ * sentence lack
+ * ("create a new project" for `create_task`, which takes a project only as a parameter, with `get_projects`
+ * close by).
+ */
+function markMissedObjects(
+  index: ResolverIndex,
+  text: string,
+  query: ParsedQuery,
+  hits: SearchHit[],
+  docs: number[],
+): void {
+  // Only the first hit's is read (`assess.ts`): the others keep `false`.
+  const first = hits[0];
+  if (!first || docs.length < 2) return;
+  const object = objectStems(text);
+  const words = query.stems.filter((s, i) =>
+    object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
+  );
+  if (words.length === 0) return;
+  const heads = new Set(docs.slice(1, OBJECT_RIVALS).map((d) => headNoun(index, d)));
+  const about = aboutTerms(index, docs[0]!);
+  first.missedObject = words.some((s) => !about.has(s) && heads.has(s));
+}
+
+/**
+ * The head noun of a tool's name, what the tool acts on: its last word that is no action (English compounds
+ * put the head last: `read_text_file` acts on a file, `get_projects` on projects, `browser_tab_list` on tabs).
+ */
+function headNoun(index: ResolverIndex, doc: number): string | undefined {
+  const words = tokenize(splitName(index.tools[doc]!.short));
+  for (let i = words.length - 1; i >= 0; i--) if (!isActionStem(words[i]!)) return words[i];
+  return undefined;
+}
+
+/** Words that end a request's object and open a complement ("a price for the product", "text to a file"). */
+const COMPLEMENT = new Set(
+  "for to of from in on into onto with by at about under over via within without per as than".split(" "),
+);
+
+/** Stems of a request's object: its words before the first preposition ("create a new project" in Todoist). */
+function objectStems(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of splitWords(text)) {
+    for (const part of w.parts) {
+      if (COMPLEMENT.has(part)) return out;
+      out.add(stem(part));
+    }
+  }
+  return out;
+}
+
+/** Hits whose names may hold a request's object that the first hit lacks (see {@link markMissedObjects}). */
+const OBJECT_RIVALS = 5;
 
 function evidence(
   index: ResolverIndex,
@@ -301,7 +389,7 @@ function evidence(
   clauses: readonly ParsedQuery[],
   scored: Scored,
 ) {
-  const c = coverageOf(index, doc, query);
+  const c = coverageOf(index, doc, query, scored.action);
   let clauseCoverage = c.coverage;
   for (const cq of clauses) clauseCoverage = Math.max(clauseCoverage, coverageOf(index, doc, cq).coverage);
   const exactName = index.phrases[doc]!.includes(scored.phrase);
@@ -309,6 +397,9 @@ function evidence(
     matchedTerms: [...c.matched].sort((a, b) => a - b).map((o) => query.words[o]!),
     coverage: c.coverage,
     clauseCoverage,
+    answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
+    actionAgrees: c.acted,
+    actionConflict: scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
     nameCoverage: nameCoverageOf(index, doc, scored.credit),
@@ -316,6 +407,7 @@ function evidence(
     exactName,
     genericName: index.nameTerms[doc]!.length === 1 && isGenericVerb(index.nameTerms[doc]![0]!),
     strongField: c.strongField || exactName,
+    missedObject: false,
   };
 }
 
@@ -443,6 +535,35 @@ function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array
 }
 
 /**
+ * Sibling tools (the best tool's server's) close to the best, within `actionBand` of its score: the
+ * request's object has picked the family, the action picks among them. Those doing another action than the
+ * one asked for move behind those doing it (a tool whose verb is unknown stays where it is).
+ */
+function actionFirst(
+  index: ResolverIndex,
+  order: [number, number][],
+  action: number,
+  tie: (a: number, b: number) => number,
+): void {
+  if (order.length < 2) return;
+  const floor = order[0]![1] * index.options.actionBand;
+  let end = 0;
+  while (end < order.length && order[end]![1] >= floor) end++;
+  // Siblings: the best tool's server's tools.
+  const family = index.serverOf[order[0]![0]]!;
+  const band = order.slice(0, end).filter(([d]) => index.serverOf[d] === family);
+  const agree = band.filter(([d]) => actionMatch(action, index.actions[d]!) > 0);
+  const others = band.filter(([d]) => actionMatch(action, index.actions[d]!) < 0);
+  if (agree.length === 0 || others.length === 0) return;
+  const lowest = agree[agree.length - 1]![1];
+  const highest = others[0]![1];
+  if (highest < lowest) return;
+  const scale = (lowest / highest) * 0.95;
+  for (const entry of others) entry[1] *= scale;
+  order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+}
+
+/**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
  * scored clause by clause, and each tool's best clause score (relative to
@@ -515,11 +636,19 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  if (o.actionBand > 0 && full.action !== 0) actionFirst(index, order, full.action, tie);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,
     score,
     ...evidence(index, doc, query, clauseQueries, full),
   }));
+  markMissedObjects(
+    index,
+    text,
+    query,
+    hits,
+    order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
+  );
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;

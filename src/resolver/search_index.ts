@@ -97,6 +97,13 @@ export interface RankingOptions {
    * @default 5
    */
   clauseDiversity?: number;
+  /**
+   * Share of the best score within which the request's action orders the best tool's siblings (its server's
+   * tools): those doing another action than asked move behind those doing it (0 = off). 0.5 cost the second
+   * and third held-out sets 0.011 and 0.014 nDCG@5.
+   * @default 0.7
+   */
+  actionBand?: number;
 }
 
 /** Default field weights: names, titles and hints outweigh long descriptions. */
@@ -164,6 +171,7 @@ export interface ResolvedRanking {
   duplicatePenalty: number;
   companionWeight: number;
   clauseDiversity: number;
+  actionBand: number;
   phraseWeight: number;
   actionBonus: number;
   actionPenalty: number;
@@ -226,6 +234,7 @@ function resolve(options: RankingOptions): ResolvedRanking {
     duplicatePenalty: options.duplicatePenalty ?? 0.5,
     companionWeight: options.companionWeight ?? 0.85,
     clauseDiversity: options.clauseDiversity ?? 5,
+    actionBand: options.actionBand ?? 0.7,
     phraseWeight: options.phraseWeight ?? 1,
     actionBonus: options.actionBonus ?? 0.3,
     actionPenalty: options.actionPenalty ?? 0.3,
@@ -520,7 +529,7 @@ function* pairSteps(tools: readonly CatalogTool[]): Generator<void, Map<string, 
 }
 
 /** A tool name as words (`get_file_info`, `getFileInfo` -> `get file info`), without the joined compound. */
-function splitName(name: string): string {
+export function splitName(name: string): string {
   return name.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
 }
 

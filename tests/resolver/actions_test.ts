@@ -65,7 +65,7 @@ Deno.test("idioms, request-only verbs, repair verbs and adding a link name their
   assert.equal(requestAction("make a note that the door code changed"), ACTION.create);
   // "note" at the head of a request records; in a tool's text it is a noun.
   assert.equal(requestAction("note that Omar speaks Arabic"), ACTION.create);
-  assert.equal(toolActions("note search", "Note titles matching a query"), 0);
+  assert.equal(toolActions("note search", "Note titles matching a query"), ACTION.search);
   // "Make" creates what is new or named; otherwise it takes the next word's action, or none.
   assert.equal(requestAction("make a folder named backups"), ACTION.create);
   assert.equal(requestAction("make a new folder"), ACTION.create);
@@ -117,7 +117,7 @@ Deno.test("a tool doing the action asked for ranks above one that only names its
     ],
   }]);
   const index = buildIndex(catalog);
-  const off = buildIndex(catalog, { actionBonus: 0, actionPenalty: 0 });
+  const off = buildIndex(catalog, { actionBonus: 0, actionPenalty: 0, actionBand: 0 });
   const first = (i: typeof index, q: string) => search(i, q, { maxHits: 1 })[0]?.tool.short;
   assert.equal(first(index, "link Ana to Acme"), "create_relations");
   assert.equal(first(index, "forget the entities Ana and Bob"), "delete_entities");
@@ -388,4 +388,53 @@ Deno.test("a named thing added to an existing one is no new thing to create", ()
   assert.equal(asksForNew("add a label named bug to issue 5"), false);
   assert.equal(asksForNew("add a tag called urgent to the login task"), false);
   assert.equal(asksForNew("delete the file named old.txt"), false);
+});
+
+Deno.test("after a generic verb a plural is the thing acted on, and reading many things lists them", () => {
+  // "records" names what is found, not a request to record.
+  assert.equal(requestAction("find records mentioning Berlin"), ACTION.search);
+  assert.equal(requestAction("find and record the results"), ACTION.search | ACTION.create);
+  assert.equal(requestAction("show me all my invoices"), ACTION.read | ACTION.list);
+  assert.equal(requestAction("get the pods"), ACTION.read | ACTION.list);
+  assert.equal(requestAction("show me the invoice in_55"), ACTION.read);
+  assert.equal(requestAction("get the list of open pull requests"), ACTION.read | ACTION.list);
+  const catalog = buildCatalog([{
+    name: "billing",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("finalize_invoice", "This tool will finalize an invoice."),
+      tool("list_invoices", "This tool will fetch a list of invoices."),
+      tool("create_invoice", "This tool will create an invoice."),
+    ],
+  }]);
+  assert.equal(search(buildIndex(catalog), "show me all my invoices")[0]?.tool.tool, "list_invoices");
+});
+
+Deno.test("opening or starting a new thing makes it, in requests and in tools", () => {
+  assert.equal(toolActions("browser_tab_new", "", "Open a new tab"), ACTION.create);
+  assert.equal(toolActions("browser_tab_list", "", "List browser tabs"), ACTION.list);
+  assert.equal(requestAction("open a new browser tab"), ACTION.create);
+  assert.equal(requestAction("start a new chat with Ana"), ACTION.create);
+  assert.equal(requestAction("open notes.txt"), ACTION.read);
+});
+
+Deno.test("a tool name's first action word is its verb, after a server or product prefix", () => {
+  assert.equal(toolActions("todoist create task", "", "Create a new task in Todoist"), ACTION.create);
+  assert.equal(
+    toolActions("brave web search", "", "Performs a web search using the Brave Search API"),
+    ACTION.search,
+  );
+  assert.equal(toolActions("browser tab list", "", ""), ACTION.list);
+  assert.equal(toolActions("get resource links", "", ""), ACTION.read);
+  assert.equal(toolActions("exec in pod", "", "Execute a command in a pod"), ACTION.run);
+});
+
+Deno.test("two verbs joined at the head of a tool's text are both its actions", () => {
+  assert.equal(
+    toolActions("kubectl get", "", "Get or list Kubernetes resources by resource type"),
+    ACTION.read | ACTION.list,
+  );
+  assert.equal(toolActions("upsert file", "", "Create or update a file"), ACTION.create | ACTION.update);
+  assert.equal(toolActions("get weather", "", "Get weather or forecast"), ACTION.read);
 });

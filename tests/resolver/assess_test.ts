@@ -113,3 +113,95 @@ Deno.test("assess(): no wrong confident answer on any held-out or plain set (a c
   assert.deepEqual(wrong, []);
   assert.ok(confident > 60, String(confident));
 });
+
+Deno.test("assess() is not confident when the request's object is another close tool's", () => {
+  const todo = buildIndex(catalogFromJson({
+    servers: [{
+      name: "todoist",
+      description: "Task management with Todoist.",
+      tools: [
+        {
+          name: "todoist_create_task",
+          description: "Create a new task in Todoist with optional description, due date, and priority",
+          inputSchema: {
+            type: "object",
+            properties: {
+              content: { type: "string", description: "The content of the task" },
+              project_id: { type: "string", description: "ID of the project to add the task to" },
+            },
+          },
+        },
+        { name: "todoist_get_tasks", description: "Get a list of tasks from Todoist", inputSchema: {} },
+        { name: "todoist_get_projects", description: "Get a list of projects from Todoist", inputSchema: {} },
+        { name: "todoist_delete_task", description: "Delete a task from Todoist", inputSchema: {} },
+      ],
+    }],
+  }));
+  const at = (q: string) => rankQuery(todo, q, { maxHits: 5 });
+  // `create_task` takes a project only as a parameter; `get_projects` is about projects.
+  const project = at("create a new project in Todoist");
+  assert.equal(project.hits[0]?.tool.tool, "todoist_create_task");
+  assert.equal(project.hits[0]?.missedObject, true);
+  assert.notEqual(assess(project).status, "confident");
+  // A complement after a preposition is no object: "a task in the Work project" is still a task.
+  const task = at("create a new task in the Work project");
+  assert.equal(task.hits[0]?.tool.tool, "todoist_create_task");
+  assert.equal(task.hits[0]?.missedObject, false);
+  assert.equal(assess(task).status, "confident");
+});
+
+Deno.test("assess() counts the action a tool performs as met: an answerable request is no no_match", () => {
+  const base = buildIndex(catalogFromJson({
+    servers: [{
+      name: "airtable",
+      description: "Read and write access to Airtable databases.",
+      tools: [
+        {
+          name: "list_records",
+          description: "Lists records from a specified Airtable table",
+          inputSchema: {},
+        },
+        { name: "delete_records", description: "Deletes one or more records from a table", inputSchema: {} },
+        { name: "create_record", description: "Creates a new record in a table", inputSchema: {} },
+        { name: "list_tables", description: "Lists all tables in a specific base", inputSchema: {} },
+      ],
+    }],
+  }));
+  const remove = rankQuery(base, "remove the row for ACME from the Customers table", { maxHits: 5 });
+  assert.equal(remove.hits[0]?.tool.tool, "delete_records");
+  assert.equal(remove.hits[0]?.actionAgrees, true);
+  assert.equal(assess(remove).status, "ambiguous");
+  // The verb alone is no answer: a request about nothing the catalog has is still declined.
+  assert.equal(
+    assess(rankQuery(base, "remove the red eye from my photo", { maxHits: 5 })).status,
+    "no_match",
+  );
+});
+
+Deno.test("assess() is not confident when the tool does another action than the request asks", () => {
+  const weather = buildIndex(catalogFromJson({
+    servers: [{
+      name: "weather",
+      description: "Weather data.",
+      tools: [
+        {
+          name: "get_forecast",
+          description: "Get the weather forecast for a city",
+          inputSchema: { type: "object", properties: { city: { type: "string" } } },
+        },
+        { name: "list_alerts", description: "List active weather alerts for a state", inputSchema: {} },
+        { name: "get_air_quality", description: "Get the air quality index for a city", inputSchema: {} },
+      ],
+    }],
+  }));
+  const get = rankQuery(weather, "get the weather forecast for Paris", { maxHits: 5 });
+  assert.equal(get.hits[0]?.tool.tool, "get_forecast");
+  assert.equal(assess(get).status, "confident");
+  // The same object, an action no tool performs: the reading tool is offered, not confidently.
+  const del = rankQuery(weather, "delete the weather forecast for Paris", { maxHits: 5 });
+  assert.equal(del.hits[0]?.tool.tool, "get_forecast");
+  assert.equal(del.hits[0]?.actionConflict, true);
+  assert.equal(assess(del).status, "ambiguous");
+  const [top, ...rest] = del.hits;
+  assert.equal(assess({ ...del, hits: [{ ...top!, actionConflict: false }, ...rest] }).status, "confident");
+});

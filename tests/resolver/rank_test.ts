@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
+import { buildIndex, type RankingOptions, rankQuery, search } from "../../src/resolver/mod.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
@@ -228,4 +228,36 @@ Deno.test("search(): 'when was config.yaml last modified?' asks for a time, and 
   assert.equal(top[0], "get_file_info", top.join());
   // An imperative still edits: "modify config.yaml".
   assert.equal(search(idx, "modify config.yaml", { maxHits: 5 })[0]?.tool.short, "edit_file");
+});
+
+Deno.test("among the best tool's close siblings, those doing another action than asked move behind", () => {
+  const kube = catalogFromJson({
+    servers: [{
+      name: "kubernetes",
+      description: "Manage a Kubernetes cluster.",
+      tools: [
+        {
+          name: "exec_in_pod",
+          description: "Execute a command in a Kubernetes pod or container and return the output",
+          inputSchema: { type: "object", properties: { name: { type: "string", description: "Pod name" } } },
+        },
+        {
+          name: "kubectl_delete",
+          description: "Delete Kubernetes resources by resource type, name, labels, or from a manifest file",
+          inputSchema: {},
+        },
+        {
+          name: "kubectl_logs",
+          description: "Get logs from Kubernetes resources like pods, deployments, or jobs",
+          inputSchema: {},
+        },
+        { name: "kubectl_scale", description: "Scale a Kubernetes deployment", inputSchema: {} },
+      ],
+    }],
+  });
+  const order = (ranking?: RankingOptions) =>
+    search(buildIndex(kube, ranking), "get rid of the failing pods", { maxHits: 3 }).map((h) => h.tool.tool);
+  assert.deepEqual(order(), ["kubectl_delete", "kubectl_logs", "exec_in_pod"]);
+  // Without it the object's word decides, in tools that read or run.
+  assert.deepEqual(order({ actionBand: 0 }), ["kubectl_logs", "exec_in_pod", "kubectl_delete"]);
 });
