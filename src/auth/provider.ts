@@ -14,17 +14,17 @@ import type {
   OAuthClientProvider,
   OAuthDiscoveryState,
   OAuthTokens,
-} from "./sdk.ts";
+} from "../mcp/sdk_auth.ts";
 
 /** The SDK's OAuth client once loaded (see {@linkcode loadAuthSdk}). */
-let authSdk: typeof import("./sdk.ts") | undefined;
+let authSdk: typeof import("../mcp/sdk_auth.ts") | undefined;
 
 /**
- * The SDK's OAuth client (`sdk.ts`), loaded on first use: a gateway without OAuth servers starts
+ * The SDK's OAuth client (`src/mcp/sdk_auth.ts`), loaded on first use: a gateway without OAuth servers starts
  * without it (it costs start-up time). {@linkcode ServerAuth} starts loading it when it is created.
  */
-export function loadAuthSdk(): Promise<typeof import("./sdk.ts")> {
-  return import("./sdk.ts").then((sdk) => authSdk = sdk);
+export function loadAuthSdk(): Promise<typeof import("../mcp/sdk_auth.ts")> {
+  return import("../mcp/sdk_auth.ts").then((sdk) => authSdk = sdk);
 }
 
 /** The part of a server's config the OAuth client needs. */
@@ -275,7 +275,7 @@ export class ServerAuth {
   readonly provider: StoreOAuthProvider;
   #refreshing?: Promise<void>;
   #fetch: typeof fetch;
-  #sdk: Promise<typeof import("./sdk.ts")>;
+  #sdk: Promise<typeof import("../mcp/sdk_auth.ts")>;
 
   constructor(store: AuthStore, target: AuthTarget, options: { fetch?: typeof fetch } = {}) {
     this.provider = new StoreOAuthProvider(store, target);

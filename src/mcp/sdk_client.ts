@@ -1,6 +1,6 @@
 /**
  * The SDK's `Client` and its Ajv validator, loaded when the first downstream server connects
- * (`loadClientSdk` in sdk.ts): Ajv is ~30 ms of module loading, none of it needed to answer the host's
+ * (`loadClientSdk` in sdk_downstream.ts): Ajv is ~30 ms of module loading, none of it needed to answer the host's
  * `initialize` (see host_server.ts).
  *
  * @module
@@ -8,7 +8,7 @@
 export { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/validation/ajv"
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { JsonSchemaValidator, jsonSchemaValidator } from "./sdk.ts";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "./sdk_downstream.ts";
 
 export { AjvJsonSchemaValidator };
 

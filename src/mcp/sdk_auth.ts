@@ -1,6 +1,7 @@
 /**
- * The MCP SDK's OAuth client (discovery, PKCE, dynamic client registration,
- * token exchange and refresh), imported in one place like src/mcp/sdk.ts.
+ * The auth seam: the MCP SDK's OAuth client (discovery, PKCE, dynamic client registration, token exchange
+ * and refresh) for `src/auth/`, which loads it on first use (`loadAuthSdk` in provider.ts): a gateway
+ * without OAuth servers starts without it.
  *
  * @module
  */
