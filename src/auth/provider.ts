@@ -74,6 +74,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   #interactive?: InteractiveOptions;
   #state?: string;
   #verifier?: string;
+  /** What this login discovered (interactive only: a login does not read the stored discovery). */
+  #discovered?: OAuthDiscoveryState;
   /** The tokens last handed to the SDK, so a refused refresh drops only those. */
   #seen?: { refresh?: string; access?: string };
   /** The authorization server discovery found, for messages. */
@@ -228,8 +230,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
-    // A login discovers afresh, in case the authorization server moved.
-    if (this.#interactive) return undefined;
+    // A login discovers afresh, in case the authorization server moved; its callback leg (the code
+    // exchange) reads what this login discovered (the SDK binds the code to that authorization server).
+    if (this.#interactive) return this.#discovered;
     const state = this.record()?.discovery as OAuthDiscoveryState | undefined;
     if (state?.authorizationServerUrl) this.authorizationServer = state.authorizationServerUrl;
     return state;
@@ -237,6 +240,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.authorizationServer = state.authorizationServerUrl;
+    if (this.#interactive) this.#discovered = state;
     this.#update({ discovery: state as unknown as Record<string, unknown> });
   }
 
@@ -254,7 +258,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
         } at ${when}`,
       );
     }
-    if (scope === "all" || scope === "discovery") this.#update({ discovery: null });
+    if (scope === "all" || scope === "discovery") {
+      this.#discovered = undefined;
+      this.#update({ discovery: null });
+    }
     if (scope === "verifier") this.#verifier = undefined;
   }
 }
