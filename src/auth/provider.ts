@@ -14,17 +14,17 @@ import type {
   OAuthClientProvider,
   OAuthDiscoveryState,
   OAuthTokens,
-} from "./sdk.ts";
+} from "../mcp/sdk_auth.ts";
 
 /** The SDK's OAuth client once loaded (see {@linkcode loadAuthSdk}). */
-let authSdk: typeof import("./sdk.ts") | undefined;
+let authSdk: typeof import("../mcp/sdk_auth.ts") | undefined;
 
 /**
- * The SDK's OAuth client (`sdk.ts`), loaded on first use: a gateway without OAuth servers starts
+ * The SDK's OAuth client (`src/mcp/sdk_auth.ts`), loaded on first use: a gateway without OAuth servers starts
  * without it (it costs start-up time). {@linkcode ServerAuth} starts loading it when it is created.
  */
-export function loadAuthSdk(): Promise<typeof import("./sdk.ts")> {
-  return import("./sdk.ts").then((sdk) => authSdk = sdk);
+export function loadAuthSdk(): Promise<typeof import("../mcp/sdk_auth.ts")> {
+  return import("../mcp/sdk_auth.ts").then((sdk) => authSdk = sdk);
 }
 
 /** The part of a server's config the OAuth client needs. */
@@ -74,6 +74,8 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   #interactive?: InteractiveOptions;
   #state?: string;
   #verifier?: string;
+  /** What this login discovered (interactive only: a login does not read the stored discovery). */
+  #discovered?: OAuthDiscoveryState;
   /** The tokens last handed to the SDK, so a refused refresh drops only those. */
   #seen?: { refresh?: string; access?: string };
   /** The authorization server discovery found, for messages. */
@@ -228,8 +230,9 @@ export class StoreOAuthProvider implements OAuthClientProvider {
   }
 
   discoveryState(): OAuthDiscoveryState | undefined {
-    // A login discovers afresh, in case the authorization server moved.
-    if (this.#interactive) return undefined;
+    // A login discovers afresh, in case the authorization server moved; its callback leg (the code
+    // exchange) reads what this login discovered (the SDK binds the code to that authorization server).
+    if (this.#interactive) return this.#discovered;
     const state = this.record()?.discovery as OAuthDiscoveryState | undefined;
     if (state?.authorizationServerUrl) this.authorizationServer = state.authorizationServerUrl;
     return state;
@@ -237,6 +240,7 @@ export class StoreOAuthProvider implements OAuthClientProvider {
 
   saveDiscoveryState(state: OAuthDiscoveryState): void {
     this.authorizationServer = state.authorizationServerUrl;
+    if (this.#interactive) this.#discovered = state;
     this.#update({ discovery: state as unknown as Record<string, unknown> });
   }
 
@@ -254,7 +258,10 @@ export class StoreOAuthProvider implements OAuthClientProvider {
         } at ${when}`,
       );
     }
-    if (scope === "all" || scope === "discovery") this.#update({ discovery: null });
+    if (scope === "all" || scope === "discovery") {
+      this.#discovered = undefined;
+      this.#update({ discovery: null });
+    }
     if (scope === "verifier") this.#verifier = undefined;
   }
 }
@@ -275,7 +282,7 @@ export class ServerAuth {
   readonly provider: StoreOAuthProvider;
   #refreshing?: Promise<void>;
   #fetch: typeof fetch;
-  #sdk: Promise<typeof import("./sdk.ts")>;
+  #sdk: Promise<typeof import("../mcp/sdk_auth.ts")>;
 
   constructor(store: AuthStore, target: AuthTarget, options: { fetch?: typeof fetch } = {}) {
     this.provider = new StoreOAuthProvider(store, target);

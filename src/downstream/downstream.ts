@@ -6,14 +6,7 @@
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type PackedTool, packTool, type ToolDefinition } from "../catalog/mod.ts";
-import {
-  CallToolResultSchema,
-  type Client,
-  ErrorCode,
-  loadClientSdk,
-  McpError,
-  ToolListChangedNotificationSchema,
-} from "../mcp/sdk.ts";
+import { type Client, ErrorCode, loadClientSdk, McpError } from "../mcp/sdk.ts";
 import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
 import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
 import { InvalidResultError, messageOf } from "../mcp/errors.ts";
@@ -491,7 +484,7 @@ export class Downstream {
       { name: this.#options.clientName, version: this.#options.clientVersion },
       { capabilities: {}, jsonSchemaValidator: sdk.lazyValidator() },
     );
-    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/tools/list_changed", () => {
       if (this.#client === client) this.#toolsChanged();
     });
     this.#options.onClient?.(client);
@@ -737,7 +730,7 @@ export class Downstream {
         : { name, arguments: args };
       // The deadline and the cancellation are the fast path's (deadline.ts); the SDK sends the request.
       return await calls.sdk(options, (sdk) =>
-        client.callTool(params, CallToolResultSchema, {
+        client.callTool(params, {
           ...sdk,
           onprogress: options.onProgress,
         }) as Promise<CallToolResult>);

@@ -480,7 +480,7 @@ function settleRaw(call: RawCall, raw: RawBytes, members: readonly Member[]): vo
         throw new InvalidResultError("the error answer has no numeric code and string message");
       }
       raw.discardSpill();
-      call.reject(new McpError(e.code, e.message, e.data));
+      call.reject(McpError.asSent(e.code, e.message, e.data));
       return;
     }
     if (!result) throw new InvalidResultError("the answer has neither result nor error");

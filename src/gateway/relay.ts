@@ -8,16 +8,7 @@
  */
 import type { Hub } from "../hub/hub.ts";
 import { elicitationMode, elicitationRefusal } from "../mcp/mod.ts";
-import {
-  ElicitationCompleteNotificationSchema,
-  ErrorCode,
-  LoggingMessageNotificationSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  relayRequestHandler,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-} from "../mcp/sdk.ts";
+import { ErrorCode, McpError, relayRequestHandler } from "../mcp/sdk.ts";
 import type {
   Client,
   ClientCapabilities,
@@ -175,23 +166,23 @@ export class SessionRelay {
     if (caps.sampling) relay("sampling/createMessage", "sampling");
     if (caps.elicitation) relay("elicitation/create", "elicitation");
     if (caps.roots) relay("roots/list", "roots");
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => {
+    client.setNotificationHandler("notifications/message", (n) => {
       for (const s of this.#logReaders(name)) s.logMessage(name, n.params);
     });
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+    client.setNotificationHandler("notifications/resources/updated", (n) => {
       // One host gets what the server sends, as directly; shared sessions only what they subscribed to.
       const subscribed = this.#subscribers.get(`${name}\n${n.params.uri}`);
       for (const s of this.#sessions) {
         if (s.sees(name) && (!this.#options.shared || subscribed?.has(s))) s.resourceUpdated(name, n.params);
       }
     });
-    client.setNotificationHandler(ElicitationCompleteNotificationSchema, (n) => {
+    client.setNotificationHandler("notifications/elicitation/complete", (n) => {
       this.#elicitationComplete(name, n.params);
     });
-    client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/resources/list_changed", () => {
       for (const s of this.#sessions) if (s.sees(name)) s.resourceListChanged();
     });
-    client.setNotificationHandler(PromptListChangedNotificationSchema, () => {
+    client.setNotificationHandler("notifications/prompts/list_changed", () => {
       for (const s of this.#sessions) if (s.sees(name)) s.promptListChanged(name);
     });
   }

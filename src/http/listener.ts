@@ -16,7 +16,7 @@ import { hasEscapedKey, parseJson } from "../json/mod.ts";
 import { type Hub } from "../hub/mod.ts";
 import {
   type JSONRPCMessage,
-  loadHttpSdk,
+  loadHostHttpSdk,
   type WebStandardStreamableHTTPServerTransport,
 } from "../mcp/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, sameHex, TokenGuard } from "./guard.ts";
@@ -140,7 +140,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const tokensRequired = guard.required;
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
-  const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
+  const { WebStandardStreamableHTTPServerTransport } = await loadHostHttpSdk();
   const metricsHash = config.metricsToken === undefined
     ? undefined
     : await secretHash(config.metricsToken, "metrics_token", options.tokenEnv, config.path);

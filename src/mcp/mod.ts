@@ -1,15 +1,20 @@
 /**
  * The SDK seam: the only room that imports the MCP TypeScript SDK. Types and the protocol's error codes
- * load with the process; the client and HTTP classes load on demand (`loadClientSdk`, `loadHttpSdk`), so a
- * gateway on stdio starts without them. Both protocol eras are spoken here: `Era` on a downstream
+ * load with the process; the client and HTTP classes load on demand (`loadClientSdk`, `loadHttpSdk`,
+ * `loadHostHttpSdk`), so a gateway on stdio starts without them. One seam per side: `sdk_downstream.ts`
+ * (the client of the servers), `sdk_host.ts` (the server of the hosts), `sdk_auth.ts` (the OAuth client),
+ * with the shared types in `sdk.ts`. Both protocol eras are spoken here: `Era` on a downstream
  * connection (a 2026-07-28-only server, its `input_required` rounds), `HostEra` on a host connection
  * (a 2026-07-28 host, `input_required` for a legacy server's requests); see docs/protocol.md.
  *
  * @module
  */
-export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
-// Types only: the classes load on demand (`loadHttpSdk`).
-export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
+export type { JSONRPCMessage, Transport } from "./sdk.ts";
+export { loadHttpSdk } from "./sdk_downstream.ts";
+export { loadHostHttpSdk } from "./sdk_host.ts";
+// Types only: the classes load on demand (`loadHttpSdk`, `loadHostHttpSdk`).
+export type { StreamableHTTPClientTransport } from "./sdk_http.ts";
+export type { WebStandardStreamableHTTPServerTransport } from "./sdk_host_http.ts";
 export { ErrorCode, invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
 export { eraFetch, EraTransport, ListenStreams, ToolParams } from "./era_http.ts";

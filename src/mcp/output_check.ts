@@ -12,8 +12,9 @@ import { parseSteps, slicedParseApplies } from "../json/sliced_json.ts";
 import { Stepper } from "../json/slices.ts";
 
 /**
- * The SDK Client's own record of the last `tools/list` (private in its types; `listToolsPage` fills it as
- * `listTools` does): what its `callTool` checks before and after a call.
+ * The downstream client's record of the last `tools/list` (`Client` in sdk_client.ts, the gateway's own
+ * since v2 keeps none it could read; `listToolsPage` fills it): what its `callTool` checks before and
+ * after a call.
  */
 export interface ToolMetadata {
   /** The tool's `outputSchema` check (see `lazyValidator` in sdk_client.ts), if it declared one. */

@@ -1,110 +1,43 @@
 /**
- * The one place that imports the MCP SDK (with `sdk_client.ts` and `sdk_http.ts`, loaded on demand, and
- * `host_server.ts`, the SDK's `Server` on its `Protocol`), so an SDK upgrade touches these files.
- * `.js` subpath imports carry a `@ts-types` hint: without it Deno resolves the
- * SDK's `./*` export to a missing `.js.d.ts` and the types silently become `any`.
+ * The MCP SDK, as the rest of `src/` takes it: the protocol's types and what both sides use (the message
+ * schema, `McpError`, the base result schema, `Transport`), and the two seams re-exported, one per side:
+ * `sdk_downstream.ts` (the client of the servers; `sdk_client.ts` and `sdk_http.ts` on demand) and
+ * `sdk_host.ts` (the server of the hosts; `sdk_host_http.ts` on demand). The SDK is imported only in these
+ * files, `host_server.ts` and `sdk_auth.ts` (the OAuth client), so each step of an SDK upgrade touches one
+ * side's seam (docs/v2-migration.md).
  *
  * @module
  */
-export type { Client } from "@modelcontextprotocol/sdk/client";
-// The gateway's own codes (errors.ts), where importers of this module found the SDK's `ErrorCode` before.
-export { ErrorCode } from "./errors.ts";
-export { HostServer } from "./host_server.ts";
-// @ts-types="@modelcontextprotocol/sdk/validation"
-export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation";
-
-/**
- * The SDK's `Client` and Ajv (`sdk_client.ts`), loaded when the first downstream connects: the host's
- * `initialize` is answered without them (see host_server.ts).
- */
-export function loadClientSdk(): Promise<typeof import("./sdk_client.ts")> {
-  return import("./sdk_client.ts");
-}
-
-/** The SDK's HTTP transports (`sdk_http.ts`), loaded on first use: a gateway on stdio starts without them. */
-export function loadHttpSdk(): Promise<typeof import("./sdk_http.ts")> {
-  return import("./sdk_http.ts");
-}
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export {
-  CallToolRequestSchema,
-  CallToolResultSchema,
-  JSONRPCMessageSchema,
-  ListToolsRequestSchema,
-  ListToolsResultSchema,
-  McpError,
-  ToolListChangedNotificationSchema,
-  ToolSchema,
-} from "@modelcontextprotocol/sdk/types.js";
+export { JSONRPCMessageSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-export {
-  CompleteRequestSchema,
-  CreateMessageRequestSchema,
-  ElicitationCompleteNotificationSchema,
-  ElicitRequestSchema,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListRootsRequestSchema,
-  LoggingMessageNotificationSchema,
-  PromptListChangedNotificationSchema,
-  ReadResourceRequestSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ResultSchema,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import {
-  CreateMessageRequestSchema as CreateMessage,
-  ElicitRequestSchema as Elicit,
-  ListRootsRequestSchema as ListRoots,
-  RequestSchema,
-} from "@modelcontextprotocol/sdk/types.js";
-import type { Client as SdkClient } from "@modelcontextprotocol/sdk/client";
-// @ts-types="@modelcontextprotocol/sdk/types"
-import type { Result as SdkResult } from "@modelcontextprotocol/sdk/types.js";
+import { McpError as V1McpError } from "@modelcontextprotocol/sdk/types.js";
 
-/** The server-to-client requests the gateway relays, each with params as loose as the base request's. */
-const RELAYED = {
-  "sampling/createMessage": RequestSchema.extend({ method: CreateMessage.shape.method }),
-  "elicitation/create": RequestSchema.extend({ method: Elicit.shape.method }),
-  "roots/list": RequestSchema.extend({ method: ListRoots.shape.method }),
-};
-
-/** A server-to-client request the gateway relays. */
-export type RelayedMethod = keyof typeof RELAYED;
+/** Where v2's errors carry their brands (`Symbol.for`: the same in every copy of the v2 packages). */
+const BRANDS = Symbol.for("mcp.sdk.errorBrands");
 
 /**
- * Installs the relay of a server-to-client request on a downstream client: `handler` gets the params
- * exactly as the server sent them and its answer goes back as given. The SDK `Client`'s own handling
- * (a parse of the request and of the answer against its models, which drops every key they do not
- * name: an elicitation's `$schema`, `title`, `x-…` keys) is skipped; the host validates what it is sent.
+ * A JSON-RPC error: made as v1's `McpError` (its message prefixed "MCP error N:"), and `instanceof` true
+ * also for the v2 client's `ProtocolError` (a server's error on a downstream connection), matched by its
+ * brand as v2 matches its own across bundles, so that "a peer's JSON-RPC error" is one test on both SDK
+ * lines without loading v2 at start.
  */
-export function relayRequestHandler(
-  client: SdkClient,
-  method: RelayedMethod,
-  handler: (
-    params: Record<string, unknown> | undefined,
-    extra: { signal: AbortSignal },
-  ) => Promise<SdkResult>,
-): void {
-  // The base Protocol's setRequestHandler (the Client's own wraps elicitation and sampling in parses).
-  let base: { setRequestHandler: SdkClient["setRequestHandler"] } | undefined;
-  for (let p = Object.getPrototypeOf(client); p; p = Object.getPrototypeOf(p)) {
-    if (Object.hasOwn(p, "setRequestHandler")) base = p;
+export class McpError extends V1McpError {
+  /** A peer's error as it came (no prefix added to its message), as the v2 client hands it on. */
+  static asSent(code: number, message: string, data?: unknown): McpError {
+    const error = new McpError(code, message, data);
+    error.message = message;
+    return error;
   }
-  base!.setRequestHandler.call(
-    client,
-    RELAYED[method],
-    (request, extra) => handler(request.params as Record<string, unknown> | undefined, extra),
-  );
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (Function.prototype[Symbol.hasInstance].call(V1McpError, value)) return true;
+    if (typeof value !== "object" || value === null) return false;
+    const brands = (value as { [BRANDS]?: { has(brand: string): boolean } })[BRANDS];
+    return typeof brands?.has === "function" && brands.has("mcp.ProtocolError");
+  }
 }
 // @ts-types="@modelcontextprotocol/sdk/types"
 export type {
@@ -121,8 +54,10 @@ export type {
   ServerRequest,
   Tool,
 } from "@modelcontextprotocol/sdk/types.js";
-/** The SDK's own parse of a request's result (what `Client.request` runs on an answer). */
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-export { safeParse as sdkSafeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-// @ts-types="@modelcontextprotocol/sdk/shared/protocol"
-export type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+/** v1's notification schemas, for the tests' v1 clients (the gateway's own handlers are keyed by method). */
+// @ts-types="@modelcontextprotocol/sdk/types"
+export { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+// The gateway's own codes (errors.ts), where importers of this module found the SDK's `ErrorCode` before.
+export { ErrorCode } from "./errors.ts";
+export * from "./sdk_downstream.ts";
+export * from "./sdk_host.ts";

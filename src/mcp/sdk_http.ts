@@ -1,14 +1,30 @@
 /**
- * The MCP SDK's HTTP transports, apart from `sdk.ts` so that a gateway on stdio never loads them
- * (Streamable HTTP and SSE clients, the Streamable HTTP server): they cost start-up time and are needed
- * only by HTTP upstream servers, `--listen` and `mcp connect`. Import them with `loadHttpSdk()` (`sdk.ts`), or
- * as types only: a static import of this module loads them at start.
+ * The MCP SDK's HTTP client transports (Streamable HTTP and SSE, from the v2 client package), apart from
+ * `sdk_downstream.ts` so that a gateway on stdio never loads them: they are needed only by HTTP upstream
+ * servers and `mcp connect`. Import them with `loadHttpSdk()` (`sdk_downstream.ts`), or as types only: a
+ * static import of this module loads the client package (and Ajv) at start. The server transport is
+ * `sdk_host_http.ts`.
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
-export { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
-export { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-// @ts-types="@modelcontextprotocol/sdk/client/sse"
-export { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import {
+  SSEClientTransport as SdkSSEClientTransport,
+  type SSEClientTransportOptions,
+  StreamableHTTPClientTransport as SdkStreamableHTTPClientTransport,
+  type StreamableHTTPClientTransportOptions,
+} from "@modelcontextprotocol/client";
+import { ISSUER_CHECK } from "./sdk_auth.ts";
+
+/** The SDK's Streamable HTTP client transport, its OAuth as the gateway's (`ISSUER_CHECK`, sdk_auth.ts). */
+export class StreamableHTTPClientTransport extends SdkStreamableHTTPClientTransport {
+  constructor(url: URL, options?: StreamableHTTPClientTransportOptions) {
+    super(url, { ...ISSUER_CHECK, ...options });
+  }
+}
+
+/** The SDK's SSE client transport, its OAuth as the gateway's (`ISSUER_CHECK`, sdk_auth.ts). */
+export class SSEClientTransport extends SdkSSEClientTransport {
+  constructor(url: URL, options?: SSEClientTransportOptions) {
+    super(url, { ...ISSUER_CHECK, ...options });
+  }
+}

@@ -34,7 +34,7 @@ const ANY_OBJECT = ResultSchema.omit({ _meta: true });
 /** What a page request passes on to `Client.request`. */
 export type ListToolsOptions = Parameters<Client["listTools"]>[1];
 
-/** The SDK Client's private tool-metadata cache (output-schema validators, task-support flags for `callTool`). */
+/** The downstream client's record of tools (output-schema validators, task-support flags for `callTool`). */
 interface ToolMetadataCache {
   cacheToolMetadata(tools: ListToolsResult["tools"]): void;
 }
@@ -50,9 +50,11 @@ interface ParseError extends Error {
 }
 
 /**
- * Lists one page of tools, exactly as `client.listTools(params, options)` would: the same request, the
- * same result (the SDK's `ListToolsResultSchema` output), the same ZodError (same issues, same order) when
- * the answer is invalid, and the same tool metadata cached in the client for `callTool`. A page of more
+ * Lists one page of tools, exactly as v1's `client.listTools(params, options)` did: the same request, the
+ * same result (v1's `ListToolsResultSchema` output), the same ZodError (same issues, same order) when
+ * the answer is invalid, and the same tool metadata recorded in the client for `callTool`. Never from the
+ * v2 client's response cache, and every tool the server listed (v2's `listTools` drops some): the trust
+ * screen judges them all. A page of more
  * than {@link SLICED_LIST_MIN_TOOLS} tools is validated tool by tool in slices of ~{@link SLICE_MS} ms.
  */
 export async function listToolsPage(

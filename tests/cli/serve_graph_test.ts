@@ -76,7 +76,12 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
     local.filter((s) => s.startsWith("src/cli/") && !/\/(serve|command|host|version|progress)\.ts$/.test(s)),
     [],
   );
-  assert.deepEqual(local.filter((s) => s === "src/auth/sdk.ts" || s === "src/mcp/sdk_http.ts"), []);
+  assert.deepEqual(
+    local.filter((s) =>
+      ["src/mcp/sdk_auth.ts", "src/mcp/sdk_http.ts", "src/mcp/sdk_host_http.ts"].includes(s)
+    ),
+    [],
+  );
   // Loaded on their first use: the stats queries and report, get_result's paging, the OAuth login flow
   // and the HTTP downstreams' list screen.
   assert.deepEqual(
@@ -95,7 +100,13 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   );
   // The SDK's Server and Client modules import Ajv (~30 ms to load): the host's side is HostServer on the
   // SDK's Protocol, and the Client (with Ajv) loads when the first downstream connects (sdk_client.ts).
-  assert.deepEqual(npm.filter((s) => /sdk@[^/]+\/(client|server)$|ajv/.test(s)), []);
+  // The same holds of the v2 packages' indexes (each bundles Ajv).
+  assert.deepEqual(
+    npm.filter((s) =>
+      /sdk@[^/]+\/(client|server)$|ajv|@modelcontextprotocol\/(client|server)@[^/]+$/.test(s)
+    ),
+    [],
+  );
   assert.ok(!local.includes("src/mcp/sdk_client.ts"));
   // Telemetry (and the OpenTelemetry API) loads only with OTEL_DENO=true or --listen (telemetry/).
   assert.deepEqual(local.filter((s) => s.startsWith("src/telemetry/")), []);

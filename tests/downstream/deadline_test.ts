@@ -54,9 +54,13 @@ async function open(path: Path): Promise<Opened> {
     onClient: (client: Client) => {
       // What the SDK's client is asked for: its request options decide its own timer.
       const request = client.request.bind(client);
-      client.request = ((req: { method: string }, schema: never, options?: Record<string, unknown>) => {
-        if (req.method === "tools/call") sdkCalls.push({ ...options });
-        return request(req as never, schema, options as never);
+      client.request = ((req: { method: string }, schema?: unknown, options?: Record<string, unknown>) => {
+        // request(req, options) or request(req, resultSchema, options) (a Standard Schema).
+        const given = typeof schema === "object" && schema !== null && !("~standard" in schema)
+          ? schema as Record<string, unknown>
+          : options;
+        if (req.method === "tools/call") sdkCalls.push({ ...given });
+        return request(req as never, schema as never, options as never);
       }) as typeof client.request;
     },
   });
@@ -150,10 +154,10 @@ for (const path of PATHS) {
       const error = await failure(o, "rpc_error", { code, message: text, data }, { timeoutMs: 30_000 });
       assert.ok(error instanceof McpError, String(error));
       assert.ok(!isLocalFailure(error));
-      // The fixture's SDK server writes its message with the prefix; the SDK's client adds its own.
+      // The fixture's (v1) SDK server writes its message with the prefix; the (v2) client adds none.
       assert.deepEqual(
         [error.code, error.message, error.data],
-        [code, `MCP error ${code}: MCP error ${code}: ${text}`, data],
+        [code, `MCP error ${code}: ${text}`, data],
       );
     }
     assert.equal(o.d.state, "connected");

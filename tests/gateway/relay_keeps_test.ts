@@ -9,7 +9,7 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema } from "@modelcon
 import { connectDirect, connectGateway, DENO, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 import { httpClient, startListener } from "../http/http_helpers.ts";
 import { splitUri } from "../../src/hub/uris.ts";
-import { REQUESTED_SCHEMA } from "../fixtures/relay_server.ts";
+import { MISSING, NEEDS_URL, REQUESTED_SCHEMA } from "../fixtures/relay_server.ts";
 
 const RELAY = `${ROOT}tests/fixtures/relay_server.ts`;
 const SERVER_ARGS = ["run", "-A", RELAY];
@@ -112,10 +112,42 @@ Deno.test("the relay keeps what it does not model (direct vs gateway, stdio)", a
 
     await t.step("tools/list keeps the server's order", async () => {
       const want = (await d.listTools()).tools.map((x) => x.name);
-      assert.deepEqual(want, ["zeta", "alpha", "elicit", "log", "middle"]);
+      assert.deepEqual(want, ["zeta", "alpha", "elicit", "log", "middle", "fail"]);
       const got = (await g.listTools()).tools.map((x) => x.name).filter((n) => n.startsWith("relay__"));
       assert.deepEqual(got, want.map((n) => `relay__${n}`));
     });
+
+    await t.step(
+      "a server's -32002 and -32042 errors reach the host with their code, message and data",
+      async () => {
+        // The errors as they arrive at each host, before its SDK client reads them (v1's rebuilds a -32042
+        // with its elicitations only).
+        const wire = (client: Client) => {
+          const errors: unknown[] = [];
+          const transport = client.transport!;
+          const next = transport.onmessage!;
+          transport.onmessage = (message, extra) => {
+            if ("error" in message) errors.push(structuredClone(message.error));
+            next(message, extra);
+          };
+          return errors;
+        };
+        const direct = wire(d);
+        const viaHub = wire(g);
+        const fails = (p: Promise<unknown>) => p.then(() => assert.fail("resolved"), () => {});
+        const template = (await g.listResourceTemplates()).resourceTemplates[0]!.uriTemplate;
+        for (const [id, error] of [["missing", MISSING], ["needs-url", NEEDS_URL]] as const) {
+          // resources/read: the SDK client's path (the v2 client keeps the error as the server sent it).
+          await fails(d.readResource({ uri: `echo://item/${id}` }));
+          await fails(g.readResource({ uri: expand(template, id) }));
+          // tools/call: the fast path (bytes).
+          await fails(d.callTool({ name: "fail", arguments: error }));
+          await fails(g.callTool({ name: "relay__fail", arguments: error }));
+        }
+        assert.deepEqual(direct, [MISSING, MISSING, NEEDS_URL, NEEDS_URL]);
+        assert.deepEqual(viaHub, direct);
+      },
+    );
   } finally {
     await d.close();
   }

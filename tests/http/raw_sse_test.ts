@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { relayRawResults, SessionEvents } from "../../src/http/mod.ts";
-import { type JSONRPCMessage, loadHttpSdk } from "../../src/mcp/mod.ts";
+import { type JSONRPCMessage, loadHostHttpSdk } from "../../src/mcp/mod.ts";
 
 const enc = new TextEncoder();
 const URL_MCP = "http://127.0.0.1/mcp";
@@ -15,7 +15,7 @@ async function session(
   answer: (id: string | number, send: ReturnType<typeof relayRawResults>) => void,
   eventStore = new SessionEvents(),
 ) {
-  const { WebStandardStreamableHTTPServerTransport } = await loadHttpSdk();
+  const { WebStandardStreamableHTTPServerTransport } = await loadHostHttpSdk();
   const transport = relayRawResults(
     new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => "session-1",

@@ -1,25 +1,30 @@
 import assert from "node:assert/strict";
 import { sdkSafeParse } from "../../src/mcp/sdk.ts";
 import { Client } from "../../src/mcp/sdk_client.ts";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client";
 import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/trust/list_tools.ts";
 import { parseConfig } from "../../src/config/mod.ts";
 import { DEFAULT_RESTART_POLICY } from "../../src/downstream/mod.ts";
 import { Hub } from "../../src/hub/mod.ts";
 import { DENO, FIXTURE, HOSTILE } from "../helpers.ts";
 
-/** The SDK Client's private caches that `cacheToolMetadata` fills. */
+/** The v1 SDK Client's private caches that its `cacheToolMetadata` fills. */
 interface Caches {
   _cachedToolOutputValidators: Map<string, unknown>;
-  _cachedKnownTaskTools: Set<string>;
   _cachedRequiredTaskTools: Set<string>;
 }
 
 /**
- * A real SDK Client whose `request` answers `answer` the way the SDK's Protocol does (a structured clone of
- * the answer, parsed with the requested schema, its ZodError thrown as is), recording each request.
+ * A real SDK Client (the gateway's, or v1's as the reference) whose `request` answers `answer` the way v1's
+ * Protocol does (a structured clone of the answer, parsed with the requested schema, its ZodError thrown as
+ * is), recording each request.
  */
-function clientAnswering(answer: unknown, sent: unknown[] = []): Client {
-  const client = new Client({ name: "t", version: "1.0.0" });
+function clientAnswering<C extends Client | V1Client = Client>(
+  answer: unknown,
+  sent: unknown[] = [],
+  make: () => C = () => new Client({ name: "t", version: "1.0.0" }) as C,
+): C {
+  const client = make();
   const c = client as unknown as {
     request: (req: unknown, schema: unknown, options: unknown) => Promise<unknown>;
   };
@@ -31,12 +36,17 @@ function clientAnswering(answer: unknown, sent: unknown[] = []): Client {
   return client;
 }
 
-function caches(client: Client) {
+/** v1's record of a listing (validators by tool, task-required tools). */
+function v1Caches(client: V1Client) {
   const c = client as unknown as Caches;
+  return { validators: [...c._cachedToolOutputValidators.keys()], required: [...c._cachedRequiredTaskTools] };
+}
+
+/** The gateway client's record of the tools it was given (`cacheToolMetadata`), as v1's is read. */
+function caches(client: Client, names: string[]) {
   return {
-    validators: [...c._cachedToolOutputValidators.keys()],
-    known: [...c._cachedKnownTaskTools],
-    required: [...c._cachedRequiredTaskTools],
+    validators: names.filter((n) => client.getToolOutputValidator(n)),
+    required: names.filter((n) => client.isToolTaskRequired(n)),
   };
 }
 
@@ -59,7 +69,7 @@ function tools(n: number): Record<string, unknown>[] {
 async function same(answer: unknown, sliceMs?: number) {
   const sentSdk: unknown[] = [];
   const sentOurs: unknown[] = [];
-  const sdk = clientAnswering(answer, sentSdk);
+  const sdk = clientAnswering(answer, sentSdk, () => new V1Client({ name: "t", version: "1.0.0" }));
   const ours = clientAnswering(answer, sentOurs);
   const params = { cursor: "c1" };
   const options = { timeout: 1234 };
@@ -77,7 +87,9 @@ async function same(answer: unknown, sliceMs?: number) {
     assert.deepEqual(actual.v, expected.v);
     assert.deepEqual(JSON.stringify(actual.v), JSON.stringify(expected.v), "same key order");
   }
-  assert.deepEqual(caches(ours), caches(sdk));
+  const listed = (answer as { tools?: { name?: unknown }[] } | null)?.tools;
+  const names = Array.isArray(listed) ? listed.map((t) => String(t?.name)) : [];
+  assert.deepEqual(caches(ours, names), v1Caches(sdk));
   assert.deepEqual(sentOurs, sentSdk);
   return actual;
 }
