@@ -64,11 +64,19 @@ export async function bridge(options: BridgeOptions): Promise<void> {
   const { StreamableHTTPClientTransport } = await loadHttpSdk();
   const params = new ToolParams();
   const modern = eraFetch(fetch, params);
+  /** The version the 2025 session negotiated, once its `initialize` is answered. */
+  let negotiated: string | undefined;
   const remote = new StreamableHTTPClientTransport(options.url, {
     requestInit: { headers },
-    // A POST in a 2025 session goes as it is; without one, a modern message gets the revision's headers.
-    fetch: (input, init) =>
-      new Headers(init?.headers).has("mcp-session-id") ? fetch(input, init) : modern(input, init),
+    // A POST in a 2025 session goes with the session's version (the SDK's transport puts the envelope's
+    // 2026-07-28 in the header of a modern host's message, which the session would refuse); without a
+    // session, a modern message gets the revision's headers.
+    fetch: (input, init) => {
+      const sent = new Headers(init?.headers);
+      if (!sent.has("mcp-session-id")) return modern(input, init);
+      if (negotiated !== undefined) sent.set("mcp-protocol-version", negotiated);
+      return fetch(input, { ...init, headers: sent });
+    },
   });
   const local = new StdioServerTransport(options.input, options.output);
   const initializing = new Set<string | number>();
@@ -130,7 +138,10 @@ export async function bridge(options: BridgeOptions): Promise<void> {
     if ("id" in message && initializing.has(message.id as string | number) && "result" in message) {
       initializing.delete(message.id as string | number);
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-      if (typeof version === "string") remote.setProtocolVersion(version);
+      if (typeof version === "string") {
+        negotiated = version;
+        remote.setProtocolVersion(version);
+      }
     }
     const isNotification = "method" in message && !("id" in message);
     queue = queue.then(async () => {
