@@ -8,6 +8,7 @@
  */
 import type { OAuthConfig } from "../config/mod.ts";
 import type { AuthRecord, AuthStore } from "./store.ts";
+import { httpStatusOf } from "../mcp/mod.ts";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -272,7 +273,7 @@ export function isAuthError(error: unknown): boolean {
     if (e instanceof NeedsLoginError) return true;
     // Before the SDK's OAuth client is loaded, nothing can have thrown its UnauthorizedError.
     if (authSdk !== undefined && e instanceof authSdk.UnauthorizedError) return true;
-    if ((e as { code?: unknown }).code === 401) return true;
+    if (httpStatusOf(e) === 401) return true;
   }
   return false;
 }
@@ -321,7 +322,7 @@ export class ServerAuth {
   isAuthError(error: unknown): boolean {
     if (isAuthError(error)) return true;
     for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
-      if ((e as { code?: unknown }).code === 403) return this.provider.record()?.wantedScope !== undefined;
+      if (httpStatusOf(e) === 403) return this.provider.record()?.wantedScope !== undefined;
     }
     return false;
   }

@@ -11,7 +11,14 @@
  * @module
  */
 import { type ByteSource } from "../json/lines.ts";
-import { eraFetch, type JSONRPCMessage, loadHttpSdk, PROTOCOL_VERSION_KEY, ToolParams } from "../mcp/mod.ts";
+import {
+  eraFetch,
+  httpStatusOf,
+  type JSONRPCMessage,
+  loadHttpSdk,
+  PROTOCOL_VERSION_KEY,
+  ToolParams,
+} from "../mcp/mod.ts";
 import { StdioServerTransport } from "../gateway/mod.ts";
 
 /** Pause between a notification and a following response written to the host. */
@@ -101,10 +108,8 @@ export async function bridge(options: BridgeOptions): Promise<void> {
       lists.set(request.id, sent.cursor === undefined);
     }
     remote.send(message).catch((error) => {
-      const code = (error as { code?: unknown }).code;
-      const text = `${typeof code === "number" && code > 0 ? `HTTP ${code}: ` : ""}${
-        (error as Error).message
-      }`;
+      const code = httpStatusOf(error);
+      const text = `${code !== undefined ? `HTTP ${code}: ` : ""}${(error as Error).message}`;
       const cause = unreachable(error, options.url);
       options.log(`mcp connect: ${cause ?? `${options.url.origin}${options.url.pathname}: ${text}`}`);
       if (!request) return;

@@ -60,3 +60,14 @@ export class InvalidResultError extends TypeError {
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * The HTTP status an SDK transport's error carries: v2's `SdkHttpError` has it as `status` (its `code` is a
+ * string), v1's `StreamableHTTPError` as a numeric `code`. Undefined for any other error.
+ */
+export function httpStatusOf(error: unknown): number | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  const { status, code } = error as { status?: unknown; code?: unknown };
+  if (typeof status === "number") return status;
+  return typeof code === "number" && code >= 100 && code < 600 ? code : undefined;
+}

@@ -15,7 +15,14 @@ export { loadHostHttpSdk } from "./sdk_host.ts";
 // Types only: the classes load on demand (`loadHttpSdk`, `loadHostHttpSdk`).
 export type { StreamableHTTPClientTransport } from "./sdk_http.ts";
 export type { WebStandardStreamableHTTPServerTransport } from "./sdk_host_http.ts";
-export { ErrorCode, invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
+export {
+  ErrorCode,
+  httpStatusOf,
+  invalidParams,
+  invalidRequest,
+  messageOf,
+  ProtocolError,
+} from "./errors.ts";
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
 export { eraFetch, EraTransport, ListenStreams, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";

@@ -50,3 +50,21 @@ Deno.test("src/mcp/errors.ts imports nothing (no SDK, no npm package)", async ()
   const info = JSON.parse(new TextDecoder().decode(stdout)) as { modules: { specifier: string }[] };
   assert.deepEqual(info.modules.map((m) => m.specifier), [`file://${file}`]);
 });
+
+Deno.test("httpStatusOf() reads the HTTP status of both SDK lines' transport errors, nothing else", async () => {
+  const { httpStatusOf } = await import("../../src/mcp/errors.ts");
+  const { SdkHttpError, SdkErrorCode } = await import("@modelcontextprotocol/client");
+  const v2 = new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, "Error POSTing to endpoint: no", {
+    status: 401,
+    statusText: "Unauthorized",
+    text: "no",
+  });
+  assert.equal(httpStatusOf(v2), 401);
+  assert.equal(
+    httpStatusOf(Object.assign(new Error("Error POSTing to endpoint (HTTP 403)"), { code: 403 })),
+    403,
+  );
+  assert.equal(httpStatusOf(Object.assign(new Error("closed"), { code: -32000 })), undefined);
+  assert.equal(httpStatusOf(new Error("plain")), undefined);
+  assert.equal(httpStatusOf("401"), undefined);
+});
