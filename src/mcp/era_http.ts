@@ -33,6 +33,7 @@
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
 import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era.ts";
 import { headerValue, type ParamDeclaration, paramHeaders, scanParamHeaders } from "./param_headers.ts";
+import { httpStatusOf } from "./errors.ts";
 
 export { headerValue };
 
@@ -382,8 +383,8 @@ export class EraTransport implements Transport {
     this.#inner.send(message).catch((error: unknown) => {
       this.#listens?.forget(id);
       if (this.#closed) return;
-      const status = (error as { code?: unknown }).code;
-      const refused = typeof status === "number" && status >= 400 && status < 500;
+      const status = httpStatusOf(error);
+      const refused = status !== undefined && status >= 400 && status < 500;
       if (!refused && this.#attempts.has(id)) {
         this.#streamEnded(id, 0);
         return;

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { SdkErrorCode, SdkHttpError } from "@modelcontextprotocol/client";
 import assert from "node:assert/strict";
 import { Era } from "../../src/mcp/era.ts";
 import { EraTransport, ListenStreams } from "../../src/mcp/era_http.ts";
@@ -228,7 +229,12 @@ Deno.test("over HTTP: a dropped listen stream is listened to again after the bac
 Deno.test("over HTTP: a listen the server refuses (HTTP 4xx) is given up, and a subscribe waiting for it gets the error", async () => {
   const t = await listeningTransport((m) =>
     m.method === "subscriptions/listen"
-      ? Object.assign(new Error("Error POSTing to endpoint: Not Found"), { code: 404 })
+      // What the v2 SDK's transport throws for a 4xx answer (its code is a string; the status is data).
+      ? new SdkHttpError(SdkErrorCode.ClientHttpNotImplemented, "Error POSTing to endpoint: Not Found", {
+        status: 404,
+        statusText: "Not Found",
+        text: "Not Found",
+      })
       : undefined
   );
   try {
