@@ -20,7 +20,7 @@
  * @module
  */
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
-import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era.ts";
+import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
 import { headerValue, type ParamDeclaration, paramHeaders, scanParamHeaders } from "./param_headers.ts";
 
 export { headerValue };
@@ -170,6 +170,8 @@ export class EraTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly era: Era;
+  /** Sees what is written and read (the gateway's CLIENT spans); set before the client connects. */
+  tap?: WireTap;
   readonly #inner: Transport;
   readonly #params?: ToolParams;
   readonly #warn: (line: string) => void;
@@ -213,12 +215,16 @@ export class EraTransport implements Transport {
 
   start(): Promise<void> {
     this.#inner.onmessage = (message) => this.#incoming(message);
-    this.#inner.onclose = () => this.onclose?.();
+    this.#inner.onclose = () => {
+      this.tap?.close();
+      this.onclose?.();
+    };
     this.#inner.onerror = (error) => this.onerror?.(error);
     return this.#inner.start();
   }
 
   #incoming(message: JSONRPCMessage): void {
+    this.tap?.in(message);
     if (this.#params && this.era.era === "modern" && this.#toolParams(message as Params)) return;
     const out = this.era.incoming(message);
     if (this.era.era !== "probing") clearTimeout(this.#probeTimer);
@@ -293,12 +299,14 @@ export class EraTransport implements Transport {
       const id = m.id as string | number;
       this.#calls.set(id, { message: m, again: this.#calls.get(id)?.again ?? false });
     }
+    const sent = this.tap ? this.tap.out(message) : message;
     try {
-      await this.#inner.send(message);
+      await this.#inner.send(sent);
     } catch (error) {
+      this.tap?.unsent(sent, error);
       const opening = this.era.probeFailed();
       if (!opening) throw error;
-      await this.#inner.send(opening);
+      await this.#inner.send(this.tap ? this.tap.out(opening) : opening);
     }
   }
 
@@ -318,7 +326,10 @@ export class EraTransport implements Transport {
     if (this.era.era === "probing" && this.#probeTimer === undefined) {
       this.#probeTimer = setTimeout(() => {
         const opening = this.era.probeFailed();
-        if (opening) this.#inner.send(opening).catch((error) => this.onerror?.(error as Error));
+        if (opening) {
+          this.#inner.send(this.tap ? this.tap.out(opening) : opening)
+            .catch((error) => this.onerror?.(error as Error));
+        }
       }, this.#probeMs);
     }
     if (out.send) await this.#send(out.send);

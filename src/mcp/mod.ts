@@ -11,7 +11,7 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 // Types only: the classes load on demand (`loadHttpSdk`).
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { ErrorCode, invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
-export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
+export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
 export { eraFetch, EraTransport, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
 export { canonicalJson, HostEra } from "./host_era.ts";

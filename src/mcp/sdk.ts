@@ -92,7 +92,7 @@ export function relayRequestHandler(
   method: RelayedMethod,
   handler: (
     params: Record<string, unknown> | undefined,
-    extra: { signal: AbortSignal },
+    extra: { signal: AbortSignal; requestId?: string | number },
   ) => Promise<SdkResult>,
 ): void {
   // The base Protocol's setRequestHandler (the Client's own wraps elicitation and sampling in parses).
