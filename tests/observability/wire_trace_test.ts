@@ -2,14 +2,14 @@
  * CLIENT spans for every request the gateway sends a server (issue #45), not only tool calls: the opening
  * (`initialize`, the 2026-07-28 `server/discover`), `tools/list` pages, and requests made for the host
  * (`prompts/list`, `prompts/get`, `logging/setLevel`), each with its `traceparent` in `params._meta`; and
- * a server's request relayed to the host (sampling): a SERVER span as the gateway receives it, a CLIENT
- * span toward the host. The fixtures log the `traceparent` each request arrived with (`--trace-log`), so
+ * a server's request relayed to the host (sampling; a 2026-07-28 server's `input_required` elicitation): a
+ * SERVER span as the gateway receives it, a CLIENT span toward the host. The fixtures log the `traceparent` each request arrived with (`--trace-log`), so
  * the test checks that the server got the very CLIENT span the receiver got.
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateMessageRequestSchema, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import {
   connectGateway,
   DENO,
@@ -218,6 +218,15 @@ Deno.test("a 2026-07-28 stdio server receives the gateway's CLIENT spans, the to
   // The 2025 opening it refused (it arrived, traced, and failed with -32022); discover came after.
   const init = await clientSpanOf(receiver, await request(log, "initialize"), "initialize", "modern", "pipe");
   assert.equal(attribute(init, "error.type"), "-32022");
+  // On stdio the era listens for its list changes (it offers tools.listChanged): its own request, traced.
+  const listen = await clientSpanOf(
+    receiver,
+    await request(log, "subscriptions/listen"),
+    "subscriptions/listen",
+    "modern",
+    "pipe",
+  );
+  assertRoot(listen);
 });
 
 Deno.test("a 2026-07-28 Streamable HTTP server receives the gateway's CLIENT spans", async () => {
@@ -315,4 +324,51 @@ Deno.test("a server's sampling request: a SERVER span under the call's CLIENT sp
   const call = await receiver.span((s) => s.spanId === received.parentSpanId);
   assert.equal(call.name, "tools/call sample");
   assert.equal(call.kind, CLIENT);
+});
+
+Deno.test("a 2026-07-28 server's input_required round: the relayed elicitation under the call's CLIENT span, one span for both sends", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  const log = `${dir.path}/trace.log`;
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  modern:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(MODERN)}, --trace-log, ${
+      q(log)
+    }]\n`,
+  );
+  const host = new Client({ name: "eliciting-host", version: "1.0.0" }, {
+    capabilities: { elicitation: { form: {} } },
+  });
+  let hostMeta: Record<string, unknown> | undefined;
+  host.setRequestHandler(ElicitRequestSchema, (request) => {
+    hostMeta = request.params._meta as Record<string, unknown> | undefined;
+    return { action: "accept", content: { name: "Ada" } };
+  });
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint), client: host });
+  try {
+    const result = await host.callTool({
+      name: "modern__ask",
+      arguments: { question: "who?" },
+      _meta: { traceparent: `00-${HOST_TRACE}-${HOST_SPAN}-01` },
+    });
+    assert.deepEqual(result.content, [{ type: "text", text: "answer: Ada" }]);
+  } finally {
+    await gw.close();
+  }
+  // The call went twice (the second time with the answer), both times under the same CLIENT span.
+  const calls = (await arrived(log)).filter((a) => a.method === "tools/call");
+  assert.equal(calls.length, 2, JSON.stringify(calls));
+  assert.equal(calls[0].traceparent, calls[1].traceparent);
+  const call = await clientSpanOf(receiver, calls[0], "tools/call ask", "modern", "pipe");
+  assert.equal(call.traceId, HOST_TRACE);
+  // The host got the gateway's CLIENT span toward it, under the SERVER span of the input request.
+  const [, traceId, spanId] = String(hostMeta?.traceparent ?? "").split("-");
+  assert.equal(traceId, HOST_TRACE, JSON.stringify(hostMeta));
+  const toHost = await receiver.span((s) => s.spanId === spanId);
+  assert.equal(toHost.name, "elicitation/create");
+  assert.equal(toHost.kind, CLIENT);
+  const received = await receiver.span((s) => s.spanId === toHost.parentSpanId);
+  assert.equal(received.name, "elicitation/create");
+  assert.equal(received.kind, SERVER);
+  assert.equal(received.parentSpanId, call.spanId);
 });
