@@ -10,7 +10,7 @@
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type Client, loadHttpSdk, type Transport } from "../mcp/sdk.ts";
-import { Era, eraFetch, EraTransport, ToolParams, type WireTap } from "../mcp/mod.ts";
+import { Era, eraFetch, EraTransport, tapTransport, ToolParams, type WireTap } from "../mcp/mod.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { PermanentError, refusalError } from "./failures.ts";
 
@@ -70,6 +70,8 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
       ...authOptions,
     });
     screen.watch(transport);
+    const tap = host.wire?.();
+    if (tap) tapTransport(transport, tap);
     return transport;
   };
   if (host.config().transport === "sse") {

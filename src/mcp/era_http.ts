@@ -161,6 +161,53 @@ export function eraFetch(base: typeof fetch, params?: ToolParams): typeof fetch 
 }
 
 /**
+ * Puts `tap` on a transport without an era (the legacy HTTP+SSE client transport): what it sends passes
+ * through `tap.out`, what it receives through `tap.in` (before a handler set earlier, e.g. the screen of
+ * tool lists, and the client's), and its close ends the tap. Patched on the instance, as the client sets
+ * its handlers on it.
+ */
+export function tapTransport(transport: Transport, tap: WireTap): void {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    const sent = tap.out(message);
+    try {
+      await send(sent, options);
+    } catch (error) {
+      tap.unsent(sent, error);
+      throw error;
+    }
+  };
+  wrapHandler(transport, "onmessage", (next) => (message, extra) => {
+    tap.in(message);
+    next(message, extra);
+  });
+  wrapHandler(transport, "onclose", (next) => () => {
+    tap.close();
+    next();
+  });
+}
+
+/** Wraps each handler set on `transport[key]` from now on, keeping a setter defined before (composed). */
+function wrapHandler<K extends "onmessage" | "onclose">(
+  transport: Transport,
+  key: K,
+  wrap: (next: NonNullable<Transport[K]>) => NonNullable<Transport[K]>,
+): void {
+  const before = Object.getOwnPropertyDescriptor(transport, key);
+  let value = before && !before.set ? before.value as Transport[K] : undefined;
+  Object.defineProperty(transport, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => before?.get ? before.get.call(transport) : value,
+    set: (next: Transport[K]) => {
+      const wrapped = next && wrap(next as NonNullable<Transport[K]>);
+      if (before?.set) before.set.call(transport, wrapped);
+      else value = wrapped;
+    },
+  });
+}
+
+/**
  * A client transport with the connection's {@linkcode Era} between the client and `inner` (see the
  * module documentation). A probe (`server/discover` sent first) that fails to send falls back to the
  * legacy opening at once.

@@ -12,7 +12,7 @@ export { type JSONRPCMessage, loadHttpSdk, type Transport } from "./sdk.ts";
 export type { StreamableHTTPClientTransport, WebStandardStreamableHTTPServerTransport } from "./sdk_http.ts";
 export { ErrorCode, invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
-export { eraFetch, EraTransport, ToolParams } from "./era_http.ts";
+export { eraFetch, EraTransport, tapTransport, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
 export { canonicalJson, HostEra } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";

@@ -19,6 +19,7 @@ import {
   ROOT,
   startFixtureHttp,
   startHttpServer,
+  startRemote,
   tempDir,
   writeConfig,
 } from "../helpers.ts";
@@ -371,4 +372,31 @@ Deno.test("a 2026-07-28 server's input_required round: the relayed elicitation u
   assert.equal(received.name, "elicitation/create");
   assert.equal(received.kind, SERVER);
   assert.equal(received.parentSpanId, call.spanId);
+});
+
+Deno.test("a server on the older HTTP+SSE transport: its opening and tool list are CLIENT spans too", async () => {
+  await using dir = await tempDir();
+  await using receiver = startOtlpReceiver();
+  await using sse = await startRemote("sse");
+  const config = await writeConfig(
+    dir.path,
+    `servers:\n  old:\n    url: ${q(`http://127.0.0.1:${sse.port}/sse`)}\n    transport: sse\n`,
+  );
+  const gw = await connectGateway(config, { env: otelEnv(receiver.endpoint) });
+  try {
+    const result = await gw.client.callTool({ name: "old__echo", arguments: { message: "hi" } });
+    assert.deepEqual(result.content, [{ type: "text", text: "Echo: hi" }]);
+  } finally {
+    await gw.close();
+  }
+  for (const name of ["initialize", "tools/list"]) {
+    const span = await receiver.span((s) => s.name === name && s.kind === CLIENT);
+    assertRoot(span);
+    assert.equal(attribute(span, "mcphub.server.name"), "old");
+    assert.equal(attribute(span, "network.transport"), "tcp");
+    assert.equal(attribute(span, "error.type"), undefined);
+    assert.ok(attribute(span, "jsonrpc.request.id") !== undefined);
+  }
+  const call = await receiver.span((s) => s.name === "tools/call echo" && s.kind === CLIENT);
+  assert.equal(attribute(call, "jsonrpc.request.id") !== undefined, true);
 });
