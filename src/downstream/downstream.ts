@@ -10,7 +10,7 @@ import { type Client, ErrorCode, loadClientSdk, McpError } from "../mcp/sdk.ts";
 import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
 import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
 import { InvalidResultError, messageOf } from "../mcp/errors.ts";
-import { type Era, MODERN_VERSION } from "../mcp/mod.ts";
+import { type Era, MODERN_VERSION, type WireTap } from "../mcp/mod.ts";
 import { StdioClientTransport } from "./stdio.ts";
 import { isLocalFailure, PendingCalls } from "./deadline.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
@@ -125,6 +125,11 @@ export interface DownstreamOptions {
   onClient?: (client: Client) => void;
   /** Writes a long fast-path result into the spool as it arrives (stdio servers; see stdio.ts and json/lines.ts). */
   spill?: LineSpillPolicy;
+  /**
+   * A tap for each new connection's messages (the gateway's CLIENT spans of the requests no caller
+   * traced: see mcp/era.ts); undefined = none (tracing off).
+   */
+  wire?: (transport: "pipe" | "tcp") => WireTap | undefined;
 }
 
 /** Options of one call. */
@@ -504,6 +509,7 @@ export class Downstream {
       cwd,
       onStderr: (chunk) => tail.push(chunk),
       spill: this.#options.spill,
+      tap: this.#options.wire?.("pipe"),
     });
     const client = this.#newClient();
     this.#watch(client, transport);
@@ -559,6 +565,7 @@ export class Downstream {
       log: (line) => this.#options.log(line),
       newClient: () => this.#newClient(),
       watch: (client, transport) => this.#watch(client, transport),
+      wire: this.#options.wire && (() => this.#options.wire!("tcp")),
     };
   }
 

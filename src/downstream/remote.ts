@@ -10,7 +10,15 @@
  */
 import type { ServerConfig } from "../config/mod.ts";
 import { type Client, loadHttpSdk, type Transport } from "../mcp/sdk.ts";
-import { Era, eraFetch, EraTransport, ListenStreams, ToolParams } from "../mcp/mod.ts";
+import {
+  Era,
+  eraFetch,
+  EraTransport,
+  ListenStreams,
+  tapTransport,
+  ToolParams,
+  type WireTap,
+} from "../mcp/mod.ts";
 import type { ServerAuth } from "../auth/mod.ts";
 import { PermanentError, refusalError } from "./failures.ts";
 
@@ -27,6 +35,8 @@ export interface RemoteHost {
   newClient(): Client;
   /** Makes the client and its transport the downstream's session, watched for close and errors. */
   watch(client: Client, transport: Transport): void;
+  /** A tap for a new Streamable HTTP connection's messages (CLIENT spans); undefined = none. */
+  wire?: () => WireTap | undefined;
 }
 
 /** Connects `host` to its remote server (`config().url`); the session is handed to `host.watch`. */
@@ -68,6 +78,8 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
       ...authOptions,
     });
     screen.watch(transport);
+    const tap = host.wire?.();
+    if (tap) tapTransport(transport, tap);
     return transport;
   };
   if (host.config().transport === "sse") {
@@ -97,6 +109,7 @@ async function dial(host: RemoteHost, signal: AbortSignal): Promise<void> {
     Math.floor(host.connectTimeoutMs / 2),
     listens,
   );
+  transport.tap = host.wire?.();
   host.watch(client, transport);
   try {
     await client.connect(transport, { signal, timeout: host.connectTimeoutMs });

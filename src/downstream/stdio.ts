@@ -16,7 +16,7 @@ import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
 import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
 import { slicedParseApplies } from "../json/sliced_json.ts";
 import { NoticeGate } from "./notice_gate.ts";
-import { Era } from "../mcp/mod.ts";
+import { Era, type WireTap } from "../mcp/mod.ts";
 import {
   decodeLine,
   type LineSpillPolicy,
@@ -63,6 +63,8 @@ export interface StdioServerParams {
   probe?: boolean;
   /** How long the probe waits for its answer before the 2025 opening goes. @default PROBE_MS */
   probeMs?: number;
+  /** Sees what is written and read (the gateway's CLIENT spans: see mcp/era.ts). */
+  tap?: WireTap;
 }
 
 /**
@@ -242,9 +244,15 @@ export class StdioClientTransport implements Transport {
    * `tools/list` answer (a big one was taken by its bytes): no later line is scanned for one any more.
    */
   #hand(message: JSONRPCMessage): void {
+    const tap = this.#params.tap;
+    tap?.in(message);
     const era = this.era.incoming(message);
     if (this.#probeTimer !== undefined && this.era.era !== "probing") clearTimeout(this.#probeTimer);
-    if (era.send) this.#writer?.write(era.send).catch((error) => this.onerror?.(error as Error));
+    if (era.send) {
+      this.#writer?.write(tap ? tap.out(era.send) : era.send).catch((error) =>
+        this.onerror?.(error as Error)
+      );
+    }
     for (const request of era.requests ?? []) this.onmessage?.(request);
     if (!era.deliver) return;
     message = era.deliver;
@@ -317,7 +325,10 @@ export class StdioClientTransport implements Transport {
       this.#probeTimer = setTimeout(() => {
         const opening = this.era.probeFailed();
         if (opening && !this.#closed) {
-          this.#writer?.write(opening).catch((error) => this.onerror?.(error as Error));
+          const tap = this.#params.tap;
+          this.#writer?.write(tap ? tap.out(opening) : opening).catch((error) =>
+            this.onerror?.(error as Error)
+          );
         }
       }, this.#params.probeMs ?? PROBE_MS);
     }
@@ -326,7 +337,15 @@ export class StdioClientTransport implements Transport {
       this.#lists.sent(message.id);
     }
     this.#gate.sent(message);
-    await this.#writer.write(message);
+    const tap = this.#params.tap;
+    if (!tap) return await this.#writer.write(message);
+    const sent = tap.out(message);
+    try {
+      await this.#writer.write(sent);
+    } catch (error) {
+      tap.unsent(sent, error);
+      throw error;
+    }
   }
 
   /** The `tools/list` answers awaited, screened from their bytes. */
@@ -462,6 +481,7 @@ export class StdioClientTransport implements Transport {
     this.#rawCalls.clear();
     this.#rawProgress.clear();
     this.#calls.close();
+    this.#params.tap?.close();
     this.onclose?.();
   }
 }

@@ -38,7 +38,7 @@ import type {
   ServerRequest,
 } from "../mcp/sdk.ts";
 import { ServerUnavailableError } from "../downstream/downstream.ts";
-import type { ServerOperation, Telemetry } from "../telemetry/mod.ts";
+import type { ServerOperation, Telemetry, TraceMeta } from "../telemetry/mod.ts";
 import { parseJson } from "../json/mod.ts";
 import { SessionRelay, severity } from "./relay.ts";
 import { namespaceTemplate, namespaceUri, publishedBareUri, splitUri, URI_PREFIX } from "../hub/uris.ts";
@@ -221,18 +221,32 @@ export class Passthrough {
     });
     server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => this.#listPrompts(req.params, extra));
     server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
-      const { name, client, prompt } = await this.#routePrompt(req.params.name, "prompts/get");
-      const result = await this.#forward(client, "prompts/get", { ...req.params, name: prompt }, extra);
+      const { name, client, prompt } = await this.#routePrompt(req.params.name, "prompts/get", extra);
+      const result = await this.#forward(
+        client,
+        "prompts/get",
+        { ...req.params, name: prompt },
+        extra,
+        undefined,
+        prompt,
+      );
       return this.#bare(name) ? result : namespacePromptResult(name, result);
     });
     server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {
       const ref = req.params.ref as Params;
       if (ref.type === "ref/prompt") {
-        const { client, prompt } = await this.#routePrompt(String(ref.name), "completion/complete");
-        return await this.#forward(client, "completion/complete", {
-          ...req.params,
-          ref: { ...ref, name: prompt },
-        }, extra);
+        const { client, prompt } = await this.#routePrompt(String(ref.name), "completion/complete", extra);
+        return await this.#forward(
+          client,
+          "completion/complete",
+          {
+            ...req.params,
+            ref: { ...ref, name: prompt },
+          },
+          extra,
+          undefined,
+          prompt,
+        );
       }
       if (ref.type === "ref/resource") {
         const { client, uri } = await this.#routeUri(String(ref.uri), "completion/complete");
@@ -243,10 +257,10 @@ export class Passthrough {
       }
       invalidParams(`completion/complete: unknown ref type ${JSON.stringify(ref.type)}`);
     });
-    server.setRequestHandler(SetLevelRequestSchema, async (req) => {
+    server.setRequestHandler(SetLevelRequestSchema, async (req, extra) => {
       await this.#settle();
       this.level = req.params.level;
-      await this.#relay.setLevel();
+      await this.#relay.setLevel(this.operationOf(extra));
       return {};
     });
     server.setNotificationHandler(RootsListChangedNotificationSchema, () => {
@@ -305,6 +319,11 @@ export class Passthrough {
   latestCall(server: string): { extra: Extra; seq: number } | undefined {
     const calls = this.#inflight.get(server);
     return calls?.[calls.length - 1];
+  }
+
+  /** The host request `extra` is of (its SERVER operation), when traced. */
+  operationOf(extra: Extra): ServerOperation | undefined {
+    return this.#options.operation?.(extra);
   }
 
   /** The client capabilities this session's host declared (undefined before its initialize). */
@@ -400,33 +419,63 @@ export class Passthrough {
       .map((d) => d.name);
   }
 
-  /** One request to a server; bounded by call_timeout, or `timeoutMs` (lists: connect_timeout). */
+  /**
+   * One request to a server; bounded by call_timeout, or `timeoutMs` (lists: connect_timeout). `prompt`:
+   * the server's own name of the prompt it is about (`prompts/get`, a prompt's completion).
+   */
   async #forward(
     client: Client,
     method: string,
     params: Params,
     extra: Extra,
     timeoutMs = this.#hub.config.callTimeoutMs,
+    prompt?: string,
   ): Promise<Result> {
+    try {
+      return await this.#traced(client, method, extra, (meta) =>
+        client.request(
+          // The CLIENT span is the server's parent (in place of a traceparent the host sent, its own).
+          {
+            method,
+            params: meta
+              ? { ...params, _meta: { ...(params._meta as Params | undefined), ...meta } }
+              : params,
+          },
+          ResultSchema,
+          { signal: extra.signal, timeout: timeoutMs },
+        ), prompt);
+    } catch (error) {
+      throw relayError(error);
+    }
+  }
+
+  /**
+   * A request to a server as a CLIENT operation under the host request `extra` serves: `send` gets the
+   * operation's trace context for the request's `params._meta` (undefined when not tracing).
+   */
+  async #traced<T>(
+    client: Client,
+    method: string,
+    extra: Extra | undefined,
+    send: (meta?: TraceMeta) => Promise<T>,
+    prompt?: string,
+  ): Promise<T> {
     const telemetry = this.#options.telemetry;
     const d = telemetry && this.#hub.downstreams.find((d) => d.client === client);
-    const op = d && telemetry.client(this.#options.operation?.(extra), {
+    if (!d) return await send();
+    const op = telemetry.client(extra && this.#options.operation?.(extra), {
       method: methodName(method),
       server: d.name,
+      prompt,
       transport: d.config.url === undefined ? "pipe" : "tcp",
     });
-    // The CLIENT span is the server's parent (in place of a traceparent the host sent, which is its own).
-    if (op?.meta) params = { ...params, _meta: { ...(params._meta as Params | undefined), ...op.meta } };
     try {
-      const result = await client.request({ method, params }, ResultSchema, {
-        signal: extra.signal,
-        timeout: timeoutMs,
-      });
-      op?.end();
+      const result = await send(op.meta);
+      op.end();
       return result;
     } catch (error) {
-      op?.fail(error, (text) => d!.redact(text));
-      throw relayError(error);
+      op.fail(error, (text) => d.redact(text));
+      throw error;
     }
   }
 
@@ -528,10 +577,16 @@ export class Passthrough {
     let cursor: string | undefined;
     const seen = new Set<string>();
     do {
-      const page = await client.listPrompts(cursor ? { cursor } : {}, {
-        signal: extra?.signal,
-        timeout: this.#hub.config.connectTimeoutMs,
-      });
+      const page = await this.#traced(
+        client,
+        "prompts/list",
+        extra,
+        (meta) =>
+          client.listPrompts({ ...(cursor ? { cursor } : {}), ...(meta ? { _meta: { ...meta } } : {}) }, {
+            signal: extra?.signal,
+            timeout: this.#hub.config.connectTimeoutMs,
+          }),
+      );
       prompts.push(...page.prompts);
       cursor = page.nextCursor;
       if (cursor !== undefined && seen.has(cursor)) break;
@@ -607,6 +662,7 @@ export class Passthrough {
   async #routePrompt(
     publicName: string,
     method: string,
+    extra?: Extra,
   ): Promise<{ name: string; client: Client; prompt: string }> {
     await this.#settle();
     const at = publicName.indexOf(SEPARATOR);
@@ -616,7 +672,7 @@ export class Passthrough {
       const owners: string[] = [];
       for (const server of this.#offering("prompts").filter((s) => this.#bare(s))) {
         const client = this.#hub.downstream(server)!.client!;
-        const table = await this.#promptTable(server, client).catch(() => undefined);
+        const table = await this.#promptTable(server, client, extra).catch(() => undefined);
         if (table?.byPublic.has(publicName)) owners.push(server);
       }
       const prefixed = at > 0 && this.#hub.downstream(name) && !this.#bare(name);
@@ -629,7 +685,7 @@ export class Passthrough {
       );
     if (!name || !this.#promptInScope(publicName) || !this.#hub.downstream(name)) unknown();
     const client = await this.#session(name, method, `prompt ${JSON.stringify(publicName.slice(0, 128))}`);
-    const table = await this.#promptTable(name, client).catch((error) => {
+    const table = await this.#promptTable(name, client, extra).catch((error) => {
       throw relayError(error);
     });
     const prompt = table.byPublic.get(publicName);

@@ -8,7 +8,7 @@
  */
 import type { Hub } from "../hub/hub.ts";
 import { elicitationMode, elicitationRefusal } from "../mcp/mod.ts";
-import { ErrorCode, McpError, relayRequestHandler } from "../mcp/sdk.ts";
+import { ErrorCode, McpError, relayRequestHandler, ResultSchema } from "../mcp/sdk.ts";
 import type {
   Client,
   ClientCapabilities,
@@ -20,6 +20,7 @@ import type {
   ServerRequest,
 } from "../mcp/sdk.ts";
 import type { Passthrough } from "./passthrough.ts";
+import type { ServerOperation } from "../telemetry/mod.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
@@ -161,7 +162,7 @@ export class SessionRelay {
       relayRequestHandler(
         client,
         method,
-        (params, extra) => this.#toHost(name, method, capability, params, extra.signal),
+        (params, extra) => this.#toHost(name, method, capability, params, extra.signal, extra.requestId),
       );
     if (caps.sampling) relay("sampling/createMessage", "sampling");
     if (caps.elicitation) relay("elicitation/create", "elicitation");
@@ -221,6 +222,44 @@ export class SessionRelay {
     capability: keyof ClientCapabilities,
     params: Params | undefined,
     signal: AbortSignal,
+    requestId?: string | number,
+  ): Promise<Result> {
+    // Tracing: a SERVER span for the request as the gateway received it, under the server's traceparent,
+    // else the CLIENT span of the call it is part of (see Telemetry.relayed).
+    const telemetry = this.#hub.telemetry;
+    let op: ServerOperation | undefined;
+    if (telemetry?.tracing) {
+      const target = this.#target(name);
+      const caller = typeof target !== "string" && target.related
+        ? target.session.operationOf(target.related)
+        : undefined;
+      op = telemetry.relayed({
+        method,
+        server: name,
+        requestId,
+        transport: this.#hub.downstream(name)?.config.url === undefined ? "pipe" : "tcp",
+        meta: params?._meta,
+        cause: caller?.openTo(name),
+      });
+    }
+    try {
+      const result = await this.#limited(name, method, capability, params, signal, op);
+      op?.end();
+      return result;
+    } catch (error) {
+      op?.end(relayFailure(error));
+      throw error;
+    }
+  }
+
+  /** A server's request to the host, within the server's bounds of requests in flight and per window. */
+  async #limited(
+    name: string,
+    method: string,
+    capability: keyof ClientCapabilities,
+    params: Params | undefined,
+    signal: AbortSignal,
+    op: ServerOperation | undefined,
   ): Promise<Result> {
     // Bounded per server: one server cannot flood the host (or tie up its user) with requests. The bounds
     // in effect are the config's (`listen_limits.relay_*`), as a reload left them.
@@ -253,7 +292,7 @@ export class SessionRelay {
     use.inFlight++;
     use.count++;
     try {
-      return await this.#relayToHost(name, method, capability, params, signal);
+      return await this.#relayToHost(name, method, capability, params, signal, op);
     } finally {
       use.inFlight--;
     }
@@ -265,6 +304,7 @@ export class SessionRelay {
     capability: keyof ClientCapabilities,
     params: Params | undefined,
     signal: AbortSignal,
+    op?: ServerOperation,
   ): Promise<Result> {
     const target = this.#target(name);
     if (typeof target === "string") {
@@ -299,7 +339,24 @@ export class SessionRelay {
         }
       }
     }
-    return await target.session.requestHost(method, params, signal, target.related);
+    const telemetry = op && this.#hub.telemetry;
+    if (!telemetry) return await target.session.requestHost(method, params, signal, target.related);
+    // The request to the host is the gateway's: a CLIENT span, whose traceparent the host gets.
+    const toHost = telemetry.client(op, { method, server: name, durations: false });
+    const meta = toHost.meta ? { ...(params?._meta as Params | undefined), ...toHost.meta } : undefined;
+    try {
+      const result = await target.session.requestHost(
+        method,
+        meta ? { ...params, _meta: meta } : params,
+        signal,
+        target.related,
+      );
+      toHost.end();
+      return result;
+    } catch (error) {
+      toHost.end(relayFailure(error));
+      throw error;
+    }
   }
 
   /**
@@ -321,21 +378,35 @@ export class SessionRelay {
    * Records a session's `logging/setLevel` (undefined = recompute after a session left) and sends the
    * servers the most verbose level any session asked for.
    */
-  async setLevel(): Promise<void> {
+  async setLevel(cause?: ServerOperation): Promise<void> {
     let level: LoggingLevel | undefined;
     for (const s of this.#sessions) {
       if (s.level && (!level || severity(s.level) < severity(level))) level = s.level;
     }
     if (!level) return;
     this.#level = level;
-    await Promise.all(this.#hub.downstreams.map((d) => d.client && this.#sendLevel(d.client)));
+    await Promise.all(this.#hub.downstreams.map((d) => d.client && this.#sendLevel(d.client, cause)));
   }
 
-  async #sendLevel(client: Client): Promise<void> {
+  /** Sends the level to one server; `cause`: the host's `logging/setLevel` it is sent for (traced). */
+  async #sendLevel(client: Client, cause?: ServerOperation): Promise<void> {
     const level = this.#level;
     if (!level || !client.getServerCapabilities()?.logging) return;
     this.#levelSent.set(client, level);
-    await client.setLoggingLevel(level).catch((error) => {
+    const telemetry = cause?.span && this.#hub.telemetry;
+    const d = telemetry && this.#hub.downstreams.find((d) => d.client === client);
+    // A CLIENT span under the host's request (else the connection's own span: see Telemetry.wire).
+    const op = d && telemetry.client(cause, {
+      method: "logging/setLevel",
+      server: d.name,
+      transport: d.config.url === undefined ? "pipe" : "tcp",
+      durations: false,
+    });
+    const sent = op?.meta
+      ? client.request({ method: "logging/setLevel", params: { level, _meta: { ...op.meta } } }, ResultSchema)
+      : client.setLoggingLevel(level);
+    await sent.then(() => op?.end(), (error) => {
+      op?.fail(error, (text) => d!.redact(text));
       this.#options.log(`logging/setLevel failed downstream: ${(error as Error).message}`);
     });
   }
@@ -357,6 +428,14 @@ export class SessionRelay {
     this.#subscribers.delete(key);
     return true;
   }
+}
+
+/** A relayed request's failure as `error.type`: its JSON-RPC code, else `_OTHER`. */
+function relayFailure(error: unknown): { type: string; code?: number; message?: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "number" || !Number.isInteger(code)) return { type: "_OTHER" };
+  const message = (error as { message?: unknown }).message;
+  return { type: String(code), code, message: typeof message === "string" ? message : undefined };
 }
 
 /** A window as written in the config: whole seconds when it is, else milliseconds. */

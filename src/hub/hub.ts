@@ -30,7 +30,7 @@ import { type InjectionMarker, toolMarkers } from "../trust/injection.ts";
 import type { RejectedTool } from "../trust/limits.ts";
 import { type ToolDefinition, unpackTool } from "../catalog/mod.ts";
 import { type AuthStore, serverAuth } from "../auth/light.ts";
-import type { Telemetry } from "../telemetry/mod.ts";
+import type { Telemetry, WireTrace } from "../telemetry/mod.ts";
 
 /** How a call reached the hub, and the record of one finished call: the intelligence module's shapes. */
 export type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
@@ -353,6 +353,11 @@ export class Hub {
         () => ({ budget: this.config.responseBudget, verbatim: this.config.verbatim }),
         options.finalize?.spool,
       ),
+      // Tracing: each connection's own requests (opening, lists, listens) as CLIENT spans.
+      wire: options.telemetry?.tracing
+        ? (transport: "pipe" | "tcp"): WireTrace | undefined =>
+          options.telemetry!.wire(server.name, transport, (text: string): string => d.redact(text))
+        : undefined,
     });
     if (!cache) return d;
     // The cached list is read in steps (100,000 tools: ~0.5 s read and parsed, then checked and packed),
@@ -750,6 +755,11 @@ export class Hub {
    */
   finalizeOther(result: Record<string, unknown>, meta: { server: string; tool: string; namespaced: string }) {
     return finalizeOther(this.#callPath(), result, meta);
+  }
+
+  /** Spans and durations (see telemetry/); undefined = none. */
+  get telemetry(): Telemetry | undefined {
+    return this.#options.telemetry;
   }
 
   /** What the call path reads of this hub, at the time of the call. */

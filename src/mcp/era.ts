@@ -63,6 +63,24 @@ const SUBSCRIPTION_KEY = "io.modelcontextprotocol/subscriptionId";
 type Params = Record<string, unknown>;
 type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Params };
 
+/**
+ * What sees every message a downstream connection writes and reads, at the wire (after the era made
+ * it): the gateway's CLIENT spans of the requests no caller traced (telemetry's `WireTrace`).
+ */
+export interface WireTap {
+  /** A message about to be written; the message to write (a request with its `traceparent`). */
+  out<M>(message: M): M;
+  /** A message as read, before the era takes it. */
+  in(message: unknown): void;
+  /** A message from {@linkcode WireTap.out} could not be written (`error`). */
+  unsent(message: unknown, error: unknown): void;
+  /** The connection ended. */
+  close(): void;
+}
+
+/** The W3C trace context keys of a `params._meta` (SEP-414), carried from a request to what stands for it. */
+const TRACE_KEYS = ["traceparent", "tracestate", "baggage"];
+
 /** What to do with an outgoing message. */
 export interface Outgoing {
   /** The message to write (undefined: nothing is written). */
@@ -237,15 +255,20 @@ export class Era {
     return { send };
   }
 
-  /** A listen request of the era's own (ids `mcphub-listen-N`, which the SDK never issues). */
-  #listenRequest(notifications: Params, uri?: string): Message {
+  /**
+   * A listen request of the era's own (ids `mcphub-listen-N`, which the SDK never issues); `cause`: the
+   * `_meta` of the client's request it stands for, whose trace context it carries.
+   */
+  #listenRequest(notifications: Params, uri?: string, cause?: Params): Message {
     const id = `mcphub-listen-${++this.#listenSeq}`;
     this.#listens.set(id, uri);
+    let meta = this.#meta;
+    for (const key of TRACE_KEYS) if (cause?.[key] !== undefined) meta = { ...meta, [key]: cause[key] };
     return {
       jsonrpc: "2.0",
       id,
       method: "subscriptions/listen",
-      params: { _meta: this.#meta, notifications },
+      params: { _meta: meta, notifications },
     } as Message;
   }
 
@@ -268,7 +291,11 @@ export class Era {
       if (open !== undefined && !this.#subscribing.has(open)) {
         return { reply: { jsonrpc: "2.0", id: m.id!, result: {} } as JSONRPCMessage };
       }
-      const listen = this.#listenRequest({ resourceSubscriptions: [uri] }, uri);
+      const listen = this.#listenRequest(
+        { resourceSubscriptions: [uri] },
+        uri,
+        m.params?._meta as Params | undefined,
+      );
       this.#byUri.set(uri, String(listen.id));
       this.#subscribing.set(String(listen.id), m.id!);
       return { send: listen as JSONRPCMessage };

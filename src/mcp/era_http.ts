@@ -31,7 +31,7 @@
  * @module
  */
 import type { JSONRPCMessage, Transport } from "./sdk.ts";
-import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era.ts";
+import { Era, MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
 import { headerValue, type ParamDeclaration, paramHeaders, scanParamHeaders } from "./param_headers.ts";
 import { httpStatusOf } from "./errors.ts";
 
@@ -277,6 +277,53 @@ export function eraFetch(base: typeof fetch, params?: ToolParams, listens?: List
 }
 
 /**
+ * Puts `tap` on a transport without an era (the legacy HTTP+SSE client transport): what it sends passes
+ * through `tap.out`, what it receives through `tap.in` (before a handler set earlier, e.g. the screen of
+ * tool lists, and the client's), and its close ends the tap. Patched on the instance, as the client sets
+ * its handlers on it.
+ */
+export function tapTransport(transport: Transport, tap: WireTap): void {
+  const send = transport.send.bind(transport);
+  transport.send = async (message, options) => {
+    const sent = tap.out(message);
+    try {
+      await send(sent, options);
+    } catch (error) {
+      tap.unsent(sent, error);
+      throw error;
+    }
+  };
+  wrapHandler(transport, "onmessage", (next) => (message, extra) => {
+    tap.in(message);
+    next(message, extra);
+  });
+  wrapHandler(transport, "onclose", (next) => () => {
+    tap.close();
+    next();
+  });
+}
+
+/** Wraps each handler set on `transport[key]` from now on, keeping a setter defined before (composed). */
+function wrapHandler<K extends "onmessage" | "onclose">(
+  transport: Transport,
+  key: K,
+  wrap: (next: NonNullable<Transport[K]>) => NonNullable<Transport[K]>,
+): void {
+  const before = Object.getOwnPropertyDescriptor(transport, key);
+  let value = before && !before.set ? before.value as Transport[K] : undefined;
+  Object.defineProperty(transport, key, {
+    configurable: true,
+    enumerable: true,
+    get: () => before?.get ? before.get.call(transport) : value,
+    set: (next: Transport[K]) => {
+      const wrapped = next && wrap(next as NonNullable<Transport[K]>);
+      if (before?.set) before.set.call(transport, wrapped);
+      else value = wrapped;
+    },
+  });
+}
+
+/**
  * A client transport with the connection's {@linkcode Era} between the client and `inner` (see the
  * module documentation). A probe (`server/discover` sent first) that fails to send falls back to the
  * legacy opening at once.
@@ -286,6 +333,8 @@ export class EraTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   readonly era: Era;
+  /** Sees what is written and read (the gateway's CLIENT spans); set before the client connects. */
+  tap?: WireTap;
   readonly #inner: Transport;
   readonly #params?: ToolParams;
   readonly #warn: (line: string) => void;
@@ -340,12 +389,16 @@ export class EraTransport implements Transport {
 
   start(): Promise<void> {
     this.#inner.onmessage = (message) => this.#incoming(message);
-    this.#inner.onclose = () => this.onclose?.();
+    this.#inner.onclose = () => {
+      this.tap?.close();
+      this.onclose?.();
+    };
     this.#inner.onerror = (error) => this.onerror?.(error);
     return this.#inner.start();
   }
 
   #incoming(message: JSONRPCMessage): void {
+    this.tap?.in(message);
     if (this.#params && this.era.era === "modern" && this.#toolParams(message as Params)) return;
     const out = this.era.incoming(message);
     if (this.era.era !== "probing") clearTimeout(this.#probeTimer);
@@ -477,12 +530,14 @@ export class EraTransport implements Transport {
       const id = m.id as string | number;
       this.#calls.set(id, { message: m, again: this.#calls.get(id)?.again ?? false });
     }
+    const sent = this.tap ? this.tap.out(message) : message;
     try {
-      await this.#inner.send(message);
+      await this.#inner.send(sent);
     } catch (error) {
+      this.tap?.unsent(sent, error);
       const opening = this.era.probeFailed();
       if (!opening) throw error;
-      await this.#inner.send(opening);
+      await this.#inner.send(this.tap ? this.tap.out(opening) : opening);
     }
   }
 
@@ -502,7 +557,10 @@ export class EraTransport implements Transport {
     if (this.era.era === "probing" && this.#probeTimer === undefined) {
       this.#probeTimer = setTimeout(() => {
         const opening = this.era.probeFailed();
-        if (opening) this.#inner.send(opening).catch((error) => this.onerror?.(error as Error));
+        if (opening) {
+          this.#inner.send(this.tap ? this.tap.out(opening) : opening)
+            .catch((error) => this.onerror?.(error as Error));
+        }
       }, this.#probeMs);
     }
     if (out.send) await this.#send(out.send);

@@ -23,8 +23,8 @@ export {
   messageOf,
   ProtocolError,
 } from "./errors.ts";
-export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION } from "./era.ts";
-export { eraFetch, EraTransport, ListenStreams, ToolParams } from "./era_http.ts";
+export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
+export { eraFetch, EraTransport, ListenStreams, tapTransport, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
 export { canonicalJson, HostEra } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";

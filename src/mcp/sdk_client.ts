@@ -62,7 +62,7 @@ export function lazyValidator(): jsonSchemaValidator {
 /** A relay of a server-to-client request: the params as sent (undefined when absent), the request's signal. */
 export type RelayHandler = (
   params: Record<string, unknown> | undefined,
-  extra: { signal: AbortSignal },
+  extra: { signal: AbortSignal; requestId?: string | number },
 ) => Promise<Result>;
 
 /** A Standard Schema that takes any params as they are (the relay reads them from the request itself). */
@@ -256,7 +256,10 @@ export class Client extends SdkClient {
     const relay = #relays in this ? this.#relays.get(method) : undefined;
     if (!relay) return super._wrapHandler(method, handler);
     return (request, ctx) =>
-      relay(request.params as Record<string, unknown> | undefined, { signal: ctx.mcpReq.signal });
+      relay(request.params as Record<string, unknown> | undefined, {
+        signal: ctx.mcpReq.signal,
+        requestId: ctx.mcpReq.id,
+      });
   }
 
   /** A server's JSON-RPC error is handed on as it came (`ProtocolError` with its code, message and data). */

@@ -18,6 +18,7 @@ export {
   Telemetry,
   type TelemetryOptions,
   type TraceMeta,
+  WireTrace,
 } from "./telemetry.ts";
 export {
   Counter,

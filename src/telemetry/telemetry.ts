@@ -48,6 +48,10 @@ const METHODS = new Set([
   "resources/unsubscribe",
   "roots/list",
   "sampling/createMessage",
+  // 2026-07-28: the opening probe and the listen for change notifications (not in the conventions' list
+  // of well-known values, which predates them; a custom value is allowed).
+  "server/discover",
+  "subscriptions/listen",
   "tools/call",
   "tools/list",
 ]);
@@ -106,14 +110,39 @@ export class ServerOperation {
   #t0 = performance.now();
   #tool?: string;
   #ended = false;
+  /** Recorded in `mcp_server_operation_duration_seconds` (a host request); false: a span only. */
+  #durations: boolean;
+  /** Its CLIENT operations still open (tracing only), latest last. */
+  #children?: ClientOperation[];
   /** Set when the answer is a tool result with `isError: true`. */
   toolError = false;
 
-  constructor(telemetry: Telemetry, method: string, span?: Span, tracestate?: string) {
+  constructor(telemetry: Telemetry, method: string, span?: Span, tracestate?: string, durations = true) {
     this.#telemetry = telemetry;
     this.method = method;
     this.span = span;
     this.tracestate = tracestate;
+    this.#durations = durations;
+  }
+
+  /** @internal A CLIENT operation under this one opened (until it ends). */
+  opened(child: ClientOperation): void {
+    (this.#children ??= []).push(child);
+  }
+
+  /** @internal A CLIENT operation under this one ended. */
+  closed(child: ClientOperation): void {
+    const children = this.#children;
+    const at = children ? children.lastIndexOf(child) : -1;
+    if (at >= 0) children!.splice(at, 1);
+  }
+
+  /** The latest CLIENT operation under this one still open toward `server` (tracing only). */
+  openTo(server: string): ClientOperation | undefined {
+    const children = this.#children;
+    if (!children) return undefined;
+    for (let i = children.length - 1; i >= 0; i--) if (children[i]!.server === server) return children[i];
+    return undefined;
   }
 
   /** Names the tool (a catalog or meta-tool name, never a name only the request carried). */
@@ -143,12 +172,14 @@ export class ServerOperation {
     if (this.#ended) return;
     this.#ended = true;
     if (!error && this.toolError) error = { type: "tool_error" };
-    const seconds = (performance.now() - this.#t0) / 1000;
-    this.#telemetry.observeServer(seconds, {
-      mcp_method_name: this.method,
-      gen_ai_tool_name: this.#tool ?? "",
-      error_type: error?.type ?? "",
-    });
+    if (this.#durations) {
+      const seconds = (performance.now() - this.#t0) / 1000;
+      this.#telemetry.observeServer(seconds, {
+        mcp_method_name: this.method,
+        gen_ai_tool_name: this.#tool ?? "",
+        error_type: error?.type ?? "",
+      });
+    }
     if (this.span) endSpan(this.#telemetry.api!, this.span, error);
   }
 }
@@ -160,8 +191,15 @@ export interface ClientInit {
   server: string;
   /** The downstream's own tool name. */
   tool?: string;
+  /** The downstream's own prompt name (`prompts/get`): `gen_ai.prompt.name`, and the span's target. */
+  prompt?: string;
   /** `network.transport`: `pipe` (stdio) or `tcp` (HTTP, SSE). */
   transport?: "pipe" | "tcp";
+  /**
+   * Recorded in `mcp_client_operation_duration_seconds`. @default true; false for the spans of the
+   * requests a connection sends on its own (see {@linkcode Telemetry.wire}) and of relayed requests.
+   */
+  durations?: boolean;
 }
 
 /** A request to a downstream server: its span (when tracing) and its duration. */
@@ -172,8 +210,15 @@ export class ClientOperation {
   #t0 = performance.now();
   #ended = false;
   #meta?: TraceMeta;
+  #parent?: ServerOperation;
 
-  constructor(telemetry: Telemetry, init: ClientInit, span?: Span, tracestate?: string) {
+  constructor(
+    telemetry: Telemetry,
+    init: ClientInit,
+    span?: Span,
+    tracestate?: string,
+    parent?: ServerOperation,
+  ) {
     this.#telemetry = telemetry;
     this.#init = init;
     this.span = span;
@@ -182,7 +227,20 @@ export class ClientOperation {
       const flags = (context.traceFlags & 0xff).toString(16).padStart(2, "0");
       this.#meta = { traceparent: `00-${context.traceId}-${context.spanId}-${flags}` };
       if (tracestate) this.#meta.tracestate = tracestate;
+      telemetry.own(this.#meta.traceparent, this);
+      this.#parent = parent;
+      parent?.opened(this);
     }
+  }
+
+  /** The server's config name. */
+  get server(): string {
+    return this.#init.server;
+  }
+
+  /** `mcp.method.name`. */
+  get method(): string {
+    return this.#init.method;
   }
 
   /** What goes into the downstream request's `params._meta`: this span's `traceparent` (undefined untraced). */
@@ -212,14 +270,151 @@ export class ClientOperation {
   end(error?: OperationError): void {
     if (this.#ended) return;
     this.#ended = true;
-    const seconds = (performance.now() - this.#t0) / 1000;
-    this.#telemetry.observeClient(seconds, {
-      mcp_method_name: this.#init.method,
-      gen_ai_tool_name: this.#init.tool ?? "",
-      error_type: error?.type ?? "",
-      server: this.#init.server,
-    });
+    if (this.#init.durations !== false) {
+      const seconds = (performance.now() - this.#t0) / 1000;
+      this.#telemetry.observeClient(seconds, {
+        mcp_method_name: this.#init.method,
+        gen_ai_tool_name: this.#init.tool ?? "",
+        error_type: error?.type ?? "",
+        server: this.#init.server,
+      });
+    }
+    if (this.#meta) this.#telemetry.own(this.#meta.traceparent, undefined);
+    this.#parent?.closed(this);
     if (this.span) endSpan(this.#telemetry.api!, this.span, error);
+  }
+}
+
+/** A JSON-RPC message as {@linkcode WireTrace} reads it. */
+type WireMessage = { id?: unknown; method?: unknown; params?: unknown; result?: unknown; error?: unknown };
+
+/** The `_meta` key stamping a message with its listen (2026-07-28). */
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId";
+
+/**
+ * The CLIENT spans of one connection's own requests: every request written to the server that carries
+ * no open CLIENT operation's `traceparent` (the opening `initialize` or `server/discover`, `tools/list`
+ * pages, `subscriptions/listen`, `ping`, `logging/setLevel` and `resources/unsubscribe` the gateway sends
+ * by itself, a 2026-07-28 request sent again with its inputs) gets a span of its own, a root (start-up,
+ * reconnects and refreshes are the gateway's own traces), and its `traceparent` in `params._meta`; the
+ * span ends with the answer (`error.type` its code), the acknowledgement of a listen, a
+ * `notifications/cancelled` (`timeout` or `cancelled`) or the connection's end (`outcome_unknown`).
+ * Spans only: the duration histograms count the requests made for the host.
+ */
+export class WireTrace {
+  #telemetry: Telemetry;
+  #server: string;
+  #transport: "pipe" | "tcp";
+  #redact: (text: string) => string;
+  #pending = new Map<string | number, ClientOperation>();
+
+  constructor(
+    telemetry: Telemetry,
+    server: string,
+    transport: "pipe" | "tcp",
+    redact: (text: string) => string,
+  ) {
+    this.#telemetry = telemetry;
+    this.#server = server;
+    this.#transport = transport;
+    this.#redact = redact;
+  }
+
+  /** A message about to be written: a request gets its span and `traceparent` (a copy; never mutated). */
+  out<M>(message: M): M {
+    const m = message as WireMessage;
+    const method = m.method;
+    if (typeof method !== "string") return message;
+    const params = (typeof m.params === "object" && m.params !== null ? m.params : {}) as Record<
+      string,
+      unknown
+    >;
+    const id = m.id;
+    if (typeof id !== "string" && typeof id !== "number") {
+      if (method === "notifications/cancelled" && this.#pending.size) {
+        const reason = String(params.reason ?? "");
+        this.#end(params.requestId, { type: /timed? ?out/i.test(reason) ? "timeout" : "cancelled" });
+      }
+      return message;
+    }
+    let op = this.#pending.get(id);
+    if (!op) {
+      const meta = params._meta as Record<string, unknown> | undefined;
+      // Traced by its caller (a tool call, a request made for the host): its span is the caller's, which
+      // learns the request's id here (the SDK's client does not tell it).
+      const owner = this.#telemetry.owner(meta?.traceparent);
+      if (owner) {
+        owner.requestId(id);
+        return message;
+      }
+      if (method === "initialize") {
+        // A `server/discover` probe still unanswered was given up: the 2025 opening goes after it.
+        for (const [key, probe] of this.#pending) {
+          if (probe.method === "server/discover") this.#end(key, { type: "timeout" });
+        }
+      }
+      op = this.#telemetry.client(undefined, {
+        method: methodLabel(method),
+        server: this.#server,
+        transport: this.#transport,
+        durations: false,
+        root: true,
+      });
+      op.requestId(id);
+      this.#pending.set(id, op);
+    }
+    const trace = op.meta;
+    if (!trace) return message;
+    return {
+      ...m,
+      params: { ...params, _meta: { ...(params._meta as Record<string, unknown> | undefined), ...trace } },
+    } as M;
+  }
+
+  /** A message read from the server: the answer to a request of ours ends its span. */
+  in(message: unknown): void {
+    if (!this.#pending.size) return;
+    const m = message as WireMessage;
+    if (m.method === undefined) {
+      const id = m.id;
+      if (typeof id !== "string" && typeof id !== "number") return;
+      const op = this.#pending.get(id);
+      if (!op) return;
+      // An input_required round: the request goes again under the same id, the same span.
+      if ((m.result as Record<string, unknown> | undefined)?.resultType === "input_required") return;
+      this.#pending.delete(id);
+      if (m.error !== undefined) op.fail(m.error, this.#redact);
+      else op.end();
+      return;
+    }
+    if (m.method === "notifications/subscriptions/acknowledged") {
+      const meta = (m.params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+      this.#end(meta?.[SUBSCRIPTION_ID]);
+    }
+  }
+
+  /** A message that could not be written (`error`): its request's span ends with the failure. */
+  unsent(message: unknown, error: unknown): void {
+    const id = (message as WireMessage).id;
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const op = this.#pending.get(id);
+    if (!op) return;
+    this.#pending.delete(id);
+    op.fail(error, this.#redact);
+  }
+
+  /** The connection ended: the requests still unanswered end with `outcome_unknown`. */
+  close(): void {
+    for (const op of this.#pending.values()) op.end({ type: "outcome_unknown" });
+    this.#pending.clear();
+  }
+
+  #end(id: unknown, error?: OperationError): void {
+    if (typeof id !== "string" && typeof id !== "number") return;
+    const op = this.#pending.get(id);
+    if (!op) return;
+    this.#pending.delete(id);
+    op.end(error);
   }
 }
 
@@ -356,23 +551,11 @@ export class Telemetry {
     const tracer = this.#tracer;
     if (!tracer) return new ServerOperation(this, method);
     const api = this.api!;
-    const meta = typeof init.meta === "object" && init.meta !== null
-      ? init.meta as Record<string, unknown>
-      : undefined;
     // On stdio there is no ambient context (no HTTP request span): the root, without asking for it.
-    let parent = init.transport === "pipe" ? api.ROOT_CONTEXT : api.context.active();
-    const remote = parseTraceparent(meta?.traceparent);
-    let tracestate: string | undefined;
-    if (remote) {
-      const state = meta?.tracestate;
-      tracestate = typeof state === "string" && state.length <= 512 ? state : undefined;
-      parent = api.trace.setSpanContext(api.ROOT_CONTEXT, {
-        traceId: remote.traceId,
-        spanId: remote.spanId,
-        traceFlags: remote.flags,
-        isRemote: true,
-      });
-    }
+    const { parent, tracestate } = this.#remoteParent(
+      init.meta,
+      init.transport === "pipe" ? api.ROOT_CONTEXT : api.context.active(),
+    );
     const attributes: Attributes = { "mcp.method.name": method };
     if (init.requestId !== undefined) attributes["jsonrpc.request.id"] = String(init.requestId);
     if (init.sessionId) attributes["mcp.session.id"] = init.sessionId;
@@ -381,13 +564,39 @@ export class Telemetry {
     return new ServerOperation(this, method, span, tracestate);
   }
 
-  /** Starts a CLIENT operation for a request to a downstream server, a child of `parent` when given. */
-  client(parent: ServerOperation | undefined, init: ClientInit): ClientOperation {
+  /** The parent a `traceparent` in `meta` (a request's `params._meta`) names, else `fallback`. */
+  #remoteParent(
+    meta: unknown,
+    fallback: OtelApi.Context,
+  ): { parent: OtelApi.Context; tracestate?: string } {
+    const api = this.api!;
+    const bag = typeof meta === "object" && meta !== null ? meta as Record<string, unknown> : undefined;
+    const remote = parseTraceparent(bag?.traceparent);
+    if (!remote) return { parent: fallback };
+    const state = bag?.tracestate;
+    const parent = api.trace.setSpanContext(api.ROOT_CONTEXT, {
+      traceId: remote.traceId,
+      spanId: remote.spanId,
+      traceFlags: remote.flags,
+      isRemote: true,
+    });
+    return { parent, tracestate: typeof state === "string" && state.length <= 512 ? state : undefined };
+  }
+
+  /**
+   * Starts a CLIENT operation for a request to a downstream server, a child of `parent` when given (else
+   * of the ambient context, or with `root` a trace of its own).
+   */
+  client(parent: ServerOperation | undefined, init: ClientInit & { root?: boolean }): ClientOperation {
     const tracer = this.#tracer;
     if (!tracer) return new ClientOperation(this, init);
     const api = this.api!;
     // The parent is explicit: no ambient context to look up.
-    const context = parent?.span ? api.trace.setSpan(api.ROOT_CONTEXT, parent.span) : api.context.active();
+    const context = parent?.span
+      ? api.trace.setSpan(api.ROOT_CONTEXT, parent.span)
+      : init.root
+      ? api.ROOT_CONTEXT
+      : api.context.active();
     const attributes: Attributes = {
       "mcp.method.name": init.method,
       "mcphub.server.name": init.server,
@@ -396,10 +605,68 @@ export class Telemetry {
       attributes["gen_ai.tool.name"] = init.tool;
       if (init.method === "tools/call") attributes["gen_ai.operation.name"] = "execute_tool";
     }
+    if (init.prompt !== undefined) attributes["gen_ai.prompt.name"] = init.prompt;
     if (init.transport) attributes["network.transport"] = init.transport;
-    const name = init.tool !== undefined ? `${init.method} ${init.tool}` : init.method;
+    const target = init.tool ?? init.prompt;
+    const name = target !== undefined ? `${init.method} ${target}` : init.method;
     const span = tracer.startSpan(name, { kind: api.SpanKind.CLIENT, attributes }, context);
-    return new ClientOperation(this, init, span, parent?.tracestate);
+    return new ClientOperation(this, init, span, parent?.tracestate, parent);
+  }
+
+  /** The CLIENT operations open now, by `traceparent` (see {@linkcode Telemetry.owner}). */
+  #owned = new Map<string, ClientOperation>();
+
+  /** @internal A CLIENT operation's `traceparent` while it is open. */
+  own(traceparent: string, op: ClientOperation | undefined): void {
+    if (op) this.#owned.set(traceparent, op);
+    else this.#owned.delete(traceparent);
+  }
+
+  /** The open CLIENT operation whose `traceparent` this is: a request its caller already traced. */
+  owner(traceparent: unknown): ClientOperation | undefined {
+    return typeof traceparent === "string" ? this.#owned.get(traceparent) : undefined;
+  }
+
+  /**
+   * The spans of the requests one connection to `server` writes that no caller traced (undefined when
+   * not tracing): see {@linkcode WireTrace}. `redact` clears the server's secrets from error messages.
+   */
+  wire(
+    server: string,
+    transport: "pipe" | "tcp",
+    redact: (text: string) => string = (text) => text,
+  ): WireTrace | undefined {
+    return this.#tracer ? new WireTrace(this, server, transport, redact) : undefined;
+  }
+
+  /**
+   * A request a server sent to be relayed to the host (sampling, elicitation, roots; a 2026-07-28
+   * server's input requests): the gateway receives it as the server's client, so a SERVER span (span
+   * only, no duration), a child of the `traceparent` the server put in its `params._meta`, else of the
+   * CLIENT operation whose call it is part of (`cause`), else a trace of its own. The request to the host
+   * is then a CLIENT operation under it ({@linkcode Telemetry.client}). Undefined when not tracing.
+   */
+  relayed(init: {
+    method: string;
+    server: string;
+    requestId?: string | number;
+    transport?: "pipe" | "tcp";
+    meta?: unknown;
+    cause?: ClientOperation;
+  }): ServerOperation | undefined {
+    const tracer = this.#tracer;
+    if (!tracer) return undefined;
+    const api = this.api!;
+    const method = methodLabel(init.method);
+    const fallback = init.cause?.span
+      ? api.trace.setSpan(api.ROOT_CONTEXT, init.cause.span)
+      : api.ROOT_CONTEXT;
+    const { parent, tracestate } = this.#remoteParent(init.meta, fallback);
+    const attributes: Attributes = { "mcp.method.name": method, "mcphub.server.name": init.server };
+    if (init.requestId !== undefined) attributes["jsonrpc.request.id"] = String(init.requestId);
+    if (init.transport) attributes["network.transport"] = init.transport;
+    const span = tracer.startSpan(method, { kind: api.SpanKind.SERVER, attributes }, parent);
+    return new ServerOperation(this, method, span, tracestate, false);
   }
 
   /** A server changed state: counted, and a span of its own when tracing (reconnects show in traces). */

@@ -270,3 +270,33 @@ Deno.test("probe first, unanswered or unsendable: probeFailed gives the initiali
   // Without a probe there is nothing to give up on.
   assert.equal(new Era().probeFailed(), undefined);
 });
+
+Deno.test("a client's resources/subscribe becomes a listen carrying the request's trace context", () => {
+  const era = new Era({ listen: true });
+  era.outgoing(INIT);
+  era.incoming({
+    jsonrpc: "2.0",
+    id: 0,
+    error: { code: -32022, message: "Unsupported", data: { supported: ["2026-07-28"] } },
+  } as JSONRPCMessage);
+  era.incoming({ jsonrpc: "2.0", id: "mcphub-discover", result: { capabilities: {} } } as JSONRPCMessage);
+  const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  const out = era.outgoing({
+    jsonrpc: "2.0",
+    id: 5,
+    method: "resources/subscribe",
+    params: { uri: "r://a", _meta: { traceparent, tracestate: "a=1", progressToken: 9 } },
+  } as JSONRPCMessage);
+  const listen = out.send as { method: string; params: { _meta: Record<string, unknown> } };
+  assert.equal(listen.method, "subscriptions/listen");
+  // The envelope and the trace context; nothing else of the client's _meta.
+  assert.deepEqual(listen.params._meta, { ...META, traceparent, tracestate: "a=1" });
+  // The next listen (without context) does not inherit it.
+  const next = era.outgoing({
+    jsonrpc: "2.0",
+    id: 6,
+    method: "resources/subscribe",
+    params: { uri: "r://b" },
+  } as JSONRPCMessage);
+  assert.deepEqual((next.send as { params: { _meta: unknown } }).params._meta, META);
+});
