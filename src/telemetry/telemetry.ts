@@ -10,6 +10,7 @@
  * @module
  */
 import type * as OtelApi from "@opentelemetry/api";
+import { httpStatusOf } from "../mcp/mod.ts";
 import {
   Counter,
   DURATION_BUCKETS,
@@ -253,9 +254,13 @@ export class ClientOperation {
     this.span?.setAttribute("jsonrpc.request.id", String(id));
   }
 
-  /** Ends the operation with a thrown error: its JSON-RPC code as `error.type` when it has one, else `_OTHER`. */
+  /**
+   * Ends the operation with a thrown error: its JSON-RPC code (or the HTTP status of a POST the transport
+   * could not deliver) as `error.type` when it has one, else `_OTHER`.
+   */
   fail(error: unknown, redact: (text: string) => string = (text) => text): void {
-    const code = (error as { code?: unknown } | null)?.code;
+    const own = (error as { code?: unknown } | null)?.code;
+    const code = typeof own === "number" ? own : httpStatusOf(error);
     if (typeof code === "number" && Number.isInteger(code)) {
       const message = (error as { message?: unknown }).message;
       this.end({
