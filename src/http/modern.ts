@@ -4,27 +4,35 @@
  * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response, with
  * no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
  * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
- * adds `resultType` and the lists' cache hints); request ids are the gateway's own inside, the host's
+ * adds `resultType` and the cache hints); request ids are the gateway's own inside, the host's
  * outside. The routing headers are checked as the revision's server validation asks: a request must
  * carry `MCP-Protocol-Version` (equal to its envelope's version) and `Mcp-Method` (the body's method),
  * and a `tools/call`, `prompts/get` or `resources/read` its `Mcp-Name` (the tool, prompt or resource,
  * decoded from the revision's base64 form); a `tools/call` of a tool whose published schema declares
  * `x-mcp-header` properties must carry their `Mcp-Param-*` headers, equal to its arguments. A header
- * that is missing, does not match or is not validly encoded is -32020 (HTTP 400).
+ * that is missing, does not match or is not validly encoded is -32020 (HTTP 400). A request whose `_meta`
+ * lacks the protocol version or the client capabilities is -32602 (HTTP 400); one naming a version the
+ * gateway does not serve is -32022 with the served ones (HTTP 400); a method the revision removed
+ * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) or one the
+ * gateway does not know is -32601 (HTTP 404).
  *
  * @module
  */
 import type { Gateway } from "../gateway/mod.ts";
 import {
+  CLIENT_CAPABILITIES_KEY,
   decodeHeaderValue,
   ErrorCode,
   HostEra,
   type JSONRPCMessage,
+  MODERN_VERSION,
   paramHeaderMismatch,
   PROTOCOL_VERSION_KEY,
   scanParamHeaders,
+  SERVED_VERSIONS,
   SUBSCRIPTION_ID_KEY,
   type Transport,
+  UNSUPPORTED_VERSION,
 } from "../mcp/mod.ts";
 import type { Continuations } from "./continuations.ts";
 import { type SealedState, StateSeal } from "./request_state.ts";
@@ -129,6 +137,68 @@ export async function paramMismatch(
   if (schema === undefined) return undefined;
   const declarations = scanParamHeaders(schema).declarations;
   return declarations && paramHeaderMismatch(declarations, body.params?.arguments, request.headers);
+}
+
+/** The methods 2026-07-28 removed: a modern request for one is -32601 (HTTP 404). */
+const REMOVED_METHODS = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
+
+/**
+ * Methods whose -32601 may be a downstream server's relayed answer (not the gateway's "no such method"):
+ * their errors keep HTTP 200.
+ */
+const RELAYED_METHODS = new Set(["tools/call", "prompts/get", "resources/read", "completion/complete"]);
+
+/**
+ * A modern request's refusal before it is served, or undefined: its `_meta` envelope lacks the protocol
+ * version or the client capabilities (-32602), names a version the gateway does not serve (-32022, with
+ * the served ones), or its method was removed by the revision (-32601). With the HTTP status of each.
+ */
+export function envelopeRefusal(body: Body): { status: number; error: Message } | undefined {
+  const meta = body.params?._meta as Params | undefined;
+  const where = "2026-07-28 requests carry params._meta";
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    return { status: 400, error: { code: -32602, message: `Invalid params: ${where}, this one has none` } };
+  }
+  const version = meta[PROTOCOL_VERSION_KEY];
+  if (typeof version !== "string") {
+    return {
+      status: 400,
+      error: { code: -32602, message: `Invalid params: ${where} with ${PROTOCOL_VERSION_KEY} (a string)` },
+    };
+  }
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+    return {
+      status: 400,
+      error: {
+        code: -32602,
+        message: `Invalid params: ${where} with ${CLIENT_CAPABILITIES_KEY} (an object)`,
+      },
+    };
+  }
+  if (version !== MODERN_VERSION) {
+    return {
+      status: 400,
+      error: {
+        code: UNSUPPORTED_VERSION,
+        message: `Unsupported protocol version: ${version.slice(0, 64)}`,
+        data: { supported: SERVED_VERSIONS, requested: version },
+      },
+    };
+  }
+  if (REMOVED_METHODS.has(body.method as string)) {
+    return {
+      status: 404,
+      error: { code: -32601, message: `Method not found: ${body.method} was removed in 2026-07-28` },
+    };
+  }
+  return undefined;
 }
 
 /** A comment line on an open listen stream this often, so proxies and the host see it alive. */
@@ -302,6 +372,8 @@ export class ModernEndpoint implements Transport {
       );
     }
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    const refused = isRequest ? envelopeRefusal(b) : undefined;
+    if (refused) return jsonResponse({ jsonrpc: "2.0", id: hostId, error: refused.error }, refused.status);
     // Without a session a host's request id means nothing here (ids are the gateway's own inside): a
     // host cancels a request, or ends a listen, by closing its HTTP request (handled below).
     if (!isRequest && b.method === "notifications/cancelled") return new Response(null, { status: 202 });
@@ -311,7 +383,14 @@ export class ModernEndpoint implements Transport {
     }
     const answer = await this.serve(b, request.signal, false);
     if (!answer) return new Response(null, { status: 202 });
-    return jsonResponse({ ...answer, id: hostId ?? null });
+    // The gateway's own "no such method" is HTTP 404 (a relayed downstream answer keeps 200).
+    const code = (answer.error as { code?: unknown } | undefined)?.code;
+    const status = code === -32601 && !RELAYED_METHODS.has(b.method)
+      ? 404
+      : code === UNSUPPORTED_VERSION
+      ? 400
+      : 200;
+    return jsonResponse({ ...answer, id: hostId ?? null }, status);
   }
 
   /**

@@ -6,16 +6,17 @@
  * (the SDK's, built for sessions) is then opened with an `initialize` made here from the envelope (its
  * answer is not the host's), so its handlers serve the modern host unchanged; `server/discover` is
  * answered from that opening's result. On the way out, results of a modern request get
- * `resultType: "complete"` and list results the cache hints the revision requires (`ttlMs: 0`,
- * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); list
- * changes and resource updates reach a modern host only on its `subscriptions/listen` requests, stamped
- * (host_listen.ts), and log notifications not at all (the revision moved them). A downstream
- * server's request in the middle of a modern host's call (sampling, elicitation, roots, relayed by the
- * gateway) is translated, never replayed: the host's request is answered `input_required` with it and
- * an opaque `requestState` while the call stays open; the host's retry (same method, tool and arguments,
- * with `inputResponses`) answers the server's request and receives the call's final answer. Several
- * requests are several rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS}
- * fails the server's request and cancels the call. A request outside a call is refused at once.
+ * `resultType: "complete"`, and list and `resources/read` results the cache hints the revision requires
+ * where they have none (`ttlMs: 0`, `cacheScope: "private"`: the merged list changes as servers connect
+ * and depends on the agent, as what a read may see does); list changes and resource updates reach a
+ * modern host only on its `subscriptions/listen` requests, stamped (host_listen.ts), and log
+ * notifications not at all (the revision moved them). A downstream server's request in the middle of a
+ * modern host's call (sampling, elicitation, roots, relayed by the gateway) is translated, never
+ * replayed: the host's request is answered `input_required` with it and an opaque `requestState` while
+ * the call stays open; the host's retry (same method, tool and arguments, with `inputResponses`)
+ * answers the server's request and receives the call's final answer. Several requests are several
+ * rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS} fails the server's
+ * request and cancels the call. A request outside a call is refused at once.
  *
  * @module
  */
@@ -37,8 +38,14 @@ const LEGACY_VERSION = "2025-11-25";
 export const SERVED_VERSIONS = [MODERN_VERSION, LEGACY_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
 /** The id of the `initialize` made for a modern host (a string: hosts' own ids cannot be told apart). */
 const OPENING_ID = "mcphub-host-opening";
-/** Results that carry the revision's cache hints. */
-const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+/** Results that carry the revision's cache hints (SEP-2549: the four lists and resources/read). */
+const CACHED = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
 /** Notifications a modern host still gets (the rest were removed or moved to subscriptions/listen). */
 const MODERN_NOTIFICATIONS = new Set(["notifications/progress", "notifications/cancelled"]);
 
@@ -315,7 +322,7 @@ export class HostEra {
     const hostId = this.#settle(m.id!);
     if (!m.result) return { send: { ...m, id: hostId } as JSONRPCMessage };
     const result: Params = { resultType: "complete", ...m.result };
-    if (LISTS.has(method)) {
+    if (CACHED.has(method)) {
       result.ttlMs ??= 0;
       result.cacheScope ??= "private";
     }

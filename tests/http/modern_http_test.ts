@@ -323,6 +323,72 @@ Deno.test("routing headers: a request missing MCP-Protocol-Version, Mcp-Method o
   }
 });
 
+Deno.test("a 2026-07-28 request without the envelope is -32602, another version -32022, a removed or unknown method -32601 (HTTP 400, 400, 404), each with its id; a good one is served", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+  );
+  await using listener = await startListener(path);
+  const post = (method: string, id: number, params: Record<string, unknown>, version = "2026-07-28") =>
+    modernPost(listener.url, { "mcp-method": method, "mcp-protocol-version": version }, {
+      jsonrpc: "2.0",
+      id,
+      method,
+      params,
+    });
+  const { "io.modelcontextprotocol/clientCapabilities": _, ...noCapabilities } = BARE_META;
+  const { "io.modelcontextprotocol/protocolVersion": __, ...noVersion } = BARE_META;
+  for (
+    const [id, params, lacks] of [
+      [1, {}, /has none/],
+      [2, { _meta: noVersion }, /io\.modelcontextprotocol\/protocolVersion/],
+      [3, { _meta: noCapabilities }, /io\.modelcontextprotocol\/clientCapabilities/],
+    ] as const
+  ) {
+    const answer = await post("server/discover", id, params);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.id, id);
+    assert.equal(answer.body.error.code, -32602);
+    assert.match(answer.body.error.message, lacks);
+  }
+  const other = { ...BARE_META, "io.modelcontextprotocol/protocolVersion": "v999.0.0" };
+  const unsupported = await post("server/discover", 4, { _meta: other }, "v999.0.0");
+  assert.equal(unsupported.status, 400);
+  assert.deepEqual(unsupported.body, {
+    jsonrpc: "2.0",
+    id: 4,
+    error: {
+      code: -32022,
+      message: "Unsupported protocol version: v999.0.0",
+      data: {
+        supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+        requested: "v999.0.0",
+      },
+    },
+  });
+  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "unknown/method"]) {
+    const params = method === "resources/subscribe"
+      ? { uri: "test://x", _meta: BARE_META }
+      : { _meta: BARE_META };
+    const answer = await post(method, 5, params);
+    assert.equal(answer.status, 404, `${method}: ${JSON.stringify(answer.body)}`);
+    assert.equal(answer.body.id, 5);
+    assert.equal(answer.body.error.code, -32601, method);
+  }
+  const discovered = await post("server/discover", 6, { _meta: BARE_META });
+  assert.equal(discovered.status, 200);
+  assert.ok(discovered.body.result.supportedVersions.includes("2026-07-28"));
+  // A downstream's error to a call keeps HTTP 200 (only the gateway's own "no such method" is 404).
+  const call = await modernPost(
+    listener.url,
+    { "mcp-method": "tools/call", "mcp-name": "legacy__nope" },
+    { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "legacy__nope", _meta: BARE_META } },
+  );
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+  assert.ok(call.body.error || call.body.result.isError, JSON.stringify(call.body));
+});
+
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);

@@ -92,6 +92,38 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
   assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
 });
 
+Deno.test("a modern host's resources/read carries the cache hints; a server's own are kept", () => {
+  const era = new HostEra();
+  era.incoming({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: META } });
+  era.outgoing({ jsonrpc: "2.0", id: "mcphub-host-opening", result: OPENING_RESULT } as JSONRPCMessage);
+  const contents = [{ uri: "test://a", text: "a" }];
+  const read = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "resources/read",
+    params: { uri: "test://a", _meta: META },
+  });
+  era.incoming(read(1));
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 1, result: { contents } } as JSONRPCMessage), {
+    send: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { resultType: "complete", contents, ttlMs: 0, cacheScope: "private" },
+    },
+  });
+  era.incoming(read(2));
+  const hinted = { contents, ttlMs: 60_000, cacheScope: "public" };
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 2, result: hinted } as JSONRPCMessage), {
+    send: { jsonrpc: "2.0", id: 2, result: { resultType: "complete", ...hinted } },
+  });
+  // Other results get none (a call's is not cacheable).
+  era.incoming({ jsonrpc: "2.0", id: 3, method: "prompts/get", params: { name: "p", _meta: META } });
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: 3, result: { messages: [] } } as JSONRPCMessage),
+    { send: { jsonrpc: "2.0", id: 3, result: { resultType: "complete", messages: [] } } },
+  );
+});
+
 Deno.test("an unsupported version in _meta is -32022 naming the served versions", () => {
   const era = new HostEra();
   const r = era.incoming({
