@@ -1,8 +1,9 @@
 /**
  * MCP 2026-07-28 over HTTP beside the sessions of 2025 (listener.ts): a POST without `Mcp-Session-Id`
  * whose message is `server/discover` or carries the revision's `_meta` envelope (or whose
- * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response, with
- * no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
+ * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response (an
+ * event stream of its progress, then its answer, when it has a `progressToken` and the host takes
+ * streams), with no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
  * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
  * adds `resultType` and the cache hints); request ids are the gateway's own inside, the host's
  * outside. The routing headers are checked as the revision's server validation asks: a request must
@@ -246,6 +247,8 @@ export class ModernEndpoint implements Transport {
   #gateway: Gateway;
   #connected: Promise<void>;
   #closed = false;
+  /** Where each streamed request's notifications go, by the gateway's own id of the request. */
+  #notes = new Map<string, (message: JSONRPCMessage) => void>();
   /** Open listen streams, by the gateway's own id of their request. */
   #streams = new Map<string, ListenStream>();
   /** The agent ("" = the unscoped view) the states sealed here are bound to. */
@@ -275,7 +278,12 @@ export class ModernEndpoint implements Transport {
     for (const note of out.notify ?? []) this.#toListen(note);
     for (const answer of [...out.also ?? [], ...out.send ? [out.send] : []]) {
       const m = answer as { id?: unknown; method?: unknown };
-      if (m.method !== undefined || m.id === undefined) continue; // progress: no stream to carry it
+      if (m.method !== undefined || m.id === undefined) {
+        // A request's own notification (progress): on that request's event stream, if it has one.
+        const related = options?.relatedRequestId;
+        if (m.method !== undefined && related !== undefined) this.#notes.get(String(related))?.(answer);
+        continue;
+      }
       const resolve = this.#pending.get(String(m.id));
       if (resolve) this.#pending.delete(String(m.id)), resolve(answer);
     }
@@ -381,6 +389,14 @@ export class ModernEndpoint implements Transport {
       await this.#connected;
       return this.#listen(request, { ...b, id: `m-${++this.#seq}` }, hostId, tokenHash);
     }
+    // A request with a progressToken, from a host that takes an event stream, is answered on one: its
+    // progress notifications, then its answer.
+    const token = (b.params?._meta as Params | undefined)?.progressToken;
+    if (
+      isRequest && token !== undefined && (request.headers.get("accept") ?? "").includes("text/event-stream")
+    ) {
+      return this.#streamed(request, b, hostId);
+    }
     const answer = await this.serve(b, request.signal, false);
     if (!answer) return new Response(null, { status: 202 });
     // The gateway's own "no such method" is HTTP 404 (a relayed downstream answer keeps 200).
@@ -398,7 +414,12 @@ export class ModernEndpoint implements Transport {
    * a notification, or when `signal` aborted (the request is then cancelled). `forwarded`: another replica
    * handed this retry here through the store (it is not handed on again).
    */
-  async serve(b: Body, signal: AbortSignal, forwarded: boolean): Promise<Message | undefined> {
+  async serve(
+    b: Body,
+    signal: AbortSignal,
+    forwarded: boolean,
+    onNote?: (message: JSONRPCMessage) => void,
+  ): Promise<Message | undefined> {
     await this.#connected;
     const hostId = b.id;
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
@@ -437,6 +458,7 @@ export class ModernEndpoint implements Transport {
       this.#pending.delete(id);
       return era.reply as Message;
     }
+    if (answered && onNote) this.#notes.set(id, onNote);
     for (const message of era.deliver) this.onmessage?.(message as JSONRPCMessage);
     if (!answered) return undefined;
     // A host that goes away cancels its request.
@@ -457,7 +479,63 @@ export class ModernEndpoint implements Transport {
       return answer && await this.#sealed(answer, b);
     } finally {
       signal.removeEventListener("abort", onAbort);
+      this.#notes.delete(id);
     }
+  }
+
+  /**
+   * A request answered on an event stream: the notifications the gateway's server sends for it
+   * (progress) as they come, then its answer, and the stream ends. A host that closes it cancels the
+   * request (as a dropped JSON request does).
+   */
+  #streamed(request: Request, b: Body, hostId: string | number): Response {
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let open = true;
+    const write = (message: unknown) => {
+      if (!open) return;
+      try {
+        controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      } catch {
+        // the host went away: its request's signal cancels the call
+      }
+    };
+    const end = () => {
+      if (!open) return;
+      open = false;
+      try {
+        controller.close();
+      } catch {
+        // already closed
+      }
+    };
+    const gone = new AbortController();
+    const onAbort = () => gone.abort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        open = false;
+        gone.abort();
+      },
+    });
+    this.serve(b, gone.signal, false, write).then(
+      (answer) => answer && write({ ...answer, id: hostId }),
+      (error) =>
+        write({ jsonrpc: "2.0", id: hostId, error: { code: -32603, message: (error as Error).message } }),
+    ).finally(() => {
+      request.signal.removeEventListener("abort", onAbort);
+      end();
+    });
+    return new Response(body, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        "x-accel-buffering": "no",
+      },
+    });
   }
 
   /** An `input_required` answer with its `requestState` sealed (bound to this agent and `request`). */

@@ -389,6 +389,66 @@ Deno.test("a 2026-07-28 request without the envelope is -32602, another version 
   assert.ok(call.body.error || call.body.result.isError, JSON.stringify(call.body));
 });
 
+Deno.test("progress to a 2026-07-28 host over HTTP: a request with a progressToken is answered on an event stream, its progress then its result; without the token, one JSON answer", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+  );
+  await using listener = await startListener(path);
+  const host = new ModernClient({ name: "progress", version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await host.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  try {
+    const seen: number[] = [];
+    const result = await host.callTool({ name: "legacy__progress", arguments: { n: 3 } }, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    assert.equal(text(result), "sent 3");
+    assert.deepEqual(seen, [1, 2, 3]);
+  } finally {
+    await host.close();
+  }
+  // The wire: the notifications carry the host's token, the last event is the answer with the host's id.
+  const headers = { "mcp-method": "tools/call", "mcp-name": "legacy__progress" };
+  const params = { name: "legacy__progress", arguments: { n: 2 } };
+  const streamed = await fetch(listener.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "p1",
+      method: "tools/call",
+      params: { ...params, _meta: { ...BARE_META, progressToken: "tok" } },
+    }),
+  });
+  assert.equal(streamed.headers.get("content-type"), "text/event-stream");
+  const events = (await streamed.text()).split("\n\n").filter((e) => e.startsWith("event: message"))
+    .map((e) => JSON.parse(e.slice(e.indexOf("data: ") + 6)));
+  assert.deepEqual(events.slice(0, 2).map((e) => e.params), [
+    { progressToken: "tok", progress: 1, total: 2 },
+    { progressToken: "tok", progress: 2, total: 2 },
+  ]);
+  assert.equal(events.length, 3);
+  assert.equal(events[2].id, "p1");
+  assert.equal(text(events[2].result), "sent 2");
+  const plain = await modernPost(listener.url, headers, {
+    jsonrpc: "2.0",
+    id: "p2",
+    method: "tools/call",
+    params: { ...params, _meta: BARE_META },
+  });
+  assert.equal(plain.status, 200);
+  assert.equal(plain.body.id, "p2");
+  assert.equal(text(plain.body.result), "sent 2");
+});
+
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);
