@@ -58,7 +58,6 @@ const GATEWAY_FAILURES_2026: Record<string, string> = {
   "server-stateless":
     "fixture: no test_missing_capability, test_streaming_elicitation or test_logging_tool (4 checks " +
     "not testable)",
-  "tools-call-with-progress": "gateway: a session-less request's progress notifications are not sent",
   "input-required-result-basic-elicitation": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-basic-sampling": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-basic-list-roots": "fixture: 2025-only, no test_input_required_result_* tools",
