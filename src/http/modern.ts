@@ -15,7 +15,8 @@
  * lacks the protocol version or the client capabilities is -32602 (HTTP 400); one naming a version the
  * gateway does not serve is -32022 with the served ones (HTTP 400); a method the revision removed
  * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) or one the
- * gateway does not know is -32601 (HTTP 404).
+ * gateway does not know is -32601 (HTTP 404); a call whose server asks for a capability (sampling,
+ * elicitation, roots) the request did not declare is -32021 naming it (HTTP 400).
  *
  * @module
  */
@@ -399,11 +400,12 @@ export class ModernEndpoint implements Transport {
     }
     const answer = await this.serve(b, request.signal, false);
     if (!answer) return new Response(null, { status: 202 });
-    // The gateway's own "no such method" is HTTP 404 (a relayed downstream answer keeps 200).
+    // The gateway's own "no such method" is HTTP 404 (a relayed downstream answer keeps 200); a call that
+    // needs a capability the request did not declare (-32021), or another version (-32022), is 400.
     const code = (answer.error as { code?: unknown } | undefined)?.code;
     const status = code === -32601 && !RELAYED_METHODS.has(b.method)
       ? 404
-      : code === UNSUPPORTED_VERSION
+      : code === UNSUPPORTED_VERSION || code === ErrorCode.MissingRequiredClientCapability
       ? 400
       : 200;
     return jsonResponse({ ...answer, id: hostId ?? null }, status);

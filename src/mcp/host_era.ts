@@ -29,6 +29,7 @@ import {
   SERVER_INFO_KEY,
   UNSUPPORTED_VERSION,
 } from "./era.ts";
+import { ErrorCode } from "./errors.ts";
 import { HostListens } from "./host_listen.ts";
 import { elicitationMode, elicitationRefusal } from "./elicitation.ts";
 
@@ -356,8 +357,21 @@ export class HostEra {
     }
     const capability = CAPABILITY_OF[m.method!];
     if (capability && !call.capabilities[capability]) {
-      // As a direct connection to a host without the capability answers.
+      // The revision's answer: the host's request needs a capability its envelope did not declare
+      // (-32021, naming it). The server's request is refused (as a direct connection to a host without
+      // the capability answers) and its call cancelled: the host has its answer.
+      const hostId = this.#settle(related!);
       return {
+        send: {
+          jsonrpc: "2.0",
+          id: hostId,
+          error: {
+            code: ErrorCode.MissingRequiredClientCapability,
+            message: `${m.method} needs the client capability "${capability}", which this request's _meta ` +
+              `(${CLIENT_CAPABILITIES_KEY}) does not declare`,
+            data: { requiredCapabilities: { [capability]: {} } },
+          },
+        } as JSONRPCMessage,
         back: {
           jsonrpc: "2.0",
           id: m.id!,
@@ -366,6 +380,11 @@ export class HostEra {
             message: `${m.method}: the host of this request does not offer ${capability}`,
           },
         } as JSONRPCMessage,
+        deliver: [{
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: related!, reason: `the host does not offer ${capability}` },
+        } as JSONRPCMessage],
       };
     }
     const why = m.method === "elicitation/create"

@@ -449,6 +449,26 @@ Deno.test("progress to a 2026-07-28 host over HTTP: a request with a progressTok
   assert.equal(text(plain.body.result), "sent 2");
 });
 
+Deno.test("a call whose server asks for sampling, from a 2026-07-28 request that did not declare it: -32021 naming it (HTTP 400)", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --state, ${
+      q(dir.path)
+    }]\n`,
+  );
+  await using listener = await startListener(path);
+  const answer = await modernPost(
+    listener.url,
+    { "mcp-method": "tools/call", "mcp-name": "legacy__sample" },
+    { jsonrpc: "2.0", id: "s", method: "tools/call", params: { name: "legacy__sample", _meta: BARE_META } },
+  );
+  assert.equal(answer.status, 400, JSON.stringify(answer.body));
+  assert.equal(answer.body.id, "s");
+  assert.equal(answer.body.error.code, -32021);
+  assert.deepEqual(answer.body.error.data, { requiredCapabilities: { sampling: {} } });
+});
+
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);

@@ -203,11 +203,28 @@ Deno.test("MRTR to a modern host: input_required, the retry answers the server a
   assert.match((stale.reply as { error: { message: string } }).error.message, /Unknown requestState/);
 });
 
-Deno.test("MRTR to a modern host: a capability its request did not declare is refused at once", () => {
+Deno.test("MRTR to a modern host: a capability its request did not declare: the host's request is -32021 naming it, the server's refused, the call cancelled", () => {
   const era = modernCall({});
   const out = era.outgoing({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage" } as JSONRPCMessage, 5);
-  assert.equal(out.send, undefined);
+  assert.deepEqual(out.send, {
+    jsonrpc: "2.0",
+    id: 5,
+    error: {
+      code: -32021,
+      message: 'sampling/createMessage needs the client capability "sampling", which this request\'s _meta ' +
+        "(io.modelcontextprotocol/clientCapabilities) does not declare",
+      data: { requiredCapabilities: { sampling: {} } },
+    },
+  });
+  assert.equal((out.back as { id: number; error: { code: number } }).id, 0);
   assert.match((out.back as { error: { message: string } }).error.message, /does not offer sampling/);
+  assert.deepEqual(out.deliver, [{
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 5, reason: "the host does not offer sampling" },
+  }]);
+  // The call is settled: a late answer of the gateway's server for it is no longer the host's request's.
+  assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
   // Outside any call: refused too.
   const loose = era.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, undefined);
   assert.match((loose.back as { error: { message: string } }).error.message, /outside a call/);
