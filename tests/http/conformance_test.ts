@@ -55,9 +55,6 @@ const RUNS: Run[] = [
  * name what the gateway's session-less host side lacks.
  */
 const GATEWAY_FAILURES_2026: Record<string, string> = {
-  "server-stateless":
-    "fixture: no test_missing_capability, test_streaming_elicitation or test_logging_tool (4 checks " +
-    "not testable)",
   "input-required-result-basic-elicitation": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-basic-sampling": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-basic-list-roots": "fixture: 2025-only, no test_input_required_result_* tools",
@@ -69,8 +66,6 @@ const GATEWAY_FAILURES_2026: Record<string, string> = {
   "input-required-result-result-type": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-tampered-state": "fixture: 2025-only, no test_input_required_result_* tools",
   "input-required-result-capability-check": "fixture: 2025-only, no test_input_required_result_* tools",
-  "json-schema-2020-12":
-    "gateway (not scored: pending): a 2026-07-28 tools/list loses allOf, if/then/else and $anchor",
   "http-custom-header-server-validation": "fixture (not scored: pending): no tool with x-mcp-header",
   "tasks-lifecycle": "not scored: the Tasks extension (out of scope, #43)",
   "tasks-capability-negotiation": "not scored: the Tasks extension (out of scope, #43)",
