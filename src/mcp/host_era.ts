@@ -129,6 +129,11 @@ export class HostEra {
   #calls = new Map<string | number, OpenCall>();
   /** A call's final answer goes to this retry's id (the host's latest request for it). */
   #answerTo = new Map<string | number, string | number>();
+  /**
+   * Calls the host already has an answer for (refused for a capability its request did not declare, and
+   * cancelled): a late answer of the gateway's server for one is dropped, never a second answer.
+   */
+  #answered = new Set<string | number>();
   /** requestState -> the call it continues. */
   #states = new Map<string, string | number>();
   #inputSeq = 0;
@@ -189,6 +194,8 @@ export class HostEra {
       return { deliver: [...this.#open(meta, true), ...step.deliver], notify: step.notify };
     }
     if (isRequest) {
+      // An id the host uses again is a new request: nothing of the old one's is dropped for it.
+      this.#answered.delete(m.id!);
       const resumed = this.#resume(m);
       if (resumed) return resumed;
       this.#methods.set(m.id!, m.method);
@@ -262,7 +269,8 @@ export class HostEra {
    * host's MRTR retry), and whether the result must get `resultType` (a modern host's request). A
    * result written by the fast path is settled here as {@linkcode HostEra.outgoing} settles one.
    */
-  rawAnswer(id: string | number): { id: string | number; modern: boolean } {
+  rawAnswer(id: string | number): { id: string | number; modern: boolean; drop?: true } {
+    if (this.#answered.delete(id)) return { id, modern: false, drop: true };
     if (this.era !== "modern" || !this.#methods.has(id)) return { id, modern: false };
     return { id: this.#settle(id), modern: true };
   }
@@ -318,6 +326,7 @@ export class HostEra {
     }
     const own = this.listens.answered(m);
     if (own) return { deliver: own.deliver, notify: own.notify };
+    if (m.id !== undefined && this.#answered.delete(m.id)) return {};
     const method = m.id === undefined ? undefined : this.#methods.get(m.id);
     if (method === undefined) return { send: message };
     const hostId = this.#settle(m.id!);
@@ -361,6 +370,7 @@ export class HostEra {
       // (-32021, naming it). The server's request is refused (as a direct connection to a host without
       // the capability answers) and its call cancelled: the host has its answer.
       const hostId = this.#settle(related!);
+      this.#answered.add(related!);
       return {
         send: {
           jsonrpc: "2.0",

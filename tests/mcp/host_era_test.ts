@@ -223,8 +223,17 @@ Deno.test("MRTR to a modern host: a capability its request did not declare: the 
     method: "notifications/cancelled",
     params: { requestId: 5, reason: "the host does not offer sampling" },
   }]);
-  // The call is settled: a late answer of the gateway's server for it is no longer the host's request's.
+  // The host has its answer: a late answer of the gateway's server for the call is dropped, once.
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage), {});
   assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
+  const again = modernCall({});
+  again.outgoing({ jsonrpc: "2.0", id: 0, method: "roots/list" } as JSONRPCMessage, 5);
+  // The fast path's late answer (relayed as bytes) is dropped too.
+  assert.deepEqual(again.rawAnswer(5), { id: 5, modern: false, drop: true });
+  // An id the host uses again is a new request, answered.
+  again.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, 5);
+  again.incoming({ jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: META } });
+  assert.deepEqual(again.rawAnswer(5), { id: 5, modern: true });
   // Outside any call: refused too.
   const loose = era.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, undefined);
   assert.match((loose.back as { error: { message: string } }).error.message, /outside a call/);
