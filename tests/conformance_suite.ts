@@ -9,6 +9,13 @@ import { namespaceMissing } from "./_system.ts";
 /** The suite's entry script. */
 export const SUITE = `${ROOT}tests/servers/node_modules/@modelcontextprotocol/conformance/dist/index.js`;
 
+/**
+ * The next suite's entry script: 0.2.0-alpha.12 under the alias `conformance-next`
+ * (tests/servers/package.json), with the 2026-07-28 (stateless) server scenarios and each revision's
+ * frozen requirements (`server --requirements 2025-11-25` or `2026-07-28`).
+ */
+export const SUITE_NEXT = `${ROOT}tests/servers/node_modules/conformance-next/dist/index.js`;
+
 /** Runs a command to its end: exit code and stdout + stderr (-1 and the error when it cannot start). */
 export async function run(
   command: string,
@@ -31,6 +38,7 @@ export async function run(
 export async function namespaceUnavailable(): Promise<string | undefined> {
   try {
     await Deno.stat(SUITE);
+    await Deno.stat(SUITE_NEXT);
   } catch {
     return "the conformance suite is not installed; run `deno task setup`";
   }

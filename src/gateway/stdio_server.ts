@@ -122,7 +122,8 @@ export class StdioServerTransport implements Transport {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));
     }
-    for (const own of out.deliver ?? []) queueMicrotask(() => this.onmessage?.(own));
+    // Through the fast path's hook first: a cancellation made here may be for a call it runs.
+    for (const own of out.deliver ?? []) queueMicrotask(() => this.#hand(own, JSON.stringify(own)));
     for (const answer of [...out.also ?? [], ...out.notify ?? []]) this.#write(answer).catch(() => {});
     return out.send ? this.#write(out.send) : Promise.resolve();
   }
@@ -145,6 +146,7 @@ export class StdioServerTransport implements Transport {
   ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
     const answer = this.era.rawAnswer(id);
+    if (answer.drop) return Promise.resolve();
     const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":`);
     const body = answer.modern && !options.resultType ? withResultType(result) : result;
     return this.#output.writeBytes([head, ...body, CLOSE_LINE]);

@@ -1,30 +1,40 @@
 /**
  * MCP 2026-07-28 over HTTP beside the sessions of 2025 (listener.ts): a POST without `Mcp-Session-Id`
  * whose message is `server/discover` or carries the revision's `_meta` envelope (or whose
- * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response, with
- * no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
+ * `MCP-Protocol-Version` header names a 2026 revision) is served here, one request one response (an
+ * event stream of its progress, then its answer, when it has a `progressToken` and the host takes
+ * streams), with no session: any replica answers any request. Each agent (or the unscoped view) has one gateway server
  * for its modern requests, opened from the first request's envelope (see mcp/host_era.ts, which also
- * adds `resultType` and the lists' cache hints); request ids are the gateway's own inside, the host's
+ * adds `resultType` and the cache hints); request ids are the gateway's own inside, the host's
  * outside. The routing headers are checked as the revision's server validation asks: a request must
  * carry `MCP-Protocol-Version` (equal to its envelope's version) and `Mcp-Method` (the body's method),
  * and a `tools/call`, `prompts/get` or `resources/read` its `Mcp-Name` (the tool, prompt or resource,
  * decoded from the revision's base64 form); a `tools/call` of a tool whose published schema declares
  * `x-mcp-header` properties must carry their `Mcp-Param-*` headers, equal to its arguments. A header
- * that is missing, does not match or is not validly encoded is -32020 (HTTP 400).
+ * that is missing, does not match or is not validly encoded is -32020 (HTTP 400). A request whose `_meta`
+ * lacks the protocol version or the client capabilities is -32602 (HTTP 400); one naming a version the
+ * gateway does not serve is -32022 with the served ones (HTTP 400); a method the revision removed
+ * (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, `resources/unsubscribe`) or one the
+ * gateway does not know is -32601 (HTTP 404); a call whose server asks for a capability (sampling,
+ * elicitation, roots) the request did not declare is -32021 naming it (HTTP 400).
  *
  * @module
  */
 import type { Gateway } from "../gateway/mod.ts";
 import {
+  CLIENT_CAPABILITIES_KEY,
   decodeHeaderValue,
   ErrorCode,
   HostEra,
   type JSONRPCMessage,
+  MODERN_VERSION,
   paramHeaderMismatch,
   PROTOCOL_VERSION_KEY,
   scanParamHeaders,
+  SERVED_VERSIONS,
   SUBSCRIPTION_ID_KEY,
   type Transport,
+  UNSUPPORTED_VERSION,
 } from "../mcp/mod.ts";
 import type { Continuations } from "./continuations.ts";
 import { type SealedState, StateSeal } from "./request_state.ts";
@@ -131,6 +141,68 @@ export async function paramMismatch(
   return declarations && paramHeaderMismatch(declarations, body.params?.arguments, request.headers);
 }
 
+/** The methods 2026-07-28 removed: a modern request for one is -32601 (HTTP 404). */
+const REMOVED_METHODS = new Set([
+  "initialize",
+  "ping",
+  "logging/setLevel",
+  "resources/subscribe",
+  "resources/unsubscribe",
+]);
+
+/**
+ * Methods whose -32601 may be a downstream server's relayed answer (not the gateway's "no such method"):
+ * their errors keep HTTP 200.
+ */
+const RELAYED_METHODS = new Set(["tools/call", "prompts/get", "resources/read", "completion/complete"]);
+
+/**
+ * A modern request's refusal before it is served, or undefined: its `_meta` envelope lacks the protocol
+ * version or the client capabilities (-32602), names a version the gateway does not serve (-32022, with
+ * the served ones), or its method was removed by the revision (-32601). With the HTTP status of each.
+ */
+export function envelopeRefusal(body: Body): { status: number; error: Message } | undefined {
+  const meta = body.params?._meta as Params | undefined;
+  const where = "2026-07-28 requests carry params._meta";
+  if (typeof meta !== "object" || meta === null || Array.isArray(meta)) {
+    return { status: 400, error: { code: -32602, message: `Invalid params: ${where}, this one has none` } };
+  }
+  const version = meta[PROTOCOL_VERSION_KEY];
+  if (typeof version !== "string") {
+    return {
+      status: 400,
+      error: { code: -32602, message: `Invalid params: ${where} with ${PROTOCOL_VERSION_KEY} (a string)` },
+    };
+  }
+  const capabilities = meta[CLIENT_CAPABILITIES_KEY];
+  if (typeof capabilities !== "object" || capabilities === null || Array.isArray(capabilities)) {
+    return {
+      status: 400,
+      error: {
+        code: -32602,
+        message: `Invalid params: ${where} with ${CLIENT_CAPABILITIES_KEY} (an object)`,
+      },
+    };
+  }
+  if (version !== MODERN_VERSION) {
+    return {
+      status: 400,
+      error: {
+        code: UNSUPPORTED_VERSION,
+        message: `Unsupported protocol version: ${version.slice(0, 64)}`,
+        data: { supported: SERVED_VERSIONS, requested: version },
+      },
+    };
+  }
+  if (REMOVED_METHODS.has(body.method as string)) {
+    return {
+      status: 404,
+      error: { code: -32601, message: `Method not found: ${body.method} was removed in 2026-07-28` },
+    };
+  }
+  return undefined;
+}
+
 /** A comment line on an open listen stream this often, so proxies and the host see it alive. */
 export const LISTEN_KEEPALIVE_MS = 15_000;
 
@@ -176,6 +248,8 @@ export class ModernEndpoint implements Transport {
   #gateway: Gateway;
   #connected: Promise<void>;
   #closed = false;
+  /** Where each streamed request's notifications go, by the gateway's own id of the request. */
+  #notes = new Map<string, (message: JSONRPCMessage) => void>();
   /** Open listen streams, by the gateway's own id of their request. */
   #streams = new Map<string, ListenStream>();
   /** The agent ("" = the unscoped view) the states sealed here are bound to. */
@@ -205,7 +279,12 @@ export class ModernEndpoint implements Transport {
     for (const note of out.notify ?? []) this.#toListen(note);
     for (const answer of [...out.also ?? [], ...out.send ? [out.send] : []]) {
       const m = answer as { id?: unknown; method?: unknown };
-      if (m.method !== undefined || m.id === undefined) continue; // progress: no stream to carry it
+      if (m.method !== undefined || m.id === undefined) {
+        // A request's own notification (progress): on that request's event stream, if it has one.
+        const related = options?.relatedRequestId;
+        if (m.method !== undefined && related !== undefined) this.#notes.get(String(related))?.(answer);
+        continue;
+      }
       const resolve = this.#pending.get(String(m.id));
       if (resolve) this.#pending.delete(String(m.id)), resolve(answer);
     }
@@ -302,6 +381,8 @@ export class ModernEndpoint implements Transport {
       );
     }
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
+    const refused = isRequest ? envelopeRefusal(b) : undefined;
+    if (refused) return jsonResponse({ jsonrpc: "2.0", id: hostId, error: refused.error }, refused.status);
     // Without a session a host's request id means nothing here (ids are the gateway's own inside): a
     // host cancels a request, or ends a listen, by closing its HTTP request (handled below).
     if (!isRequest && b.method === "notifications/cancelled") return new Response(null, { status: 202 });
@@ -309,9 +390,25 @@ export class ModernEndpoint implements Transport {
       await this.#connected;
       return this.#listen(request, { ...b, id: `m-${++this.#seq}` }, hostId, tokenHash);
     }
+    // A request with a progressToken, from a host that takes an event stream, is answered on one: its
+    // progress notifications, then its answer.
+    const token = (b.params?._meta as Params | undefined)?.progressToken;
+    if (
+      isRequest && token !== undefined && (request.headers.get("accept") ?? "").includes("text/event-stream")
+    ) {
+      return this.#streamed(request, b, hostId);
+    }
     const answer = await this.serve(b, request.signal, false);
     if (!answer) return new Response(null, { status: 202 });
-    return jsonResponse({ ...answer, id: hostId ?? null });
+    // The gateway's own "no such method" is HTTP 404 (a relayed downstream answer keeps 200); a call that
+    // needs a capability the request did not declare (-32021), or another version (-32022), is 400.
+    const code = (answer.error as { code?: unknown } | undefined)?.code;
+    const status = code === -32601 && !RELAYED_METHODS.has(b.method)
+      ? 404
+      : code === UNSUPPORTED_VERSION || code === ErrorCode.MissingRequiredClientCapability
+      ? 400
+      : 200;
+    return jsonResponse({ ...answer, id: hostId ?? null }, status);
   }
 
   /**
@@ -319,7 +416,12 @@ export class ModernEndpoint implements Transport {
    * a notification, or when `signal` aborted (the request is then cancelled). `forwarded`: another replica
    * handed this retry here through the store (it is not handed on again).
    */
-  async serve(b: Body, signal: AbortSignal, forwarded: boolean): Promise<Message | undefined> {
+  async serve(
+    b: Body,
+    signal: AbortSignal,
+    forwarded: boolean,
+    onNote?: (message: JSONRPCMessage) => void,
+  ): Promise<Message | undefined> {
     await this.#connected;
     const hostId = b.id;
     const isRequest = typeof hostId === "string" || typeof hostId === "number";
@@ -358,6 +460,7 @@ export class ModernEndpoint implements Transport {
       this.#pending.delete(id);
       return era.reply as Message;
     }
+    if (answered && onNote) this.#notes.set(id, onNote);
     for (const message of era.deliver) this.onmessage?.(message as JSONRPCMessage);
     if (!answered) return undefined;
     // A host that goes away cancels its request.
@@ -378,7 +481,63 @@ export class ModernEndpoint implements Transport {
       return answer && await this.#sealed(answer, b);
     } finally {
       signal.removeEventListener("abort", onAbort);
+      this.#notes.delete(id);
     }
+  }
+
+  /**
+   * A request answered on an event stream: the notifications the gateway's server sends for it
+   * (progress) as they come, then its answer, and the stream ends. A host that closes it cancels the
+   * request (as a dropped JSON request does).
+   */
+  #streamed(request: Request, b: Body, hostId: string | number): Response {
+    const encoder = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let open = true;
+    const write = (message: unknown) => {
+      if (!open) return;
+      try {
+        controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+      } catch {
+        // the host went away: its request's signal cancels the call
+      }
+    };
+    const end = () => {
+      if (!open) return;
+      open = false;
+      try {
+        controller.close();
+      } catch {
+        // already closed
+      }
+    };
+    const gone = new AbortController();
+    const onAbort = () => gone.abort();
+    request.signal.addEventListener("abort", onAbort, { once: true });
+    const body = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c;
+      },
+      cancel: () => {
+        open = false;
+        gone.abort();
+      },
+    });
+    this.serve(b, gone.signal, false, write).then(
+      (answer) => answer && write({ ...answer, id: hostId }),
+      (error) =>
+        write({ jsonrpc: "2.0", id: hostId, error: { code: -32603, message: (error as Error).message } }),
+    ).finally(() => {
+      request.signal.removeEventListener("abort", onAbort);
+      end();
+    });
+    return new Response(body, {
+      headers: {
+        "content-type": "text/event-stream",
+        "cache-control": "no-cache, no-transform",
+        "x-accel-buffering": "no",
+      },
+    });
   }
 
   /** An `input_required` answer with its `requestState` sealed (bound to this agent and `request`). */

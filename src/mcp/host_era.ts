@@ -6,16 +6,17 @@
  * (the SDK's, built for sessions) is then opened with an `initialize` made here from the envelope (its
  * answer is not the host's), so its handlers serve the modern host unchanged; `server/discover` is
  * answered from that opening's result. On the way out, results of a modern request get
- * `resultType: "complete"` and list results the cache hints the revision requires (`ttlMs: 0`,
- * `cacheScope: "private"`: the merged list changes as servers connect, and depends on the agent); list
- * changes and resource updates reach a modern host only on its `subscriptions/listen` requests, stamped
- * (host_listen.ts), and log notifications not at all (the revision moved them). A downstream
- * server's request in the middle of a modern host's call (sampling, elicitation, roots, relayed by the
- * gateway) is translated, never replayed: the host's request is answered `input_required` with it and
- * an opaque `requestState` while the call stays open; the host's retry (same method, tool and arguments,
- * with `inputResponses`) answers the server's request and receives the call's final answer. Several
- * requests are several rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS}
- * fails the server's request and cancels the call. A request outside a call is refused at once.
+ * `resultType: "complete"`, and list and `resources/read` results the cache hints the revision requires
+ * where they have none (`ttlMs: 0`, `cacheScope: "private"`: the merged list changes as servers connect
+ * and depends on the agent, as what a read may see does); list changes and resource updates reach a
+ * modern host only on its `subscriptions/listen` requests, stamped (host_listen.ts), and log
+ * notifications not at all (the revision moved them). A downstream server's request in the middle of a
+ * modern host's call (sampling, elicitation, roots, relayed by the gateway) is translated, never
+ * replayed: the host's request is answered `input_required` with it and an opaque `requestState` while
+ * the call stays open; the host's retry (same method, tool and arguments, with `inputResponses`)
+ * answers the server's request and receives the call's final answer. Several requests are several
+ * rounds; a continuation nobody comes back for within {@linkcode CONTINUATION_MS} fails the server's
+ * request and cancels the call. A request outside a call is refused at once.
  *
  * @module
  */
@@ -28,6 +29,7 @@ import {
   SERVER_INFO_KEY,
   UNSUPPORTED_VERSION,
 } from "./era.ts";
+import { ErrorCode } from "./errors.ts";
 import { HostListens } from "./host_listen.ts";
 import { elicitationMode, elicitationRefusal } from "./elicitation.ts";
 
@@ -37,8 +39,14 @@ const LEGACY_VERSION = "2025-11-25";
 export const SERVED_VERSIONS = [MODERN_VERSION, LEGACY_VERSION, "2025-06-18", "2025-03-26", "2024-11-05"];
 /** The id of the `initialize` made for a modern host (a string: hosts' own ids cannot be told apart). */
 const OPENING_ID = "mcphub-host-opening";
-/** Results that carry the revision's cache hints. */
-const LISTS = new Set(["tools/list", "prompts/list", "resources/list", "resources/templates/list"]);
+/** Results that carry the revision's cache hints (SEP-2549: the four lists and resources/read). */
+const CACHED = new Set([
+  "tools/list",
+  "prompts/list",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+]);
 /** Notifications a modern host still gets (the rest were removed or moved to subscriptions/listen). */
 const MODERN_NOTIFICATIONS = new Set(["notifications/progress", "notifications/cancelled"]);
 
@@ -121,6 +129,11 @@ export class HostEra {
   #calls = new Map<string | number, OpenCall>();
   /** A call's final answer goes to this retry's id (the host's latest request for it). */
   #answerTo = new Map<string | number, string | number>();
+  /**
+   * Calls the host already has an answer for (refused for a capability its request did not declare, and
+   * cancelled): a late answer of the gateway's server for one is dropped, never a second answer.
+   */
+  #answered = new Set<string | number>();
   /** requestState -> the call it continues. */
   #states = new Map<string, string | number>();
   #inputSeq = 0;
@@ -181,6 +194,8 @@ export class HostEra {
       return { deliver: [...this.#open(meta, true), ...step.deliver], notify: step.notify };
     }
     if (isRequest) {
+      // An id the host uses again is a new request: nothing of the old one's is dropped for it.
+      this.#answered.delete(m.id!);
       const resumed = this.#resume(m);
       if (resumed) return resumed;
       this.#methods.set(m.id!, m.method);
@@ -254,7 +269,8 @@ export class HostEra {
    * host's MRTR retry), and whether the result must get `resultType` (a modern host's request). A
    * result written by the fast path is settled here as {@linkcode HostEra.outgoing} settles one.
    */
-  rawAnswer(id: string | number): { id: string | number; modern: boolean } {
+  rawAnswer(id: string | number): { id: string | number; modern: boolean; drop?: true } {
+    if (this.#answered.delete(id)) return { id, modern: false, drop: true };
     if (this.era !== "modern" || !this.#methods.has(id)) return { id, modern: false };
     return { id: this.#settle(id), modern: true };
   }
@@ -310,12 +326,13 @@ export class HostEra {
     }
     const own = this.listens.answered(m);
     if (own) return { deliver: own.deliver, notify: own.notify };
+    if (m.id !== undefined && this.#answered.delete(m.id)) return {};
     const method = m.id === undefined ? undefined : this.#methods.get(m.id);
     if (method === undefined) return { send: message };
     const hostId = this.#settle(m.id!);
     if (!m.result) return { send: { ...m, id: hostId } as JSONRPCMessage };
     const result: Params = { resultType: "complete", ...m.result };
-    if (LISTS.has(method)) {
+    if (CACHED.has(method)) {
       result.ttlMs ??= 0;
       result.cacheScope ??= "private";
     }
@@ -349,8 +366,22 @@ export class HostEra {
     }
     const capability = CAPABILITY_OF[m.method!];
     if (capability && !call.capabilities[capability]) {
-      // As a direct connection to a host without the capability answers.
+      // The revision's answer: the host's request needs a capability its envelope did not declare
+      // (-32021, naming it). The server's request is refused (as a direct connection to a host without
+      // the capability answers) and its call cancelled: the host has its answer.
+      const hostId = this.#settle(related!);
+      this.#answered.add(related!);
       return {
+        send: {
+          jsonrpc: "2.0",
+          id: hostId,
+          error: {
+            code: ErrorCode.MissingRequiredClientCapability,
+            message: `${m.method} needs the client capability "${capability}", which this request's _meta ` +
+              `(${CLIENT_CAPABILITIES_KEY}) does not declare`,
+            data: { requiredCapabilities: { [capability]: {} } },
+          },
+        } as JSONRPCMessage,
         back: {
           jsonrpc: "2.0",
           id: m.id!,
@@ -359,6 +390,11 @@ export class HostEra {
             message: `${m.method}: the host of this request does not offer ${capability}`,
           },
         } as JSONRPCMessage,
+        deliver: [{
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: related!, reason: `the host does not offer ${capability}` },
+        } as JSONRPCMessage],
       };
     }
     const why = m.method === "elicitation/create"

@@ -26,7 +26,7 @@ export {
 export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
 export { eraFetch, EraTransport, ListenStreams, tapTransport, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
-export { canonicalJson, HostEra } from "./host_era.ts";
+export { canonicalJson, HostEra, SERVED_VERSIONS } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";
-export { PROTOCOL_VERSION_KEY } from "./era.ts";
+export { CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY } from "./era.ts";
 export { elicitationMode, elicitationRefusal } from "./elicitation.ts";

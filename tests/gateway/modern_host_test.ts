@@ -133,6 +133,25 @@ for (const mode of [{ pin: "2026-07-28" }, "auto"] as const) {
   });
 }
 
+Deno.test("a 2026-07-28 host on stdio whose call's server asks for sampling it did not declare: -32021 naming it, one answer only; the host goes on", async () => {
+  await using dir = await tempDir();
+  const path = await config(dir.path);
+  await using host = await modernHost(path, { pin: "2026-07-28" });
+  await assert.rejects(
+    host.client.callTool({ name: "legacy__sample", arguments: {} }),
+    (error: Error & { code?: number; data?: unknown }) => {
+      assert.equal(error.code, -32021, error.message);
+      assert.deepEqual(error.data, { requiredCapabilities: { sampling: {} } });
+      return true;
+    },
+  );
+  assert.equal(text(await host.client.callTool({ name: "legacy__echo", arguments: { text: "on" } })), "on");
+  const errors = host.raw.filter((m) => (m as { error?: { code: number } }).error?.code === -32021);
+  assert.equal(errors.length, 1);
+  const id = (errors[0] as { id: unknown }).id;
+  assert.equal(host.raw.filter((m) => (m as { id?: unknown }).id === id).length, 1, JSON.stringify(host.raw));
+});
+
 Deno.test("the v1 client through the same gateway: the legacy session, unchanged", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);

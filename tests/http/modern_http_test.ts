@@ -323,6 +323,152 @@ Deno.test("routing headers: a request missing MCP-Protocol-Version, Mcp-Method o
   }
 });
 
+Deno.test("a 2026-07-28 request without the envelope is -32602, another version -32022, a removed or unknown method -32601 (HTTP 400, 400, 404), each with its id; a good one is served", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+  );
+  await using listener = await startListener(path);
+  const post = (method: string, id: number, params: Record<string, unknown>, version = "2026-07-28") =>
+    modernPost(listener.url, { "mcp-method": method, "mcp-protocol-version": version }, {
+      jsonrpc: "2.0",
+      id,
+      method,
+      params,
+    });
+  const { "io.modelcontextprotocol/clientCapabilities": _, ...noCapabilities } = BARE_META;
+  const { "io.modelcontextprotocol/protocolVersion": __, ...noVersion } = BARE_META;
+  for (
+    const [id, params, lacks] of [
+      [1, {}, /has none/],
+      [2, { _meta: noVersion }, /io\.modelcontextprotocol\/protocolVersion/],
+      [3, { _meta: noCapabilities }, /io\.modelcontextprotocol\/clientCapabilities/],
+    ] as const
+  ) {
+    const answer = await post("server/discover", id, params);
+    assert.equal(answer.status, 400, JSON.stringify(answer.body));
+    assert.equal(answer.body.id, id);
+    assert.equal(answer.body.error.code, -32602);
+    assert.match(answer.body.error.message, lacks);
+  }
+  const other = { ...BARE_META, "io.modelcontextprotocol/protocolVersion": "v999.0.0" };
+  const unsupported = await post("server/discover", 4, { _meta: other }, "v999.0.0");
+  assert.equal(unsupported.status, 400);
+  assert.deepEqual(unsupported.body, {
+    jsonrpc: "2.0",
+    id: 4,
+    error: {
+      code: -32022,
+      message: "Unsupported protocol version: v999.0.0",
+      data: {
+        supported: ["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"],
+        requested: "v999.0.0",
+      },
+    },
+  });
+  for (const method of ["initialize", "ping", "logging/setLevel", "resources/subscribe", "unknown/method"]) {
+    const params = method === "resources/subscribe"
+      ? { uri: "test://x", _meta: BARE_META }
+      : { _meta: BARE_META };
+    const answer = await post(method, 5, params);
+    assert.equal(answer.status, 404, `${method}: ${JSON.stringify(answer.body)}`);
+    assert.equal(answer.body.id, 5);
+    assert.equal(answer.body.error.code, -32601, method);
+  }
+  const discovered = await post("server/discover", 6, { _meta: BARE_META });
+  assert.equal(discovered.status, 200);
+  assert.ok(discovered.body.result.supportedVersions.includes("2026-07-28"));
+  // A downstream's error to a call keeps HTTP 200 (only the gateway's own "no such method" is 404).
+  const call = await modernPost(
+    listener.url,
+    { "mcp-method": "tools/call", "mcp-name": "legacy__nope" },
+    { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "legacy__nope", _meta: BARE_META } },
+  );
+  assert.equal(call.status, 200, JSON.stringify(call.body));
+  assert.ok(call.body.error || call.body.result.isError, JSON.stringify(call.body));
+});
+
+Deno.test("progress to a 2026-07-28 host over HTTP: a request with a progressToken is answered on an event stream, its progress then its result; without the token, one JSON answer", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}]\n`,
+  );
+  await using listener = await startListener(path);
+  const host = new ModernClient({ name: "progress", version: "2.0.0" }, {
+    versionNegotiation: { mode: { pin: "2026-07-28" } },
+  });
+  await host.connect(new StreamableHTTPClientTransport(new URL(listener.url)));
+  try {
+    const seen: number[] = [];
+    const result = await host.callTool({ name: "legacy__progress", arguments: { n: 3 } }, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    assert.equal(text(result), "sent 3");
+    assert.deepEqual(seen, [1, 2, 3]);
+  } finally {
+    await host.close();
+  }
+  // The wire: the notifications carry the host's token, the last event is the answer with the host's id.
+  const headers = { "mcp-method": "tools/call", "mcp-name": "legacy__progress" };
+  const params = { name: "legacy__progress", arguments: { n: 2 } };
+  const streamed = await fetch(listener.url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      ...headers,
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "p1",
+      method: "tools/call",
+      params: { ...params, _meta: { ...BARE_META, progressToken: "tok" } },
+    }),
+  });
+  assert.equal(streamed.headers.get("content-type"), "text/event-stream");
+  const events = (await streamed.text()).split("\n\n").filter((e) => e.startsWith("event: message"))
+    .map((e) => JSON.parse(e.slice(e.indexOf("data: ") + 6)));
+  assert.deepEqual(events.slice(0, 2).map((e) => e.params), [
+    { progressToken: "tok", progress: 1, total: 2 },
+    { progressToken: "tok", progress: 2, total: 2 },
+  ]);
+  assert.equal(events.length, 3);
+  assert.equal(events[2].id, "p1");
+  assert.equal(text(events[2].result), "sent 2");
+  const plain = await modernPost(listener.url, headers, {
+    jsonrpc: "2.0",
+    id: "p2",
+    method: "tools/call",
+    params: { ...params, _meta: BARE_META },
+  });
+  assert.equal(plain.status, 200);
+  assert.equal(plain.body.id, "p2");
+  assert.equal(text(plain.body.result), "sent 2");
+});
+
+Deno.test("a call whose server asks for sampling, from a 2026-07-28 request that did not declare it: -32021 naming it (HTTP 400)", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  legacy:\n    command: ${q(DENO)}\n    args: [run, -A, ${q(FIXTURE)}, --state, ${
+      q(dir.path)
+    }]\n`,
+  );
+  await using listener = await startListener(path);
+  const answer = await modernPost(
+    listener.url,
+    { "mcp-method": "tools/call", "mcp-name": "legacy__sample" },
+    { jsonrpc: "2.0", id: "s", method: "tools/call", params: { name: "legacy__sample", _meta: BARE_META } },
+  );
+  assert.equal(answer.status, 400, JSON.stringify(answer.body));
+  assert.equal(answer.body.id, "s");
+  assert.equal(answer.body.error.code, -32021);
+  assert.deepEqual(answer.body.error.data, { requiredCapabilities: { sampling: {} } });
+});
+
 Deno.test("MRTR over HTTP: a legacy server's elicitation reaches a 2026-07-28 host as input_required", async () => {
   await using dir = await tempDir();
   const path = await config(dir.path);

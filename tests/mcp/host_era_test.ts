@@ -92,6 +92,38 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
   assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
 });
 
+Deno.test("a modern host's resources/read carries the cache hints; a server's own are kept", () => {
+  const era = new HostEra();
+  era.incoming({ jsonrpc: "2.0", id: "d", method: "server/discover", params: { _meta: META } });
+  era.outgoing({ jsonrpc: "2.0", id: "mcphub-host-opening", result: OPENING_RESULT } as JSONRPCMessage);
+  const contents = [{ uri: "test://a", text: "a" }];
+  const read = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "resources/read",
+    params: { uri: "test://a", _meta: META },
+  });
+  era.incoming(read(1));
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 1, result: { contents } } as JSONRPCMessage), {
+    send: {
+      jsonrpc: "2.0",
+      id: 1,
+      result: { resultType: "complete", contents, ttlMs: 0, cacheScope: "private" },
+    },
+  });
+  era.incoming(read(2));
+  const hinted = { contents, ttlMs: 60_000, cacheScope: "public" };
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 2, result: hinted } as JSONRPCMessage), {
+    send: { jsonrpc: "2.0", id: 2, result: { resultType: "complete", ...hinted } },
+  });
+  // Other results get none (a call's is not cacheable).
+  era.incoming({ jsonrpc: "2.0", id: 3, method: "prompts/get", params: { name: "p", _meta: META } });
+  assert.deepEqual(
+    era.outgoing({ jsonrpc: "2.0", id: 3, result: { messages: [] } } as JSONRPCMessage),
+    { send: { jsonrpc: "2.0", id: 3, result: { resultType: "complete", messages: [] } } },
+  );
+});
+
 Deno.test("an unsupported version in _meta is -32022 naming the served versions", () => {
   const era = new HostEra();
   const r = era.incoming({
@@ -171,11 +203,37 @@ Deno.test("MRTR to a modern host: input_required, the retry answers the server a
   assert.match((stale.reply as { error: { message: string } }).error.message, /Unknown requestState/);
 });
 
-Deno.test("MRTR to a modern host: a capability its request did not declare is refused at once", () => {
+Deno.test("MRTR to a modern host: a capability its request did not declare: the host's request is -32021 naming it, the server's refused, the call cancelled", () => {
   const era = modernCall({});
   const out = era.outgoing({ jsonrpc: "2.0", id: 0, method: "sampling/createMessage" } as JSONRPCMessage, 5);
-  assert.equal(out.send, undefined);
+  assert.deepEqual(out.send, {
+    jsonrpc: "2.0",
+    id: 5,
+    error: {
+      code: -32021,
+      message: 'sampling/createMessage needs the client capability "sampling", which this request\'s _meta ' +
+        "(io.modelcontextprotocol/clientCapabilities) does not declare",
+      data: { requiredCapabilities: { sampling: {} } },
+    },
+  });
+  assert.equal((out.back as { id: number; error: { code: number } }).id, 0);
   assert.match((out.back as { error: { message: string } }).error.message, /does not offer sampling/);
+  assert.deepEqual(out.deliver, [{
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: 5, reason: "the host does not offer sampling" },
+  }]);
+  // The host has its answer: a late answer of the gateway's server for the call is dropped, once.
+  assert.deepEqual(era.outgoing({ jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage), {});
+  assert.deepEqual(era.rawAnswer(5), { id: 5, modern: false });
+  const again = modernCall({});
+  again.outgoing({ jsonrpc: "2.0", id: 0, method: "roots/list" } as JSONRPCMessage, 5);
+  // The fast path's late answer (relayed as bytes) is dropped too.
+  assert.deepEqual(again.rawAnswer(5), { id: 5, modern: false, drop: true });
+  // An id the host uses again is a new request, answered.
+  again.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, 5);
+  again.incoming({ jsonrpc: "2.0", id: 5, method: "tools/list", params: { _meta: META } });
+  assert.deepEqual(again.rawAnswer(5), { id: 5, modern: true });
   // Outside any call: refused too.
   const loose = era.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, undefined);
   assert.match((loose.back as { error: { message: string } }).error.message, /outside a call/);
