@@ -165,8 +165,14 @@ export class StdioServerTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    // Before the era loaded, the host is no 2026-07-28 host: HostEra would send the message as it is.
-    if (!this.#era) return this.#write(message);
+    if (!this.#era) {
+      // Before the era loaded, no 2026-07-28 message has come: HostEra would send the message as it is.
+      if (!this.#backlog) return this.#write(message);
+      // One has and waits for it: this message goes after it, as the era then says.
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      this.#backlog.push(() => this.send(message, options).then(resolve, reject));
+      return promise;
+    }
     const out = this.#era.outgoing(message, options?.relatedRequestId);
     if (out.back) {
       const back = out.back;

@@ -97,3 +97,39 @@ Deno.test("a 2026-07-28 request and what follows it in the same chunk keep their
   );
   assert.equal((written[0] as { id: unknown }).id, 2);
 });
+
+Deno.test("what the gateway's server sends while the era loads goes after the 2026-07-28 message, as the era says", async () => {
+  const written: unknown[] = [];
+  const decoder = new TextDecoder();
+  const output = new WritableStream<Uint8Array>({
+    write(chunk) {
+      for (const line of decoder.decode(chunk).split("\n")) if (line) written.push(JSON.parse(line));
+    },
+  });
+  let transport: StdioServerTransport | undefined;
+  let sent: Promise<void> | undefined;
+  let pulls = 0;
+  const input = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (++pulls === 1) {
+        const request = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: ENVELOPE } };
+        controller.enqueue(new TextEncoder().encode(`${JSON.stringify(request)}\n`));
+        return;
+      }
+      // The modern request was read: a list change of the gateway's server now reaches a 2026-07-28 host
+      // only on its listens (it has none), never as the 2025 notification.
+      sent = transport!.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      controller.close();
+    },
+  }, { highWaterMark: 0 });
+  transport = new StdioServerTransport(input, output);
+  const delivered: string[] = [];
+  const closed = Promise.withResolvers<void>();
+  transport.onmessage = (m) => delivered.push((m as { method?: string }).method ?? "answer");
+  transport.onclose = () => closed.resolve();
+  await transport.start();
+  await closed.promise;
+  await sent;
+  assert.deepEqual(delivered, ["initialize", "notifications/initialized", "tools/list"]);
+  assert.deepEqual(written, []);
+});
