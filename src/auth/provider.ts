@@ -8,7 +8,7 @@
  */
 import type { OAuthConfig } from "../config/mod.ts";
 import type { AuthRecord, AuthStore } from "./store.ts";
-import { httpStatusOf } from "../mcp/mod.ts";
+import { httpStatusOf } from "../mcp/light.ts";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,

@@ -20,15 +20,15 @@ import {
   SandboxPool,
 } from "./sandbox.ts";
 import { type DeclaredTool, toolDeclarations } from "./types_dts.ts";
+import { RUN_CODE } from "./names.ts";
+
+export { RUN_CODE, TYPES_URI } from "./names.ts";
 
 /** The time a program gets when its call names none. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** The longest program accepted, UTF-8 bytes. */
 export const MAX_CODE_BYTES = 256 * 1024;
-
-/** The meta-tool's name. */
-export const RUN_CODE = "run_code";
 
 /**
  * The process's spare sandbox (see {@linkcode SandboxPool}): started at the first run, so a gateway
@@ -247,6 +247,3 @@ export async function codeDeclarations(hub: Hub, options: CodeDeclarationsOption
   }));
   return toolDeclarations(declared, { maxBytes: options.maxBytes });
 }
-
-/** The resource that carries the declarations. */
-export const TYPES_URI = "mcphub://code/types.d.ts";

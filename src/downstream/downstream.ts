@@ -10,8 +10,10 @@ import { type Client, ErrorCode, loadClientSdk, McpError } from "../mcp/sdk.ts";
 import type { CallToolResult, Progress, Transport } from "../mcp/sdk.ts";
 import { checkOutput, type ToolMetadata } from "../mcp/output_check.ts";
 import { InvalidResultError, messageOf } from "../mcp/errors.ts";
-import { type Era, MODERN_VERSION, type WireTap } from "../mcp/mod.ts";
-import { StdioClientTransport } from "./stdio.ts";
+import { type Era, MODERN_VERSION } from "../mcp/light.ts";
+import type { WireTap } from "../mcp/mod.ts";
+// Loaded when a stdio server first connects (start-up time: the host's `initialize` is answered first).
+import type { StdioClientTransport } from "./stdio.ts";
 import { isLocalFailure, PendingCalls } from "./deadline.ts";
 import { type LineSpillPolicy } from "../json/lines.ts";
 import { ProtocolViolation } from "../mcp/jsonrpc_line.ts";
@@ -31,7 +33,8 @@ import {
   type RestartPolicy,
   ServerUnavailableError,
 } from "./failures.ts";
-import { connectRemote, type RemoteHost } from "./remote.ts";
+// Loaded when a remote server first connects: a gateway of stdio servers starts without the HTTP side.
+import type { RemoteHost } from "./remote.ts";
 import { clipText, GARBAGE_QUOTE_CHARS, redact, STDERR_TAIL_BYTES, Tail } from "./stderr.ts";
 
 // Where the hub and the gateway import them from.
@@ -53,6 +56,13 @@ const PACK_CHARS = 256 * 1024;
 
 /** The SDK's client module, once the first server began to connect (see sdk_client.ts). */
 let clientSdk: typeof import("../mcp/sdk_client.ts") | undefined;
+/** The stdio client end (`stdio.ts`), once a stdio server has connected. */
+let stdio: typeof import("./stdio.ts") | undefined;
+
+/** Whether `transport` is the stdio client end (only ever made once `stdio.ts` is loaded). */
+function isStdio(transport: unknown): transport is StdioClientTransport {
+  return stdio !== undefined && transport instanceof stdio.StdioClientTransport;
+}
 
 /** The era one server spoke when it last connected (see {@linkcode DownstreamOptions.eras}). */
 export interface EraCache {
@@ -317,7 +327,7 @@ export class Downstream {
   }
   /** The stdio child's pid, when there is one. */
   get pid(): number | undefined {
-    return this.#transport instanceof StdioClientTransport ? this.#transport.pid : undefined;
+    return isStdio(this.#transport) ? this.#transport.pid : undefined;
   }
 
   #setState(state: DownstreamState): void {
@@ -444,10 +454,10 @@ export class Downstream {
     const attempt = async () => {
       clientSdk ??= await loadClientSdk();
       const cached = this.#options.eras?.load();
-      const dial = (probe: boolean) =>
+      const dial = async (probe: boolean) =>
         this.config.url
-          ? connectRemote(this.#remoteHost(probe), deadline)
-          : this.#connectStdio(deadline, probe);
+          ? (await import("./remote.ts")).connectRemote(this.#remoteHost(probe), deadline)
+          : await this.#connectStdio(deadline, probe);
       // server/discover first when the server spoke 2026-07-28 last time, and when its era is not known
       // yet, on stdio and over HTTP (as the v2 client's auto mode does: a server that serves both
       // revisions is then spoken to in 2026-07-28; a legacy one answers the probe with an error, on the
@@ -499,7 +509,8 @@ export class Downstream {
   async #connectStdio(signal: AbortSignal, probe: boolean): Promise<void> {
     const { command, args, env, cwd } = this.config;
     const tail = this.#tail;
-    const transport = new StdioClientTransport({
+    stdio ??= await import("./stdio.ts");
+    const transport = new stdio.StdioClientTransport({
       command: command!,
       args,
       probe,
@@ -717,7 +728,7 @@ export class Downstream {
       const metadata = client as unknown as ToolMetadata;
       // A modern server's call may take input rounds (MRTR): the SDK's path, through the era's relay.
       if (
-        options.raw && transport instanceof StdioClientTransport && transport.era.era !== "modern" &&
+        options.raw && isStdio(transport) && transport.era.era !== "modern" &&
         !metadata.isToolTaskRequired(name)
       ) {
         const result = await transport.callRaw(name, args, options);
@@ -820,7 +831,7 @@ export class Downstream {
     this.#transport = undefined;
     if (this.#state !== "disabled") this.#state = "closed";
     try {
-      if (transport instanceof StdioClientTransport) await transport.close();
+      if (isStdio(transport)) await transport.close();
       else await client?.close();
     } catch {
       // closing a broken connection

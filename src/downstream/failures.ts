@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/mod.ts";
+import { MODERN_VERSION, UNSUPPORTED_VERSION } from "../mcp/light.ts";
 
 /** Where a downstream server is in its life. */
 export type DownstreamState =

@@ -16,7 +16,7 @@ import type { JSONRPCMessage, Progress, Transport } from "../mcp/sdk.ts";
 import { type Member, member, RawBytes, RawResult, scan } from "../json/raw_json.ts";
 import { slicedParseApplies } from "../json/sliced_json.ts";
 import { NoticeGate } from "./notice_gate.ts";
-import { Era, type WireTap } from "../mcp/mod.ts";
+import { Era, type WireTap } from "../mcp/era.ts";
 import {
   decodeLine,
   type LineSpillPolicy,

@@ -26,14 +26,8 @@ import {
   type MetaToolName,
   metaToolName,
 } from "../hub/meta_tools.ts";
-import {
-  closeSandboxes,
-  codeDeclarations,
-  RUN_CODE,
-  runCode,
-  runCodeInput,
-  TYPES_URI as CODE_TYPES_URI,
-} from "../code/mod.ts";
+// Code mode's names; the room itself loads with the first run_code call or declarations read (start-up time).
+import { closeSandboxes, loadCode, RUN_CODE, TYPES_URI as CODE_TYPES_URI } from "../code/light.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
 import { GATEWAY_CAPABILITIES, Passthrough } from "./passthrough.ts";
@@ -202,6 +196,7 @@ export class Gateway {
         read: async (uri) => {
           const query = codeTypesQuery(uri);
           if (!hub.codeMode || query === undefined) return undefined;
+          const { codeDeclarations } = await loadCode();
           const text = await codeDeclarations(hub, { query: query || undefined });
           return { contents: [{ uri, mimeType: "application/typescript", text }] };
         },
@@ -308,6 +303,7 @@ export class Gateway {
       invalidParams(`describe_tool: "query" must be a string`);
     }
     const def = META_TOOLS.run_code;
+    const { codeDeclarations } = await loadCode();
     return {
       contract_version: CONTRACT_VERSION,
       name: RUN_CODE,
@@ -321,6 +317,7 @@ export class Gateway {
   /** run_code: now, or detached (collected with poll_result). */
   async #runCode(args: Record<string, unknown>, extra: Extra): Promise<CallToolResult> {
     const hub = this.#hub;
+    const { runCode, runCodeInput } = await loadCode();
     const input = runCodeInput(hub, args);
     const detach = args.detach;
     if (detach !== undefined && detach !== null && typeof detach !== "boolean") {

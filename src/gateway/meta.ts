@@ -8,7 +8,7 @@ import type { Tool } from "../mcp/sdk.ts";
 import type { Hub } from "../hub/hub.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import { CONTRACT_VERSION } from "../hub/meta_tools.ts";
-import { TYPES_URI as CODE_TYPES_URI } from "../code/mod.ts";
+import { TYPES_URI as CODE_TYPES_URI } from "../code/light.ts";
 import { clipBytes, serverInstructions } from "./passthrough.ts";
 import { capabilitySummary } from "../hub/discovery.ts";
 import { DEFAULT_EXPOSE_BUDGET_TOKENS, type Exposure } from "../hub/exposure.ts";

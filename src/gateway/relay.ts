@@ -7,7 +7,7 @@
  * @module
  */
 import type { Hub } from "../hub/hub.ts";
-import { elicitationMode, elicitationRefusal } from "../mcp/mod.ts";
+import { elicitationMode, elicitationRefusal } from "../mcp/light.ts";
 import { ErrorCode, McpError, relayRequestHandler, ResultSchema } from "../mcp/sdk.ts";
 import type {
   Client,

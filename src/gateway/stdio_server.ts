@@ -16,7 +16,8 @@ import {
 import { CoalescingWriter } from "../json/pipe.ts";
 import { utf8 } from "../json/raw_json.ts";
 import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
-import { HostEra } from "../mcp/mod.ts";
+import { PROTOCOL_VERSION_KEY } from "../mcp/light.ts";
+import type { HostEra } from "../mcp/mod.ts";
 
 const CLOSE_LINE = utf8("}\n");
 /** The server side on the gateway's own stdin/stdout. Answers non-JSON-RPC input with the protocol's error. */
@@ -35,7 +36,6 @@ export class StdioServerTransport implements Transport {
     options: { writeSync?: (bytes: Uint8Array) => number } = {},
   ) {
     this.#input = input;
-    this.era.inject = (message) => this.onmessage?.(message);
     this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
   }
 
@@ -51,10 +51,12 @@ export class StdioServerTransport implements Transport {
         this.#output.readerAlive();
         for (const line of splitter.push(chunk)) {
           if (line instanceof OversizedMessage) {
-            this.#reject(
-              -32600,
-              `Request too large: a message exceeded the gateway's ${MAX_HOST_MESSAGE_BYTES}-byte limit for ` +
-                "messages from the host and was discarded unread",
+            this.#inOrder(() =>
+              this.#reject(
+                -32600,
+                `Request too large: a message exceeded the gateway's ${MAX_HOST_MESSAGE_BYTES}-byte limit for ` +
+                  "messages from the host and was discarded unread",
+              )
             );
             continue;
           }
@@ -64,20 +66,56 @@ export class StdioServerTransport implements Transport {
             value = parseLineJson(line);
           } catch (error) {
             const parseError = (error as Error).message === "Not JSON";
-            this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line);
+            this.#inOrder(() =>
+              this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line)
+            );
             continue;
           }
-          // Which era the message is of (see mcp/host_era.ts): a modern host's may bring an opening first.
-          const era = this.era.incoming(value);
-          if (era.reply) this.#write(era.reply).catch(() => {});
-          for (const note of era.notify ?? []) this.#write(note).catch(() => {});
-          for (const each of era.deliver) this.#hand(each, each === value ? line : JSON.stringify(each));
+          if (!this.#era && !this.#backlog && passesAsLegacy(value, this.#legacy)) {
+            // What HostEra.incoming does with it: delivered unchanged (an `initialize` makes the host legacy).
+            if ((value as { method?: unknown } | null)?.method === "initialize") this.#legacy = true;
+            this.#hand(value, line);
+            continue;
+          }
+          this.#inOrder(() => this.#incoming(value, line));
         }
       });
     } catch (error) {
       this.onerror?.(error as Error);
     }
+    // Messages waiting for the host side of the era are handled before the end.
+    if (this.#eraLoaded) await this.#eraLoaded;
     this.#finish();
+  }
+
+  /** A message through the eras of the host's messages (see mcp/host_era.ts). */
+  #incoming(value: unknown, line: string): void {
+    // Which era the message is of: a modern host's may bring an opening first.
+    const era = this.#era!.incoming(value);
+    if (era.reply) this.#write(era.reply).catch(() => {});
+    for (const note of era.notify ?? []) this.#write(note).catch(() => {});
+    for (const each of era.deliver) this.#hand(each, each === value ? line : JSON.stringify(each));
+  }
+
+  /**
+   * Runs `step` now when the host side of the era is loaded, else after it loads (starting the load), in
+   * the order the host's messages came.
+   */
+  #inOrder(step: () => void): void {
+    if (this.#era) {
+      step();
+      return;
+    }
+    (this.#backlog ??= []).push(step);
+    this.#eraLoaded ??= import("../mcp/mod.ts").then(({ HostEra }) => {
+      const era = new HostEra();
+      if (this.#legacy) era.era = "legacy";
+      era.inject = (message) => this.onmessage?.(message);
+      this.#era = era;
+      const backlog = this.#backlog ?? [];
+      this.#backlog = undefined;
+      for (const each of backlog) each();
+    }, (error) => this.onerror?.(error as Error));
   }
 
   /** One message for the gateway's server: the fast path's first, then checked and handed on. */
@@ -112,12 +150,30 @@ export class StdioServerTransport implements Transport {
     return this.#output.write(message);
   }
 
-  /** The eras of the host's messages (see mcp/host_era.ts). */
-  readonly era = new HostEra();
+  /**
+   * The eras of the host's messages (see mcp/host_era.ts), loaded with the first message that needs them
+   * (a 2026-07-28 request, or a `server/discover` that opens one): until then the host is a 2025 host or
+   * has not said, and every message passes unchanged (start-up time: a 2025 host's `initialize` is
+   * answered without them).
+   */
+  #era?: HostEra;
+  /** An `initialize` came before the era was loaded (HostEra's "legacy"). */
+  #legacy = false;
+  /** The host's messages waiting, in order, for the era to load. */
+  #backlog?: (() => void)[];
+  #eraLoaded?: Promise<void>;
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    const out = this.era.outgoing(message, options?.relatedRequestId);
+    if (!this.#era) {
+      // Before the era loaded, no 2026-07-28 message has come: HostEra would send the message as it is.
+      if (!this.#backlog) return this.#write(message);
+      // One has and waits for it: this message goes after it, as the era then says.
+      const { promise, resolve, reject } = Promise.withResolvers<void>();
+      this.#backlog.push(() => this.send(message, options).then(resolve, reject));
+      return promise;
+    }
+    const out = this.#era.outgoing(message, options?.relatedRequestId);
     if (out.back) {
       const back = out.back;
       queueMicrotask(() => this.onmessage?.(back));
@@ -145,7 +201,8 @@ export class StdioServerTransport implements Transport {
     options: { resultType?: boolean } = {},
   ): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
-    const answer = this.era.rawAnswer(id);
+    const answer: { id: string | number; modern: boolean; drop?: true } = this.#era?.rawAnswer(id) ??
+      { id, modern: false };
     if (answer.drop) return Promise.resolve();
     const head = utf8(`{"jsonrpc":"2.0","id":${JSON.stringify(answer.id)},"result":`);
     const body = answer.modern && !options.resultType ? withResultType(result) : result;
@@ -155,7 +212,7 @@ export class StdioServerTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     // A modern host's open listens end with their closing result (the host knows they were ended).
-    for (const note of this.era.endListens().notify) this.#write(note).catch(() => {});
+    for (const note of this.#era?.endListens().notify ?? []) this.#write(note).catch(() => {});
     this.#closed = true;
     await this.#output.drained();
     this.onclose?.();
@@ -165,6 +222,21 @@ export class StdioServerTransport implements Transport {
     if (this.#closed) return;
     this.close();
   }
+}
+
+/**
+ * Whether HostEra.incoming (mcp/host_era.ts) would deliver the host's message unchanged while no 2026-07-28
+ * request has come (`legacy`: a 2025 `initialize` has): anything but a request or notification, an
+ * `initialize`, a message without the envelope's protocol version (but a `server/discover` before the
+ * host is legacy), and every message of a legacy host (but a `server/discover` with the envelope).
+ */
+function passesAsLegacy(value: unknown, legacy: boolean): boolean {
+  const m = value as { id?: unknown; method?: unknown; params?: { _meta?: Record<string, unknown> } };
+  if (typeof m !== "object" || m === null || typeof m.method !== "string") return true;
+  if (m.method === "initialize") return true;
+  const version = m.params?._meta?.[PROTOCOL_VERSION_KEY];
+  if (m.method === "server/discover" && m.id !== undefined) return legacy && version === undefined;
+  return version === undefined || legacy;
 }
 
 const RESULT_TYPE = utf8('"resultType":"complete"');

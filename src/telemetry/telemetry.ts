@@ -10,7 +10,7 @@
  * @module
  */
 import type * as OtelApi from "@opentelemetry/api";
-import { httpStatusOf } from "../mcp/mod.ts";
+import { httpStatusOf } from "../mcp/light.ts";
 import {
   Counter,
   DURATION_BUCKETS,

@@ -112,3 +112,23 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
   assert.deepEqual(local.filter((s) => s.startsWith("src/telemetry/")), []);
   assert.deepEqual(npm.filter((s) => s.includes("opentelemetry")), []);
 });
+
+Deno.test("mcp serve loads no 2026-07-28 host side, HTTP downstream, stdio client end or code mode before initialize", async () => {
+  const local = [...await staticGraph(`${ROOT}src/cli/serve.ts`)].filter((s) => s.startsWith("src/"));
+  // A 2025 host's `initialize` is answered without the 2026-07-28 era's host side (loaded by the first message
+  // that needs it, gateway/stdio_server.ts), its HTTP side (with an HTTP downstream), nor the downstream era
+  // itself (with the first stdio server: the stdio client end, its list screen and notice gate).
+  assert.deepEqual(
+    local.filter((s) =>
+      /^src\/mcp\/(host_era|host_listen|era|era_http|param_headers|mod)\.ts$/.test(s) ||
+      /^src\/downstream\/(stdio|remote|notice_gate)\.ts$/.test(s) ||
+      /^src\/trust\/(list_screen|definition_scan|mod)\.ts$/.test(s)
+    ),
+    [],
+  );
+  // Code mode (its sandbox, declarations and run_code) loads with the first run_code call: only its names.
+  assert.deepEqual(local.filter((s) => s.startsWith("src/code/")), [
+    "src/code/light.ts",
+    "src/code/names.ts",
+  ]);
+});
