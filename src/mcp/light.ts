@@ -8,7 +8,14 @@
  * @module
  */
 export { type JSONRPCMessage, type Transport } from "./sdk.ts";
-export { ErrorCode, httpStatusOf, invalidParams, invalidRequest, messageOf, ProtocolError } from "./errors.ts";
+export {
+  ErrorCode,
+  httpStatusOf,
+  invalidParams,
+  invalidRequest,
+  messageOf,
+  ProtocolError,
+} from "./errors.ts";
 export { MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era_names.ts";
 // Types only: the class loads with the downstream connections (downstream/stdio.ts, remote.ts).
 export type { Era, EraName } from "./era.ts";
