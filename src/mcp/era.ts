@@ -49,14 +49,7 @@ import {
   UNSUPPORTED_VERSION,
 } from "./era_names.ts";
 
-export {
-  CLIENT_CAPABILITIES_KEY,
-  CLIENT_INFO_KEY,
-  MODERN_VERSION,
-  PROTOCOL_VERSION_KEY,
-  SERVER_INFO_KEY,
-  UNSUPPORTED_VERSION,
-} from "./era_names.ts";
+export * from "./era_names.ts";
 
 /** The id of the `server/discover` the era sends (ids of the gateway's own; the SDK's are numbers). */
 const DISCOVER_ID = "mcphub-discover";

@@ -28,7 +28,7 @@ import {
   PROTOCOL_VERSION_KEY,
   SERVER_INFO_KEY,
   UNSUPPORTED_VERSION,
-} from "./era.ts";
+} from "./era_names.ts";
 import { ErrorCode } from "./errors.ts";
 import { HostListens } from "./host_listen.ts";
 import { elicitationMode, elicitationRefusal } from "./elicitation.ts";

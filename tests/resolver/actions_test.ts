@@ -104,6 +104,12 @@ Deno.test("toolActions() reads the verb a tool's name and lead sentence start wi
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
 
+/** The short name of the first hit for a request, over one server `name` with `tools`. */
+function firstOver(name: string, tools: ReturnType<typeof tool>[]): (request: string) => string | undefined {
+  const index = buildIndex(buildCatalog([{ name, tags: [], useWhen: [], tools }]));
+  return (request) => search(index, request, { maxHits: 1 })[0]?.tool.short;
+}
+
 Deno.test("a tool doing the action asked for ranks above one that only names its words (issue #42)", () => {
   const catalog = buildCatalog([{
     name: "kb",
@@ -186,17 +192,11 @@ Deno.test("a tool that reads and says it gives a list lists, in English or Chine
   // A tool that does something else and mentions a list does not list.
   assert.equal(toolActions("delete items", "", "Delete a list of items"), ACTION.delete);
   assert.equal(toolActions("get station", "", "Get the code of one station by its name"), ACTION.read);
-  const catalog = buildCatalog([{
-    name: "rail",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("get-station-code-by-names", "Get the station code of stations by their names."),
-      tool("get-stations-in-city", "Get a list of every station of a city, with its code."),
-    ],
-  }]);
-  const first = search(buildIndex(catalog), "list all the stations in Chengdu", { maxHits: 1 })[0];
-  assert.equal(first?.tool.short, "get-stations-in-city");
+  const first = firstOver("rail", [
+    tool("get-station-code-by-names", "Get the station code of stations by their names."),
+    tool("get-stations-in-city", "Get a list of every station of a city, with its code."),
+  ]);
+  assert.equal(first("list all the stations in Chengdu"), "get-stations-in-city");
 });
 
 Deno.test("wiping or discarding something deletes it", () => {
@@ -208,35 +208,23 @@ Deno.test("starting or stopping an ongoing activity switches it; starting a thin
   assert.equal(requestAction("start sending resource update notifications"), ACTION.toggle);
   assert.equal(requestAction("stop logging every request"), ACTION.toggle);
   assert.equal(requestAction("start the build"), ACTION.run);
-  const catalog = buildCatalog([{
-    name: "srv",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("trigger-operation", "Start a long-running operation that sends progress notifications"),
-      tool("toggle-updates", "Toggle sending resource update notifications"),
-    ],
-  }]);
-  const first = search(buildIndex(catalog), "start sending update notifications", { maxHits: 1 })[0];
-  assert.equal(first?.tool.short, "toggle-updates");
+  const first = firstOver("srv", [
+    tool("trigger-operation", "Start a long-running operation that sends progress notifications"),
+    tool("toggle-updates", "Toggle sending resource update notifications"),
+  ]);
+  assert.equal(first("start sending update notifications"), "toggle-updates");
 });
 
 Deno.test("a state said to have ended removes the fact; between two named things, the relation", () => {
   assert.equal(requestAction("Omar no longer reports to Priya"), ACTION.delete | ACTION.link);
   assert.equal(requestAction("the printer is not shared anymore"), ACTION.delete);
   assert.equal(requestAction("a longer report on sales"), 0);
-  const catalog = buildCatalog([{
-    name: "kb",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("create_relations", "Create relations between entities"),
-      tool("delete_relations", "Delete relations between entities"),
-      tool("delete_entities", "Delete entities from the graph"),
-    ],
-  }]);
-  const first = search(buildIndex(catalog), "Omar no longer reports to Priya", { maxHits: 1 })[0];
-  assert.equal(first?.tool.short, "delete_relations");
+  const first = firstOver("kb", [
+    tool("create_relations", "Create relations between entities"),
+    tool("delete_relations", "Delete relations between entities"),
+    tool("delete_entities", "Delete entities from the graph"),
+  ]);
+  assert.equal(first("Omar no longer reports to Priya"), "delete_relations");
 });
 
 Deno.test("room taken asks for a size: take up space, how much disk space, the largest files", () => {
@@ -257,16 +245,10 @@ Deno.test("a relative path to a file is a file path: saving to it writes a file"
 });
 
 Deno.test("a new or named thing is created, not added to an existing one", () => {
-  const catalog = buildCatalog([{
-    name: "kb",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("add_observations", "Add new observations to existing entities"),
-      tool("create_entities", "Create multiple new entities in the knowledge graph"),
-    ],
-  }]);
-  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  const first = firstOver("kb", [
+    tool("add_observations", "Add new observations to existing entities"),
+    tool("create_entities", "Create multiple new entities in the knowledge graph"),
+  ]);
   assert.equal(first("save a new person called Carlos"), "create_entities");
   assert.equal(first("store a contact named Omar"), "create_entities");
   // Adding to what exists still finds the tool that does.
@@ -279,17 +261,11 @@ Deno.test("a new or named thing is created, not added to an existing one", () =>
 });
 
 Deno.test("acting on a named thing as a whole acts on the entity, not on a part of it", () => {
-  const catalog = buildCatalog([{
-    name: "kb",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("delete_relations", "Delete relations from the knowledge graph"),
-      tool("delete_observations", "Delete observations from entities in the knowledge graph"),
-      tool("delete_entities", "Delete entities and their relations from the knowledge graph"),
-    ],
-  }]);
-  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  const first = firstOver("kb", [
+    tool("delete_relations", "Delete relations from the knowledge graph"),
+    tool("delete_observations", "Delete observations from entities in the knowledge graph"),
+    tool("delete_entities", "Delete entities and their relations from the knowledge graph"),
+  ]);
   assert.equal(first("erase Carlos from the knowledge graph"), "delete_entities");
   assert.equal(first("remove everything about Initech from the graph"), "delete_entities");
   // Unlinking two named things removes their relation.
@@ -335,16 +311,10 @@ Deno.test("more verbs and phrasal verbs of the action families; a phrasal verb k
 });
 
 Deno.test("creating or making a path with no file name makes a directory, not a file", () => {
-  const catalog = buildCatalog([{
-    name: "fs",
-    tags: [],
-    useWhen: [],
-    tools: [
-      tool("write_file", "Create a new file or overwrite an existing file with new content"),
-      tool("create_directory", "Create a new directory or ensure a directory exists"),
-    ],
-  }]);
-  const first = (q: string) => search(buildIndex(catalog), q, { maxHits: 1 })[0]?.tool.short;
+  const first = firstOver("fs", [
+    tool("write_file", "Create a new file or overwrite an existing file with new content"),
+    tool("create_directory", "Create a new directory or ensure a directory exists"),
+  ]);
   assert.equal(first("create the directory /tmp/out"), "create_directory");
   assert.equal(first("make /home/ana/backups"), "create_directory");
   assert.equal(first("create /tmp/out/report.md"), "write_file");
