@@ -106,7 +106,6 @@ Deno.test("what the gateway's server sends while the era loads goes after the 20
       for (const line of decoder.decode(chunk).split("\n")) if (line) written.push(JSON.parse(line));
     },
   });
-  let transport: StdioServerTransport | undefined;
   let sent: Promise<void> | undefined;
   let pulls = 0;
   const input = new ReadableStream<Uint8Array>({
@@ -118,11 +117,12 @@ Deno.test("what the gateway's server sends while the era loads goes after the 20
       }
       // The modern request was read: a list change of the gateway's server now reaches a 2026-07-28 host
       // only on its listens (it has none), never as the 2025 notification.
-      sent = transport!.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      sent = transport.send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
       controller.close();
     },
   }, { highWaterMark: 0 });
-  transport = new StdioServerTransport(input, output);
+  // Read only once the transport starts (highWaterMark 0: no pull before a read).
+  const transport = new StdioServerTransport(input, output);
   const delivered: string[] = [];
   const closed = Promise.withResolvers<void>();
   transport.onmessage = (m) => delivered.push((m as { method?: string }).method ?? "answer");
