@@ -9,24 +9,17 @@
  *
  * @module
  */
-export type { JSONRPCMessage, Transport } from "./sdk.ts";
+// What start-up needs (light.ts), then the rest of the room.
+export * from "./light.ts";
 export { loadHttpSdk } from "./sdk_downstream.ts";
 export { loadHostHttpSdk } from "./sdk_host.ts";
 // Types only: the classes load on demand (`loadHttpSdk`, `loadHostHttpSdk`).
 export type { StreamableHTTPClientTransport } from "./sdk_http.ts";
 export type { WebStandardStreamableHTTPServerTransport } from "./sdk_host_http.ts";
-export {
-  ErrorCode,
-  httpStatusOf,
-  invalidParams,
-  invalidRequest,
-  messageOf,
-  ProtocolError,
-} from "./errors.ts";
-export { Era, type EraName, MODERN_VERSION, UNSUPPORTED_VERSION, type WireTap } from "./era.ts";
+// The class (light.ts has its type only).
+export { Era, type WireTap } from "./era.ts";
 export { eraFetch, EraTransport, ListenStreams, tapTransport, ToolParams } from "./era_http.ts";
 export { decodeHeaderValue, paramHeaderMismatch, scanParamHeaders } from "./param_headers.ts";
 export { canonicalJson, HostEra, SERVED_VERSIONS } from "./host_era.ts";
 export { SUBSCRIPTION_ID_KEY } from "./host_listen.ts";
-export { CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY } from "./era.ts";
-export { elicitationMode, elicitationRefusal } from "./elicitation.ts";
+export { CLIENT_CAPABILITIES_KEY } from "./era_names.ts";
