@@ -9,8 +9,11 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { showConnectProgress } from "./progress.ts";
-import { ConfigReloader, hostInput, startGateway } from "../gateway/mod.ts";
-import { type Hub } from "../hub/mod.ts";
+// The host side's light entry: the gateway itself (the SDK, the hub) loads after a 2025 host's
+// `initialize` is answered (start-up time; see gateway/early.ts).
+import { answerEarly, gatewayAnswerer, hostInput, type HostStart } from "../gateway/light.ts";
+import type { ConfigReloader } from "../gateway/mod.ts";
+import type { Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";
@@ -144,10 +147,15 @@ function hotReload(
   ctx: CommandContext,
   hub: Hub,
   config: Config,
-  options: { agent?: string; watch: boolean; log: (line: string) => void },
+  options: {
+    agent?: string;
+    watch: boolean;
+    log: (line: string) => void;
+    Reloader: typeof ConfigReloader;
+  },
 ): () => void {
   const path = config.path;
-  const reloader = path === undefined ? undefined : new ConfigReloader({
+  const reloader = path === undefined ? undefined : new options.Reloader({
     hub,
     path,
     load: () =>
@@ -221,6 +229,20 @@ export const serveCommand: Command = {
         plain(line);
       };
     }
+    const input = await hostInput();
+    // A 2025 host's `initialize` is answered before the gateway loads (not at a terminal, where no host
+    // is; nor with OpenTelemetry on: the gateway answers it within its span).
+    let early: HostStart | undefined;
+    if (!human && ctx.env.get("OTEL_DENO") !== "true") {
+      const answer = gatewayAnswerer({
+        config,
+        agent: values.agent,
+        storePath: storeLocation(ctx, config),
+        version: VERSION,
+      });
+      early = await answerEarly(input, answer, (bytes) => Deno.stdout.writeSync(bytes));
+    }
+    const { ConfigReloader, startGateway } = await import("../gateway/mod.ts");
     const running = startGateway({
       config,
       agent: values.agent,
@@ -230,7 +252,9 @@ export const serveCommand: Command = {
       storePath: storeLocation(ctx, config),
       authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
-      input: await hostInput(),
+      // The rest of stdin after what was read early (none when it ended then).
+      input: early ? early.rest ?? ReadableStream.from<Uint8Array>([]) : input,
+      early,
       output: Deno.stdout.writable,
       outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.
@@ -243,6 +267,7 @@ export const serveCommand: Command = {
       agent: values.agent,
       watch: !values["no-watch"],
       log,
+      Reloader: ConfigReloader,
     });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
@@ -308,7 +333,12 @@ async function serveHttp(
   // The line tests and scripts wait for: the real address (port 0 picks one).
   ctx.err(`mcphub: listening on ${listener.origin}/mcp\n`);
   // Hot reload applies to the shared hub (unscoped); every agent's view follows it.
-  const stopReload = hotReload(ctx, listener.core.hub, config, { watch: options.watch, log });
+  const { ConfigReloader } = await import("../gateway/mod.ts");
+  const stopReload = hotReload(ctx, listener.core.hub, config, {
+    watch: options.watch,
+    log,
+    Reloader: ConfigReloader,
+  });
   const stop = () => void listener.stop();
   ctx.signal.addEventListener("abort", stop, { once: true });
   try {
