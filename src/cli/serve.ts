@@ -240,7 +240,17 @@ export const serveCommand: Command = {
         storePath: storeLocation(ctx, config),
         version: VERSION,
       });
-      early = await answerEarly(input, answer, (bytes) => Deno.stdout.writeSync(bytes));
+      // SIGINT/SIGTERM while the host has sent nothing yet: stop here (nothing is running yet).
+      const stopped = Promise.withResolvers<undefined>();
+      const onAbort = () => stopped.resolve(undefined);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      if (ctx.signal.aborted) onAbort();
+      early = await Promise.race([
+        answerEarly(input, answer, (bytes) => Deno.stdout.writeSync(bytes)),
+        stopped.promise,
+      ]);
+      ctx.signal.removeEventListener("abort", onAbort);
+      if (!early) return 0;
     }
     const { ConfigReloader, startGateway } = await import("../gateway/mod.ts");
     const running = startGateway({
@@ -271,6 +281,8 @@ export const serveCommand: Command = {
     });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
+    // A signal while the gateway loaded.
+    if (ctx.signal.aborted) stop();
     try {
       await running.done;
     } finally {

@@ -152,3 +152,35 @@ Deno.test("the v1 SDK client connects, lists and calls through server-everything
   assert.deepEqual(result.content, [{ type: "text", text: "Echo: early" }]);
   assert.doesNotMatch(gateway.stderr(), /bug:/);
 });
+
+Deno.test("SIGTERM before the host sent anything: a clean exit, not a wait for stdin", async () => {
+  await using dir = await tempDir("mcphub-early-");
+  const box = sandboxSync();
+  // No config anywhere: the gateway says so on stderr, once its signal handlers are in place.
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", `${ROOT}main.ts`, "--db", `${dir.path}/store.db`, "mcp", "serve"],
+    cwd: dir.path,
+    env: box.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = child.stderr.pipeThrough(new TextDecoderStream()).getReader();
+    let stderr = "";
+    while (!stderr.includes("no mcphub.yaml found")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`stderr ended: ${stderr}`);
+      stderr += value;
+    }
+    child.kill("SIGTERM");
+    const [status, stdout] = await Promise.all([child.status, new Response(child.stdout).text()]);
+    await reader.cancel();
+    assert.equal(status.code, 0);
+    assert.equal(stdout, "");
+  } finally {
+    await child.stdin.close().catch(() => {});
+    await box[Symbol.asyncDispose]();
+  }
+});
