@@ -104,6 +104,12 @@ function announceReady(hub: Hub, ctx: CommandContext, beforeReady: () => void): 
   return () => unsubscribe();
 }
 
+/**
+ * How long `mcp serve` on stdio waits for the host's first line before loading the gateway anyway (see
+ * gateway/early.ts): a host writes `initialize` as soon as it starts the process, before this passes.
+ */
+const IDLE_LOAD_MS = 50;
+
 /** Package runners that download a server the first time it runs. */
 const DOWNLOADERS = /^(npx|uvx|bunx|pnpx|pipx)(\.cmd|\.exe)?$/i;
 
@@ -230,6 +236,10 @@ export const serveCommand: Command = {
       };
     }
     const input = await hostInput();
+    // Once asked for, the same load: a host that has not written within IDLE_LOAD_MS has the gateway
+    // loading meanwhile (hosts write `initialize` at once; one that waits is answered sooner after).
+    let gatewayModule: Promise<typeof import("../gateway/mod.ts")> | undefined;
+    const loadGateway = () => gatewayModule ??= import("../gateway/mod.ts");
     // A 2025 host's `initialize` is answered before the gateway loads (not at a terminal, where no host
     // is; nor with OpenTelemetry on: the gateway answers it within its span).
     let early: HostStart | undefined;
@@ -245,14 +255,16 @@ export const serveCommand: Command = {
       const onAbort = () => stopped.resolve(undefined);
       ctx.signal.addEventListener("abort", onAbort, { once: true });
       if (ctx.signal.aborted) onAbort();
+      const idle = setTimeout(loadGateway, IDLE_LOAD_MS);
       early = await Promise.race([
         answerEarly(input, answer, (bytes) => Deno.stdout.writeSync(bytes)),
         stopped.promise,
       ]);
+      clearTimeout(idle);
       ctx.signal.removeEventListener("abort", onAbort);
       if (!early) return 0;
     }
-    const { ConfigReloader, startGateway } = await import("../gateway/mod.ts");
+    const { ConfigReloader, startGateway } = await loadGateway();
     const running = startGateway({
       config,
       agent: values.agent,

@@ -28,7 +28,8 @@ async function serve(
     stderr: "piped",
   }).spawn();
   const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(input));
+  const write = (text: string) => writer.write(new TextEncoder().encode(text));
+  if (input) await write(input);
   if (options.end) await writer.close();
   const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -60,7 +61,7 @@ async function serve(
     await box[Symbol.asyncDispose]();
     return { rest: buffer, status, stderr };
   };
-  return { lines, end };
+  return { write, lines, end };
 }
 
 async function emptyConfig(dir: string): Promise<string> {
@@ -87,6 +88,28 @@ Deno.test("initialize, initialized, tools/list and ping in one write: initialize
   assert.deepEqual(byId.get("three"), { result: {}, jsonrpc: "2.0", id: "three" });
   const { rest, status, stderr } = await gateway.end();
   assert.equal(rest, "");
+  assert.equal(status.code, 0);
+  assert.doesNotMatch(stderr, /bug:/);
+});
+
+Deno.test("a host that writes only after a while (the gateway loading meanwhile): the same answers", async () => {
+  await using dir = await tempDir("mcphub-early-");
+  const gateway = await serve(await emptyConfig(dir.path), "");
+  // Not a synchronisation: the answers are the same whether the gateway loaded before or after this.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await gateway.write(
+    [INITIALIZE, { jsonrpc: "2.0", method: "notifications/initialized" }, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+    }]
+      .map((m) => JSON.stringify(m) + "\n").join(""),
+  );
+  const [init, list] = (await gateway.lines(2)).map((line) => JSON.parse(line));
+  assert.equal(init.id, 1);
+  assert.equal(init.result.serverInfo.name, "mcphub");
+  assert.equal(list.id, 2);
+  const { status, stderr } = await gateway.end();
   assert.equal(status.code, 0);
   assert.doesNotMatch(stderr, /bug:/);
 });
