@@ -31,7 +31,7 @@ export function serverFingerprint(server: ServerConfig): string {
  * Each server's cached `instructions` in the SQLite store at `path`, as the tool-list cache reads them when
  * the gateway starts (the row's fingerprint must be the server's). An empty map when the file does not
  * exist or holds no cache yet (a new store: the gateway's would be empty too); undefined when the store
- * cannot be read now (then only the gateway can tell). Opens the file read-only and closes it.
+ * cannot be read now, or not written (then only the gateway can tell). Opens the file read-only and closes it.
  */
 export function readCachedInstructions(
   path: string,
@@ -43,6 +43,12 @@ export function readCachedInstructions(
     if (!Deno.statSync(path).isFile) return undefined;
   } catch (error) {
     return error instanceof Deno.errors.NotFound ? found : undefined;
+  }
+  try {
+    // A file the gateway could not open for writing is no store to it (it then has no cache at all).
+    Deno.openSync(path, { read: true, write: true }).close();
+  } catch {
+    return undefined;
   }
   let db: DatabaseSync | undefined;
   try {
