@@ -30,7 +30,8 @@ import {
 import { closeSandboxes, loadCode, RUN_CODE, TYPES_URI as CODE_TYPES_URI } from "../code/light.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
-import { GATEWAY_CAPABILITIES, Passthrough } from "./passthrough.ts";
+import { Passthrough } from "./passthrough.ts";
+import { GATEWAY_CAPABILITIES } from "./initialize.ts";
 import type { SessionRelay } from "./relay.ts";
 import { describeTool, resolveTool, searchTools } from "../hub/discovery.ts";
 import { decideExposure, type Exposure } from "../hub/exposure.ts";
