@@ -23,6 +23,11 @@
  * and 5 off-topic ones) are a second pair written the same way. A gold entry names a tool by its wire name, its
  * public short name or its `server__tool` name.
  *
+ * `data/plain6_queries.jsonl` (45 requests and 5 off-topic ones) and `data/blind7_catalog.json` (88 tools of six
+ * public servers — Supabase, Google Calendar, Datadog, Mapbox, HubSpot, PayPal — recorded from each npm package's
+ * live `tools/list`; sources in `data/blind7_SOURCES.md`) with `data/blind7_queries.jsonl` (50 requests and 5
+ * off-topic ones) are a third pair written the same way.
+ *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
  * deno run -A scripts/bench/plain.ts --misses --catalog blind5_catalog.json --queries blind5_queries.jsonl
