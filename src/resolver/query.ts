@@ -20,9 +20,11 @@ import { chineseWords } from "./zh_gloss.ts";
 import {
   aboutPhrases,
   ACTION,
+  ACTION_MAX_WORDS,
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
+  isActionStem,
   requestActions,
 } from "./actions.ts";
 
@@ -89,6 +91,12 @@ export interface ParsedQuery {
    * gloss ("notice or announcement") are one word of the request: matched when any of them is.
    */
   unitOf?: number[];
+  /**
+   * Per word of a short single-step request: the head noun it modifies in one noun phrase (its index), or -1
+   * ("the Tasks table": `tasks` -> `table`). `rank.ts` weighs a modifier down where it and its head name
+   * different tools.
+   */
+  headOf?: number[];
 }
 
 /**
@@ -486,6 +494,60 @@ function* clauseWords(text: string): Generator<Word> {
   }
 }
 
+/**
+ * Multiplier on a word that modifies a noun after it in one noun phrase ("the Tasks table", "a new customer",
+ * "John's email"): English noun phrases put their head last, and the head names the thing acted on; the words
+ * before it narrow it down and say less about which tool.
+ */
+export const NOUN_MODIFIER_WEIGHT = 0.7;
+
+/**
+ * The words of a text that modify a later word of the same noun phrase: runs of plain content words (no
+ * function word, number, identifier, action or generic verb between them), each run's last word its head.
+ * A sentence's or step's first content word is its verb (an imperative), never part of a phrase.
+ */
+export function nounModifiers(text: string): Map<string, string> {
+  const modifiers = new Map<string, string>();
+  const heads = new Set<string>();
+  const names = argumentWords(text);
+  let run: string[] = [];
+  let first = true;
+  const end = () => {
+    const head = run.at(-1);
+    if (head !== undefined) heads.add(head);
+    for (const w of run.slice(0, -1)) if (w !== head) modifiers.set(w, head!);
+    run = [];
+  };
+  for (const word of clauseWords(text)) {
+    if (word === PAIR_BREAK_MARK) {
+      end();
+      first = true;
+      continue;
+    }
+    const part = word.parts[0];
+    if (word.parts.length !== 1 || part === undefined || STOP_WORDS.has(part) || part.length < 2) {
+      end();
+      continue;
+    }
+    const s = stem(part);
+    if (first || /\d/.test(part) || isActionStem(s) || GENERIC_VERBS.has(s)) {
+      first = false;
+      end();
+      continue;
+    }
+    // A name after a common noun is its apposition ("the table Tasks"), not its head.
+    const last = run.at(-1);
+    if (last !== undefined && names.has(part) && !names.has(last)) {
+      end();
+      continue;
+    }
+    run.push(part);
+  }
+  end();
+  for (const h of heads) modifiers.delete(h);
+  return modifiers;
+}
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -495,7 +557,7 @@ function contentParts(gloss: string): string[] {
  * Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. `known` tells which
  * senses of a Chinese word the catalog uses (none are used without it).
  */
-export function parseQuery(text: string, known?: (sense: string) => boolean): ParsedQuery {
+export function parseQuery(text: string, known?: (sense: string) => boolean, step = false): ParsedQuery {
   text = bounded(text);
   const words: string[] = [];
   const stems: string[] = [];
@@ -606,6 +668,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   words.forEach((w, i) => {
     if (quoted.has(w) && !/^\d/.test(w)) weights[i]! *= QUOTED_WEIGHT;
   });
+
   const terms: QueryTerm[] = stems.map((term, i) => ({
     term,
     // Repeating a word in the query counts, with diminishing returns.
@@ -750,6 +813,17 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  // A noun phrase's head names what is acted on, the words before it narrow it ("the Tasks table"): read in a
+  // short request of one step only (a long one describes a task whose modifiers often name other steps' tools).
+  if (!step && contentWords(rest) <= ACTION_MAX_WORDS && splitClauses(rest).length <= 1) {
+    const modifiers = nounModifiers(rest);
+    if (modifiers.size > 0) {
+      parsed.headOf = words.map((w) => {
+        const head = modifiers.get(w);
+        return head === undefined ? -1 : (byStem.get(stem(head)) ?? -1);
+      });
+    }
+  }
   if (optionalAt.size > 0) parsed.optional = words.map((_, i) => optionalAt.has(i));
   if (unitAt.size > 0) parsed.unitOf = words.map((_, i) => unitAt.get(i) ?? i);
   return parsed;

@@ -8,7 +8,7 @@
 import type { CatalogTool } from "../catalog/mod.ts";
 import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
-import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { splitWords, stem, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
@@ -141,9 +141,9 @@ export const GENERAL_MAX_DF = 5;
  * where a vocabulary mismatch is likely ("add" for a `get-sum` tool); a Chinese word's other senses
  * are hints only where the catalog uses them.
  */
-function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
+function fitQuery(index: ResolverIndex, text: string, step = false): ParsedQuery {
   // A Chinese word's sense the catalog uses: every word of it is indexed.
-  const query = parseQuery(text, senseIn((t) => index.postings.has(t)));
+  const query = parseQuery(text, senseIn((t) => index.postings.has(t)), step);
   const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
   const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
   const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));
@@ -166,7 +166,30 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
     }
   });
   query.terms = terms;
+  weighModifiers(index, query);
   return query;
+}
+
+/**
+ * A noun phrase's modifier that names other tools than its head does ("the Tasks table": `task` for a to-do
+ * tool, `table` for a database's) weighs {@link NOUN_MODIFIER_WEIGHT}: the head names the thing acted on. A
+ * modifier found with its head in one tool ("pull request", "trending topics" where topics are rare) keeps
+ * its weight.
+ */
+function weighModifiers(index: ResolverIndex, query: ParsedQuery): void {
+  const headOf = query.headOf;
+  if (!headOf) return;
+  const docsOf = (s: string) => index.postings.get(s)?.docs;
+  headOf.forEach((h, i) => {
+    if (h < 0 || h === i) return;
+    const mine = docsOf(query.stems[i]!), theirs = docsOf(query.stems[h]!);
+    if (!mine || !theirs) return;
+    const together = new Set(theirs);
+    if (mine.some((d) => together.has(d))) return;
+    for (const t of query.terms) {
+      if (t.origins.length === 1 && t.origins[0] === i) t.weight *= NOUN_MODIFIER_WEIGHT;
+    }
+  });
 }
 
 /**
@@ -583,7 +606,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
   if (clauseTexts.length <= 1) [full.action, full.fresh] = [requestAction(text), asksForNew(text)];
   const fullTop = topScores(index, full, poolSize);
-  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
+  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c, true)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);

@@ -1,0 +1,58 @@
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { nounModifiers, parseQuery } from "../../src/resolver/query.ts";
+
+const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
+
+Deno.test("nounModifiers() reads each noun phrase's head as its last word (issue #42)", () => {
+  assert.deepEqual([...nounModifiers("add a column to the Tasks table")], [["tasks", "table"]]);
+  assert.deepEqual([...nounModifiers("show me the new pull requests")], [["new", "requests"], [
+    "pull",
+    "requests",
+  ]]);
+  // A name after a common noun is its apposition, not its head.
+  assert.deepEqual([...nounModifiers("rename the table Tasks")], []);
+  // The first word is the verb, a number or identifier ends a phrase, a sentence's end too.
+  assert.deepEqual([...nounModifiers("bill customer cus_9")], []);
+  assert.deepEqual([...nounModifiers("delete the pod stuck-job-xyz in default")], []);
+  assert.deepEqual([...nounModifiers("list invoices. customer emails")], []);
+  // A word that heads one phrase is no modifier of another.
+  assert.deepEqual([...nounModifiers("copy the table rows into the table")], []);
+});
+
+Deno.test("parseQuery() reads noun phrases only in a short request of one step", () => {
+  assert.deepEqual(parseQuery("add a column to the Tasks table").headOf, [-1, -1, 3, -1]);
+  assert.equal(parseQuery("add a column to the Tasks table", undefined, true).headOf, undefined);
+  assert.equal(
+    parseQuery(
+      "find the sales table of last quarter, then chart the monthly revenue totals by product region",
+    ).headOf,
+    undefined,
+  );
+});
+
+Deno.test("a modifier naming other tools than its head weighs less: the head picks the tool (issue #42)", () => {
+  const servers = [
+    {
+      name: "todo",
+      tags: [],
+      useWhen: [],
+      tools: [tool("update_task", "Update a task: its title, due date or priority")],
+    },
+    {
+      name: "base",
+      tags: [],
+      useWhen: [],
+      tools: [
+        tool("update_table", "Update a table's name or description"),
+        tool("list_records", "List the records of a base"),
+      ],
+    },
+  ];
+  const index = buildIndex(buildCatalog(servers));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("rename the Tasks table"), "update_table");
+  // A modifier found with its head in one tool keeps its weight ("task title" in `update_task`).
+  assert.equal(first("change the task title"), "update_task");
+});
