@@ -97,6 +97,11 @@ export interface ParsedQuery {
    * different tools.
    */
   headOf?: number[];
+  /**
+   * Per word: it belongs to a value the request states ("saying I'm in", "called orders", "that Bob likes
+   * tea"): no capability a tool doing the asked action has to match.
+   */
+  stated?: boolean[];
 }
 
 /**
@@ -548,6 +553,9 @@ export function nounModifiers(text: string): Map<string, string> {
   return modifiers;
 }
 
+/** What opens a stated value: a content clause ("saying…", "that…"), a name ("called…"), a colon. */
+const STATED_VALUE = /\b(?:saying|says|that|called|named|titled|entitled)\b|:(?=\s)/i;
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -823,6 +831,15 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
         return head === undefined ? -1 : (byStem.get(stem(head)) ?? -1);
       });
     }
+  }
+  // A stated value ("… saying I'm in", "a table called orders", "note that Bob likes tea", "ENG-88: steps
+  // attached") is what the tool is given, not what it does (`rank.ts`: not missed by a tool doing the action).
+  const stated = STATED_VALUE.exec(rest);
+  if (stated) {
+    const before = new Set(splitWords(rest.slice(0, stated.index)).flatMap((w) => w.parts));
+    const value = new Set(splitWords(rest.slice(stated.index)).flatMap((w) => w.parts));
+    const at = words.map((w) => value.has(w) && !before.has(w));
+    if (at.includes(true)) parsed.stated = at;
   }
   if (optionalAt.size > 0) parsed.optional = words.map((_, i) => optionalAt.has(i));
   if (unitAt.size > 0) parsed.unitOf = words.map((_, i) => unitAt.get(i) ?? i);

@@ -327,11 +327,26 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // `delete_records`): evidence that the request is answerable, not that this tool is the one.
   const acted = action !== 0 && counts[0] === true && !matched.has(0) && isActionStem(query.stems[0]!) &&
     actionMatch(action, index.actions[doc]!) > 0;
+  // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
+  // tool doing the action asked for by the request's verb, the request is answerable without them.
+  let statedCoverage = 0;
+  const stated = query.stated;
+  if (
+    stated && action !== 0 && isActionStem(query.stems[0]!) && actionMatch(action, index.actions[doc]!) > 0
+  ) {
+    let n = 0, h = 0;
+    query.words.forEach((_, i) => {
+      if (!counts[i] || (stated[i] && !matched.has(i))) return;
+      n++;
+      if (matched.has(i) || (i === 0 && acted)) h++;
+    });
+    statedCoverage = n > 0 ? h / n : 0;
+  }
   return {
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
-    actionCoverage: counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0,
+    actionCoverage: Math.max(counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0, statedCoverage),
     acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
     weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { buildIndex, resolveResponse, search } from "../../src/resolver/mod.ts";
 import { nounModifiers, parseQuery } from "../../src/resolver/query.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
@@ -55,4 +55,38 @@ Deno.test("a modifier naming other tools than its head weighs less: the head pic
   assert.equal(first("rename the Tasks table"), "update_table");
   // A modifier found with its head in one tool keeps its weight ("task title" in `update_task`).
   assert.equal(first("change the task title"), "update_task");
+});
+
+Deno.test("a stated value's words are given to the tool: not missed by a tool doing the action (issue #42)", () => {
+  assert.deepEqual(parseQuery("make a table called orders with an id and a total column").stated, [
+    false,
+    false,
+    true,
+    true,
+    true,
+    true,
+    true,
+  ]);
+  assert.equal(parseQuery("make a table").stated, undefined);
+  const servers = [{
+    name: "db",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("create_table", "Create a new table in the database"),
+      tool("read_query", "Run a SELECT query on the database"),
+    ],
+  }];
+  const index = buildIndex(buildCatalog(servers));
+  const context = { contractVersion: "test", catalogRevision: "r1" };
+  const made = resolveResponse(
+    index,
+    { query: "add a table called orders with an id and a total column" },
+    context,
+  );
+  assert.equal(made.status, "ambiguous");
+  assert.equal(made.recommendation?.tool, "create_table");
+  // Without a verb the tool performs, a stated value still counts: nothing here answers the request.
+  const texted = resolveResponse(index, { query: "text my mom that I will be late for dinner" }, context);
+  assert.equal(texted.status, "no_match");
 });
