@@ -252,9 +252,14 @@ export function requestActions(text: string): { action: number; recall: number; 
   if (words.length > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
-    return PHRASAL.get(all.slice(from, from + 4).join(" ")) ??
-      PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
-      PHRASAL.get(all.slice(from, from + 2).join(" "));
+    const of = (ws: readonly string[]) =>
+      PHRASAL.get(ws.slice(0, 4).join(" ")) ?? PHRASAL.get(ws.slice(0, 3).join(" ")) ??
+        PHRASAL.get(ws.slice(0, 2).join(" "));
+    // A pronoun object goes between a phrasal verb and its particle: "keep that in mind", "write it down".
+    const moved = OBJECT_PRONOUNS.has(all[from + 1] ?? "")
+      ? of([all[from]!, ...all.slice(from + 2)])
+      : undefined;
+    return of(all.slice(from)) ?? moved;
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
@@ -346,6 +351,9 @@ export function aboutPhrases(text: string): string {
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+
+/** Object pronouns, which English puts between a phrasal verb and its particle ("look it up"). */
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));
 
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;

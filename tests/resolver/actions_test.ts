@@ -408,3 +408,13 @@ Deno.test("two verbs joined at the head of a tool's text are both its actions", 
   assert.equal(toolActions("upsert file", "", "Create or update a file"), ACTION.create | ACTION.update);
   assert.equal(toolActions("get weather", "", "Get weather or forecast"), ACTION.read);
 });
+
+Deno.test("a pronoun object between a phrasal verb and its particle keeps the phrase's action (issue #42)", () => {
+  assert.equal(requestAction("keep that in mind"), ACTION.create);
+  assert.equal(requestAction("keep that in mind for later"), ACTION.create);
+  assert.equal(requestAction("write it down"), ACTION.create);
+  assert.equal(requestAction("look it up"), ACTION.search);
+  assert.equal(requestAction("throw them away"), ACTION.delete);
+  // A noun object is no pronoun: "keep the receipt in mind" is no idiom read this way.
+  assert.equal(requestAction("keep the receipt in mind"), 0);
+});
