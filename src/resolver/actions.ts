@@ -230,7 +230,9 @@ export function requestAction(text: string): number {
  * {@link requestAction}, and the actions whose words the request looks for in tools (see {@link actionTerms}):
  * none for a generic verb's own action ("show my invoices" looks for no `get`/`read` tools: it names none).
  */
-export function requestActions(text: string): { action: number; recall: number; stated?: boolean } {
+export function requestActions(
+  text: string,
+): { action: number; recall: number; stated?: boolean; statement?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
@@ -245,7 +247,7 @@ export function requestActions(text: string): { action: number; recall: number; 
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
-  else if (STATEMENT.test(text)) return none;
+  else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
   const all = splitWords(text).flatMap((w) => w.parts);
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
@@ -305,6 +307,12 @@ export function requestActions(text: string): { action: number; recall: number; 
       mask |= ACTION.list;
     }
   }
+  // A statement, then an imperative about it ("Ana moved to Lisbon, keep that in mind", "Dave's number is
+  // wrong, drop that fact"): the imperative's action, with no verb first.
+  if (mask === 0) {
+    const later = laterImperative(text);
+    if (later) return later;
+  }
   const extra = (m: number) => {
     let out = 0;
     for (const [bit, add] of REQUEST_EXTRA) if (m & bit) out |= add;
@@ -351,6 +359,38 @@ export function aboutPhrases(text: string): string {
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+
+/** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
+const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
+
+/** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
+const BACK_IMPERATIVE =
+  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:it|that|this|them|these|those|both|the two)\b/iu;
+
+/** Whether a clause is an imperative about what was said before it ("keep that in mind", "drop that fact"). */
+export function pointsBack(clause: string): boolean {
+  return BACK_IMPERATIVE.test(clause) && requestAction(clause) !== 0;
+}
+
+/**
+ * The action of a later clause of a request that opens with a statement, when that clause is an imperative
+ * about the statement ("…, keep that in mind", "…, so remove that link", "…, please connect the two").
+ */
+function laterImperative(
+  text: string,
+): { action: number; recall: number; stated: boolean; statement: string } | undefined {
+  for (const m of text.matchAll(LATER_CLAUSE)) {
+    const piece = text.slice(m.index + m[0].length);
+    if (!BACK_IMPERATIVE.test(piece)) continue;
+    const asked = requestActions(
+      piece.replace(/^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?/i, ""),
+    );
+    if (asked.action !== 0) {
+      return { action: asked.action, recall: asked.recall, stated: true, statement: text.slice(0, m.index) };
+    }
+  }
+  return undefined;
+}
 
 /** Object pronouns, which English puts between a phrasal verb and its particle ("look it up"). */
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));

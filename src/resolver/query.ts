@@ -25,6 +25,8 @@ import {
   ARITHMETIC,
   ARITHMETIC_TERMS,
   isActionStem,
+  pointsBack,
+  requestAction,
   requestActions,
 } from "./actions.ts";
 
@@ -286,6 +288,12 @@ function choosesOnly(piece: string): boolean {
 const ARGUMENT_CLAUSE =
   /^(?:my|our|your|his|her|their|the)\s+[\p{L}\p{N}' -]{1,40}?\s+(?:is|are|was|were)\b/iu;
 
+/** Whether `piece` of `text` follows a comma, semicolon or dash of its sentence, not a sentence end. */
+function sameSentence(text: string, piece: string): boolean {
+  const at = text.indexOf(piece);
+  return at > 0 && /[,;\-–—]\s*$/.test(text.slice(Math.max(0, at - 4), at));
+}
+
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
 
@@ -330,6 +338,16 @@ export function splitClauses(text: string): string[] {
     if (leans && !pending) {
       pending = joined;
       pendingWords = words;
+      continue;
+    }
+    // An imperative about a statement before it ("Ana moved to Lisbon, keep that in mind") acts on it.
+    // A long clause names no action of its own (`requestAction`): only a short one is read as a statement.
+    const before = clauses.at(-1);
+    if (
+      !pending && before !== undefined && pointsBack(piece) && contentWords(before) <= ACTION_MAX_WORDS &&
+      requestAction(before) === 0 && sameSentence(text, piece)
+    ) {
+      clauses[clauses.length - 1] += `, ${piece}`;
       continue;
     }
     clauses.push(joined);
@@ -793,6 +811,15 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   else if (splitClauses(rest).length <= 1) {
     const asked = requestActions(rest);
     const action = asked.recall;
+    // A statement the request's imperative points back at ("Ana moved to Lisbon, keep that in mind") is the
+    // value it acts on: its words ("moved") weigh like quoted text, not like the capability asked for.
+    if (asked.statement !== undefined) {
+      const after = new Set(splitWords(rest.slice(asked.statement.length)).flatMap((w) => w.parts));
+      const stated = new Set(splitWords(asked.statement).flatMap((w) => w.parts));
+      words.forEach((w, i) => {
+        if (stated.has(w) && !after.has(w)) terms[i]!.weight *= QUOTED_WEIGHT;
+      });
+    }
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the

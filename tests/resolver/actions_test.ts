@@ -10,7 +10,7 @@ import {
   requestActions,
   toolActions,
 } from "../../src/resolver/actions.ts";
-import { parseQuery } from "../../src/resolver/query.ts";
+import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { stem } from "../../src/resolver/tokenize.ts";
 
 Deno.test("requestAction() reads the action of a request's first word, with its particle", () => {
@@ -417,4 +417,27 @@ Deno.test("a pronoun object between a phrasal verb and its particle keeps the ph
   assert.equal(requestAction("throw them away"), ACTION.delete);
   // A noun object is no pronoun: "keep the receipt in mind" is no idiom read this way.
   assert.equal(requestAction("keep the receipt in mind"), 0);
+});
+
+Deno.test("a statement, then an imperative about it: the imperative's action, one step (issue #42)", () => {
+  assert.equal(requestAction("Ana moved to Lisbon last month, keep that in mind"), ACTION.create);
+  assert.equal(requestAction("Dave's number is wrong, drop that fact"), ACTION.delete);
+  assert.equal(
+    requestAction("Apollo belongs to Marketing, please connect the two"),
+    ACTION.link | ACTION.create,
+  );
+  // A later clause that does not point back is no imperative about the statement.
+  assert.equal(requestAction("Ana moved to Lisbon, nice"), 0);
+  assert.deepEqual(splitClauses("Ana moved to Lisbon last month, keep that in mind"), [
+    "Ana moved to Lisbon last month, keep that in mind",
+  ]);
+  // A new sentence is a step of its own, and a clause with an action of its own is no statement.
+  assert.equal(splitClauses("Ana moved to Lisbon last month. Keep that in mind").length, 2);
+  assert.equal(splitClauses("find the latest report on sales, keep that in mind").length, 2);
+  const first = firstOver("kb", [
+    tool("move_file", "Move or rename files and directories"),
+    tool("add_observations", "Add new observations to existing entities in the knowledge graph"),
+    tool("read_graph", "Read the entire knowledge graph"),
+  ]);
+  assert.equal(first("Ana moved to Lisbon last month, keep that in mind"), "add_observations");
 });
