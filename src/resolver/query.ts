@@ -157,6 +157,10 @@ const MODIFIER_SUFFIXES: ReadonlySet<string> = new Set(
 /** Multiplier on the weight of a hyphenated adjective's second half (see {@link MODIFIER_SUFFIXES}). */
 export const MODIFIER_WEIGHT = 0.25;
 
+/** English function words no Romance language shares: a request using one is written in English. */
+const ENGLISH_FUNCTION_WORDS =
+  /\b(?:the|my|your|our|their|this|these|those|of|and|is|are|was|with|from|for|please|it)\b/i;
+
 /** A word of two to five capitals standing alone: an acronym. */
 const ACRONYM = /(?<![\p{L}\p{N}])\p{Lu}{2,5}(?![\p{L}\p{N}])/gu;
 
@@ -615,6 +619,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
   const acronyms = new Set((rest.match(ACRONYM) ?? []).map((a) => a.toLowerCase()));
+  // Another language's stop word is an English word in an English request ("delete the pod": Polish "under").
+  const english = ENGLISH_FUNCTION_WORDS.test(rest);
   /** The last content word right before this part, for phrasal verbs ("add up"). */
   let previous: { stem: string; at: number } | undefined;
   const phrasal: { key: string; at: number }[] = [];
@@ -626,7 +632,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
       if (
-        STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part)) ||
+        STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part) && !english) ||
         (part.length === 1 && /[a-z]/.test(part))
       ) {
         if (previous && PARTICLES.includes(part)) {

@@ -10,7 +10,7 @@ import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } f
 import { cognates } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { splitWords, stem, tokenize } from "./tokenize.ts";
+import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
 import { compareNames, leadSentence, pairKey, type ResolverIndex, splitName } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
@@ -602,6 +602,71 @@ function actionFirst(
 }
 
 /**
+ * The request's object picks the server: when the first tool does the action asked for (a shared verb put it
+ * first) and the object's head noun ("delete the pod x": `pod`) is a word of some
+ * servers (their tools' names and lead sentences, their descriptions) and neither of the first tool nor of
+ * its server, the tools of servers without it move behind by the action penalty (`delete_task` of a to-do
+ * server behind `kubectl_delete`, whose server has `exec_in_pod`).
+ */
+function objectServerFirst(
+  index: ResolverIndex,
+  text: string,
+  query: ParsedQuery,
+  order: [number, number][],
+  action: number,
+  tie: (a: number, b: number) => number,
+): void {
+  // The first tool does the action asked for: only the object can tell it is the wrong one.
+  if (order.length < 2 || actionMatch(action, index.actions[order[0]![0]]!) <= 0) return;
+  const head = objectHead(text, query);
+  if (head === undefined) return;
+  const servers = index.serverPostings.get(head)?.docs;
+  if (!servers || servers.length === 0 || servers.length === index.servers.length) return;
+  const top = order[0]![0];
+  const has = new Set(servers);
+  if (has.has(index.serverOf[top]!) || index.docTerms[top]!.has(head)) return;
+  const factor = 1 - index.options.actionPenalty;
+  for (const entry of order) {
+    if (!has.has(index.serverOf[entry[0]]!) && !index.docTerms[entry[0]]!.has(head)) entry[1] *= factor;
+  }
+  order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+}
+
+/** Words that end a noun phrase and open a clause ("the fact that…", "a table called…", "the server is…"). */
+const OBJECT_END = new Set(
+  "that which who whom whose where when if whether is are was were be saying called named titled".split(" "),
+);
+
+/**
+ * The stem of an imperative's object's head noun: after its verb, the last word of the object (up to a
+ * preposition; past one when none came before it: "reply to John's email") that is no action, function word,
+ * name, quoted text, number or identifier. None for a request that does not open with a verb.
+ */
+function objectHead(text: string, query: ParsedQuery): string | undefined {
+  const argument = new Set(query.words.filter((_, i) => query.argumentLike[i]));
+  let head: string | undefined;
+  let first = true;
+  for (const w of splitWords(text)) {
+    const part = w.parts[0]!;
+    if (w.parts.length === 1 && !first && (COMPLEMENT.has(part) || OBJECT_END.has(part))) {
+      if (head !== undefined || OBJECT_END.has(part)) break;
+      continue;
+    }
+    if (w.parts.length !== 1 || STOP_WORDS.has(part) || part.length < 2) continue;
+    const s = stem(part);
+    if (first) {
+      // The request opens with its verb.
+      if (!isActionStem(s) && !isGenericVerb(s)) return undefined;
+      first = false;
+      continue;
+    }
+    if (argument.has(part) || /\d/.test(part) || isActionStem(s) || isGenericVerb(s)) continue;
+    head = s;
+  }
+  return head;
+}
+
+/**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
  * scored clause by clause, and each tool's best clause score (relative to
@@ -674,6 +739,9 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  if (o.actionPenalty > 0 && full.action !== 0) {
+    objectServerFirst(index, text, query, order, full.action, tie);
+  }
   if (o.actionBand > 0 && full.action !== 0) actionFirst(index, order, full.action, tie);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,

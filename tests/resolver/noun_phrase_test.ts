@@ -90,3 +90,40 @@ Deno.test("a stated value's words are given to the tool: not missed by a tool do
   const texted = resolveResponse(index, { query: "text my mom that I will be late for dinner" }, context);
   assert.equal(texted.status, "no_match");
 });
+
+Deno.test("the object's head noun picks the server when a shared verb put another first (issue #42)", () => {
+  const servers = [
+    {
+      name: "todo",
+      tags: [],
+      useWhen: [],
+      tools: [tool("delete_task", "Delete a task by name"), tool("create_task", "Create a task")],
+    },
+    {
+      name: "kube",
+      tags: [],
+      useWhen: [],
+      tools: [
+        tool("kubectl_delete", "Delete Kubernetes resources by type and name"),
+        tool("exec_in_pod", "Execute a command inside a pod"),
+        tool("kubectl_logs", "Get the logs of a pod"),
+        tool("port_forward", "Forward a local port to a pod"),
+      ],
+    },
+  ];
+  const index = buildIndex(buildCatalog(servers));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  // `delete_task` does the action and names none of the object; the server with pods has a tool doing it.
+  assert.equal(first("delete the pod stuck-job-xyz in default"), "kubectl_delete");
+  // The object of the first tool's own server keeps it first.
+  assert.equal(first("delete the task buy milk"), "delete_task");
+  // A first tool doing another action than the one asked is left to the ranking.
+  assert.equal(first("run the pod"), "exec_in_pod");
+});
+
+Deno.test("another language's stop word is a word of an English request (issue #42)", () => {
+  // "pod" is Polish and Czech for "under": in an English request it is the thing acted on.
+  assert.ok(parseQuery("delete the pod stuck-job-xyz in default").stems.includes("pod"));
+  // Without an English function word the request may be in another language: its stop words stay out.
+  assert.ok(!parseQuery("pod mostem").stems.includes("pod"));
+});
