@@ -104,6 +104,10 @@ export interface ParsedQuery {
    * tea"): no capability a tool doing the asked action has to match.
    */
   stated?: boolean[];
+  /** Index of the request's verb when it is not its first word: the imperative after a statement. */
+  verbAt?: number;
+  /** The kinds of locator the request names: a file path, a web address (`url`). */
+  locators?: { path: boolean; url: boolean };
 }
 
 /**
@@ -575,8 +579,12 @@ export function nounModifiers(text: string): Map<string, string> {
   return modifiers;
 }
 
-/** What opens a stated value: a content clause ("saying…", "that…"), a name ("called…"), a colon. */
-const STATED_VALUE = /\b(?:saying|says|that|called|named|titled|entitled)\b|:(?=\s)/i;
+/**
+ * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
+ * at the end), a name ("called…"), a colon.
+ */
+const STATED_VALUE =
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
 
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
@@ -805,6 +813,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const at = byStem.get(stem(unit));
     for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
   }
+  let statementWords: boolean[] | undefined, statementVerb: number | undefined;
   // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
   const arithmetic = ARITHMETIC.exec(rest);
   if (arithmetic) {
@@ -819,13 +828,20 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const action = asked.recall;
     // A statement the request's imperative points back at ("Ana moved to Lisbon, keep that in mind") is the
     // value it acts on: its words ("moved") weigh like quoted text, not like the capability asked for.
+    let statement: boolean[] | undefined;
     if (asked.statement !== undefined) {
-      const after = new Set(splitWords(rest.slice(asked.statement.length)).flatMap((w) => w.parts));
+      const later = splitWords(rest.slice(asked.statement.length)).flatMap((w) => w.parts);
+      const after = new Set(later);
       const stated = new Set(splitWords(asked.statement).flatMap((w) => w.parts));
-      words.forEach((w, i) => {
-        if (stated.has(w) && !after.has(w)) terms[i]!.weight *= QUOTED_WEIGHT;
+      statement = words.map((w) => stated.has(w) && !after.has(w));
+      words.forEach((_, i) => {
+        if (statement![i]) terms[i]!.weight *= QUOTED_WEIGHT;
       });
+      // The imperative's verb: its first word the request keeps ("add that link", "keep that in mind").
+      const verb = later.find((w) => byStem.has(stem(w)));
+      if (verb !== undefined) statementVerb = byStem.get(stem(verb));
     }
+    statementWords = statement;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
@@ -854,6 +870,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  if (statementWords && statementVerb !== undefined) {
+    parsed.stated = statementWords;
+    parsed.verbAt = statementVerb;
+  }
+  if (spans.length > 0) {
+    parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
+  }
   // A noun phrase's head names what is acted on, the words before it narrow it ("the Tasks table"): read in a
   // short request of one step only (a long one describes a task whose modifiers often name other steps' tools).
   if (!step && contentWords(rest) <= ACTION_MAX_WORDS && splitClauses(rest).length <= 1) {
@@ -872,7 +895,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const before = new Set(splitWords(rest.slice(0, stated.index)).flatMap((w) => w.parts));
     const value = new Set(splitWords(rest.slice(stated.index)).flatMap((w) => w.parts));
     const at = words.map((w) => value.has(w) && !before.has(w));
-    if (at.includes(true)) parsed.stated = at;
+    const known = parsed.stated;
+    if (at.includes(true)) parsed.stated = known ? at.map((x, i) => x || known[i]!) : at;
   }
   if (optionalAt.size > 0) parsed.optional = words.map((_, i) => optionalAt.has(i));
   if (unitAt.size > 0) parsed.unitOf = words.map((_, i) => unitAt.get(i) ?? i);

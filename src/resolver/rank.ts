@@ -35,6 +35,11 @@ export interface SearchHit {
   actionAgrees: boolean;
   /** The request asks for an action this tool does not perform (it performs only others). */
   actionConflict: boolean;
+  /**
+   * The tool performs the action asked for and takes the kind of locator the request names (a file path, a
+   * web address): the request is answerable by it, whatever its other words.
+   */
+  located: boolean;
   /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
   toolFieldCoverage: number;
   /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
@@ -331,18 +336,27 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // tool doing the action asked for by the request's verb, the request is answerable without them.
   let statedCoverage = 0;
   const stated = query.stated;
+  // The request's verb: its first word, or the imperative after a statement ("Dana works for Initech, add
+  // that link"); a tool performing its action meets it.
+  const verb = query.verbAt ?? 0;
   if (
-    stated && action !== 0 && isActionStem(query.stems[0]!) && actionMatch(action, index.actions[doc]!) > 0
+    stated && action !== 0 && (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    actionMatch(action, index.actions[doc]!) > 0
   ) {
     let n = 0, h = 0;
     query.words.forEach((_, i) => {
       if (!counts[i] || (stated[i] && !matched.has(i))) return;
       n++;
-      if (matched.has(i) || (i === 0 && acted)) h++;
+      if (matched.has(i) || i === verb) h++;
     });
     statedCoverage = n > 0 ? h / n : 0;
   }
+  // A tool doing the action asked for that takes the kind of locator the request names ("fix the typo in
+  // README.md" and `edit_file(path)`): its argument is there, the request is answerable by it.
+  const located = action !== 0 && actionMatch(action, index.actions[doc]!) > 0 &&
+    takesLocator(index.tools[doc]!.inputFields, query.locators);
   return {
+    located,
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
@@ -351,6 +365,18 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
     weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,
   };
+}
+
+/** Parameter names of a file path and of a web address. */
+const PATH_PARAMETER = /^(?:path|paths|file|files|filename|filepath|file_path)$/i;
+const URL_PARAMETER = /^(?:url|urls|uri|link|href)$/i;
+
+/** Whether a tool's parameters take the kind of locator a request names (a file path, a web address). */
+function takesLocator(fields: readonly string[], locators: ParsedQuery["locators"]): boolean {
+  if (!locators) return false;
+  return fields.some((f) =>
+    (locators.path && PATH_PARAMETER.test(f)) || (locators.url && URL_PARAMETER.test(f))
+  );
 }
 
 /** The words of what a tool is about: its name, title, use_when hints and lead sentence. */
@@ -437,6 +463,7 @@ function evidence(
     clauseCoverage,
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
+    located: c.located,
     actionConflict: scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,

@@ -127,3 +127,39 @@ Deno.test("another language's stop word is a word of an English request (issue #
   // Without an English function word the request may be in another language: its stop words stay out.
   assert.ok(!parseQuery("pod mostem").stems.includes("pod"));
 });
+
+Deno.test("a tool doing the asked action on the named file answers the request: ambiguous, not no_match (#42)", () => {
+  const servers = [{
+    name: "fs",
+    tags: [],
+    useWhen: [],
+    tools: [
+      {
+        name: "edit_file",
+        description: "Make line-based edits to a text file",
+        inputSchema: { type: "object", properties: { path: { type: "string" }, edits: { type: "array" } } },
+      },
+      {
+        name: "list_directory",
+        description: "List the entries of a directory",
+        inputSchema: { type: "object", properties: { path: { type: "string" } } },
+      },
+    ],
+  }];
+  const index = buildIndex(buildCatalog(servers));
+  const context = { contractVersion: "test", catalogRevision: "r1" };
+  const fixed = resolveResponse(index, { query: "fix the typo recieve in README.md" }, context);
+  assert.equal(fixed.status, "ambiguous");
+  assert.equal(fixed.recommendation?.tool, "edit_file");
+  // No file named: nothing says the tool's argument is there.
+  assert.equal(
+    resolveResponse(index, { query: "fix the typo recieve in the intro" }, context).status,
+    "no_match",
+  );
+});
+
+Deno.test("a statement's words are the value an imperative after it acts on: not missed (#42)", () => {
+  const q = parseQuery("Dana now works for Initech, add that link");
+  assert.deepEqual(q.words.filter((_, i) => q.stated?.[i]), ["dana", "works", "initech"]);
+  assert.equal(q.words[q.verbAt!], "add");
+});
