@@ -537,6 +537,12 @@ export const NOUN_MODIFIER_WEIGHT = 0.7;
  * function word, number, identifier, action or generic verb between them), each run's last word its head.
  * A sentence's or step's first content word is its verb (an imperative), never part of a phrase.
  */
+/** Participles that end a noun phrase and give its name or content ("a label called Taxes"). */
+const NAMING: ReadonlySet<string> = new Set("called named titled entitled saying".split(" "));
+
+/** Words that label the number after them ("resource number 7", "ticket no 5"). */
+const NUMBER_LABELS: ReadonlySet<string> = new Set("number no num nr id".split(" "));
+
 export function nounModifiers(text: string): Map<string, string> {
   const modifiers = new Map<string, string>();
   const heads = new Set<string>();
@@ -556,12 +562,14 @@ export function nounModifiers(text: string): Map<string, string> {
       continue;
     }
     const part = word.parts[0];
+    // "Resource number 7": a number's label is part of the identifier, not the phrase's head.
+    if (/^\d/.test(part ?? "") && NUMBER_LABELS.has(run.at(-1) ?? "")) run.pop();
     if (word.parts.length !== 1 || part === undefined || STOP_WORDS.has(part) || part.length < 2) {
       end();
       continue;
     }
     const s = stem(part);
-    if (first || /\d/.test(part) || isActionStem(s) || GENERIC_VERBS.has(s)) {
+    if (first || /\d/.test(part) || isActionStem(s) || GENERIC_VERBS.has(s) || NAMING.has(part)) {
       first = false;
       end();
       continue;

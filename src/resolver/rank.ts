@@ -406,6 +406,15 @@ function markMissedObjects(
   // Only the first hit's is read (`assess.ts`): the others keep `false`.
   const first = hits[0];
   if (!first || docs.length < 2) return;
+  // A noun phrase's head the catalog knows and this tool lacks altogether ("… to the Tasks table" and
+  // `create_task`): the request acts on something else, or on more than this tool names.
+  const own = index.docTerms[docs[0]!]!;
+  for (const h of new Set(query.headOf ?? [])) {
+    const s = h >= 0 ? query.stems[h]! : undefined;
+    if (s !== undefined && !query.argumentLike[h] && index.postings.has(s) && !own.has(s)) {
+      first.missedObject = true;
+    }
+  }
   const object = objectStems(text);
   const words = query.stems.filter((s, i) =>
     object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
@@ -413,7 +422,7 @@ function markMissedObjects(
   if (words.length === 0) return;
   const heads = new Set(docs.slice(1, OBJECT_RIVALS).map((d) => headNoun(index, d)));
   const about = aboutTerms(index, docs[0]!);
-  first.missedObject = words.some((s) => !about.has(s) && heads.has(s));
+  if (words.some((s) => !about.has(s) && heads.has(s))) first.missedObject = true;
 }
 
 /**

@@ -163,3 +163,31 @@ Deno.test("a statement's words are the value an imperative after it acts on: not
   assert.deepEqual(q.words.filter((_, i) => q.stated?.[i]), ["dana", "works", "initech"]);
   assert.equal(q.words[q.verbAt!], "add");
 });
+
+Deno.test("confident needs each noun phrase's head the catalog knows in the tool (issue #42)", () => {
+  // A participle naming the thing ends its phrase; a number's label is part of the identifier.
+  assert.deepEqual([...nounModifiers("make a new gmail label called Taxes")], [["new", "label"], [
+    "gmail",
+    "label",
+  ]]);
+  assert.deepEqual([...nounModifiers("fetch text resource number 7")], [["text", "resource"]]);
+  const servers = [
+    {
+      name: "todo",
+      tags: [],
+      useWhen: [],
+      tools: [tool("create_task", "Create a new task with a title and a due date")],
+    },
+    {
+      name: "base",
+      tags: [],
+      useWhen: [],
+      tools: [tool("create_field", "Creates a new field in a table"), tool("list_records", "List records")],
+    },
+  ];
+  const index = buildIndex(buildCatalog(servers));
+  const context = { contractVersion: "test", catalogRevision: "r1" };
+  const added = resolveResponse(index, { query: "add a due date to the Tasks table" }, context);
+  assert.notEqual(added.status, "confident");
+  assert.equal(resolveResponse(index, { query: "create a new task" }, context).status, "confident");
+});
