@@ -251,7 +251,7 @@ export function requestActions(
   const all = splitWords(text).flatMap((w) => w.parts);
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
-  if (words.length > ACTION_MAX_WORDS) return none;
+  if (words.length - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
     const of = (ws: readonly string[]) =>
@@ -419,6 +419,23 @@ function readsMany(after: readonly string[]): boolean {
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));
 
+/**
+ * How many words of the names right after a request's verb there are ("add Maria Lopez and Tom Becker as…"):
+ * its object is those named things, arguments that make the request no longer a task description.
+ */
+function namedObjects(text: string, all: readonly string[], verb: number | undefined): number {
+  if (verb === undefined) return 0;
+  const names = new Set(
+    [...text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)].map((m) => m[0].toLowerCase()),
+  );
+  let n = 0;
+  for (let i = verb + 1; i < all.length; i++) {
+    if (names.has(all[i]!)) n++;
+    else if (all[i] !== "and") break;
+  }
+  return n;
+}
+
 /** Whether a stemmed word is a verb that says little of the action on its own (a tool named `show`). */
 export function isGenericVerb(stemmed: string): boolean {
   return GENERIC.has(stemmed);
@@ -473,7 +490,7 @@ export const DEPRECATED =
 export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
 
 /** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
-const NEW_THING = /\b(?:a|an|some)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
+const NEW_THING = /\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
 
 /** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
 const EXISTING_TARGET =

@@ -441,3 +441,11 @@ Deno.test("a statement, then an imperative about it: the imperative's action, on
   ]);
   assert.equal(first("Ana moved to Lisbon last month, keep that in mind"), "add_observations");
 });
+
+Deno.test("names right after the verb are its object's arguments: the request stays a short imperative (#42)", () => {
+  const t = "add Maria Lopez and Tom Becker as new people in the knowledge base";
+  assert.equal(requestAction(t), ACTION.create);
+  assert.equal(asksForNew(t), true);
+  // The same length of capability words is a task description.
+  assert.equal(requestAction("add maria lopez and tom becker as new people in the knowledge base"), 0);
+});
