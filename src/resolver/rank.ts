@@ -330,7 +330,10 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   });
   // The request's verb is met by a tool doing that action, whatever its words ("remove the row" and
   // `delete_records`): evidence that the request is answerable, not that this tool is the one.
-  const acted = action !== 0 && counts[0] === true && !matched.has(0) && isActionStem(query.stems[0]!) &&
+  // The verb is the imperative after a statement when there is one ("…, keep that in mind").
+  const verbAt = query.verbAt ?? 0;
+  const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) &&
+    (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0;
   // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
   // tool doing the action asked for by the request's verb, the request is answerable without them.

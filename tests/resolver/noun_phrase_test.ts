@@ -191,3 +191,22 @@ Deno.test("confident needs each noun phrase's head the catalog knows in the tool
   assert.notEqual(added.status, "confident");
   assert.equal(resolveResponse(index, { query: "create a new task" }, context).status, "confident");
 });
+
+Deno.test("the imperative after a statement is the request's verb: a tool doing its action answers (#42)", () => {
+  const servers = [{
+    name: "kb",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("add_observations", "Add new observations to existing entities in the knowledge graph"),
+      tool("read_graph", "Read the entire knowledge graph"),
+    ],
+  }];
+  const index = buildIndex(buildCatalog(servers));
+  const context = { contractVersion: "test", catalogRevision: "r1" };
+  const kept = resolveResponse(index, {
+    query: "fyi Carlos works at Globex now, keep that in mind for later",
+  }, context);
+  assert.equal(kept.status, "ambiguous");
+  assert.equal(kept.recommendation?.tool, "add_observations");
+});
