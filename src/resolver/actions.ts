@@ -38,7 +38,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -245,6 +245,18 @@ export function requestActions(
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
+  // A place put first ("in src/app.ts swap…", "on the login page, click…"): the verb after it is the action.
+  const place = LEADING_PLACE.exec(text);
+  if (place) {
+    // The first action word after one to four words of the place.
+    const after = [...text.slice(place[0].length).matchAll(/[^\s,]+/g)].slice(1, 5);
+    // A subject before it makes a statement ("in the morning I run").
+    const subject = after.findIndex((m) => SUBJECTS.has(m[0].toLowerCase()));
+    const verb = (subject < 0 ? after : after.slice(0, subject)).find((m) =>
+      actionOf(m[0].toLowerCase()) !== 0
+    );
+    if (verb) text = text.slice(place[0].length + verb.index);
+  }
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
@@ -391,6 +403,12 @@ function laterImperative(
   }
   return undefined;
 }
+
+/** A request opening with where it applies, one to four words long, then its verb ("in config.yaml change…"). */
+/** Subject pronouns: a clause with one is a statement, not an imperative. */
+const SUBJECTS: ReadonlySet<string> = new Set("i we you he she they it".split(" "));
+
+const LEADING_PLACE = /^\s*(?:in|on|inside|within|at|from|under)\s+/i;
 
 /** Object pronouns, which English puts between a phrasal verb and its particle ("look it up"). */
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));

@@ -449,3 +449,14 @@ Deno.test("names right after the verb are its object's arguments: the request st
   // The same length of capability words is a task description.
   assert.equal(requestAction("add maria lopez and tom becker as new people in the knowledge base"), 0);
 });
+
+Deno.test("a place put first is skipped for the verb after it; swapping replaces (issue #42)", () => {
+  assert.equal(requestAction("in src/app.ts swap 'localhost:3000' for 'localhost:8080'"), ACTION.update);
+  assert.equal(requestAction("in config.yaml change the port from 8080 to 9090"), ACTION.update);
+  // No action after the place: a statement, no request.
+  assert.equal(requestAction("in the morning I run"), 0);
+});
+
+Deno.test("the verb after a place of several words is found (issue #42)", () => {
+  assert.equal(requestAction("in the config file change the port to 9090"), ACTION.update);
+});
