@@ -48,7 +48,7 @@ import {
   InitializeRequestSchema,
   type InitializeResult,
   LATEST_PROTOCOL_VERSION,
-  McpError,
+  McpError as V1McpError,
   type ServerCapabilities,
   type ServerNotification,
   type ServerRequest,
@@ -57,6 +57,11 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ErrorCode, messageOf } from "./errors.ts";
+import { McpError } from "./mcp_error.ts";
+
+// A host's error answer, a timeout or a closed connection on the host side reach the gateway as v1's
+// McpError (this Protocol's): still "a peer's JSON-RPC error" to `instanceof McpError`.
+McpError.accept(V1McpError);
 
 /** The capability a request handler needs, by method (as the SDK's `Server` checks it). */
 const HANDLER_NEEDS: Record<string, keyof ServerCapabilities> = {
