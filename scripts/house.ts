@@ -19,9 +19,6 @@ import { parseArgs } from "node:util";
  * file leaves the list when it moves to v2; a new v1 import anywhere else fails the house.
  */
 export const V1_IMPORTERS: Record<string, string> = {
-  "src/mcp/host_server.ts": "the host's session on v1's Protocol (step 5)",
-  "src/mcp/sdk_host.ts": "the request schemas keying the host's handlers, their `extra` (step 5)",
-  "src/mcp/sdk.ts": "the types, message and result schemas of the host side's v1 Protocol (step 5)",
   "src/mcp/sdk_host_http.ts": "v1's Streamable HTTP server transport (step 6)",
 };
 

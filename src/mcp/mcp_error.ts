@@ -6,16 +6,12 @@
  */
 /** Where v2's errors carry their brands (`Symbol.for`: the same in every copy of the v2 packages). */
 const BRANDS = Symbol.for("mcp.sdk.errorBrands");
-/** Other SDKs' error classes that are a peer's JSON-RPC error too ({@linkcode McpError.accept}). */
-const ACCEPTED = new Set<abstract new (...args: never[]) => unknown>();
 
 /**
  * A JSON-RPC error, mcphub's own (no SDK class under it): made as v1's `McpError` was (its message
  * prefixed "MCP error N:", `code`, `data`, named "McpError"), and `instanceof` true also for the v2
- * client's `ProtocolError` (a server's error on a downstream connection), matched by its brand as v2
- * matches its own across bundles, and for the classes given to {@linkcode McpError.accept} (v1's, while the
- * host side is on v1's `Protocol`: host_server.ts), so that "a peer's JSON-RPC error" is one test on both
- * SDK lines without loading v2 at start.
+ * `ProtocolError` (a peer's error: a server's on a downstream connection, the host's on the host side),
+ * matched by its brand as v2 matches its own across bundles.
  */
 export class McpError extends Error {
   constructor(readonly code: number, message: string, readonly data?: unknown) {
@@ -30,17 +26,11 @@ export class McpError extends Error {
     return error;
   }
 
-  /** Counts instances of `cls` (and its subclasses) as McpErrors too. */
-  static accept(cls: abstract new (...args: never[]) => unknown): void {
-    ACCEPTED.add(cls);
-  }
-
   static override [Symbol.hasInstance](value: unknown): boolean {
     if (typeof value !== "object" || value === null) return false;
     if (Function.prototype[Symbol.hasInstance].call(this, value)) return true;
     // Only the base class looks further (`instanceof` a subclass stays its own).
     if (this !== McpError) return false;
-    for (const cls of ACCEPTED) if (Function.prototype[Symbol.hasInstance].call(cls, value)) return true;
     const brands = (value as { [BRANDS]?: { has(brand: string): boolean } })[BRANDS];
     return typeof brands?.has === "function" && brands.has("mcp.ProtocolError");
   }

@@ -8,12 +8,9 @@
  *
  * @module
  */
-// @ts-types="@modelcontextprotocol/sdk/shared/transport"
-export type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { JSONRPCMessageSchema, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
+export type { Transport } from "@modelcontextprotocol/client";
+export { JSONRPCMessageSchema, ResultSchema } from "@modelcontextprotocol/core";
 export { McpError } from "./mcp_error.ts";
-// @ts-types="@modelcontextprotocol/sdk/types"
 export type {
   CallToolRequest,
   CallToolResult,
@@ -27,10 +24,9 @@ export type {
   ServerNotification,
   ServerRequest,
   Tool,
-} from "@modelcontextprotocol/sdk/types.js";
+} from "@modelcontextprotocol/client";
 /** v1's notification schemas, for the tests' v1 clients (the gateway's own handlers are keyed by method). */
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+export { ToolListChangedNotificationSchema } from "@modelcontextprotocol/core";
 // The gateway's own codes (errors.ts), where importers of this module found the SDK's `ErrorCode` before.
 export { ErrorCode } from "./errors.ts";
 export * from "./sdk_downstream.ts";

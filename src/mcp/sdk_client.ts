@@ -1,8 +1,8 @@
 /**
  * The downstream client: the v2 SDK's `Client` (`@modelcontextprotocol/client`, 2025 opening: mcphub's own
  * transports and `Era` speak 2026-07-28 under it) and its Ajv validator, loaded when the first downstream
- * server connects (`loadClientSdk` in sdk_downstream.ts): the client index loads Ajv at import, ~30 ms of
- * module loading, none of it needed to answer the host's `initialize` (see host_server.ts).
+ * server connects (`loadClientSdk` in sdk_downstream.ts). The client index itself loads with the process
+ * since the host side's `Protocol` is its (host_server.ts).
  *
  * What the gateway needs of it and the SDK does not do for a gateway, kept here:
  * - its own record of each tool's output validator and task flag, filled by `listToolsPage` (trust/), since

@@ -84,11 +84,10 @@ Deno.test("McpError: mcphub's own class, made as v1's and matching both SDK line
   );
   // A peer's error as sent: no prefix.
   assert.equal(McpError.asSent(-32002, "Resource not found").message, "Resource not found");
-  // `instanceof`: its own, v1's (the host side's Protocol, registered by host_server.ts) and its
-  // subclasses, v2's ProtocolError by its brand; not v2's SdkError (a local failure), not a plain Error.
+  // `instanceof`: its own, v2's ProtocolError by its brand; not v1's (no v1 left in src/), not v2's SdkError
+  // (a local failure), not a plain Error.
   assert.ok(ours instanceof McpError);
-  assert.ok(theirs instanceof McpError);
-  assert.ok(new v1.UrlElicitationRequiredError([]) instanceof McpError);
+  assert.ok(!(theirs instanceof McpError));
   assert.ok(new ProtocolError(-32602, "bad") instanceof McpError);
   assert.ok(!(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out") instanceof McpError));
   assert.ok(!(new Error("MCP error -32602: bad") instanceof McpError));
