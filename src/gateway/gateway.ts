@@ -776,7 +776,7 @@ export class Gateway {
       _meta: meta,
       sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
       sendRequest: (request, schema, options) =>
-        this.server.request(request, schema, { ...options, relatedRequestId: id }),
+        this.server.request(request, schema, { ...options as object, relatedRequestId: id }),
     } as Extra;
     const request = { method: "tools/call", params } as CallToolRequest;
     this.#onCall(request, extra, true).then(
