@@ -16,7 +16,7 @@ import {
 import { CoalescingWriter } from "../json/pipe.ts";
 import { utf8 } from "../json/raw_json.ts";
 import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
-import { PROTOCOL_VERSION_KEY } from "../mcp/light.ts";
+import { PROTOCOL_VERSION_KEY, withoutInputKey } from "../mcp/light.ts";
 import type { HostEra } from "../mcp/mod.ts";
 
 const CLOSE_LINE = utf8("}\n");
@@ -29,15 +29,22 @@ export class StdioServerTransport implements Transport {
   #output: CoalescingWriter;
   #closed = false;
 
-  /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
+  /**
+   * `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see
+   * {@linkcode CoalescingWriter}). `options.unchanged`: no eras: every message passes as it is, both ways
+   * (the `mcp connect` bridge, whose far side is the gateway's HTTP listener, which serves both eras).
+   */
   constructor(
     input: ByteSource,
     output: WritableStream<Uint8Array>,
-    options: { writeSync?: (bytes: Uint8Array) => number } = {},
+    options: { writeSync?: (bytes: Uint8Array) => number; unchanged?: boolean } = {},
   ) {
     this.#input = input;
     this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
+    this.#unchanged = options.unchanged ?? false;
   }
+
+  readonly #unchanged: boolean;
 
   start(): Promise<void> {
     this.#pump();
@@ -69,6 +76,10 @@ export class StdioServerTransport implements Transport {
             this.#inOrder(() =>
               this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line)
             );
+            continue;
+          }
+          if (this.#unchanged) {
+            this.#hand(value, line);
             continue;
           }
           if (!this.#era && !this.#backlog && passesAsLegacy(value, this.#legacy)) {
@@ -165,19 +176,17 @@ export class StdioServerTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    if (this.#unchanged) return this.#write(message);
     if (!this.#era) {
       // Before the era loaded, no 2026-07-28 message has come: HostEra would send the message as it is.
-      if (!this.#backlog) return this.#write(message);
+      if (!this.#backlog) return this.#write(withoutInputKey(message));
       // One has and waits for it: this message goes after it, as the era then says.
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       this.#backlog.push(() => this.send(message, options).then(resolve, reject));
       return promise;
     }
     const out = this.#era.outgoing(message, options?.relatedRequestId);
-    if (out.back) {
-      const back = out.back;
-      queueMicrotask(() => this.onmessage?.(back));
-    }
+    for (const back of out.back ?? []) queueMicrotask(() => this.onmessage?.(back));
     // Through the fast path's hook first: a cancellation made here may be for a call it runs.
     for (const own of out.deliver ?? []) queueMicrotask(() => this.#hand(own, JSON.stringify(own)));
     for (const answer of [...out.also ?? [], ...out.notify ?? []]) this.#write(answer).catch(() => {});
