@@ -547,7 +547,12 @@ export class Era {
         params = { ...params, elicitationId: id };
       }
       // The server's key and round travel with the request, for a 2026-07-28 host (host_era.ts).
-      const mark: InputKey = { key, round: roundId, of: keys.length };
+      const mark: InputKey = {
+        key,
+        round: roundId,
+        of: keys.length,
+        ...(request.params === undefined ? { bare: true } : {}),
+      };
       params = { ...params, _meta: { ...(params._meta as Params | undefined), [INPUT_KEY]: mark } };
       out.push({ jsonrpc: "2.0", id, method: request.method, params } as JSONRPCMessage);
     }

@@ -21,7 +21,7 @@ export const UNSUPPORTED_VERSION = ErrorCode.UnsupportedProtocolVersion;
 
 /**
  * The `_meta` key the gateway puts on each server-to-client request it makes of a 2026-07-28 server's
- * `input_required` round (era.ts): `{key, round, of}`, the input request's key in the server's
+ * `input_required` round (era.ts): `{key, round, of, bare?}`, the input request's key in the server's
  * `inputRequests`, the round's id and how many requests it has. The host side (host_era.ts) reads it to
  * answer a 2026-07-28 host `input_required` with the server's own keys, all of a round at once; it is
  * removed from every request before a host sees it ({@linkcode withoutInputKey}).
@@ -33,6 +33,8 @@ export interface InputKey {
   key: string;
   round: string;
   of: number;
+  /** The server's input request had no `params` (a 2026-07-28 host gets it without, as sent). */
+  bare?: true;
 }
 
 /** The {@linkcode INPUT_KEY} marker of a request's params, if it has a well-formed one. */

@@ -463,19 +463,25 @@ export class HostEra {
       round.given++;
       out.back = [{ jsonrpc: "2.0", id: m.id!, result: given } as JSONRPCMessage];
     } else {
-      round.requests.set(mark.key, request);
+      // A request the server sent without params goes to the host so.
+      round.requests.set(mark.key, mark.bare ? { ...request, params: undefined } : request);
     }
     if (round.requests.size + round.given < round.of) return out;
     call.collecting = undefined;
     if (!round.requests.size) return out;
-    return { ...this.#ask(related!, call, round.requests), ...out };
+    return { ...this.#ask(related!, call, round.requests, true), ...out };
   }
 
   /**
    * The host's request answered `input_required` with `requests` (key -> the server's request), while
    * the call stays open here until the host's retry (see #resume).
    */
-  #ask(related: string | number, call: OpenCall, requests: Map<string, Message>): HostOutgoing {
+  #ask(
+    related: string | number,
+    call: OpenCall,
+    requests: Map<string, Message>,
+    fromModern = false,
+  ): HostOutgoing {
     const state = crypto.randomUUID();
     call.waiting = { state, requests: new Map([...requests].map(([key, r]) => [key, r.id!])) };
     this.#states.set(state, related);
@@ -483,7 +489,12 @@ export class HostEra {
     call.timer = setTimeout(() => this.#abandon(related), this.continuationMs);
     Deno.unrefTimer(call.timer);
     const inputRequests: Params = {};
-    for (const [key, r] of requests) inputRequests[key] = { method: r.method, params: r.params ?? {} };
+    for (const [key, r] of requests) {
+      // A legacy server's request gets the params it always got (`{}` when none came).
+      inputRequests[key] = r.params === undefined && !fromModern
+        ? { method: r.method, params: {} }
+        : { method: r.method, ...(r.params === undefined ? {} : { params: r.params }) };
+    }
     return {
       send: {
         jsonrpc: "2.0",

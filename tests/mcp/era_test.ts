@@ -154,7 +154,13 @@ Deno.test("MRTR: input requests reach the client; its answers retry the request 
         method: "elicitation/create",
         params: { message: "A?", _meta: mark("a") },
       },
-      { jsonrpc: "2.0", id: "mcphub-input-2", method: "roots/list", params: { _meta: mark("b") } },
+      // Sent without params: marked so (a 2026-07-28 host gets it without).
+      {
+        jsonrpc: "2.0",
+        id: "mcphub-input-2",
+        method: "roots/list",
+        params: { _meta: { [INPUT_KEY]: { ...mark("b")[INPUT_KEY], bare: true } } },
+      },
     ],
   });
   assert.deepEqual(
