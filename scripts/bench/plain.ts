@@ -29,6 +29,11 @@
  * live `tools/list`; sources in `data/blind7_SOURCES.md`) with `data/blind7_queries.jsonl` (50 requests and 5
  * off-topic ones) are a third pair written the same way.
  *
+ * `data/plain7_queries.jsonl` (45 requests and 5 off-topic ones) and `data/blind8_catalog.json` (90 tools of six
+ * public servers — Elasticsearch, Neon, MongoDB, Asana, Trello, Grafana — recorded from each npm package's live
+ * `tools/list`; sources in `data/blind8_SOURCES.md`) with `data/blind8_queries.jsonl` (50 requests and 5
+ * off-topic ones) are a fourth pair written the same way.
+ *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
  * deno run -A scripts/bench/plain.ts --misses --catalog blind5_catalog.json --queries blind5_queries.jsonl
