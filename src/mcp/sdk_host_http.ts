@@ -30,23 +30,31 @@ export interface RequestInfo {
 type Handler = NonNullable<Base["onmessage"]>;
 type Extra = Parameters<Handler>[1];
 
-/** v1's `requestInfo` of one HTTP request, made once for all the messages it carries. */
-const infos = new WeakMap<Request, RequestInfo>();
+/**
+ * v1's `requestInfo` of `request`, made when read: the host's `Protocol` hands it to every handler, and no
+ * handler of the gateway reads it (v1 built it for every POST: the headers copied, the URL parsed).
+ */
 function requestInfo(request: Request): RequestInfo {
-  let info = infos.get(request);
-  if (!info) {
-    infos.set(
-      request,
-      info = { headers: Object.fromEntries(request.headers.entries()), url: new URL(request.url) },
-    );
-  }
-  return info;
+  let headers: Record<string, string> | undefined;
+  let url: URL | undefined;
+  return {
+    get headers() {
+      return headers ??= Object.fromEntries(request.headers.entries());
+    },
+    get url() {
+      return url ??= new URL(request.url);
+    },
+  };
 }
 
-/** `extra` with v1's `requestInfo` beside v2's `request` (unchanged when it has one already, or no request). */
+/**
+ * `extra` with v1's `requestInfo` beside v2's `request` (unchanged when it has one already, or no request).
+ * The transport makes an `extra` for each message: it is completed in place.
+ */
 function withRequestInfo(extra: Extra): Extra {
   if (!extra?.request || "requestInfo" in extra) return extra;
-  return { ...extra, requestInfo: requestInfo(extra.request) } as Extra;
+  (extra as Extra & { requestInfo: RequestInfo }).requestInfo = requestInfo(extra.request);
+  return extra;
 }
 
 /** The members of v2's class this module replaces; each must exist (an upgrade that removes one fails loudly). */
