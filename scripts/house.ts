@@ -1,7 +1,8 @@
 /**
  * The house's checks over `src/`: no import circle between files and none between rooms (a room is a folder of
- * `src/`; type-only imports aside, dynamic `import()` included), and the size of every room with its largest
- * file.
+ * `src/`; type-only imports aside, dynamic `import()` included), no import of the v1 SDK
+ * (`@modelcontextprotocol/sdk`) outside the files {@linkcode V1_IMPORTERS} names (the runtime's move to v2,
+ * docs/v2-migration.md: the list only shrinks), and the size of every room with its largest file.
  *
  * ```sh
  * deno run --allow-read scripts/house.ts          # exits 1 naming each circle (part of `deno task ok`)
@@ -12,6 +13,24 @@
  */
 import { dirname, join, normalize, relative } from "node:path";
 import { parseArgs } from "node:util";
+
+/**
+ * The `src/` files still allowed to import the v1 SDK, each with why (docs/v2-migration.md, steps 5–7). A
+ * file leaves the list when it moves to v2; a new v1 import anywhere else fails the house.
+ */
+export const V1_IMPORTERS: Record<string, string> = {};
+
+/** Any import or re-export of the v1 SDK, type-only ones included (`@modelcontextprotocol/sdk…`). */
+const V1_IMPORT =
+  /^\s*(?:import|export)\b[^;]*?\bfrom\s*["'](?:npm:\/?)?@modelcontextprotocol\/sdk(?:[@/][^"']*)?["']|\bimport\(\s*["'](?:npm:\/?)?@modelcontextprotocol\/sdk(?:[@/][^"']*)?["']\s*\)/m;
+
+/** The files of `files` that import the v1 SDK but are not in `allowed` (paths as `files` has them). */
+export function strayV1Imports(files: Map<string, string>, allowed = V1_IMPORTERS): string[] {
+  return [...files].filter(([path, text]) => !Object.hasOwn(allowed, path) && V1_IMPORT.test(text)).map((
+    [p],
+  ) => p)
+    .sort();
+}
 
 /** One `src/` file's runtime imports of other `src/` files (repo-relative paths). */
 export type ImportGraph = Map<string, Set<string>>;
@@ -197,6 +216,17 @@ if (import.meta.main) {
     const fileCircles = circles(graph);
     const { rooms, why } = roomGraph(graph, root);
     const roomCircles = circles(rooms);
+    const strays = strayV1Imports(files);
+    for (const path of strays) {
+      console.error(
+        `${path} imports the v1 SDK (@modelcontextprotocol/sdk): take it from the v2 packages through src/mcp/ (docs/v2-migration.md); ${
+          Object.keys(V1_IMPORTERS).length
+            ? `only ${Object.keys(V1_IMPORTERS).join(", ")} still may`
+            : "no file of src/ may"
+        }`,
+      );
+    }
+    if (strays.length) Deno.exit(1);
     for (const c of fileCircles) console.error(`import circle between files:\n${describeCircle(c, graph)}`);
     for (const c of roomCircles) {
       console.error(`import circle between rooms ${c.join(", ")}:\n${describeCircle(c, rooms, why)}`);

@@ -59,8 +59,18 @@ export interface ProxyFigures {
 export interface GatewayBenchReport {
   sequential: ProxyFigures;
   inFlight8: ProxyFigures;
-  /** Medians, in ms, from spawn to the `initialize` answer. */
-  startup: { gatewayMs: number; minimalMs: number; ratio: number };
+  /**
+   * Medians, in ms, from spawn to the `initialize` answer, and to the first `tools/list` answer (sent
+   * once `initialize` is answered): the host's readiness.
+   */
+  startup: {
+    gatewayMs: number;
+    minimalMs: number;
+    ratio: number;
+    gatewayListMs: number;
+    minimalListMs: number;
+    listRatio: number;
+  };
 }
 
 /** One call to time. */
@@ -189,13 +199,14 @@ async function proxyBench(dir: string): Promise<Pick<GatewayBenchReport, "sequen
 
 /**
  * Reads newline-delimited JSON from `readable` to its end (so the server never writes into a closed
- * pipe); `answered` settles with the message with `id`, or rejects if there is none.
+ * pipe); `answered(id)` settles with the message with `id`, or rejects if there is none.
  */
-function watchAnswer(readable: ReadableStream<Uint8Array>, id: number): {
-  answered: Promise<void>;
+function watchAnswers(readable: ReadableStream<Uint8Array>, ids: readonly number[]): {
+  answered: (id: number) => Promise<void>;
   drained: Promise<void>;
 } {
-  const { promise: answered, resolve, reject } = Promise.withResolvers<void>();
+  const waits = new Map(ids.map((id) => [id, Promise.withResolvers<void>()]));
+  for (const wait of waits.values()) wait.promise.catch(() => {});
   const drained = (async () => {
     let buffer = "";
     for await (const chunk of readable.pipeThrough(new TextDecoderStream())) {
@@ -206,15 +217,19 @@ function watchAnswer(readable: ReadableStream<Uint8Array>, id: number): {
         buffer = buffer.slice(nl + 1);
         if (!line.startsWith("{")) continue;
         const message = JSON.parse(line) as { id?: unknown; error?: unknown };
-        if (message.id !== id) continue;
-        if (message.error) reject(new Error(`initialize failed: ${JSON.stringify(message.error)}`));
-        else resolve();
+        const wait = typeof message.id === "number" ? waits.get(message.id) : undefined;
+        if (!wait) continue;
+        if (message.error) {
+          wait.reject(new Error(`request ${message.id} failed: ${JSON.stringify(message.error)}`));
+        } else wait.resolve();
       }
     }
-    reject(new Error("The server closed stdout before answering initialize"));
+    for (const wait of waits.values()) wait.reject(new Error("The server closed stdout before answering"));
   })();
-  drained.catch(reject);
-  return { answered, drained: drained.catch(() => {}) };
+  drained.catch((error) => {
+    for (const wait of waits.values()) wait.reject(error);
+  });
+  return { answered: (id) => waits.get(id)!.promise, drained: drained.catch(() => {}) };
 }
 
 /**
@@ -227,10 +242,24 @@ export async function timeInitialize(
   children: number,
   env?: Record<string, string>,
 ): Promise<number> {
+  return (await timeStartup(args, children, env, { list: false })).initializeMs;
+}
+
+/**
+ * {@linkcode timeInitialize}, and (unless `list` is false) the ms from spawn to the answer of the first
+ * `tools/list`, sent with `notifications/initialized` once `initialize` is answered (a host's readiness).
+ */
+export async function timeStartup(
+  args: string[],
+  children: number,
+  env?: Record<string, string>,
+  { list = true }: { list?: boolean } = {},
+): Promise<{ initializeMs: number; toolsListMs: number }> {
   const t0 = performance.now();
   const child = new Deno.Command(DENO, { args, env, stdin: "piped", stdout: "piped", stderr: "null" })
     .spawn();
   const writer = child.stdin.getWriter();
+  const encode = (message: unknown) => new TextEncoder().encode(`${JSON.stringify(message)}\n`);
   const initialize = {
     jsonrpc: "2.0",
     id: 1,
@@ -241,15 +270,22 @@ export async function timeInitialize(
       clientInfo: { name: "mcphub-bench", version: "1.0.0" },
     },
   };
-  const watched = watchAnswer(child.stdout, 1);
+  const watched = watchAnswers(child.stdout, [1, 2]);
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await writer.write(new TextEncoder().encode(`${JSON.stringify(initialize)}\n`));
+    await writer.write(encode(initialize));
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error("No initialize answer within 30 s")), 30_000);
+      timer = setTimeout(() => reject(new Error("No initialize (or tools/list) answer within 30 s")), 30_000);
     });
-    await Promise.race([watched.answered, timeout]);
-    const ms = performance.now() - t0;
+    await Promise.race([watched.answered(1), timeout]);
+    const initializeMs = performance.now() - t0;
+    let toolsListMs = NaN;
+    if (list) {
+      await writer.write(encode({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      await writer.write(encode({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+      await Promise.race([watched.answered(2), timeout]);
+      toolsListMs = performance.now() - t0;
+    }
     // Let the downstreams start before closing, so that none is spawned after we list them.
     const deadline = Date.now() + 10_000;
     while (descendants(child.pid).length < children && Date.now() < deadline) {
@@ -259,7 +295,7 @@ export async function timeInitialize(
     await writer.close().catch(() => {});
     const left = await reap(pids);
     if (left) console.error(`warning: ${left} process(es) had to be killed after a start-up run`);
-    return ms;
+    return { initializeMs, toolsListMs };
   } finally {
     clearTimeout(timer);
     await writer.close().catch(() => {});
@@ -311,18 +347,27 @@ export async function startupBench(dir: string, runs = STARTUP_RUNS): Promise<Ga
     "serve",
   ];
   const minimal = ["run", "-A", MINIMAL_SERVER];
-  // One unmeasured run each fills Deno's module cache and creates the database.
-  await timeInitialize(gateway, 3);
-  await timeInitialize(minimal, 0);
-  const gatewayMs: number[] = [];
-  const minimalMs: number[] = [];
+  // One unmeasured run each fills Deno's module cache, creates the database and caches the tool lists.
+  await timeStartup(gateway, 3);
+  await timeStartup(minimal, 0);
+  const gatewayRuns: { initializeMs: number; toolsListMs: number }[] = [];
+  const minimalRuns: typeof gatewayRuns = [];
   for (let i = 0; i < runs; i++) {
-    gatewayMs.push(await timeInitialize(gateway, 3));
-    minimalMs.push(await timeInitialize(minimal, 0));
+    gatewayRuns.push(await timeStartup(gateway, 3));
+    minimalRuns.push(await timeStartup(minimal, 0));
   }
-  const g = median(gatewayMs);
-  const m = median(minimalMs);
-  return { gatewayMs: g, minimalMs: m, ratio: g / m };
+  const g = median(gatewayRuns.map((r) => r.initializeMs));
+  const m = median(minimalRuns.map((r) => r.initializeMs));
+  const gl = median(gatewayRuns.map((r) => r.toolsListMs));
+  const ml = median(minimalRuns.map((r) => r.toolsListMs));
+  return {
+    gatewayMs: g,
+    minimalMs: m,
+    ratio: g / m,
+    gatewayListMs: gl,
+    minimalListMs: ml,
+    listRatio: gl / ml,
+  };
 }
 
 function rate(n: number): string {
@@ -350,17 +395,25 @@ export async function main(
     }
     if (proxyOnly) return proxy;
     const startup = await startupBench(dir.path);
-    console.log(
-      `start-up to initialize (median of ${STARTUP_RUNS}): gateway with 3 servers ${
-        startup.gatewayMs.toFixed(0)
-      } ms, ` +
-        `minimal SDK server ${startup.minimalMs.toFixed(0)} ms, ratio ${startup.ratio.toFixed(2)}`,
-    );
+    printStartup(startup);
     return { ...proxy, startup };
   } finally {
     const left = await reap(descendants(Deno.pid).filter((pid) => !before.has(pid)));
     if (left) console.error(`warning: ${left} leftover process(es) of the gateway bench were killed`);
   }
+}
+
+function printStartup(startup: GatewayBenchReport["startup"]): void {
+  console.log(
+    `start-up to initialize (median of ${STARTUP_RUNS}): gateway with 3 servers ${
+      startup.gatewayMs.toFixed(0)
+    } ms, minimal SDK server ${startup.minimalMs.toFixed(0)} ms, ratio ${startup.ratio.toFixed(2)}`,
+  );
+  console.log(
+    `start-up to the first tools/list answer (median of ${STARTUP_RUNS}): gateway with 3 servers ${
+      startup.gatewayListMs.toFixed(0)
+    } ms, minimal SDK server ${startup.minimalListMs.toFixed(0)} ms, ratio ${startup.listRatio.toFixed(2)}`,
+  );
 }
 
 /** The start-up part alone (`--startup`): prints and returns its figures. */
@@ -369,11 +422,7 @@ export async function startupMain(): Promise<GatewayBenchReport["startup"]> {
   await using dir = await tempDir("mcphub_gateway_bench_");
   try {
     const startup = await startupBench(dir.path);
-    console.log(
-      `start-up to initialize (median of ${STARTUP_RUNS}): gateway with 3 servers ${
-        startup.gatewayMs.toFixed(0)
-      } ms, minimal SDK server ${startup.minimalMs.toFixed(0)} ms, ratio ${startup.ratio.toFixed(2)}`,
-    );
+    printStartup(startup);
     return startup;
   } finally {
     const left = await reap(descendants(Deno.pid).filter((pid) => !before.has(pid)));

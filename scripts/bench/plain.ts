@@ -20,8 +20,14 @@
  * sources in `data/blind5_SOURCES.md`) with `data/blind5_queries.jsonl` (50 requests and 5 off-topic ones), written
  * the same way. `data/plain5_queries.jsonl` (40 requests and 5 off-topic ones) and `data/blind6_catalog.json` (63
  * tools of six public servers; sources in `data/blind6_SOURCES.md`) with `data/blind6_queries.jsonl` (50 requests
- * and 5 off-topic ones) are a second pair written the same way. A gold entry names a tool by its wire name, its
- * public short name or its `server__tool` name.
+ * and 5 off-topic ones) are a second pair written the same way. `data/dev_rank3_queries.jsonl` (28 requests and 2
+ * off-topic ones over `data/heldout2_catalog.json`) is the seventh ranking pass's dev set. A gold entry names a
+ * tool by its wire name, its public short name or its `server__tool` name.
+ *
+ * `data/plain6_queries.jsonl` (45 requests and 5 off-topic ones) and `data/blind7_catalog.json` (88 tools of six
+ * public servers — Supabase, Google Calendar, Datadog, Mapbox, HubSpot, PayPal — recorded from each npm package's
+ * live `tools/list`; sources in `data/blind7_SOURCES.md`) with `data/blind7_queries.jsonl` (50 requests and 5
+ * off-topic ones) are a third pair written the same way.
  *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']

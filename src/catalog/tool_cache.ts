@@ -6,12 +6,12 @@
  *
  * @module
  */
-import type { ServerConfig } from "../config/mod.ts";
 import type { DatabaseSync, Migration } from "../store/mod.ts";
 import type { ToolDefinition } from "./mod.ts";
 import { parseJson } from "../json/mod.ts";
 import { Stepper } from "../json/slices.ts";
-import { nodeCrypto, sha256Hex } from "./hashing.ts";
+import { nodeCrypto } from "./hashing.ts";
+import { serverFingerprint } from "./cached_instructions.ts";
 
 /** The store migrations of the tool cache. */
 export const toolCacheMigrations: Migration[] = [{
@@ -114,22 +114,7 @@ export interface ToolListCache {
   saveEra?(fingerprint: string, era: StoredEra): void;
 }
 
-/**
- * Identifies what a server entry starts: command, args, cwd, url, transport, and the names (never the
- * values, which may be secrets) of its `env` and `headers`. A changed entry is a new fingerprint.
- */
-export function serverFingerprint(server: ServerConfig): string {
-  const identity = {
-    command: server.command ?? null,
-    args: server.args,
-    cwd: server.cwd ?? null,
-    url: server.url ?? null,
-    transport: server.url ? server.transport : null,
-    env: Object.keys(server.env).sort(),
-    headers: Object.keys(server.headers).map((h) => h.toLowerCase()).sort(),
-  };
-  return sha256Hex(JSON.stringify(identity));
-}
+export { serverFingerprint };
 
 /** Identifies a list's JSON text: SHA-256 of its UTF-8, hex (fed in pieces by {@linkcode listHashSteps}). */
 export function listHash(json: string): string {

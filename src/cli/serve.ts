@@ -9,8 +9,11 @@ import { type Command, type CommandContext, parseCommandArgs, UsageError } from 
 import { loadContextConfig, stderrLogger, storeLocation, storePath } from "./host.ts";
 import { VERSION } from "./version.ts";
 import { showConnectProgress } from "./progress.ts";
-import { ConfigReloader, hostInput, startGateway } from "../gateway/mod.ts";
-import { type Hub } from "../hub/mod.ts";
+// The host side's light entry: the gateway itself (the SDK, the hub) loads after a 2025 host's
+// `initialize` is answered (start-up time; see gateway/early.ts).
+import { answerEarly, gatewayAnswerer, hostInput, type HostStart } from "../gateway/light.ts";
+import type { ConfigReloader } from "../gateway/mod.ts";
+import type { Hub } from "../hub/mod.ts";
 // The config API without `yaml`: a config in the block-YAML subset is read without loading it.
 import { type Config, type ListenAddress, loadConfig, parseListen } from "../config/light.ts";
 import type { Listener } from "../http/mod.ts";
@@ -101,6 +104,12 @@ function announceReady(hub: Hub, ctx: CommandContext, beforeReady: () => void): 
   return () => unsubscribe();
 }
 
+/**
+ * How long `mcp serve` on stdio waits for the host's first line before loading the gateway anyway (see
+ * gateway/early.ts): a host writes `initialize` as soon as it starts the process, before this passes.
+ */
+const IDLE_LOAD_MS = 50;
+
 /** Package runners that download a server the first time it runs. */
 const DOWNLOADERS = /^(npx|uvx|bunx|pnpx|pipx)(\.cmd|\.exe)?$/i;
 
@@ -144,10 +153,15 @@ function hotReload(
   ctx: CommandContext,
   hub: Hub,
   config: Config,
-  options: { agent?: string; watch: boolean; log: (line: string) => void },
+  options: {
+    agent?: string;
+    watch: boolean;
+    log: (line: string) => void;
+    Reloader: typeof ConfigReloader;
+  },
 ): () => void {
   const path = config.path;
-  const reloader = path === undefined ? undefined : new ConfigReloader({
+  const reloader = path === undefined ? undefined : new options.Reloader({
     hub,
     path,
     load: () =>
@@ -221,6 +235,36 @@ export const serveCommand: Command = {
         plain(line);
       };
     }
+    const input = await hostInput();
+    // Once asked for, the same load: a host that has not written within IDLE_LOAD_MS has the gateway
+    // loading meanwhile (hosts write `initialize` at once; one that waits is answered sooner after).
+    let gatewayModule: Promise<typeof import("../gateway/mod.ts")> | undefined;
+    const loadGateway = () => gatewayModule ??= import("../gateway/mod.ts");
+    // A 2025 host's `initialize` is answered before the gateway loads (not at a terminal, where no host
+    // is; nor with OpenTelemetry on: the gateway answers it within its span).
+    let early: HostStart | undefined;
+    if (!human && ctx.env.get("OTEL_DENO") !== "true") {
+      const answer = gatewayAnswerer({
+        config,
+        agent: values.agent,
+        storePath: storeLocation(ctx, config),
+        version: VERSION,
+      });
+      // SIGINT/SIGTERM while the host has sent nothing yet: stop here (nothing is running yet).
+      const stopped = Promise.withResolvers<undefined>();
+      const onAbort = () => stopped.resolve(undefined);
+      ctx.signal.addEventListener("abort", onAbort, { once: true });
+      if (ctx.signal.aborted) onAbort();
+      const idle = setTimeout(loadGateway, IDLE_LOAD_MS);
+      early = await Promise.race([
+        answerEarly(input, answer, (bytes) => Deno.stdout.writeSync(bytes)),
+        stopped.promise,
+      ]);
+      clearTimeout(idle);
+      ctx.signal.removeEventListener("abort", onAbort);
+      if (!early) return 0;
+    }
+    const { ConfigReloader, startGateway } = await loadGateway();
     const running = startGateway({
       config,
       agent: values.agent,
@@ -230,7 +274,9 @@ export const serveCommand: Command = {
       storePath: storeLocation(ctx, config),
       authStorePath: storePath(ctx, config),
       loginCommand: (server) => loginCommandFor(ctx, config.path, server),
-      input: await hostInput(),
+      // The rest of stdin after what was read early (none when it ended then).
+      input: early ? early.rest ?? ReadableStream.from<Uint8Array>([]) : input,
+      early,
       output: Deno.stdout.writable,
       outputSync: (bytes) => Deno.stdout.writeSync(bytes),
       // A person at a terminal: connect now, so the ready line can say what connected.
@@ -243,9 +289,12 @@ export const serveCommand: Command = {
       agent: values.agent,
       watch: !values["no-watch"],
       log,
+      Reloader: ConfigReloader,
     });
     const stop = () => running.stop();
     ctx.signal.addEventListener("abort", stop, { once: true });
+    // A signal while the gateway loaded.
+    if (ctx.signal.aborted) stop();
     try {
       await running.done;
     } finally {
@@ -308,7 +357,12 @@ async function serveHttp(
   // The line tests and scripts wait for: the real address (port 0 picks one).
   ctx.err(`mcphub: listening on ${listener.origin}/mcp\n`);
   // Hot reload applies to the shared hub (unscoped); every agent's view follows it.
-  const stopReload = hotReload(ctx, listener.core.hub, config, { watch: options.watch, log });
+  const { ConfigReloader } = await import("../gateway/mod.ts");
+  const stopReload = hotReload(ctx, listener.core.hub, config, {
+    watch: options.watch,
+    log,
+    Reloader: ConfigReloader,
+  });
   const stop = () => void listener.stop();
   ctx.signal.addEventListener("abort", stop, { once: true });
   try {

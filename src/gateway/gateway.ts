@@ -30,7 +30,8 @@ import {
 import { closeSandboxes, loadCode, RUN_CODE, TYPES_URI as CODE_TYPES_URI } from "../code/light.ts";
 import { DetachedCalls, TooManyDetachedError } from "./detached.ts";
 import { MAX_TOOL_NAME_CHARS } from "../trust/limits.ts";
-import { GATEWAY_CAPABILITIES, Passthrough } from "./passthrough.ts";
+import { Passthrough } from "./passthrough.ts";
+import { GATEWAY_CAPABILITIES } from "./initialize.ts";
 import type { SessionRelay } from "./relay.ts";
 import { describeTool, resolveTool, searchTools } from "../hub/discovery.ts";
 import { decideExposure, type Exposure } from "../hub/exposure.ts";
@@ -775,7 +776,7 @@ export class Gateway {
       _meta: meta,
       sendNotification: (notification) => this.server.notification(notification, { relatedRequestId: id }),
       sendRequest: (request, schema, options) =>
-        this.server.request(request, schema, { ...options, relatedRequestId: id }),
+        this.server.request(request, schema, { ...options as object, relatedRequestId: id }),
     } as Extra;
     const request = { method: "tools/call", params } as CallToolRequest;
     this.#onCall(request, extra, true).then(

@@ -9,9 +9,8 @@ import type { Hub } from "../hub/hub.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import { CONTRACT_VERSION } from "../hub/meta_tools.ts";
 import { TYPES_URI as CODE_TYPES_URI } from "../code/light.ts";
-import { clipBytes, serverInstructions } from "./passthrough.ts";
-import { capabilitySummary } from "../hub/discovery.ts";
-import { DEFAULT_EXPOSE_BUDGET_TOKENS, type Exposure } from "../hub/exposure.ts";
+import { clipBytes, instructionsText } from "./initialize.ts";
+import type { Exposure } from "../hub/exposure.ts";
 
 /** What a gateway session advertises, as list_servers reports it (see Gateway). */
 export interface AdvertisedView {
@@ -24,57 +23,18 @@ export interface AdvertisedView {
 /** Bytes of one server's instructions in list_servers. */
 const LIST_INSTRUCTIONS_BYTES = 16 * 1024;
 
-/** The instructions the gateway gives the host at `initialize`: how it works, what is behind it. */
+/**
+ * The instructions the gateway gives the host at `initialize`: how it works, what is behind it. The same
+ * function of the same facts as the early answer's (`mcp serve` on stdio, see initialize.ts).
+ */
 export function gatewayInstructions(hub: Hub): string {
-  const config = hub.config;
-  const servers = hub.downstreams.map((d) => d.config).filter((s) => s.enabled);
-  const n = servers.length;
-  const common =
-    "A result larger than the response budget comes back as a receipt with a callId: page it with " +
-    "get_result. detach: true on call_tool runs long calls in the background (collect with poll_result)." +
-    (hub.codeMode
-      ? " For several calls whose results you only need combined, run_code runs a short program that " +
-        "calls the tools and returns only its answer (describe_tool run_code gives the declarations)."
-      : "");
-  // An agent with an exact tool allowlist learns only those names, nothing broader about its servers.
-  const allow = hub.scope?.tools;
-  const own = allow ? "" : serverInstructions(
-    servers.map((s) => ({ name: s.name, instructions: hub.instructions(s.name) })),
-  );
-  if (config.expose === "all") {
-    return [
-      `mcphub gateway in front of ${n} MCP server${n === 1 ? "" : "s"}.`,
-      "Downstream tools are mounted as server__tool; their descriptions start with [server].",
-      "list_servers shows what is behind the gateway; call_tool invokes any tool by name.",
-      common,
-    ].join(" ") + (own ? `\n${own}` : "");
-  }
-  const summary = capabilitySummary(
-    servers.map((s) => {
-      if (!allow) return { name: s.name, useWhen: s.useWhen, description: s.description, tags: s.tags };
-      const names = allow.filter((t) => t.startsWith(`${s.name}__`));
-      return { name: s.name, useWhen: names.length ? [names.join(", ")] : [], tags: [] };
-    }).filter((s) => !allow || s.useWhen.length),
-  );
-  const opening = config.expose === "auto"
-    ? `mcphub gateway in auto mode, in front of ${n} MCP server${n === 1 ? "" : "s"}: every tool is ` +
-      `mounted as server__tool while their definitions fit expose_budget (${
-        config.exposeBudgetTokens ?? DEFAULT_EXPOSE_BUDGET_TOKENS
-      } tokens); past it only pinned and most-used tools are mounted and the rest are hidden but available ` +
-      "(list_servers says which is in force and why)."
-    : `mcphub gateway in lazy mode, in front of ${n} MCP server${
-      n === 1 ? "" : "s"
-    }: their tools are hidden ` +
-      "but available.";
-  return [
-    opening,
-    "At the start of a task and whenever it changes phase, call resolve_tool with what you want to do (or " +
-    "search_tools to browse), describe_tool if you need the full input schema, then call_tool " +
-    '{tool: "server__tool", arguments} to run it. Pinned tools are mounted directly.',
-    common,
-    summary ? `Servers:\n${summary}` : "No servers are configured.",
-    ...(own ? [own] : []),
-  ].join("\n");
+  return instructionsText({
+    config: hub.config,
+    servers: hub.downstreams.map((d) => d.config),
+    scope: hub.scope,
+    codeMode: hub.codeMode,
+    instructions: (server) => hub.instructions(server),
+  });
 }
 
 /** list_servers: every server in scope with its state, and what the gateway advertises of them. */

@@ -43,17 +43,17 @@ import { parseJson } from "../json/mod.ts";
 import { SessionRelay, severity } from "./relay.ts";
 import { namespaceTemplate, namespaceUri, publishedBareUri, splitUri, URI_PREFIX } from "../hub/uris.ts";
 
+// Defined with the early `initialize` answer (start-up time), which uses them before this module loads.
+export {
+  clipBytes,
+  GATEWAY_CAPABILITIES,
+  INSTRUCTIONS_PER_SERVER_BYTES,
+  INSTRUCTIONS_TOTAL_BYTES,
+  serverInstructions,
+} from "./initialize.ts";
+
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 type Params = Record<string, unknown>;
-
-/** The capabilities the gateway advertises upstream: stable from `initialize` on (servers connect later). */
-export const GATEWAY_CAPABILITIES = {
-  tools: { listChanged: true },
-  resources: { subscribe: true, listChanged: true },
-  prompts: { listChanged: true },
-  logging: {},
-  completions: {},
-};
 
 /** The `tool` a stored resources/read result is filed under (its `namespaced` is the URI read). */
 export const READ_TOOL = "resources/read";
@@ -711,51 +711,6 @@ function namespacePromptResult(server: string, result: Result): Result {
       return m;
     }),
   };
-}
-
-/** Bytes of one server's instructions carried in the gateway's own. */
-export const INSTRUCTIONS_PER_SERVER_BYTES = 1024;
-/** Bytes of all servers' instructions carried in the gateway's own. */
-export const INSTRUCTIONS_TOTAL_BYTES = 4096;
-
-/** `text` cut to at most `bytes` UTF-8 bytes on a character boundary, with "…" when cut. */
-export function clipBytes(text: string, bytes: number): string {
-  const encoded = new TextEncoder().encode(text);
-  if (encoded.length <= bytes) return text;
-  let end = Math.max(0, bytes - 3);
-  while (end > 0 && (encoded[end]! & 0xc0) === 0x80) end--;
-  return `${new TextDecoder().decode(encoded.subarray(0, end))}…`;
-}
-
-/**
- * The servers' own instructions as a section of the gateway's: each bounded, all bounded, in config
- * order; what is cut or left out is named, with list_servers (which carries them whole) as the next step.
- */
-export function serverInstructions(servers: readonly { name: string; instructions?: string }[]): string {
-  const lines: string[] = [];
-  const left: string[] = [];
-  let cut = false;
-  let used = 0;
-  for (const s of servers) {
-    if (!s.instructions?.trim()) continue;
-    const clipped = clipBytes(s.instructions.trim(), INSTRUCTIONS_PER_SERVER_BYTES);
-    const line = `[${s.name}] ${clipped}`;
-    const bytes = new TextEncoder().encode(line).length;
-    if (used + bytes > INSTRUCTIONS_TOTAL_BYTES) {
-      left.push(s.name);
-      continue;
-    }
-    cut ||= clipped !== s.instructions.trim();
-    used += bytes;
-    lines.push(line);
-  }
-  if (!lines.length && !left.length) return "";
-  const tail = left.length
-    ? `\nInstructions of ${left.join(", ")} left out (size); list_servers shows every server's instructions.`
-    : cut
-    ? "\nSome instructions were cut (…); list_servers shows them whole."
-    : "";
-  return `Server instructions:\n${lines.join("\n")}${tail}`;
 }
 
 /** The MCP methods forwarded here, as the conventions name them (`mcp.method.name`); others `_OTHER`. */

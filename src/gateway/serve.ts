@@ -41,6 +41,7 @@ import { Gateway, invalidParams, type MetaHandler } from "./gateway.ts";
 import type { MetaToolName } from "../hub/meta_tools.ts";
 import { type ByteSource } from "../json/lines.ts";
 import { StdioServerTransport } from "./stdio_server.ts";
+import type { HostStart } from "./early.ts";
 import { SessionRelay } from "./relay.ts";
 import { StoreToolCache, toolCacheMigrations, type ToolListCache } from "../catalog/tool_cache.ts";
 import { type PinStore, toolPinMigrations, ToolPins } from "../trust/pinning.ts";
@@ -66,6 +67,11 @@ export interface StartGatewayOptions {
    */
   authStorePath?: string;
   input: ByteSource;
+  /**
+   * What was read of the host's input before the gateway loaded, and the `initialize` answered then
+   * (see early.ts): read before `input`; that answer is not written again.
+   */
+  early?: Pick<HostStart, "head" | "answered">;
   output: WritableStream<Uint8Array>;
   /**
    * A synchronous write to the same pipe (`Deno.stdout.writeSync`), used for small batches: Deno's
@@ -530,6 +536,9 @@ export function startGateway(options: StartGatewayOptions): RunningGateway {
   const gateway = core.gateway(hub, startHub);
   const transport = new StdioServerTransport(options.input, options.output, {
     writeSync: options.outputSync,
+    head: options.early?.head,
+    answered: options.early?.answered,
+    warn: log,
   });
 
   let stopping: Promise<void> | undefined;

@@ -28,15 +28,31 @@ export class StdioServerTransport implements Transport {
   #input: ByteSource;
   #output: CoalescingWriter;
   #closed = false;
+  #head: readonly Uint8Array[];
+  #answered?: { id: string | number; line: string };
+  #warn?: (line: string) => void;
 
-  /** `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see {@linkcode CoalescingWriter}). */
+  /**
+   * `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see
+   * {@linkcode CoalescingWriter}). `options.head`: bytes of the host's read already (see early.ts), read
+   * before `input`. `options.answered`: the host's `initialize` answered already with this line: the
+   * answer sent to its id is not written (`options.warn` is told when it differs).
+   */
   constructor(
     input: ByteSource,
     output: WritableStream<Uint8Array>,
-    options: { writeSync?: (bytes: Uint8Array) => number } = {},
+    options: {
+      writeSync?: (bytes: Uint8Array) => number;
+      head?: readonly Uint8Array[];
+      answered?: { id: string | number; line: string };
+      warn?: (line: string) => void;
+    } = {},
   ) {
     this.#input = input;
     this.#output = new CoalescingWriter(output.getWriter(), options.writeSync);
+    this.#head = options.head ?? [];
+    this.#answered = options.answered;
+    this.#warn = options.warn;
   }
 
   start(): Promise<void> {
@@ -47,7 +63,7 @@ export class StdioServerTransport implements Transport {
   async #pump(): Promise<void> {
     const splitter = new LineSplitter(MAX_HOST_MESSAGE_BYTES);
     try {
-      await readSource(this.#input, (chunk) => {
+      const onChunk = (chunk: Uint8Array) => {
         this.#output.readerAlive();
         for (const line of splitter.push(chunk)) {
           if (line instanceof OversizedMessage) {
@@ -79,7 +95,14 @@ export class StdioServerTransport implements Transport {
           }
           this.#inOrder(() => this.#incoming(value, line));
         }
-      });
+      };
+      // What was read before the gateway loaded first (see early.ts), then the rest.
+      // On a later turn, as bytes read from the pipe come: the session is connected by then.
+      const head = this.#head;
+      this.#head = [];
+      if (head.length) await new Promise((resolve) => setTimeout(resolve, 0));
+      for (const chunk of head) onChunk(chunk);
+      await readSource(this.#input, onChunk);
     } catch (error) {
       this.onerror?.(error as Error);
     }
@@ -165,6 +188,7 @@ export class StdioServerTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    if (this.#answered && answers(message, this.#answered.id)) return this.#answeredAlready(message);
     if (!this.#era) {
       // Before the era loaded, no 2026-07-28 message has come: HostEra would send the message as it is.
       if (!this.#backlog) return this.#write(message);
@@ -182,6 +206,22 @@ export class StdioServerTransport implements Transport {
     for (const own of out.deliver ?? []) queueMicrotask(() => this.#hand(own, JSON.stringify(own)));
     for (const answer of [...out.also ?? [], ...out.notify ?? []]) this.#write(answer).catch(() => {});
     return out.send ? this.#write(out.send) : Promise.resolve();
+  }
+
+  /** The session's answer to the `initialize` answered early: not written again; a difference is a bug. */
+  #answeredAlready(message: JSONRPCMessage): Promise<void> {
+    const early = this.#answered!.line;
+    this.#answered = undefined;
+    const line = `${JSON.stringify(message)}\n`;
+    if (line !== early) {
+      let at = 0;
+      while (at < line.length && line[at] === early[at]) at++;
+      this.#warn?.(
+        `bug: the initialize answer written before the gateway loaded differs from the gateway's own at ` +
+          `character ${at} (${early.length - 1} and ${line.length - 1} characters); please report it`,
+      );
+    }
+    return Promise.resolve();
   }
 
   /**
@@ -237,6 +277,11 @@ function passesAsLegacy(value: unknown, legacy: boolean): boolean {
   const version = m.params?._meta?.[PROTOCOL_VERSION_KEY];
   if (m.method === "server/discover" && m.id !== undefined) return legacy && version === undefined;
   return version === undefined || legacy;
+}
+
+/** Whether `message` is the answer (result or error) to request `id`. */
+function answers(message: JSONRPCMessage, id: string | number): boolean {
+  return !("method" in message) && "id" in message && message.id === id;
 }
 
 const RESULT_TYPE = utf8('"resultType":"complete"');

@@ -9,8 +9,9 @@
 import type { CatalogTool } from "../catalog/mod.ts";
 import { pinnedTools } from "./discovery.ts";
 
-/** Tokens of advertised tool definitions `expose: auto` mounts whole: ~10% of a 200k-token context. */
-export const DEFAULT_EXPOSE_BUDGET_TOKENS = 20_000;
+import { DEFAULT_EXPOSE_BUDGET_TOKENS } from "./summary.ts";
+
+export { DEFAULT_EXPOSE_BUDGET_TOKENS };
 /** Bytes per token in the estimate (as the stats' token estimates). */
 export const BYTES_PER_TOKEN = 4;
 

@@ -378,6 +378,9 @@ export function readSocket(
       ended = true;
       if (!backlog && !failed) resolve();
     };
+    // Ended (or destroyed) before it was read here, as stdin can while the gateway loads after an early
+    // read (gateway/early.ts): nothing more comes, and its events were emitted already.
+    if (stream.readableEnded || stream.destroyed) return resolve();
     stream.on("data", onData);
     stream.once("end", onEnd);
     // Destroyed without an end (its pipe closed under it): what came was all there is.

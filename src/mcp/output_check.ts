@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { CallToolResultSchema, ErrorCode, type JsonSchemaValidator, McpError, sdkSafeParse } from "./sdk.ts";
+import { ErrorCode, type JsonSchemaValidator, loadClientSdk, McpError } from "./sdk.ts";
 import { InvalidResultError, messageOf } from "./errors.ts";
 import { type Member, member, RawBytes, type RawResult } from "../json/raw_json.ts";
 import { parseSteps, slicedParseApplies } from "../json/sliced_json.ts";
@@ -36,7 +36,9 @@ export async function checkOutput(
 ): Promise<void> {
   const span = member(result.members, "structuredContent");
   if (span && result.raw.at(span.start) !== 0x7b) {
-    // Not an object: the SDK's parse of the result refuses it; the same parse gives the same error.
+    // Not an object: the SDK's parse of the result refuses it; the same parse gives the same error (the
+    // client's module is loaded: a result came from a client).
+    const { CallToolResultSchema, sdkSafeParse } = await loadClientSdk();
     const parsed = sdkSafeParse(CallToolResultSchema, result.parse());
     if (!parsed.success) throw parsed.error;
   }

@@ -1,8 +1,8 @@
 /**
  * The downstream client: the v2 SDK's `Client` (`@modelcontextprotocol/client`, 2025 opening: mcphub's own
  * transports and `Era` speak 2026-07-28 under it) and its Ajv validator, loaded when the first downstream
- * server connects (`loadClientSdk` in sdk_downstream.ts): the client index loads Ajv at import, ~30 ms of
- * module loading, none of it needed to answer the host's `initialize` (see host_server.ts).
+ * server connects (`loadClientSdk` in sdk_downstream.ts). The client index itself loads with the process
+ * since the host side's `Protocol` is its (host_server.ts).
  *
  * What the gateway needs of it and the SDK does not do for a gateway, kept here:
  * - its own record of each tool's output validator and task flag, filled by `listToolsPage` (trust/), since
@@ -36,9 +36,40 @@ import {
   type Tool,
 } from "@modelcontextprotocol/client";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/client/validators/ajv";
+import { optional, record, safeParse, string, unknown } from "zod/v4-mini";
+import { CallToolResultSchema as CoreCallToolResultSchema } from "@modelcontextprotocol/core";
 import { ErrorCode, messageOf, ProtocolError as GatewayError } from "./errors.ts";
 
 export { AjvJsonSchemaValidator };
+/**
+ * The schemas a server's answers are parsed with where the gateway parses them itself (`listToolsPage`,
+ * `checkOutput`): v2 core's Zod schemas, which the client index loads anyway (it imports
+ * `@modelcontextprotocol/core/internal`, the same schema module), so they cost nothing more here and
+ * nothing at start-up. They parse as v1's did (tests/trust/list_tools_test.ts holds `listToolsPage` to v1's
+ * `Client.listTools`) but for one key: core's `CallToolResultSchema` takes any `structuredContent` (the
+ * 2026-07-28 revision allows any JSON value), v1's only an object.
+ */
+export { ListToolsResultSchema, ResultSchema, ToolSchema } from "@modelcontextprotocol/core";
+
+/**
+ * A `tools/call` result as the 2025 revisions have it (v1's schema): core's, with `structuredContent` an
+ * object, so that a result whose `structuredContent` is not one is refused with v1's error (what a host saw
+ * before, tests/hub/output_schema_fast_path_test.ts).
+ */
+export const CallToolResultSchema = CoreCallToolResultSchema.extend({
+  structuredContent: optional(record(string(), unknown())),
+});
+
+/**
+ * Parses `data` with a Zod schema as v1's `Client.request` did (its zod-compat `safeParse`: Zod mini's
+ * top-level `safeParse`, whose error is Zod core's `$ZodRealError`): the same result, the same error.
+ */
+export function sdkSafeParse<T extends Parameters<typeof safeParse>[0]>(
+  schema: T,
+  data: unknown,
+): ReturnType<typeof safeParse<T>> {
+  return safeParse(schema, data);
+}
 
 /**
  * The SDK client's check of a result's `structuredContent` against the tool's `outputSchema`, unchanged,

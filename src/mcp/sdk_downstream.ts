@@ -1,23 +1,17 @@
 /**
  * The downstream seam: what the gateway's side as a client of its servers takes from the MCP SDK, loaded
- * with the process (types, the schemas that parse a server's answers and key the client's handlers, the
- * relay of a server's requests to the host). The `Client` with Ajv (`sdk_client.ts`) and the HTTP client
+ * with the process (types, the relay of a server's requests to the host). The `Client` with Ajv and the
+ * schemas the gateway parses a server's answers with (v2 core's, `sdk_client.ts`) and the HTTP client
  * transports (`sdk_http.ts`) load on demand. The host's side is `sdk_host.ts`; `sdk.ts` re-exports both.
- *
- * `.js` subpath imports carry a `@ts-types` hint: without it Deno resolves the SDK's `./*` export to a
- * missing `.js.d.ts` and the types silently become `any`.
  *
  * @module
  */
 // Types only: the classes load with the first connection (`loadClientSdk`).
 export type { Client } from "./sdk_client.ts";
 export type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/client";
-// @ts-types="@modelcontextprotocol/sdk/types"
-export { CallToolResultSchema, ListToolsResultSchema, ToolSchema } from "@modelcontextprotocol/sdk/types.js";
+/** A `tools/list` result as v2 core's schema gives it (`listToolsPage` parses with that schema). */
+export type { ListToolsResult as ParsedToolList } from "@modelcontextprotocol/client";
 import type { Client, RelayHandler } from "./sdk_client.ts";
-/** The SDK's own parse of a request's result (what `Client.request` runs on an answer). */
-// @ts-types="@modelcontextprotocol/sdk/server/zod-compat"
-export { safeParse as sdkSafeParse } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 
 /**
  * The SDK's `Client` and Ajv (`sdk_client.ts`), loaded when the first downstream connects: the host's

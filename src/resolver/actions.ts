@@ -38,7 +38,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -230,7 +230,9 @@ export function requestAction(text: string): number {
  * {@link requestAction}, and the actions whose words the request looks for in tools (see {@link actionTerms}):
  * none for a generic verb's own action ("show my invoices" looks for no `get`/`read` tools: it names none).
  */
-export function requestActions(text: string): { action: number; recall: number; stated?: boolean } {
+export function requestActions(
+  text: string,
+): { action: number; recall: number; stated?: boolean; statement?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
@@ -243,18 +245,35 @@ export function requestActions(text: string): { action: number; recall: number; 
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
   // "I want to save…" asks to save; "I am writing an article…" says what the user does, and asks nothing.
+  // A place put first ("in src/app.ts swap…", "on the login page, click…"): the verb after it is the action.
+  const place = LEADING_PLACE.exec(text);
+  if (place) {
+    // The first action word after one to four words of the place.
+    const after = [...text.slice(place[0].length).matchAll(/[^\s,]+/g)].slice(1, 5);
+    // A subject before it makes a statement ("in the morning I run").
+    const subject = after.findIndex((m) => SUBJECTS.has(m[0].toLowerCase()));
+    const verb = (subject < 0 ? after : after.slice(0, subject)).find((m) =>
+      actionOf(m[0].toLowerCase()) !== 0
+    );
+    if (verb) text = text.slice(place[0].length + verb.index);
+  }
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
-  else if (STATEMENT.test(text)) return none;
+  else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
   const all = splitWords(text).flatMap((w) => w.parts);
   const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
-  if (words.length > ACTION_MAX_WORDS) return none;
+  if (words.length - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
-    return PHRASAL.get(all.slice(from, from + 4).join(" ")) ??
-      PHRASAL.get(all.slice(from, from + 3).join(" ")) ??
-      PHRASAL.get(all.slice(from, from + 2).join(" "));
+    const of = (ws: readonly string[]) =>
+      PHRASAL.get(ws.slice(0, 4).join(" ")) ?? PHRASAL.get(ws.slice(0, 3).join(" ")) ??
+        PHRASAL.get(ws.slice(0, 2).join(" "));
+    // A pronoun object goes between a phrasal verb and its particle: "keep that in mind", "write it down".
+    const moved = OBJECT_PRONOUNS.has(all[from + 1] ?? "")
+      ? of([all[from]!, ...all.slice(from + 2)])
+      : undefined;
+    return of(all.slice(from)) ?? moved;
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
   let mask = at(0), recall = mask;
@@ -299,6 +318,12 @@ export function requestActions(text: string): { action: number; recall: number; 
     if (!named && mask === ACTION.read && readsMany(all.slice(content[0]! + 1, content[0]! + 6))) {
       mask |= ACTION.list;
     }
+  }
+  // A statement, then an imperative about it ("Ana moved to Lisbon, keep that in mind", "Dave's number is
+  // wrong, drop that fact"): the imperative's action, with no verb first.
+  if (mask === 0) {
+    const later = laterImperative(text);
+    if (later) return later;
   }
   const extra = (m: number) => {
     let out = 0;
@@ -347,6 +372,47 @@ export function aboutPhrases(text: string): string {
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
 
+/** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
+const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
+
+/** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
+const BACK_IMPERATIVE =
+  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:it|that|this|them|these|those|both|the two)\b/iu;
+
+/** Whether a clause is an imperative about what was said before it ("keep that in mind", "drop that fact"). */
+export function pointsBack(clause: string): boolean {
+  return BACK_IMPERATIVE.test(clause) && requestAction(clause) !== 0;
+}
+
+/**
+ * The action of a later clause of a request that opens with a statement, when that clause is an imperative
+ * about the statement ("…, keep that in mind", "…, so remove that link", "…, please connect the two").
+ */
+function laterImperative(
+  text: string,
+): { action: number; recall: number; stated: boolean; statement: string } | undefined {
+  for (const m of text.matchAll(LATER_CLAUSE)) {
+    const piece = text.slice(m.index + m[0].length);
+    if (!BACK_IMPERATIVE.test(piece)) continue;
+    const asked = requestActions(
+      piece.replace(/^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?/i, ""),
+    );
+    if (asked.action !== 0) {
+      return { action: asked.action, recall: asked.recall, stated: true, statement: text.slice(0, m.index) };
+    }
+  }
+  return undefined;
+}
+
+/** A request opening with where it applies, one to four words long, then its verb ("in config.yaml change…"). */
+/** Subject pronouns: a clause with one is a statement, not an imperative. */
+const SUBJECTS: ReadonlySet<string> = new Set("i we you he she they it".split(" "));
+
+const LEADING_PLACE = /^\s*(?:in|on|inside|within|at|from|under)\s+/i;
+
+/** Object pronouns, which English puts between a phrasal verb and its particle ("look it up"). */
+const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));
+
 /** A request that opens with a question word. */
 const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
 
@@ -370,6 +436,23 @@ function readsMany(after: readonly string[]): boolean {
 
 /** Verbs that say little of the action on their own ("get the list", "show the search results"). */
 const GENERIC: ReadonlySet<string> = new Set("get show find fetch give see look".split(" ").map(stem));
+
+/**
+ * How many words of the names right after a request's verb there are ("add Maria Lopez and Tom Becker as…"):
+ * its object is those named things, arguments that make the request no longer a task description.
+ */
+function namedObjects(text: string, all: readonly string[], verb: number | undefined): number {
+  if (verb === undefined) return 0;
+  const names = new Set(
+    [...text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)].map((m) => m[0].toLowerCase()),
+  );
+  let n = 0;
+  for (let i = verb + 1; i < all.length; i++) {
+    if (names.has(all[i]!)) n++;
+    else if (all[i] !== "and") break;
+  }
+  return n;
+}
 
 /** Whether a stemmed word is a verb that says little of the action on its own (a tool named `show`). */
 export function isGenericVerb(stemmed: string): boolean {
@@ -425,7 +508,7 @@ export const DEPRECATED =
 export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
 
 /** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
-const NEW_THING = /\b(?:a|an|some)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
+const NEW_THING = /\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
 
 /** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
 const EXISTING_TARGET =

@@ -105,14 +105,15 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const matchedFraction = round(top.coverage);
   const scoreGap = round(gap);
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
-  if (!top.strongField && !top.actionAgrees && top.weightedCoverage < t.incidentalCoverage) {
+  if (!top.strongField && !top.actionAgrees && !top.located && top.weightedCoverage < t.incidentalCoverage) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
   }
   const coverage = Math.max(top.coverage, top.clauseCoverage);
   // A tool named in full (two or more name words, all in the query) is evidence even in a long request.
   const namedInFull = top.nameCoverage >= 0.999 && top.nameWords >= 2;
   // The action verb met by the tool's own action counts here: an answerable request is not "no match".
-  if (Math.max(coverage, top.answerableCoverage) < t.minimumCoverage && !namedInFull) {
+  // So does a tool doing the action asked for on the file or web address the request names.
+  if (Math.max(coverage, top.answerableCoverage) < t.minimumCoverage && !namedInFull && !top.located) {
     return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
   }
   const reasons: ReasonCode[] = [];

@@ -20,9 +20,13 @@ import { chineseWords } from "./zh_gloss.ts";
 import {
   aboutPhrases,
   ACTION,
+  ACTION_MAX_WORDS,
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
+  isActionStem,
+  pointsBack,
+  requestAction,
   requestActions,
 } from "./actions.ts";
 
@@ -89,6 +93,21 @@ export interface ParsedQuery {
    * gloss ("notice or announcement") are one word of the request: matched when any of them is.
    */
   unitOf?: number[];
+  /**
+   * Per word of a short single-step request: the head noun it modifies in one noun phrase (its index), or -1
+   * ("the Tasks table": `tasks` -> `table`). `rank.ts` weighs a modifier down where it and its head name
+   * different tools.
+   */
+  headOf?: number[];
+  /**
+   * Per word: it belongs to a value the request states ("saying I'm in", "called orders", "that Bob likes
+   * tea"): no capability a tool doing the asked action has to match.
+   */
+  stated?: boolean[];
+  /** Index of the request's verb when it is not its first word: the imperative after a statement. */
+  verbAt?: number;
+  /** The kinds of locator the request names: a file path, a web address (`url`). */
+  locators?: { path: boolean; url: boolean };
 }
 
 /**
@@ -141,6 +160,10 @@ const MODIFIER_SUFFIXES: ReadonlySet<string> = new Set(
 
 /** Multiplier on the weight of a hyphenated adjective's second half (see {@link MODIFIER_SUFFIXES}). */
 export const MODIFIER_WEIGHT = 0.25;
+
+/** English function words no Romance language shares: a request using one is written in English. */
+const ENGLISH_FUNCTION_WORDS =
+  /\b(?:the|my|your|our|their|this|these|those|of|and|is|are|was|with|from|for|please|it)\b/i;
 
 /** A word of two to five capitals standing alone: an acronym. */
 const ACRONYM = /(?<![\p{L}\p{N}])\p{Lu}{2,5}(?![\p{L}\p{N}])/gu;
@@ -273,6 +296,12 @@ function choosesOnly(piece: string): boolean {
 const ARGUMENT_CLAUSE =
   /^(?:my|our|your|his|her|their|the)\s+[\p{L}\p{N}' -]{1,40}?\s+(?:is|are|was|were)\b/iu;
 
+/** Whether `piece` of `text` follows a comma, semicolon or dash of its sentence, not a sentence end. */
+function sameSentence(text: string, piece: string): boolean {
+  const at = text.indexOf(piece);
+  return at > 0 && /[,;\-–—]\s*$/.test(text.slice(Math.max(0, at - 4), at));
+}
+
 /** Most clauses a query is split into; the rest stays in the last clause. */
 export const MAX_CLAUSES = 8;
 
@@ -317,6 +346,16 @@ export function splitClauses(text: string): string[] {
     if (leans && !pending) {
       pending = joined;
       pendingWords = words;
+      continue;
+    }
+    // An imperative about a statement before it ("Ana moved to Lisbon, keep that in mind") acts on it.
+    // A long clause names no action of its own (`requestAction`): only a short one is read as a statement.
+    const before = clauses.at(-1);
+    if (
+      !pending && before !== undefined && pointsBack(piece) && contentWords(before) <= ACTION_MAX_WORDS &&
+      requestAction(before) === 0 && sameSentence(text, piece)
+    ) {
+      clauses[clauses.length - 1] += `, ${piece}`;
       continue;
     }
     clauses.push(joined);
@@ -486,6 +525,75 @@ function* clauseWords(text: string): Generator<Word> {
   }
 }
 
+/**
+ * Multiplier on a word that modifies a noun after it in one noun phrase ("the Tasks table", "a new customer",
+ * "John's email"): English noun phrases put their head last, and the head names the thing acted on; the words
+ * before it narrow it down and say less about which tool.
+ */
+export const NOUN_MODIFIER_WEIGHT = 0.7;
+
+/**
+ * The words of a text that modify a later word of the same noun phrase: runs of plain content words (no
+ * function word, number, identifier, action or generic verb between them), each run's last word its head.
+ * A sentence's or step's first content word is its verb (an imperative), never part of a phrase.
+ */
+/** Participles that end a noun phrase and give its name or content ("a label called Taxes"). */
+const NAMING: ReadonlySet<string> = new Set("called named titled entitled saying".split(" "));
+
+/** Words that label the number after them ("resource number 7", "ticket no 5"). */
+const NUMBER_LABELS: ReadonlySet<string> = new Set("number no num nr id".split(" "));
+
+export function nounModifiers(text: string): Map<string, string> {
+  const modifiers = new Map<string, string>();
+  const heads = new Set<string>();
+  const names = argumentWords(text);
+  let run: string[] = [];
+  let first = true;
+  const end = () => {
+    const head = run.at(-1);
+    if (head !== undefined) heads.add(head);
+    for (const w of run.slice(0, -1)) if (w !== head) modifiers.set(w, head!);
+    run = [];
+  };
+  for (const word of clauseWords(text)) {
+    if (word === PAIR_BREAK_MARK) {
+      end();
+      first = true;
+      continue;
+    }
+    const part = word.parts[0];
+    // "Resource number 7": a number's label is part of the identifier, not the phrase's head.
+    if (/^\d/.test(part ?? "") && NUMBER_LABELS.has(run.at(-1) ?? "")) run.pop();
+    if (word.parts.length !== 1 || part === undefined || STOP_WORDS.has(part) || part.length < 2) {
+      end();
+      continue;
+    }
+    const s = stem(part);
+    if (first || /\d/.test(part) || isActionStem(s) || GENERIC_VERBS.has(s) || NAMING.has(part)) {
+      first = false;
+      end();
+      continue;
+    }
+    // A name after a common noun is its apposition ("the table Tasks"), not its head.
+    const last = run.at(-1);
+    if (last !== undefined && names.has(part) && !names.has(last)) {
+      end();
+      continue;
+    }
+    run.push(part);
+  }
+  end();
+  for (const h of heads) modifiers.delete(h);
+  return modifiers;
+}
+
+/**
+ * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
+ * at the end), a name ("called…"), a colon.
+ */
+const STATED_VALUE =
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -495,7 +603,7 @@ function contentParts(gloss: string): string[] {
  * Splits, stems and expands a query. Deterministic; bounded by {@link MAX_QUERY_TERMS}. `known` tells which
  * senses of a Chinese word the catalog uses (none are used without it).
  */
-export function parseQuery(text: string, known?: (sense: string) => boolean): ParsedQuery {
+export function parseQuery(text: string, known?: (sense: string) => boolean, step = false): ParsedQuery {
   text = bounded(text);
   const words: string[] = [];
   const stems: string[] = [];
@@ -527,6 +635,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
   const acronyms = new Set((rest.match(ACRONYM) ?? []).map((a) => a.toLowerCase()));
+  // Another language's stop word is an English word in an English request ("delete the pod": Polish "under").
+  const english = ENGLISH_FUNCTION_WORDS.test(rest);
   /** The last content word right before this part, for phrasal verbs ("add up"). */
   let previous: { stem: string; at: number } | undefined;
   const phrasal: { key: string; at: number }[] = [];
@@ -538,7 +648,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     const origins: number[] = [];
     for (const [j, part] of word.parts.entries()) {
       if (
-        STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part)) ||
+        STOP_WORDS.has(part) || (isForeignStopWord(part) && !acronyms.has(part) && !english) ||
         (part.length === 1 && /[a-z]/.test(part))
       ) {
         if (previous && PARTICLES.includes(part)) {
@@ -606,6 +716,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   words.forEach((w, i) => {
     if (quoted.has(w) && !/^\d/.test(w)) weights[i]! *= QUOTED_WEIGHT;
   });
+
   const terms: QueryTerm[] = stems.map((term, i) => ({
     term,
     // Repeating a word in the query counts, with diminishing returns.
@@ -710,6 +821,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
     const at = byStem.get(stem(unit));
     for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
   }
+  let statementWords: boolean[] | undefined, statementVerb: number | undefined;
   // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
   const arithmetic = ARITHMETIC.exec(rest);
   if (arithmetic) {
@@ -722,6 +834,22 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   else if (splitClauses(rest).length <= 1) {
     const asked = requestActions(rest);
     const action = asked.recall;
+    // A statement the request's imperative points back at ("Ana moved to Lisbon, keep that in mind") is the
+    // value it acts on: its words ("moved") weigh like quoted text, not like the capability asked for.
+    let statement: boolean[] | undefined;
+    if (asked.statement !== undefined) {
+      const later = splitWords(rest.slice(asked.statement.length)).flatMap((w) => w.parts);
+      const after = new Set(later);
+      const stated = new Set(splitWords(asked.statement).flatMap((w) => w.parts));
+      statement = words.map((w) => stated.has(w) && !after.has(w));
+      words.forEach((_, i) => {
+        if (statement![i]) terms[i]!.weight *= QUOTED_WEIGHT;
+      });
+      // The imperative's verb: its first word the request keeps ("add that link", "keep that in mind").
+      const verb = later.find((w) => byStem.has(stem(w)));
+      if (verb !== undefined) statementVerb = byStem.get(stem(verb));
+    }
+    statementWords = statement;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
@@ -750,6 +878,34 @@ export function parseQuery(text: string, known?: (sense: string) => boolean): Pa
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  if (statementWords && statementVerb !== undefined) {
+    parsed.stated = statementWords;
+    parsed.verbAt = statementVerb;
+  }
+  if (spans.length > 0) {
+    parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
+  }
+  // A noun phrase's head names what is acted on, the words before it narrow it ("the Tasks table"): read in a
+  // short request of one step only (a long one describes a task whose modifiers often name other steps' tools).
+  if (!step && contentWords(rest) <= ACTION_MAX_WORDS && splitClauses(rest).length <= 1) {
+    const modifiers = nounModifiers(rest);
+    if (modifiers.size > 0) {
+      parsed.headOf = words.map((w) => {
+        const head = modifiers.get(w);
+        return head === undefined ? -1 : (byStem.get(stem(head)) ?? -1);
+      });
+    }
+  }
+  // A stated value ("… saying I'm in", "a table called orders", "note that Bob likes tea", "ENG-88: steps
+  // attached") is what the tool is given, not what it does (`rank.ts`: not missed by a tool doing the action).
+  const stated = STATED_VALUE.exec(rest);
+  if (stated) {
+    const before = new Set(splitWords(rest.slice(0, stated.index)).flatMap((w) => w.parts));
+    const value = new Set(splitWords(rest.slice(stated.index)).flatMap((w) => w.parts));
+    const at = words.map((w) => value.has(w) && !before.has(w));
+    const known = parsed.stated;
+    if (at.includes(true)) parsed.stated = known ? at.map((x, i) => x || known[i]!) : at;
+  }
   if (optionalAt.size > 0) parsed.optional = words.map((_, i) => optionalAt.has(i));
   if (unitAt.size > 0) parsed.unitOf = words.map((_, i) => unitAt.get(i) ?? i);
   return parsed;

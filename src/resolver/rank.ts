@@ -8,9 +8,9 @@
 import type { CatalogTool } from "../catalog/mod.ts";
 import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates } from "./lexicon.ts";
-import { type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { splitWords, stem, tokenize } from "./tokenize.ts";
+import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
 import { compareNames, leadSentence, pairKey, type ResolverIndex, splitName } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
@@ -35,6 +35,11 @@ export interface SearchHit {
   actionAgrees: boolean;
   /** The request asks for an action this tool does not perform (it performs only others). */
   actionConflict: boolean;
+  /**
+   * The tool performs the action asked for and takes the kind of locator the request names (a file path, a
+   * web address): the request is answerable by it, whatever its other words.
+   */
+  located: boolean;
   /** Fraction of the query words matched in this tool's own name, title or use_when hints. */
   toolFieldCoverage: number;
   /** IDF-weighted fraction of the query words matched (unknown words weigh the most). */
@@ -141,9 +146,9 @@ export const GENERAL_MAX_DF = 5;
  * where a vocabulary mismatch is likely ("add" for a `get-sum` tool); a Chinese word's other senses
  * are hints only where the catalog uses them.
  */
-function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
+function fitQuery(index: ResolverIndex, text: string, step = false): ParsedQuery {
   // A Chinese word's sense the catalog uses: every word of it is indexed.
-  const query = parseQuery(text, senseIn((t) => index.postings.has(t)));
+  const query = parseQuery(text, senseIn((t) => index.postings.has(t)), step);
   const df = (term: string) => index.postings.get(term)?.docs.length ?? 0;
   const rareWord = query.stems.map((s) => df(s) <= GENERAL_MAX_DF);
   const terms = query.terms.filter((t) => !t.general || t.origins.some((o) => rareWord[o]));
@@ -166,7 +171,30 @@ function fitQuery(index: ResolverIndex, text: string): ParsedQuery {
     }
   });
   query.terms = terms;
+  weighModifiers(index, query);
   return query;
+}
+
+/**
+ * A noun phrase's modifier that names other tools than its head does ("the Tasks table": `task` for a to-do
+ * tool, `table` for a database's) weighs {@link NOUN_MODIFIER_WEIGHT}: the head names the thing acted on. A
+ * modifier found with its head in one tool ("pull request", "trending topics" where topics are rare) keeps
+ * its weight.
+ */
+function weighModifiers(index: ResolverIndex, query: ParsedQuery): void {
+  const headOf = query.headOf;
+  if (!headOf) return;
+  const docsOf = (s: string) => index.postings.get(s)?.docs;
+  headOf.forEach((h, i) => {
+    if (h < 0 || h === i) return;
+    const mine = docsOf(query.stems[i]!), theirs = docsOf(query.stems[h]!);
+    if (!mine || !theirs) return;
+    const together = new Set(theirs);
+    if (mine.some((d) => together.has(d))) return;
+    for (const t of query.terms) {
+      if (t.origins.length === 1 && t.origins[0] === i) t.weight *= NOUN_MODIFIER_WEIGHT;
+    }
+  });
 }
 
 /**
@@ -302,17 +330,56 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   });
   // The request's verb is met by a tool doing that action, whatever its words ("remove the row" and
   // `delete_records`): evidence that the request is answerable, not that this tool is the one.
-  const acted = action !== 0 && counts[0] === true && !matched.has(0) && isActionStem(query.stems[0]!) &&
+  // The verb is the imperative after a statement when there is one ("…, keep that in mind").
+  const verbAt = query.verbAt ?? 0;
+  const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) &&
+    (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0;
+  // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
+  // tool doing the action asked for by the request's verb, the request is answerable without them.
+  let statedCoverage = 0;
+  const stated = query.stated;
+  // The request's verb: its first word, or the imperative after a statement ("Dana works for Initech, add
+  // that link"); a tool performing its action meets it.
+  const verb = query.verbAt ?? 0;
+  if (
+    stated && action !== 0 && (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    actionMatch(action, index.actions[doc]!) > 0
+  ) {
+    let n = 0, h = 0;
+    query.words.forEach((_, i) => {
+      if (!counts[i] || (stated[i] && !matched.has(i))) return;
+      n++;
+      if (matched.has(i) || i === verb) h++;
+    });
+    statedCoverage = n > 0 ? h / n : 0;
+  }
+  // A tool doing the action asked for that takes the kind of locator the request names ("fix the typo in
+  // README.md" and `edit_file(path)`): its argument is there, the request is answerable by it.
+  const located = action !== 0 && actionMatch(action, index.actions[doc]!) > 0 &&
+    takesLocator(index.tools[doc]!.inputFields, query.locators);
   return {
+    located,
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
-    actionCoverage: counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0,
+    actionCoverage: Math.max(counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0, statedCoverage),
     acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
     weightedCoverage: idfTotal > 0 ? matchedIdf / idfTotal : 0,
   };
+}
+
+/** Parameter names of a file path and of a web address. */
+const PATH_PARAMETER = /^(?:path|paths|file|files|filename|filepath|file_path)$/i;
+const URL_PARAMETER = /^(?:url|urls|uri|link|href)$/i;
+
+/** Whether a tool's parameters take the kind of locator a request names (a file path, a web address). */
+function takesLocator(fields: readonly string[], locators: ParsedQuery["locators"]): boolean {
+  if (!locators) return false;
+  return fields.some((f) =>
+    (locators.path && PATH_PARAMETER.test(f)) || (locators.url && URL_PARAMETER.test(f))
+  );
 }
 
 /** The words of what a tool is about: its name, title, use_when hints and lead sentence. */
@@ -342,6 +409,15 @@ function markMissedObjects(
   // Only the first hit's is read (`assess.ts`): the others keep `false`.
   const first = hits[0];
   if (!first || docs.length < 2) return;
+  // A noun phrase's head the catalog knows and this tool lacks altogether ("… to the Tasks table" and
+  // `create_task`): the request acts on something else, or on more than this tool names.
+  const own = index.docTerms[docs[0]!]!;
+  for (const h of new Set(query.headOf ?? [])) {
+    const s = h >= 0 ? query.stems[h]! : undefined;
+    if (s !== undefined && !query.argumentLike[h] && index.postings.has(s) && !own.has(s)) {
+      first.missedObject = true;
+    }
+  }
   const object = objectStems(text);
   const words = query.stems.filter((s, i) =>
     object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
@@ -349,7 +425,7 @@ function markMissedObjects(
   if (words.length === 0) return;
   const heads = new Set(docs.slice(1, OBJECT_RIVALS).map((d) => headNoun(index, d)));
   const about = aboutTerms(index, docs[0]!);
-  first.missedObject = words.some((s) => !about.has(s) && heads.has(s));
+  if (words.some((s) => !about.has(s) && heads.has(s))) first.missedObject = true;
 }
 
 /**
@@ -399,6 +475,7 @@ function evidence(
     clauseCoverage,
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
+    located: c.located,
     actionConflict: scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
@@ -564,6 +641,71 @@ function actionFirst(
 }
 
 /**
+ * The request's object picks the server: when the first tool does the action asked for (a shared verb put it
+ * first) and the object's head noun ("delete the pod x": `pod`) is a word of some
+ * servers (their tools' names and lead sentences, their descriptions) and neither of the first tool nor of
+ * its server, the tools of servers without it move behind by the action penalty (`delete_task` of a to-do
+ * server behind `kubectl_delete`, whose server has `exec_in_pod`).
+ */
+function objectServerFirst(
+  index: ResolverIndex,
+  text: string,
+  query: ParsedQuery,
+  order: [number, number][],
+  action: number,
+  tie: (a: number, b: number) => number,
+): void {
+  // The first tool does the action asked for: only the object can tell it is the wrong one.
+  if (order.length < 2 || actionMatch(action, index.actions[order[0]![0]]!) <= 0) return;
+  const head = objectHead(text, query);
+  if (head === undefined) return;
+  const servers = index.serverPostings.get(head)?.docs;
+  if (!servers || servers.length === 0 || servers.length === index.servers.length) return;
+  const top = order[0]![0];
+  const has = new Set(servers);
+  if (has.has(index.serverOf[top]!) || index.docTerms[top]!.has(head)) return;
+  const factor = 1 - index.options.actionPenalty;
+  for (const entry of order) {
+    if (!has.has(index.serverOf[entry[0]]!) && !index.docTerms[entry[0]]!.has(head)) entry[1] *= factor;
+  }
+  order.sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
+}
+
+/** Words that end a noun phrase and open a clause ("the fact that…", "a table called…", "the server is…"). */
+const OBJECT_END = new Set(
+  "that which who whom whose where when if whether is are was were be saying called named titled".split(" "),
+);
+
+/**
+ * The stem of an imperative's object's head noun: after its verb, the last word of the object (up to a
+ * preposition; past one when none came before it: "reply to John's email") that is no action, function word,
+ * name, quoted text, number or identifier. None for a request that does not open with a verb.
+ */
+function objectHead(text: string, query: ParsedQuery): string | undefined {
+  const argument = new Set(query.words.filter((_, i) => query.argumentLike[i]));
+  let head: string | undefined;
+  let first = true;
+  for (const w of splitWords(text)) {
+    const part = w.parts[0]!;
+    if (w.parts.length === 1 && !first && (COMPLEMENT.has(part) || OBJECT_END.has(part))) {
+      if (head !== undefined || OBJECT_END.has(part)) break;
+      continue;
+    }
+    if (w.parts.length !== 1 || STOP_WORDS.has(part) || part.length < 2) continue;
+    const s = stem(part);
+    if (first) {
+      // The request opens with its verb.
+      if (!isActionStem(s) && !isGenericVerb(s)) return undefined;
+      first = false;
+      continue;
+    }
+    if (argument.has(part) || /\d/.test(part) || isActionStem(s) || isGenericVerb(s)) continue;
+    head = s;
+  }
+  return head;
+}
+
+/**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
  * scored clause by clause, and each tool's best clause score (relative to
@@ -583,7 +725,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
   if (clauseTexts.length <= 1) [full.action, full.fresh] = [requestAction(text), asksForNew(text)];
   const fullTop = topScores(index, full, poolSize);
-  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c)) : [];
+  const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c, true)) : [];
   const final = new Map<number, number>();
   let fullMax = 0;
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
@@ -636,6 +778,9 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  if (o.actionPenalty > 0 && full.action !== 0) {
+    objectServerFirst(index, text, query, order, full.action, tie);
+  }
   if (o.actionBand > 0 && full.action !== 0) actionFirst(index, order, full.action, tie);
   const hits = order.slice(0, maxHits).map(([doc, score]) => ({
     tool: tools[doc]!,

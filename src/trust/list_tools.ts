@@ -5,14 +5,7 @@
  *
  * @module
  */
-import {
-  type Client,
-  type ListToolsResult,
-  ListToolsResultSchema,
-  ResultSchema,
-  sdkSafeParse,
-  ToolSchema,
-} from "../mcp/sdk.ts";
+import { type Client, loadClientSdk, type ParsedToolList as ListToolsResult } from "../mcp/sdk.ts";
 import { SLICE_MS, Stepper } from "../json/slices.ts";
 import { UnparsedDefinition } from "./limits.ts";
 
@@ -28,8 +21,11 @@ export const listSlicing: { minTools: number } = { minTools: SLICED_LIST_MIN_TOO
 /** Tools validated between two looks at the clock. */
 const TOOLS_PER_STEP = 32;
 
+/** The parses, from the client's module (loaded before any client exists to list with). */
+type Parses = Awaited<ReturnType<typeof loadClientSdk>>;
+
 /** Any object, passed through as is (`ResultSchema` is a loose object; without its one key it checks nothing more). */
-const ANY_OBJECT = ResultSchema.omit({ _meta: true });
+let anyObject: ReturnType<Parses["ResultSchema"]["omit"]> | undefined;
 
 /** What a page request passes on to `Client.request`. */
 export type ListToolsOptions = Parameters<Client["listTools"]>[1];
@@ -63,8 +59,11 @@ export async function listToolsPage(
   options?: ListToolsOptions,
   sliceMs = SLICE_MS,
 ): Promise<ListToolsResult> {
+  const parses = await loadClientSdk();
+  const { ListToolsResultSchema, sdkSafeParse } = parses;
+  anyObject ??= parses.ResultSchema.omit({ _meta: true });
   // The answer comes back as sent (any object); all of its checks are made below.
-  let raw = await client.request({ method: "tools/list", params }, ANY_OBJECT, options) as Record<
+  let raw = await client.request({ method: "tools/list", params }, anyObject, options) as Record<
     string,
     unknown
   >;
@@ -85,7 +84,7 @@ export async function listToolsPage(
     if (!parsed.success) throw parsed.error;
     result = parsed.data;
   } else {
-    result = await new Stepper(validateSteps(raw, tools)).finishAsync(sliceMs);
+    result = await new Stepper(validateSteps(parses, raw, tools)).finishAsync(sliceMs);
   }
   if (!standIns.size) {
     (client as unknown as ToolMetadataCache).cacheToolMetadata(result.tools);
@@ -105,7 +104,11 @@ const PLACEHOLDER = { name: "unparsed", inputSchema: { type: "object" } };
  * Validates a page as `ListToolsResultSchema` would, the tools one by one: the rest of the page first
  * (with no tools), then each tool, then throws the one ZodError the whole parse would have thrown.
  */
-function* validateSteps(raw: Record<string, unknown>, tools: unknown[]): Generator<void, ListToolsResult> {
+function* validateSteps(
+  { ListToolsResultSchema, ToolSchema, sdkSafeParse }: Parses,
+  raw: Record<string, unknown>,
+  tools: unknown[],
+): Generator<void, ListToolsResult> {
   const shell = sdkSafeParse(ListToolsResultSchema, { ...raw, tools: [] });
   let first: ParseError | undefined = shell.success ? undefined : shell.error as unknown as ParseError;
   // The object's keys are checked in the schema's order (`_meta`, `nextCursor`, `tools`), so the page's

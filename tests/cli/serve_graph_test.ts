@@ -1,7 +1,9 @@
 /**
  * What `mcp serve` loads before it answers `initialize` (issue #16, start-up): the static module graph
- * of its entry. Timing belongs to the benchmark; this keeps a static import from quietly bringing back
- * what is loaded on demand.
+ * of its entry, which answers a 2025 host's `initialize` on stdio before the gateway loads (#40,
+ * gateway/early.ts), and the gateway's graph, loaded right after (before the first `tools/list` is
+ * answered). Timing belongs to the benchmark; this keeps a static import from quietly bringing back what
+ * is loaded on demand.
  */
 import assert from "node:assert/strict";
 import { ROOT } from "../helpers.ts";
@@ -63,8 +65,44 @@ Deno.test("main.ts loads only the CLI's entry before it knows the command", asyn
   ]);
 });
 
-Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client or yaml before initialize", async () => {
+/** `mcp serve`'s entry and the gateway it loads after the early `initialize` answer. */
+async function serveGraph(): Promise<string[]> {
+  const [entry, gateway] = await Promise.all([
+    staticGraph(`${ROOT}src/cli/serve.ts`),
+    staticGraph(`${ROOT}src/gateway/mod.ts`),
+  ]);
+  return [...new Set([...entry, ...gateway])];
+}
+
+Deno.test("mcp serve answers a 2025 host's initialize with no SDK, hub, gateway session or downstream loaded", async () => {
   const graph = [...await staticGraph(`${ROOT}src/cli/serve.ts`)];
+  const local = graph.filter((s) => s.startsWith("src/"));
+  // The early answer (gateway/early.ts, initialize.ts) with the config, the store's path and its cached
+  // instructions: the rest of the host side loads after it is written.
+  assert.deepEqual(local.filter((s) => s.startsWith("src/gateway/")).sort(), [
+    "src/gateway/early.ts",
+    "src/gateway/host_input.ts",
+    "src/gateway/initialize.ts",
+    "src/gateway/light.ts",
+  ]);
+  assert.deepEqual(local.filter((s) => s.startsWith("src/hub/")), ["src/hub/summary.ts"]);
+  assert.deepEqual(local.filter((s) => s.startsWith("src/catalog/")).sort(), [
+    "src/catalog/cached_instructions.ts",
+    "src/catalog/hashing.ts",
+  ]);
+  assert.deepEqual(
+    local.filter((s) =>
+      /^src\/(mcp|downstream|trust|spool|intelligence|resolver|http|telemetry|code|auth)\//.test(s)
+    ),
+    [],
+  );
+  assert.deepEqual(local.filter((s) => /^src\/config\/(mod|parse|edit)\.ts$/.test(s)), []);
+  // No module of the MCP SDK (v1 or v2), nor zod.
+  assert.deepEqual(graph.filter((s) => s.startsWith("npm:")), []);
+});
+
+Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client or yaml before its first tools/list", async () => {
+  const graph = await serveGraph();
   const local = graph.filter((s) => s.startsWith("src/"));
   assert.ok(local.includes("src/gateway/serve.ts") && local.includes("src/config/light.ts"), local.join(" "));
   // The config's text parser and editor load `yaml`; a config in the block-YAML subset is read without it.
@@ -98,23 +136,22 @@ Deno.test("mcp serve loads no resolver, other command, HTTP side, OAuth client o
     npm.filter((s) => /client\/(auth|sse|streamableHttp)|webStandardStreamableHttp|postgres|yaml/.test(s)),
     [],
   );
-  // The SDK's Server and Client modules import Ajv (~30 ms to load): the host's side is HostServer on the
-  // SDK's Protocol, and the Client (with Ajv) loads when the first downstream connects (sdk_client.ts).
-  // The same holds of the v2 packages' indexes (each bundles Ajv).
+  // The host's side is HostServer on the v2 client index's Protocol (host_server.ts): that index loads
+  // before initialize (with the Ajv it bundles), the one the downstream Client loads anyway. Nothing of v1,
+  // not the v2 server index (a second copy of the protocol code), not Ajv's own package.
   assert.deepEqual(
-    npm.filter((s) =>
-      /sdk@[^/]+\/(client|server)$|ajv|@modelcontextprotocol\/(client|server)@[^/]+$/.test(s)
-    ),
+    npm.filter((s) => /@modelcontextprotocol\/sdk@|ajv|@modelcontextprotocol\/server@/.test(s)),
     [],
   );
+  assert.ok(npm.some((s) => /@modelcontextprotocol\/client@[^/]+$/.test(s)), npm.join(" "));
   assert.ok(!local.includes("src/mcp/sdk_client.ts"));
   // Telemetry (and the OpenTelemetry API) loads only with OTEL_DENO=true or --listen (telemetry/).
   assert.deepEqual(local.filter((s) => s.startsWith("src/telemetry/")), []);
   assert.deepEqual(npm.filter((s) => s.includes("opentelemetry")), []);
 });
 
-Deno.test("mcp serve loads no 2026-07-28 host side, HTTP downstream, stdio client end or code mode before initialize", async () => {
-  const local = [...await staticGraph(`${ROOT}src/cli/serve.ts`)].filter((s) => s.startsWith("src/"));
+Deno.test("mcp serve loads no 2026-07-28 host side, HTTP downstream, stdio client end or code mode before its first tools/list", async () => {
+  const local = (await serveGraph()).filter((s) => s.startsWith("src/"));
   // A 2025 host's `initialize` is answered without the 2026-07-28 era's host side (loaded by the first message
   // that needs it, gateway/stdio_server.ts), its HTTP side (with an HTTP downstream), nor the downstream era
   // itself (with the first stdio server: the stdio client end, its list screen and notice gate).

@@ -68,3 +68,28 @@ Deno.test("httpStatusOf() reads the HTTP status of both SDK lines' transport err
   assert.equal(httpStatusOf(new Error("plain")), undefined);
   assert.equal(httpStatusOf("401"), undefined);
 });
+
+Deno.test("McpError: mcphub's own class, made as v1's and matching both SDK lines' peer errors", async () => {
+  const { McpError } = await import("../../src/mcp/sdk.ts");
+  // @ts-types="@modelcontextprotocol/sdk/types"
+  const v1 = await import("@modelcontextprotocol/sdk/types.js");
+  const { ProtocolError, SdkError, SdkErrorCode } = await import("npm:@modelcontextprotocol/client@2.4.0");
+  // No SDK class under it; what hosts and logs see is v1's: the prefix, the name, code and data.
+  assert.equal(Object.getPrototypeOf(McpError.prototype), Error.prototype);
+  const ours = new McpError(-32602, "bad", { k: 1 });
+  const theirs = new v1.McpError(-32602, "bad", { k: 1 });
+  assert.deepEqual(
+    [ours.message, ours.name, ours.code, ours.data, String(ours)],
+    [theirs.message, theirs.name, theirs.code, theirs.data, String(theirs)],
+  );
+  // A peer's error as sent: no prefix.
+  assert.equal(McpError.asSent(-32002, "Resource not found").message, "Resource not found");
+  // `instanceof`: its own, v2's ProtocolError by its brand; not v1's (no v1 left in src/), not v2's SdkError
+  // (a local failure), not a plain Error.
+  assert.ok(ours instanceof McpError);
+  assert.ok(!(theirs instanceof McpError));
+  assert.ok(new ProtocolError(-32602, "bad") instanceof McpError);
+  assert.ok(!(new SdkError(SdkErrorCode.RequestTimeout, "Request timed out") instanceof McpError));
+  assert.ok(!(new Error("MCP error -32602: bad") instanceof McpError));
+  assert.ok(!((null as unknown) instanceof McpError));
+});

@@ -28,16 +28,25 @@ interface Session {
   close(): Promise<void>;
 }
 
+/** `setRequestHandler` of either server (v1's `Server` and `HostServer` type it apart). */
+function on(server: AnyServer, schema: unknown, handler: (request: unknown) => unknown): void {
+  (server.setRequestHandler as (schema: unknown, handler: (request: unknown) => unknown) => void).call(
+    server,
+    schema,
+    handler,
+  );
+}
+
 async function session(make: () => AnyServer): Promise<Session> {
   const server = make();
   let initialized = 0;
   server.oninitialized = () => initialized++;
   // The tools/call check: a handler whose result is whatever the request's arguments say.
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const wanted = request.params.arguments?.result;
+  on(server, CallToolRequestSchema, (request) => {
+    const wanted = (request as { params: { arguments?: { result?: unknown } } }).params.arguments?.result;
     return wanted as never;
   });
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }));
+  on(server, ListToolsRequestSchema, () => ({ tools: [] }));
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
   const received: JSONRPCMessage[] = [];
   let wake: (() => void) | undefined;
@@ -75,8 +84,8 @@ function both(
 ): Promise<[Session, Session]> {
   const info = { name: "mcphub", version: "9.9.9" };
   return Promise.all([
-    session(() => new Server(info, { capabilities, ...options })),
-    session(() => new HostServer(info, { capabilities, ...options })),
+    session(() => new Server(info, { capabilities: capabilities as never, ...options })),
+    session(() => new HostServer(info, { capabilities: capabilities as never, ...options })),
   ]);
 }
 
@@ -169,7 +178,7 @@ Deno.test("HostServer refuses what the SDK's Server refuses, with the same words
       ["sampling", (s) => s.request({ method: "sampling/createMessage", params: {} } as never, {} as never)],
       ["elicitation", (s) => s.request({ method: "elicitation/create", params: {} } as never, {} as never)],
       ["roots", (s) => s.request({ method: "roots/list" }, {} as never)],
-      ["a tool-list handler", (s) => s.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [] }))],
+      ["a tool-list handler", (s) => on(s, ListToolsRequestSchema, () => ({ tools: [] }))],
     ];
     for (const [what, f] of cases) {
       assert.equal(await outcome(() => f(host.server)), await outcome(() => f(sdk.server)), what);
@@ -188,9 +197,9 @@ Deno.test("HostServer refuses what the SDK's Server refuses, with the same words
         SetLevelRequestSchema,
       ]
     ) {
-      const theirs = await outcome(() => sdk.server.setRequestHandler(schema, () => ({}) as never));
+      const theirs = await outcome(() => on(sdk.server, schema, () => ({})));
       assert.match(theirs, /^Server does not support /);
-      assert.equal(await outcome(() => host.server.setRequestHandler(schema, () => ({}) as never)), theirs);
+      assert.equal(await outcome(() => on(host.server, schema, () => ({}))), theirs);
     }
     // Capabilities are fixed once connected.
     assert.throws(() => (host.server as HostServer).registerCapabilities({ logging: {} }), {
@@ -199,5 +208,85 @@ Deno.test("HostServer refuses what the SDK's Server refuses, with the same words
   } finally {
     await sdk.close();
     await host.close();
+  }
+});
+
+Deno.test("HostServer answers as v2's Server where v2 keeps v1's answers; the three it does not, named", async () => {
+  const { Server: V2Server } = await import("npm:@modelcontextprotocol/server@2.4.0");
+  const info = { name: "mcphub", version: "9.9.9" };
+  const options = { capabilities: GATEWAY_CAPABILITIES as never, instructions: "Use search_tools first." };
+  const host = await session(() => new HostServer(info, options));
+  // v2's Server keys its handlers by method (the session helper registers them by schema).
+  const v2 = new V2Server(info, options);
+  v2.setRequestHandler("tools/call", (request) => request.params.arguments?.result as never);
+  v2.setRequestHandler("tools/list", () => ({ tools: [] }));
+  const [ours, theirs] = InMemoryTransport.createLinkedPair();
+  const received: JSONRPCMessage[] = [];
+  let wake: (() => void) | undefined;
+  ours.onmessage = (message) => {
+    received.push(message);
+    wake?.();
+  };
+  await ours.start();
+  await v2.connect(theirs as never);
+  try {
+    const messages = [
+      initialize(SUPPORTED_PROTOCOL_VERSIONS.at(-1), { sampling: {}, roots: { listChanged: true } }),
+      initialize("1999-01-01", {}, 2),
+      initialize(42, {}, 3),
+      { jsonrpc: "2.0", id: 4, method: "ping" },
+      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
+      { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
+      { jsonrpc: "2.0", id: 7, method: "tools/list" },
+      {
+        jsonrpc: "2.0",
+        id: 8,
+        method: "tools/call",
+        params: { name: "x", arguments: { result: { content: [{ type: "text", text: "ok" }] } } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 9,
+        method: "tools/call",
+        params: { name: "x", arguments: { result: { content: 5 } } },
+      },
+      { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: 5 } },
+      {
+        jsonrpc: "2.0",
+        id: 11,
+        method: "tools/call",
+        params: { name: "x", task: { ttl: 1000 }, arguments: { result: { content: [] } } },
+      },
+      { jsonrpc: "2.0", id: 12, method: "prompts/list" },
+      { jsonrpc: "2.0", id: 13, method: "tasks/get", params: { taskId: "t" } },
+      { jsonrpc: "2.0", id: 14, method: "no/such" },
+    ];
+    const got = await host.exchange(messages);
+    const want: JSONRPCMessage[] = [];
+    for (const message of messages) {
+      const before = received.length;
+      await ours.send(message as JSONRPCMessage);
+      while (received.length === before) await new Promise<void>((resolve) => wake = resolve);
+      want.push(received[received.length - 1]);
+    }
+    assert.equal(got.length, 14);
+    const differ = [9, 10, 11];
+    for (let i = 0; i < messages.length; i++) {
+      if (!differ.includes(i + 1)) assert.deepEqual(got[i], want[i], `answer ${i + 1}`);
+    }
+    // Where v2's Server answers a 2025 host otherwise (HostServer keeps v1's answer, the test above):
+    const error = (m: JSONRPCMessage) => (m as { error: { code: number; message: string } }).error;
+    // an invalid tools/call result: the same code and text, without v1's "MCP error N:" prefix;
+    assert.equal(error(got[8]).code, error(want[8]).code);
+    assert.equal(error(got[8]).message, `MCP error -32602: ${error(want[8]).message}`);
+    // an invalid tools/call request: v2 -32602 "Invalid tools/call request: …", v1 -32603 with the issues;
+    assert.deepEqual([error(got[9]).code, error(want[9]).code], [-32603, -32602]);
+    assert.match(error(want[9]).message, /^Invalid tools\/call request: /);
+    // a task-augmented call to a server without the tasks capability: v2 runs it, v1 refuses.
+    assert.equal(error(got[10]).message, "Server does not support task creation (required for tools/call)");
+    assert.deepEqual((want[10] as { result: unknown }).result, { content: [] });
+  } finally {
+    await host.close();
+    await v2.close();
   }
 });

@@ -10,7 +10,7 @@ import {
   requestActions,
   toolActions,
 } from "../../src/resolver/actions.ts";
-import { parseQuery } from "../../src/resolver/query.ts";
+import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { stem } from "../../src/resolver/tokenize.ts";
 
 Deno.test("requestAction() reads the action of a request's first word, with its particle", () => {
@@ -407,4 +407,56 @@ Deno.test("two verbs joined at the head of a tool's text are both its actions", 
   );
   assert.equal(toolActions("upsert file", "", "Create or update a file"), ACTION.create | ACTION.update);
   assert.equal(toolActions("get weather", "", "Get weather or forecast"), ACTION.read);
+});
+
+Deno.test("a pronoun object between a phrasal verb and its particle keeps the phrase's action (issue #42)", () => {
+  assert.equal(requestAction("keep that in mind"), ACTION.create);
+  assert.equal(requestAction("keep that in mind for later"), ACTION.create);
+  assert.equal(requestAction("write it down"), ACTION.create);
+  assert.equal(requestAction("look it up"), ACTION.search);
+  assert.equal(requestAction("throw them away"), ACTION.delete);
+  // A noun object is no pronoun: "keep the receipt in mind" is no idiom read this way.
+  assert.equal(requestAction("keep the receipt in mind"), 0);
+});
+
+Deno.test("a statement, then an imperative about it: the imperative's action, one step (issue #42)", () => {
+  assert.equal(requestAction("Ana moved to Lisbon last month, keep that in mind"), ACTION.create);
+  assert.equal(requestAction("Dave's number is wrong, drop that fact"), ACTION.delete);
+  assert.equal(
+    requestAction("Apollo belongs to Marketing, please connect the two"),
+    ACTION.link | ACTION.create,
+  );
+  // A later clause that does not point back is no imperative about the statement.
+  assert.equal(requestAction("Ana moved to Lisbon, nice"), 0);
+  assert.deepEqual(splitClauses("Ana moved to Lisbon last month, keep that in mind"), [
+    "Ana moved to Lisbon last month, keep that in mind",
+  ]);
+  // A new sentence is a step of its own, and a clause with an action of its own is no statement.
+  assert.equal(splitClauses("Ana moved to Lisbon last month. Keep that in mind").length, 2);
+  assert.equal(splitClauses("find the latest report on sales, keep that in mind").length, 2);
+  const first = firstOver("kb", [
+    tool("move_file", "Move or rename files and directories"),
+    tool("add_observations", "Add new observations to existing entities in the knowledge graph"),
+    tool("read_graph", "Read the entire knowledge graph"),
+  ]);
+  assert.equal(first("Ana moved to Lisbon last month, keep that in mind"), "add_observations");
+});
+
+Deno.test("names right after the verb are its object's arguments: the request stays a short imperative (#42)", () => {
+  const t = "add Maria Lopez and Tom Becker as new people in the knowledge base";
+  assert.equal(requestAction(t), ACTION.create);
+  assert.equal(asksForNew(t), true);
+  // The same length of capability words is a task description.
+  assert.equal(requestAction("add maria lopez and tom becker as new people in the knowledge base"), 0);
+});
+
+Deno.test("a place put first is skipped for the verb after it; swapping replaces (issue #42)", () => {
+  assert.equal(requestAction("in src/app.ts swap 'localhost:3000' for 'localhost:8080'"), ACTION.update);
+  assert.equal(requestAction("in config.yaml change the port from 8080 to 9090"), ACTION.update);
+  // No action after the place: a statement, no request.
+  assert.equal(requestAction("in the morning I run"), 0);
+});
+
+Deno.test("the verb after a place of several words is found (issue #42)", () => {
+  assert.equal(requestAction("in the config file change the port to 9090"), ACTION.update);
 });

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { circles, importGraph, importsOf, readTree, roomGraph, roomSizes } from "../../scripts/house.ts";
+import {
+  circles,
+  importGraph,
+  importsOf,
+  readTree,
+  roomGraph,
+  roomSizes,
+  strayV1Imports,
+  V1_IMPORTERS,
+} from "../../scripts/house.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
 
@@ -112,4 +121,26 @@ Deno.test("roomSizes and circles over the repo: no room over 20% of src/, every 
   } finally {
     Deno.chdir(cwd);
   }
+});
+
+Deno.test("house: a v1 SDK import outside the named files fails, naming the file; the repo has none", async () => {
+  assert.deepEqual(strayV1Imports(await readTree("src"), V1_IMPORTERS), []);
+  const planted = {
+    "src/a/mod.ts": 'export { b } from "./b.ts";\n',
+    "src/a/b.ts":
+      'import type {\n  Tool,\n} from "@modelcontextprotocol/sdk/types.js";\nexport const b = 1;\n',
+  };
+  const out = await house(planted);
+  assert.equal(out.code, 1, out.stderr);
+  assert.match(out.stderr, /^src\/a\/b\.ts imports the v1 SDK \(@modelcontextprotocol\/sdk\)/m);
+  // Each way of naming it counts (npm: specifiers, dynamic import); v2's packages and comments do not.
+  const texts = [
+    'export * from "npm:@modelcontextprotocol/sdk@1.32.2/types.js";',
+    'const m = await import("@modelcontextprotocol/sdk/client");',
+    'import { Client } from "@modelcontextprotocol/client";',
+    '// import { Client } from "@modelcontextprotocol/sdk/client";',
+    ' * see `import x from "@modelcontextprotocol/sdk"`',
+  ];
+  const found = strayV1Imports(new Map(texts.map((t, i) => [`src/x/f${i}.ts`, t])), {});
+  assert.deepEqual(found, ["src/x/f0.ts", "src/x/f1.ts"]);
 });

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { sdkSafeParse } from "../../src/mcp/sdk.ts";
-import { Client } from "../../src/mcp/sdk_client.ts";
+import { Client, sdkSafeParse } from "../../src/mcp/sdk_client.ts";
 import { Client as V1Client } from "@modelcontextprotocol/sdk/client";
 import { listSlicing, listToolsPage, SLICED_LIST_MIN_TOOLS } from "../../src/trust/list_tools.ts";
 import { parseConfig } from "../../src/config/mod.ts";
