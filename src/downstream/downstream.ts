@@ -153,8 +153,11 @@ export interface DownstreamCallOptions {
    * client's check of its `structuredContent`, made here). @default false
    */
   raw?: boolean;
-  /** W3C trace context for the request's `params._meta` (the gateway's CLIENT span). */
-  meta?: { traceparent: string; tracestate?: string };
+  /**
+   * For the request's `params._meta`: W3C trace context (the gateway's CLIENT span), and a 2026-07-28
+   * host's client capabilities (declared to a 2026-07-28 server only: see mcp/era.ts).
+   */
+  meta?: object;
   /** Told the JSON-RPC id of the request once it is known (the fast path's own ids). */
   onRequestId?: (id: string | number) => void;
 }

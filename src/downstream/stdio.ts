@@ -34,8 +34,8 @@ export interface RawCallOptions {
   signal?: AbortSignal;
   timeoutMs: number;
   onProgress?: (progress: Progress) => void;
-  /** W3C trace context for the request's `params._meta`. */
-  meta?: { traceparent: string; tracestate?: string };
+  /** For the request's `params._meta` (W3C trace context; see DownstreamCallOptions.meta). */
+  meta?: object;
   /** Told the request's id (`mcphub-N`) as it is sent. */
   onRequestId?: (id: string) => void;
 }

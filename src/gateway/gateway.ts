@@ -6,6 +6,7 @@
  */
 import { CallToolRequestSchema, HostServer, ListToolsRequestSchema } from "../mcp/sdk.ts";
 import { invalidParams } from "../mcp/errors.ts";
+import { CLIENT_CAPABILITIES_KEY } from "../mcp/light.ts";
 import type {
   CallToolRequest,
   CallToolResult,
@@ -484,6 +485,7 @@ export class Gateway {
         onProgress: progress.onProgress,
         raw: options.raw ?? false,
         trace: op,
+        clientCapabilities: hostCapabilities(extra._meta),
       });
       if (op && result.isError === true) op.toolError = true;
       return result;
@@ -812,4 +814,12 @@ export class Gateway {
     await closeSandboxes();
     await this.server.close().catch(() => {});
   }
+}
+
+/** The client capabilities a 2026-07-28 host's request declared in its `_meta` envelope, if any. */
+function hostCapabilities(meta: unknown): Record<string, unknown> | undefined {
+  const caps = (meta as Record<string, unknown> | undefined)?.[CLIENT_CAPABILITIES_KEY];
+  return caps && typeof caps === "object" && !Array.isArray(caps)
+    ? caps as Record<string, unknown>
+    : undefined;
 }

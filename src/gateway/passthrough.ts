@@ -180,7 +180,14 @@ export class Passthrough {
       const own = await options.own?.read(req.params.uri);
       if (own) return own;
       const { name, client, uri } = await this.#routeUri(req.params.uri, "resources/read");
-      const result = await this.#forward(client, "resources/read", { ...req.params, uri }, extra);
+      // The server's requests while it reads are this read's (input_required for a 2026-07-28 host).
+      const release = this.track(name, extra);
+      let result: Result;
+      try {
+        result = await this.#forward(client, "resources/read", { ...req.params, uri }, extra);
+      } finally {
+        release();
+      }
       const contents = Array.isArray(result.contents) ? result.contents as Params[] : undefined;
       const read = contents
         ? {
@@ -222,14 +229,21 @@ export class Passthrough {
     server.setRequestHandler(ListPromptsRequestSchema, (req, extra) => this.#listPrompts(req.params, extra));
     server.setRequestHandler(GetPromptRequestSchema, async (req, extra) => {
       const { name, client, prompt } = await this.#routePrompt(req.params.name, "prompts/get", extra);
-      const result = await this.#forward(
-        client,
-        "prompts/get",
-        { ...req.params, name: prompt },
-        extra,
-        undefined,
-        prompt,
-      );
+      // The server's requests while it answers are this request's (as a tool call's: see track).
+      const release = this.track(name, extra);
+      let result: Result;
+      try {
+        result = await this.#forward(
+          client,
+          "prompts/get",
+          { ...req.params, name: prompt },
+          extra,
+          undefined,
+          prompt,
+        );
+      } finally {
+        release();
+      }
       return this.#bare(name) ? result : namespacePromptResult(name, result);
     });
     server.setRequestHandler(CompleteRequestSchema, async (req, extra) => {

@@ -16,7 +16,7 @@ import {
 import { CoalescingWriter } from "../json/pipe.ts";
 import { utf8 } from "../json/raw_json.ts";
 import { parseLineJson, validateMessage } from "../mcp/jsonrpc_line.ts";
-import { PROTOCOL_VERSION_KEY } from "../mcp/light.ts";
+import { PROTOCOL_VERSION_KEY, withoutInputKey } from "../mcp/light.ts";
 import type { HostEra } from "../mcp/mod.ts";
 
 const CLOSE_LINE = utf8("}\n");
@@ -36,7 +36,9 @@ export class StdioServerTransport implements Transport {
    * `options.writeSync`: a synchronous write to `output`'s pipe for small batches (see
    * {@linkcode CoalescingWriter}). `options.head`: bytes of the host's read already (see early.ts), read
    * before `input`. `options.answered`: the host's `initialize` answered already with this line: the
-   * answer sent to its id is not written (`options.warn` is told when it differs).
+   * answer sent to its id is not written (`options.warn` is told when it differs). `options.unchanged`: no
+   * eras: every message passes as it is, both ways (the `mcp connect` bridge, whose far side is the
+   * gateway's HTTP listener, which serves both eras).
    */
   constructor(
     input: ByteSource,
@@ -46,6 +48,7 @@ export class StdioServerTransport implements Transport {
       head?: readonly Uint8Array[];
       answered?: { id: string | number; line: string };
       warn?: (line: string) => void;
+      unchanged?: boolean;
     } = {},
   ) {
     this.#input = input;
@@ -53,7 +56,10 @@ export class StdioServerTransport implements Transport {
     this.#head = options.head ?? [];
     this.#answered = options.answered;
     this.#warn = options.warn;
+    this.#unchanged = options.unchanged ?? false;
   }
+
+  readonly #unchanged: boolean;
 
   start(): Promise<void> {
     this.#pump();
@@ -85,6 +91,10 @@ export class StdioServerTransport implements Transport {
             this.#inOrder(() =>
               this.#reject(parseError ? -32700 : -32600, parseError ? "Parse error" : "Invalid Request", line)
             );
+            continue;
+          }
+          if (this.#unchanged) {
+            this.#hand(value, line);
             continue;
           }
           if (!this.#era && !this.#backlog && passesAsLegacy(value, this.#legacy)) {
@@ -188,20 +198,18 @@ export class StdioServerTransport implements Transport {
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     if (this.#closed) return Promise.reject(new Error("The client connection is closed"));
+    if (this.#unchanged) return this.#write(message);
     if (this.#answered && answers(message, this.#answered.id)) return this.#answeredAlready(message);
     if (!this.#era) {
       // Before the era loaded, no 2026-07-28 message has come: HostEra would send the message as it is.
-      if (!this.#backlog) return this.#write(message);
+      if (!this.#backlog) return this.#write(withoutInputKey(message));
       // One has and waits for it: this message goes after it, as the era then says.
       const { promise, resolve, reject } = Promise.withResolvers<void>();
       this.#backlog.push(() => this.send(message, options).then(resolve, reject));
       return promise;
     }
     const out = this.#era.outgoing(message, options?.relatedRequestId);
-    if (out.back) {
-      const back = out.back;
-      queueMicrotask(() => this.onmessage?.(back));
-    }
+    for (const back of out.back ?? []) queueMicrotask(() => this.onmessage?.(back));
     // Through the fast path's hook first: a cancellation made here may be for a call it runs.
     for (const own of out.deliver ?? []) queueMicrotask(() => this.#hand(own, JSON.stringify(own)));
     for (const answer of [...out.also ?? [], ...out.notify ?? []]) this.#write(answer).catch(() => {});

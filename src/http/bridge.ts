@@ -85,8 +85,11 @@ export async function bridge(options: BridgeOptions): Promise<void> {
       return fetch(input, { ...init, headers: sent });
     },
   });
-  const local = new StdioServerTransport(options.input, options.output);
+  // Unchanged both ways: the listener serves both eras (a 2026-07-28 host's requests go without a session).
+  const local = new StdioServerTransport(options.input, options.output, { unchanged: true });
   const initializing = new Set<string | number>();
+  /** The host's `initialize` POST while it awaits its answer (what the host sends meanwhile waits). */
+  let opening: Promise<unknown> | undefined;
   /** A 2026-07-28 host's `tools/list` requests awaiting their answer: id -> asked without a cursor. */
   const lists = new Map<string | number, boolean>();
   const done = Promise.withResolvers<void>();
@@ -107,21 +110,36 @@ export async function bridge(options: BridgeOptions): Promise<void> {
     if (request?.method === "tools/list" && sent?._meta?.[PROTOCOL_VERSION_KEY] !== undefined) {
       lists.set(request.id, sent.cursor === undefined);
     }
-    remote.send(message).catch((error) => {
-      const code = httpStatusOf(error);
-      const text = `${code !== undefined ? `HTTP ${code}: ` : ""}${(error as Error).message}`;
-      const cause = unreachable(error, options.url);
-      options.log(`mcp connect: ${cause ?? `${options.url.origin}${options.url.pathname}: ${text}`}`);
-      if (!request) return;
-      const why = cause !== undefined
-        ? cause
-        : code === 401
-        ? `the gateway refused the token (401); check --token or MCPHUB_TOKEN: ${text}`
-        : code === 404
-        ? `the gateway no longer has this session (it ended, e.g. idle); restart the host's connection: ${text}`
-        : `the request could not be delivered to the gateway (it was not retried): ${text}`;
-      local.send({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: why } }).catch(() => {});
-    });
+    // What the host sends behind its `initialize` (a host may not wait for the answer) waits for that
+    // POST: its answer carries the session id the rest must go with (else the gateway would refuse a
+    // session-less `notifications/initialized`: "Server not initialized"). Order is kept.
+    const send = () =>
+      remote.send(message).catch((error) => {
+        const code = httpStatusOf(error);
+        const text = `${code !== undefined ? `HTTP ${code}: ` : ""}${(error as Error).message}`;
+        const cause = unreachable(error, options.url);
+        options.log(`mcp connect: ${cause ?? `${options.url.origin}${options.url.pathname}: ${text}`}`);
+        if (!request) return;
+        const why = cause !== undefined
+          ? cause
+          : code === 401
+          ? `the gateway refused the token (401); check --token or MCPHUB_TOKEN: ${text}`
+          : code === 404
+          ? `the gateway no longer has this session (it ended, e.g. idle); restart the host's connection: ${text}`
+          : `the request could not be delivered to the gateway (it was not retried): ${text}`;
+        local.send({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: why } }).catch(() => {});
+      });
+    if (request?.method === "initialize") {
+      const posted: Promise<unknown> = opening = send();
+      posted.finally(() => {
+        if (opening === posted) opening = undefined;
+      });
+    } else if (opening) {
+      // Each goes once the POST is answered, in the order sent; none waits for another's answer.
+      opening.then(() => void send());
+    } else {
+      void send();
+    }
   };
   // In order; a response right after a notification waits a moment: an SDK-based host handles a
   // response at once but a notification a microtask later, so a progress notification read in the same

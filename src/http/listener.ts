@@ -18,6 +18,7 @@ import {
   type JSONRPCMessage,
   loadHostHttpSdk,
   type WebStandardStreamableHTTPServerTransport,
+  withoutInputKey,
 } from "../mcp/mod.ts";
 import { allowedHosts, checkHeaderSize, checkHostAndOrigin, Refusal, sameHex, TokenGuard } from "./guard.ts";
 import { livePage } from "./page.ts";
@@ -281,7 +282,8 @@ export async function listen(options: ListenOptions): Promise<Listener> {
     });
     transport.send = async (message, sendOptions) => {
       try {
-        return await send(message, sendOptions);
+        // A 2026-07-28 server's input request keeps its round's marker only for a 2026-07-28 host.
+        return await send(withoutInputKey(message), sendOptions);
       } finally {
         if (isResponse(message)) {
           if (session.calls.delete(message.id)) quota.release(session.agent);

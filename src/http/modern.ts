@@ -271,10 +271,7 @@ export class ModernEndpoint implements Transport {
 
   send(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void> {
     const out = this.#era.outgoing(message, options?.relatedRequestId);
-    if (out.back) {
-      const back = out.back;
-      queueMicrotask(() => this.onmessage?.(back));
-    }
+    for (const back of out.back ?? []) queueMicrotask(() => this.onmessage?.(back));
     for (const own of out.deliver ?? []) queueMicrotask(() => this.onmessage?.(own));
     for (const note of out.notify ?? []) this.#toListen(note);
     for (const answer of [...out.also ?? [], ...out.send ? [out.send] : []]) {

@@ -11,6 +11,7 @@ import type { CallRecord as CallEvent, CallVia } from "../intelligence/mod.ts";
 import type { CatalogTool } from "../catalog/mod.ts";
 import { messageOf, ProtocolError } from "../mcp/errors.ts";
 import { McpError } from "../mcp/sdk.ts";
+import { CLIENT_CAPABILITIES_KEY } from "../mcp/light.ts";
 import type { CallToolResult, Progress } from "../mcp/sdk.ts";
 import {
   CallTimeoutError,
@@ -42,6 +43,12 @@ export interface HubCallOptions {
   run?: string;
   /** The host request this call serves: the parent of the downstream call's span. */
   trace?: ServerOperation;
+  /**
+   * The client capabilities a 2026-07-28 host's request declared (its `_meta` envelope): the downstream
+   * request of a 2026-07-28 server declares them in place of the gateway's own, so the server asks only
+   * for the input this host can give.
+   */
+  clientCapabilities?: Record<string, unknown>;
 }
 
 /** What the call path reads of the hub, at the time of the call. */
@@ -107,7 +114,9 @@ export async function callThrough(
       timeoutMs,
       onProgress: options.onProgress,
       raw: options.raw,
-      meta: op?.meta,
+      meta: options.clientCapabilities
+        ? { ...op?.meta, [CLIENT_CAPABILITIES_KEY]: options.clientCapabilities }
+        : op?.meta,
       onRequestId: op && ((id) => op.requestId(id)),
     });
     op?.end(result.isError === true ? { type: "tool_error" } : undefined);

@@ -43,6 +43,8 @@ import type { JSONRPCMessage } from "./sdk.ts";
 import {
   CLIENT_CAPABILITIES_KEY,
   CLIENT_INFO_KEY,
+  INPUT_KEY,
+  type InputKey,
   MODERN_VERSION,
   PROTOCOL_VERSION_KEY,
   SERVER_INFO_KEY,
@@ -160,6 +162,7 @@ export class Era {
   /** Open MRTR rounds by the id of the input request handed to the client. */
   #inputs = new Map<string, Round>();
   #inputSeq = 0;
+  #roundSeq = 0;
 
   constructor(options: EraOptions = {}) {
     this.#probe = options.probe ?? false;
@@ -203,7 +206,7 @@ export class Era {
 
   /** `_meta` for a message of the gateway's own (the raw fast path): the envelope added when modern. */
   meta(meta: Params | undefined): Params | undefined {
-    return this.#era === "modern" ? { ...this.#meta, ...meta } : meta;
+    return this.#era === "modern" ? { ...this.#meta, ...meta } : withoutCapabilities(meta);
   }
 
   /** An outgoing message of the client. */
@@ -216,7 +219,13 @@ export class Era {
       this.#envelope(this.#initialize.params);
       return { send: this.#discover() };
     }
-    if (this.#era !== "modern") return { send: message };
+    if (this.#era !== "modern") {
+      // A 2026-07-28 host's capabilities (the call path's, for a modern server) are no 2025 request's.
+      if (m.method !== "tools/call" || !m.params?._meta) return { send: message };
+      return {
+        send: { ...m, params: { ...m.params, _meta: withoutCapabilities(m.params._meta as Params) } },
+      };
+    }
     if (m.method === undefined) return this.#answered(m as Message & { result?: Params; error?: unknown });
     switch (m.method) {
       case "notifications/cancelled": {
@@ -522,6 +531,7 @@ export class Era {
       rounds: sent.rounds + 1,
     };
     const out: JSONRPCMessage[] = [];
+    const roundId = `mcphub-round-${++this.#roundSeq}`;
     for (const key of keys) {
       const request = requests![key]!;
       if (typeof request?.method !== "string") return fail(`input request "${key}" has no method`);
@@ -536,6 +546,14 @@ export class Era {
       ) {
         params = { ...params, elicitationId: id };
       }
+      // The server's key and round travel with the request, for a 2026-07-28 host (host_era.ts).
+      const mark: InputKey = {
+        key,
+        round: roundId,
+        of: keys.length,
+        ...(request.params === undefined ? { bare: true } : {}),
+      };
+      params = { ...params, _meta: { ...(params._meta as Params | undefined), [INPUT_KEY]: mark } };
       out.push({ jsonrpc: "2.0", id, method: request.method, params } as JSONRPCMessage);
     }
     return { requests: out };
@@ -596,6 +614,13 @@ export class Era {
     this.#envelope(this.#initialize.params);
     return { send: this.#discover() };
   }
+}
+
+/** `_meta` without the 2026-07-28 client capabilities key (undefined when nothing else was in it). */
+function withoutCapabilities(meta: Params | undefined): Params | undefined {
+  if (!meta || !(CLIENT_CAPABILITIES_KEY in meta)) return meta;
+  const { [CLIENT_CAPABILITIES_KEY]: _, ...rest } = meta;
+  return Object.keys(rest).length ? rest : undefined;
 }
 
 /**

@@ -24,10 +24,12 @@ import type { JSONRPCMessage } from "./sdk.ts";
 import {
   CLIENT_CAPABILITIES_KEY,
   CLIENT_INFO_KEY,
+  inputKeyOf,
   MODERN_VERSION,
   PROTOCOL_VERSION_KEY,
   SERVER_INFO_KEY,
   UNSUPPORTED_VERSION,
+  withoutInputKey,
 } from "./era_names.ts";
 import { ErrorCode } from "./errors.ts";
 import { HostListens } from "./host_listen.ts";
@@ -70,8 +72,33 @@ interface OpenCall {
   arguments: unknown;
   /** The client capabilities this request's envelope declared. */
   capabilities: Params;
-  waiting?: { key: string; state: string; serverRequestId: string | number };
+  /**
+   * The input responses the host's request carried without a continuation of ours (a 2026-07-28 host
+   * answering up front, by a 2026-07-28 server's keys): each answers that server's input request of
+   * the same key once, in place of asking the host.
+   */
+  given?: Params;
+  /** A 2026-07-28 server's round whose input requests are still arriving: key -> the request. */
+  collecting?: { round: string; of: number; requests: Map<string, Message>; given: number };
+  /** The input the call waits for: its state, and the server request each key answers. */
+  waiting?: { state: string; requests: Map<string, string | number> };
   timer?: ReturnType<typeof setTimeout>;
+}
+
+/**
+ * The requests of a round still being collected for `call`, answered with an error (the round cannot
+ * be asked of the host: another of its requests was refused); the collection ends.
+ */
+function unasked(call: OpenCall, reason: string): JSONRPCMessage[] {
+  const requests = [...call.collecting?.requests.values() ?? []];
+  call.collecting = undefined;
+  return requests.map((r) =>
+    ({
+      jsonrpc: "2.0",
+      id: r.id!,
+      error: { code: -32601, message: `${r.method}: ${reason}` },
+    }) as JSONRPCMessage
+  );
 }
 
 /** A JSON value with its object keys sorted (arguments compared whatever their key order). */
@@ -104,8 +131,8 @@ export interface HostOutgoing {
   send?: JSONRPCMessage;
   /** Answers made here, written to the host (server/discover's, once the opening answered). */
   also?: JSONRPCMessage[];
-  /** An answer made here, handed back to the gateway's server. */
-  back?: JSONRPCMessage;
+  /** Answers made here, handed back to the gateway's server. */
+  back?: JSONRPCMessage[];
   /** Requests made here for the gateway's server (a listen's), handed to it in order. */
   deliver?: JSONRPCMessage[];
   /** Messages for the host's `subscriptions/listen` streams, each stamped with its listen's id. */
@@ -200,11 +227,13 @@ export class HostEra {
       if (resumed) return resumed;
       this.#methods.set(m.id!, m.method);
       if (INPUT_METHODS.has(m.method)) {
+        const given = m.params?.inputResponses;
         this.#calls.set(m.id!, {
           method: m.method,
           name: m.params?.name,
           arguments: m.params?.arguments,
           capabilities: (meta?.[CLIENT_CAPABILITIES_KEY] ?? {}) as Params,
+          ...(given && typeof given === "object" && !Array.isArray(given) ? { given: { ...given } } : {}),
         });
       }
     }
@@ -318,7 +347,7 @@ export class HostEra {
         notify: this.listens.opened(capabilities, result.serverInfo),
       };
     }
-    if (this.era !== "modern") return { send: message };
+    if (this.era !== "modern") return { send: withoutInputKey(message) };
     if (m.method !== undefined) {
       if (m.id !== undefined) return this.#inputRequired(m, related);
       // The rest reach a modern host only on its listens (list_changed, resource updates), stamped.
@@ -350,7 +379,7 @@ export class HostEra {
     const call = related === undefined ? undefined : this.#calls.get(related);
     if (!call || call.waiting) {
       return {
-        back: {
+        back: [{
           jsonrpc: "2.0",
           id: m.id!,
           error: {
@@ -361,7 +390,7 @@ export class HostEra {
                 ? "requests, and this call already waits for the host's input"
                 : "requests outside a call"),
           },
-        } as JSONRPCMessage,
+        } as JSONRPCMessage],
       };
     }
     const capability = CAPABILITY_OF[m.method!];
@@ -369,6 +398,7 @@ export class HostEra {
       // The revision's answer: the host's request needs a capability its envelope did not declare
       // (-32021, naming it). The server's request is refused (as a direct connection to a host without
       // the capability answers) and its call cancelled: the host has its answer.
+      const dropped = unasked(call, `the host of this request does not offer ${capability}`);
       const hostId = this.#settle(related!);
       this.#answered.add(related!);
       return {
@@ -382,14 +412,14 @@ export class HostEra {
             data: { requiredCapabilities: { [capability]: {} } },
           },
         } as JSONRPCMessage,
-        back: {
+        back: [{
           jsonrpc: "2.0",
           id: m.id!,
           error: {
             code: -32601,
             message: `${m.method}: the host of this request does not offer ${capability}`,
           },
-        } as JSONRPCMessage,
+        } as JSONRPCMessage, ...dropped],
         deliver: [{
           jsonrpc: "2.0",
           method: "notifications/cancelled",
@@ -402,7 +432,7 @@ export class HostEra {
       : undefined;
     if (why) {
       return {
-        back: {
+        back: [{
           jsonrpc: "2.0",
           id: m.id!,
           error: {
@@ -411,25 +441,65 @@ export class HostEra {
               elicitationMode(m.params)
             }") cannot reach this host: ${why}`,
           },
-        } as JSONRPCMessage,
+        } as JSONRPCMessage, ...unasked(call, `another input request of its round cannot reach this host`)],
       };
     }
-    const key = `input-${++this.#inputSeq}`;
+    const mark = inputKeyOf(m.params);
+    const request = withoutInputKey(m);
+    if (!mark) {
+      // A legacy server's request: one round of its own, under a key of the gateway's.
+      return this.#ask(related!, call, new Map([[`input-${++this.#inputSeq}`, request]]));
+    }
+    // A 2026-07-28 server's input request (era.ts): answered from what the host gave up front under its
+    // key, or collected with the rest of its round and asked of the host at once, under the server's keys.
+    if (call.collecting?.round !== mark.round) {
+      call.collecting = { round: mark.round, of: mark.of, requests: new Map(), given: 0 };
+    }
+    const round = call.collecting;
+    const out: HostOutgoing = {};
+    const given = call.given?.[mark.key];
+    if (given && typeof given === "object" && !Array.isArray(given)) {
+      delete call.given![mark.key];
+      round.given++;
+      out.back = [{ jsonrpc: "2.0", id: m.id!, result: given } as JSONRPCMessage];
+    } else {
+      // A request the server sent without params goes to the host so.
+      round.requests.set(mark.key, mark.bare ? { ...request, params: undefined } : request);
+    }
+    if (round.requests.size + round.given < round.of) return out;
+    call.collecting = undefined;
+    if (!round.requests.size) return out;
+    return { ...this.#ask(related!, call, round.requests, true), ...out };
+  }
+
+  /**
+   * The host's request answered `input_required` with `requests` (key -> the server's request), while
+   * the call stays open here until the host's retry (see #resume).
+   */
+  #ask(
+    related: string | number,
+    call: OpenCall,
+    requests: Map<string, Message>,
+    fromModern = false,
+  ): HostOutgoing {
     const state = crypto.randomUUID();
-    call.waiting = { key, state, serverRequestId: m.id! };
-    this.#states.set(state, related!);
+    call.waiting = { state, requests: new Map([...requests].map(([key, r]) => [key, r.id!])) };
+    this.#states.set(state, related);
     // An abandoned continuation: the server's request fails and the call is cancelled downstream.
-    call.timer = setTimeout(() => this.#abandon(related!), this.continuationMs);
+    call.timer = setTimeout(() => this.#abandon(related), this.continuationMs);
     Deno.unrefTimer(call.timer);
+    const inputRequests: Params = {};
+    for (const [key, r] of requests) {
+      // A legacy server's request gets the params it always got (`{}` when none came).
+      inputRequests[key] = r.params === undefined && !fromModern
+        ? { method: r.method, params: {} }
+        : { method: r.method, ...(r.params === undefined ? {} : { params: r.params }) };
+    }
     return {
       send: {
         jsonrpc: "2.0",
-        id: this.#answerTo.get(related!) ?? related!,
-        result: {
-          resultType: "input_required",
-          inputRequests: { [key]: { method: m.method, params: m.params ?? {} } },
-          requestState: state,
-        },
+        id: this.#answerTo.get(related) ?? related,
+        result: { resultType: "input_required", inputRequests, requestState: state },
       } as JSONRPCMessage,
     };
   }
@@ -458,18 +528,20 @@ export class HostEra {
     const call = this.#calls.get(internal);
     if (!call?.waiting) return;
     this.#states.delete(call.waiting.state);
-    const serverRequestId = call.waiting.serverRequestId;
+    const serverRequestIds = [...call.waiting.requests.values()];
     call.waiting = undefined;
     this.#calls.delete(internal);
     this.#answerTo.delete(internal);
-    this.inject?.({
-      jsonrpc: "2.0",
-      id: serverRequestId,
-      error: {
-        code: -32001,
-        message: "The host did not come back with the input (the continuation expired)",
-      },
-    } as JSONRPCMessage);
+    for (const id of serverRequestIds) {
+      this.inject?.({
+        jsonrpc: "2.0",
+        id,
+        error: {
+          code: -32001,
+          message: "The host did not come back with the input (the continuation expired)",
+        },
+      } as JSONRPCMessage);
+    }
     this.inject?.({
       jsonrpc: "2.0",
       method: "notifications/cancelled",
@@ -503,22 +575,23 @@ export class HostEra {
     ) {
       return refuse("requestState belongs to another request (its method, name or arguments differ)");
     }
-    const { key, serverRequestId } = call.waiting;
+    const { requests } = call.waiting;
     this.#states.delete(state);
     clearTimeout(call.timer);
     call.waiting = undefined;
     this.#answerTo.set(internal!, m.id!);
-    const response = (m.params?.inputResponses as Params | undefined)?.[key];
+    const responses = m.params?.inputResponses as Params | undefined;
     return {
-      deliver: [
-        response === undefined
+      deliver: [...requests].map(([key, serverRequestId]) => {
+        const response = responses?.[key];
+        return response === undefined
           ? {
             jsonrpc: "2.0",
             id: serverRequestId,
             error: { code: -32602, message: `The host's retry carried no input response "${key}"` },
           }
-          : { jsonrpc: "2.0", id: serverRequestId, result: response },
-      ],
+          : { jsonrpc: "2.0", id: serverRequestId, result: response };
+      }),
     };
   }
 }

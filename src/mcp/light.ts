@@ -16,7 +16,13 @@ export {
   messageOf,
   ProtocolError,
 } from "./errors.ts";
-export { MODERN_VERSION, PROTOCOL_VERSION_KEY, UNSUPPORTED_VERSION } from "./era_names.ts";
+export {
+  CLIENT_CAPABILITIES_KEY,
+  MODERN_VERSION,
+  PROTOCOL_VERSION_KEY,
+  UNSUPPORTED_VERSION,
+  withoutInputKey,
+} from "./era_names.ts";
 // Types only: the class loads with the downstream connections (downstream/stdio.ts, remote.ts).
 export type { Era, EraName } from "./era.ts";
 export { elicitationMode, elicitationRefusal } from "./elicitation.ts";

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { Client as ModernClient } from "npm:@modelcontextprotocol/client@2.4.0";
 import { StdioClientTransport as ModernStdio } from "npm:@modelcontextprotocol/client@2.4.0/stdio";
-import { DENO, q, ROOT, sandboxSync, tempDir, writeConfig } from "../helpers.ts";
+import { DENO, q, ROOT, sandbox, sandboxSync, tempDir, writeConfig } from "../helpers.ts";
 import { startListener } from "../http/http_helpers.ts";
 import { unreachable } from "../../src/http/bridge.ts";
 
@@ -72,15 +72,18 @@ Deno.test("mcp connect carries a 2026-07-28 host (the v2 client pinned, on stdio
     { name: "bridged", version: "2.0.0" },
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
+  const transport = new ModernStdio({
+    command: DENO,
+    args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
+    env: box.env,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  const ended = Promise.withResolvers<void>();
+  transport.stderr?.on("data", (chunk: Uint8Array) => stderr += new TextDecoder().decode(chunk));
+  transport.stderr?.on("close", () => ended.resolve());
   try {
-    await client.connect(
-      new ModernStdio({
-        command: DENO,
-        args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
-        env: box.env,
-        stderr: "ignore",
-      }),
-    );
+    await client.connect(transport);
     const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
     assert.ok((await client.listTools()).tools.some((t) => t.name === "modern__route"));
     // Mcp-Method / Mcp-Name, and the Mcp-Param-* headers the tool declares (a value that needs base64).
@@ -97,4 +100,76 @@ Deno.test("mcp connect carries a 2026-07-28 host (the v2 client pinned, on stdio
     await client.close().catch(() => {});
     await box[Symbol.asyncDispose]();
   }
+  // Passed unchanged (no 2025 session made up for it, nothing refused): the bridge logged nothing.
+  await ended.promise;
+  assert.equal(stderr, "");
+});
+
+Deno.test("mcp connect: a host's notifications/initialized sent right behind its initialize (before the answer) goes in the session", async () => {
+  await using dir = await tempDir();
+  const path = await writeConfig(
+    dir.path,
+    `servers:\n  modern:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+      q(`${ROOT}tests/fixtures/modern_server.ts`)
+    }]\n`,
+  );
+  await using listener = await startListener(path);
+  await using box = await sandbox();
+  const child = new Deno.Command(DENO, {
+    args: ["run", "-A", `${ROOT}main.ts`, "mcp", "connect", listener.url],
+    env: box.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const stderr = new Response(child.stderr).text();
+  const writer = child.stdin.getWriter();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  const answer = async (id: number) => {
+    for (;;) {
+      for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+        const message = JSON.parse(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        if (message.id === id) return message;
+      }
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`the bridge closed before answering ${id}`);
+      buffer += value;
+    }
+  };
+  try {
+    // One write, as a host that does not wait for the initialize's answer sends them.
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-11-25",
+        capabilities: {},
+        clientInfo: { name: "eager", version: "1" },
+      },
+    };
+    await writer.write(new TextEncoder().encode(
+      `${JSON.stringify(initialize)}\n${
+        JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" })
+      }\n`,
+    ));
+    assert.equal((await answer(1)).result.protocolVersion, "2025-11-25");
+    await writer.write(
+      new TextEncoder().encode(
+        `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} })}\n`,
+      ),
+    );
+    assert.ok((await answer(2)).result.tools.some((t: { name: string }) => t.name === "modern__echo"));
+  } finally {
+    await writer.close().catch(() => {});
+    await lines.cancel().catch(() => {});
+    await child.status;
+  }
+  // Everything the bridge logged is in once it exited: the notification was not refused.
+  const logged = await stderr;
+  assert.doesNotMatch(logged, /mcp connect:/);
+  assert.doesNotMatch(logged, /not initialized/i);
 });

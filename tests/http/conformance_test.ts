@@ -8,13 +8,18 @@
  * - 0.2.0-alpha.12 (`conformance-next`), `--requirements 2025-11-25`: the revision's frozen scenarios
  *   and its not-scored ones (33 scenarios);
  * - 0.2.0-alpha.12, `--requirements 2026-07-28`: the stateless revision (50 scenarios, 13 not scored).
- *   The fixture serves the 2025 revisions only (v1 SDK), so directly it passes next to nothing; through
- *   the gateway a 2026-07-28 client is served by mcphub's session-less host side, translating.
+ *   The conformance fixture serves the 2025 revisions only (v1 SDK), so directly it passes next to
+ *   nothing; the `input-required-result-*` scenarios call tools only a 2026-07-28 server can have, which
+ *   tests/fixtures/mrtr_conformance_server.ts (v2 server package) serves. So this run goes directly
+ *   against each fixture (a scenario passes directly when it passes against either), and the gateway
+ *   fronts both (the MRTR fixture 2026-07-28 only, so the gateway speaks 2026-07-28 to it): a 2026-07-28
+ *   client is served by mcphub's session-less host side, its `input_required` rounds relayed with the
+ *   server's keys.
  *
- * Asserts, per run: the same scenarios ran on both sides, and the gateway passes every scenario the
- * fixture passes directly; for the 2025 runs every scenario passes on both sides, and for the 2026-07-28
- * run every scenario not listed in {@linkcode GATEWAY_FAILURES_2026} passes through the gateway (a listed
- * one that passes is printed, to be taken off the list). Prints each run's scenario and check counts.
+ * Asserts, per run: the same scenarios ran on both sides, and the gateway passes every scenario passed
+ * directly; for the 2025 runs every scenario passes on both sides, and for the 2026-07-28 run every
+ * scenario not listed in {@linkcode GATEWAY_FAILURES_2026} passes through the gateway (a listed one that
+ * passes is printed, to be taken off the list). Prints each run's scenario and check counts.
  */
 import assert from "node:assert/strict";
 import { assertPresent, ignoreWithout } from "../_system.ts";
@@ -22,6 +27,8 @@ import { namespaceUnavailable, run, SUITE, SUITE_NEXT } from "../conformance_sui
 import { DENO, gatewayFlags, q, ROOT, tempDir, writeConfig } from "../helpers.ts";
 
 const FIXTURE = `${ROOT}tests/fixtures/conformance_server.ts`;
+/** The 2026-07-28-native fixture of the input-required-result scenarios (v2 server package). */
+const MRTR_FIXTURE = `${ROOT}tests/fixtures/mrtr_conformance_server.ts`;
 
 /** One invocation of a suite's server mode: its entry script and arguments after `--url URL`. */
 interface Run {
@@ -49,23 +56,10 @@ const RUNS: Run[] = [
 ];
 
 /**
- * The 2026-07-28 scenarios that do not pass through the gateway today, and why. The fixture is a
- * 2025-only server behind the gateway, so the scenarios whose tools only a 2026-07-28 server can have
- * (an `input_required` result with the inputRequests keys the scenario names) cannot pass; the others
- * name what the gateway's session-less host side lacks.
+ * The 2026-07-28 scenarios that do not pass through the gateway today, and why: none scored; the not
+ * scored ones name what neither fixture serves.
  */
 const GATEWAY_FAILURES_2026: Record<string, string> = {
-  "input-required-result-basic-elicitation": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-basic-sampling": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-basic-list-roots": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-request-state": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-multiple-input-requests":
-    "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-multi-round": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-non-tool-request": "fixture: 2025-only, no test_input_required_result_prompt",
-  "input-required-result-result-type": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-tampered-state": "fixture: 2025-only, no test_input_required_result_* tools",
-  "input-required-result-capability-check": "fixture: 2025-only, no test_input_required_result_* tools",
   "http-custom-header-server-validation": "fixture (not scored: pending): no tool with x-mcp-header",
   "tasks-lifecycle": "not scored: the Tasks extension (out of scope, #43)",
   "tasks-capability-negotiation": "not scored: the Tasks extension (out of scope, #43)",
@@ -124,9 +118,9 @@ function notScored(text: string): Set<string> {
   return new Set([...text.matchAll(/^ {2}[✓✗] (\S+) \([a-z-]+\)$/gm)].map((m) => m[1]));
 }
 
-/** Each run's output and exit code, from the markers. */
-function split(text: string): { text: string; code: number }[] {
-  return RUNS.map((_, n) => {
+/** Each run's output and exit code, from the markers (`runs`: how many ran). */
+function split(text: string, runs = RUNS.length): { text: string; code: number }[] {
+  return RUNS.slice(0, runs).map((_, n) => {
     const start = text.indexOf(`@@run ${n}\n`);
     const end = text.indexOf(`@@code ${n} `, start);
     assert.ok(start >= 0 && end > start, `run ${n} did not finish:\n${text.slice(-3000)}`);
@@ -151,24 +145,37 @@ Deno.test({
   async fn() {
     assertPresent(WHAT, SKIP);
     await using dir = await tempDir("mcphub-conformance-");
-    const env = {
-      ...Deno.env.toObject(),
-      DENO,
-      RUNS: RUNS.map((r) => [r.suite, ...r.args].join(" ")).join("\n"),
-    };
-    const inNamespace = async (cwd: string, command: string[]) =>
-      await run("unshare", ["-n", "sh", "-c", SCRIPT, "sh", ...command], { cwd, env });
+    const inNamespace = async (cwd: string, command: string[], runs = RUNS) =>
+      await run("unshare", ["-n", "sh", "-c", SCRIPT, "sh", ...command], {
+        cwd,
+        env: {
+          ...Deno.env.toObject(),
+          DENO,
+          RUNS: runs.map((r) => [r.suite, ...r.args].join(" ")).join("\n"),
+        },
+      });
+    const RUN_2026 = RUNS.length - 1;
 
     await Deno.mkdir(`${dir.path}/direct`);
     const direct = await inNamespace(`${dir.path}/direct`, [DENO, "run", "-A", FIXTURE, "--http", "0"]);
+    // The MRTR fixture directly: the 2026-07-28 run only (the scenarios it serves are of that revision).
+    await Deno.mkdir(`${dir.path}/direct-mrtr`);
+    const directMrtr = await inNamespace(
+      `${dir.path}/direct-mrtr`,
+      [DENO, "run", "-A", MRTR_FIXTURE, "--http", "0"],
+      [RUNS[RUN_2026]],
+    );
 
     await Deno.mkdir(`${dir.path}/gateway`);
     const path = await writeConfig(
       `${dir.path}/gateway`,
-      // namespace: false: the suite calls the fixture's tools, prompts and URIs by their own names.
+      // namespace: false: the suite calls the fixtures' tools, prompts and URIs by their own names. The
+      // MRTR fixture serves 2026-07-28 only (--reject): the gateway speaks that revision to it.
       `servers:\n  conf:\n    command: ${q(DENO)}\n    args: [run, -A, ${
         q(FIXTURE)
-      }]\n    namespace: false\n`,
+      }]\n    namespace: false\n  mrtr:\n    command: ${q(DENO)}\n    args: [run, -A, ${
+        q(MRTR_FIXTURE)
+      }, --reject]\n    namespace: false\n`,
     );
     const db = `${dir.path}/gateway/mcphub.db`;
     const flags = await gatewayFlags(path, db, { listen: "127.0.0.1:0" });
@@ -188,12 +195,31 @@ Deno.test({
       "127.0.0.1:0",
     ]);
     assert.equal(direct.code, 0, direct.text.slice(-3000));
+    assert.equal(directMrtr.code, 0, directMrtr.text.slice(-3000));
     assert.equal(gateway.code, 0, gateway.text.slice(-3000));
 
     const directRuns = split(direct.text);
+    const mrtrRun = split(directMrtr.text, 1)[0];
     const gatewayRuns = split(gateway.text);
     for (const [n, r] of RUNS.entries()) {
-      const d = scores(directRuns[n].text);
+      let d = scores(directRuns[n].text);
+      if (n === RUN_2026) {
+        // Directly: each scenario as the fixture that passes it (else the conformance fixture) scores it.
+        const m = scores(mrtrRun.text);
+        const count = (x: Record<string, Score>, names: string[]) =>
+          `${names.filter((y) => passing(x, y)).length}/${names.length} scenarios, ${
+            checks(x, names)
+          } checks`;
+        const skippedHere = notScored(directRuns[n].text);
+        const scoredHere = Object.keys(d).filter((x) => !skippedHere.has(x));
+        console.log(
+          `${r.label}: conformance fixture directly ${count(d, scoredHere)} scored; MRTR fixture directly ` +
+            `${count(m, scoredHere)} scored`,
+        );
+        d = Object.fromEntries(
+          Object.entries(d).map(([name, score]) => [name, passing(m, name) ? m[name] : score]),
+        );
+      }
       const g = scores(gatewayRuns[n].text);
       const skipped = notScored(directRuns[n].text);
       const scenarios = Object.keys(d);
@@ -212,7 +238,7 @@ Deno.test({
       const count = (s: Record<string, Score>, names: string[]) =>
         `${names.filter((x) => passing(s, x)).length}/${names.length} scenarios, ${checks(s, names)} checks`;
       console.log(
-        `${r.label}: fixture directly ${count(d, scenarios)} (scored ${count(d, scored)}); through the ` +
+        `${r.label}: directly ${count(d, scenarios)} (scored ${count(d, scored)}); through the ` +
           `gateway ${count(g, scenarios)} (scored ${count(g, scored)})`,
       );
 

@@ -1,6 +1,6 @@
 /** The era of a downstream connection, decided by its opening (src/mcp/era.ts). */
 import assert from "node:assert/strict";
-import { Era } from "../../src/mcp/era.ts";
+import { Era, INPUT_KEY } from "../../src/mcp/era.ts";
 import type { JSONRPCMessage } from "../../src/mcp/sdk.ts";
 
 const INIT = {
@@ -144,10 +144,23 @@ Deno.test("MRTR: input requests reach the client; its answers retry the request 
       },
     },
   } as JSONRPCMessage);
+  // Each carries the server's key and its round (for a 2026-07-28 host: see host_era.ts).
+  const mark = (key: string) => ({ [INPUT_KEY]: { key, round: "mcphub-round-1", of: 2 } });
   assert.deepEqual(round, {
     requests: [
-      { jsonrpc: "2.0", id: "mcphub-input-1", method: "elicitation/create", params: { message: "A?" } },
-      { jsonrpc: "2.0", id: "mcphub-input-2", method: "roots/list", params: {} },
+      {
+        jsonrpc: "2.0",
+        id: "mcphub-input-1",
+        method: "elicitation/create",
+        params: { message: "A?", _meta: mark("a") },
+      },
+      // Sent without params: marked so (a 2026-07-28 host gets it without).
+      {
+        jsonrpc: "2.0",
+        id: "mcphub-input-2",
+        method: "roots/list",
+        params: { _meta: { [INPUT_KEY]: { ...mark("b")[INPUT_KEY], bare: true } } },
+      },
     ],
   });
   assert.deepEqual(

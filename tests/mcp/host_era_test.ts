@@ -78,7 +78,7 @@ Deno.test("a modern host: opened from the envelope; discover, resultType, cache 
   assert.equal((era.incoming({ ...discover, id: "e" }).reply as { id: string }).id, "e");
   // Server-to-client requests are refused back to the gateway; list changes go only to listens (none).
   const asked = era.outgoing({ jsonrpc: "2.0", id: 4, method: "roots/list" } as JSONRPCMessage);
-  assert.equal((asked.back as { error: { code: number } }).error.code, -32601);
+  assert.equal((asked.back![0] as unknown as { error: { code: number } }).error.code, -32601);
   assert.deepEqual(
     era.outgoing({ jsonrpc: "2.0", method: "notifications/tools/list_changed" } as JSONRPCMessage),
     { notify: [] },
@@ -175,7 +175,7 @@ Deno.test("MRTR to a modern host: input_required, the retry answers the server a
   });
   // Another request of the same call while it waits: refused, not queued.
   const again = era.outgoing({ ...ask, id: 1 } as JSONRPCMessage, 5);
-  assert.equal((again.back as { error: { code: number } }).error.code, -32601);
+  assert.equal((again.back![0] as unknown as { error: { code: number } }).error.code, -32601);
   // A retry with other arguments is refused; the right one answers the server's request.
   const retry = (id: number, args: unknown) => ({
     jsonrpc: "2.0",
@@ -216,8 +216,11 @@ Deno.test("MRTR to a modern host: a capability its request did not declare: the 
       data: { requiredCapabilities: { sampling: {} } },
     },
   });
-  assert.equal((out.back as { id: number; error: { code: number } }).id, 0);
-  assert.match((out.back as { error: { message: string } }).error.message, /does not offer sampling/);
+  assert.equal((out.back![0] as unknown as { id: number; error: { code: number } }).id, 0);
+  assert.match(
+    (out.back![0] as unknown as { error: { message: string } }).error.message,
+    /does not offer sampling/,
+  );
   assert.deepEqual(out.deliver, [{
     jsonrpc: "2.0",
     method: "notifications/cancelled",
@@ -236,7 +239,7 @@ Deno.test("MRTR to a modern host: a capability its request did not declare: the 
   assert.deepEqual(again.rawAnswer(5), { id: 5, modern: true });
   // Outside any call: refused too.
   const loose = era.outgoing({ jsonrpc: "2.0", id: 1, method: "roots/list" } as JSONRPCMessage, undefined);
-  assert.match((loose.back as { error: { message: string } }).error.message, /outside a call/);
+  assert.match((loose.back![0] as unknown as { error: { message: string } }).error.message, /outside a call/);
 });
 
 Deno.test("MRTR to a modern host: an abandoned continuation fails the server's request and cancels the call", async () => {
@@ -283,4 +286,84 @@ Deno.test("a modern host's cancellation of a retry reaches the call by its first
   // A late answer of the cancelled call goes out under its own id, undecorated (the host dropped it).
   const late = { jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage;
   assert.deepEqual(era.outgoing(late), { send: late });
+});
+
+/** A modern host opened, and its tools/call (id `id`) delivered; `caps`: its envelope's capabilities. */
+function keyedCall(id: number, params: Record<string, unknown>, caps: Record<string, unknown>) {
+  const era = new HostEra();
+  const meta = { ...META, "io.modelcontextprotocol/clientCapabilities": caps };
+  const call = { jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask", ...params, _meta: meta } };
+  era.incoming(call);
+  era.outgoing({ jsonrpc: "2.0", id: "mcphub-host-opening", result: OPENING_RESULT } as JSONRPCMessage);
+  return { era, meta };
+}
+
+/** A 2026-07-28 server's input request as the era relays it (its key and round in `_meta`). */
+const input = (id: number, method: string, key: string, of: number, params: Record<string, unknown> = {}) =>
+  ({
+    jsonrpc: "2.0",
+    id,
+    method,
+    params: { ...params, _meta: { "io.mcphub/inputRequest": { key, round: "mcphub-round-1", of } } },
+  }) as JSONRPCMessage;
+
+Deno.test("a 2026-07-28 server's round reaches a modern host as one input_required, under the server's keys", () => {
+  const { era, meta } = keyedCall(5, {}, { elicitation: {}, sampling: {} });
+  // The first of two waits for the second; then both are asked at once, the marker gone.
+  assert.deepEqual(
+    era.outgoing(input(50, "elicitation/create", "user_name", 2, { message: "Name?" }), 5),
+    {},
+  );
+  const asked = era.outgoing(input(51, "sampling/createMessage", "greeting", 2, { maxTokens: 5 }), 5);
+  const result = (asked.send as unknown as { result: Record<string, unknown> }).result;
+  assert.equal(result.resultType, "input_required");
+  assert.deepEqual(result.inputRequests, {
+    user_name: { method: "elicitation/create", params: { message: "Name?" } },
+    greeting: { method: "sampling/createMessage", params: { maxTokens: 5 } },
+  });
+  // The retry answers each server request by its key.
+  const retry = era.incoming({
+    jsonrpc: "2.0",
+    id: 6,
+    method: "tools/call",
+    params: {
+      name: "ask",
+      inputResponses: { greeting: { role: "assistant" }, user_name: { action: "accept" } },
+      requestState: result.requestState,
+      _meta: meta,
+    },
+  });
+  assert.deepEqual(retry.deliver, [
+    { jsonrpc: "2.0", id: 50, result: { action: "accept" } },
+    { jsonrpc: "2.0", id: 51, result: { role: "assistant" } },
+  ]);
+  // The call's final answer goes to the retry.
+  const done = era.outgoing({ jsonrpc: "2.0", id: 5, result: { content: [] } } as JSONRPCMessage);
+  assert.deepEqual(done.send, { jsonrpc: "2.0", id: 6, result: { resultType: "complete", content: [] } });
+});
+
+Deno.test("a 2026-07-28 server's input request the host answered up front (inputResponses, no state) is answered from it", () => {
+  const given = { user_name: { action: "accept", content: { name: "Ada" } }, extra: { action: "accept" } };
+  const { era } = keyedCall(7, { inputResponses: given }, { elicitation: {} });
+  const out = era.outgoing(input(70, "elicitation/create", "user_name", 1, { message: "Name?" }), 7);
+  assert.deepEqual(out, { back: [{ jsonrpc: "2.0", id: 70, result: given.user_name }] });
+  // Once only: the server asking again (its next round) is asked of the host.
+  const again = era.outgoing(input(71, "elicitation/create", "user_name", 1, { message: "Name?" }), 7);
+  assert.deepEqual(
+    Object.keys((again.send as unknown as { result: { inputRequests: object } }).result.inputRequests),
+    ["user_name"],
+  );
+});
+
+Deno.test("the round marker never reaches a legacy host", () => {
+  const era = new HostEra();
+  era.incoming({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25" } });
+  const marked = input(9, "elicitation/create", "user_name", 1, { message: "Name?", _meta: { other: 1 } });
+  (marked as { params: { _meta: Record<string, unknown> } }).params._meta.other = 1;
+  assert.deepEqual(era.outgoing(marked).send, {
+    jsonrpc: "2.0",
+    id: 9,
+    method: "elicitation/create",
+    params: { message: "Name?", _meta: { other: 1 } },
+  });
 });
