@@ -18,9 +18,7 @@ import { parseArgs } from "node:util";
  * The `src/` files still allowed to import the v1 SDK, each with why (docs/v2-migration.md, steps 5–7). A
  * file leaves the list when it moves to v2; a new v1 import anywhere else fails the house.
  */
-export const V1_IMPORTERS: Record<string, string> = {
-  "src/mcp/sdk_host_http.ts": "v1's Streamable HTTP server transport (step 6)",
-};
+export const V1_IMPORTERS: Record<string, string> = {};
 
 /** Any import or re-export of the v1 SDK, type-only ones included (`@modelcontextprotocol/sdk…`). */
 const V1_IMPORT =
@@ -221,9 +219,11 @@ if (import.meta.main) {
     const strays = strayV1Imports(files);
     for (const path of strays) {
       console.error(
-        `${path} imports the v1 SDK (@modelcontextprotocol/sdk): take it from the v2 packages through src/mcp/ (docs/v2-migration.md); only ${
-          Object.keys(V1_IMPORTERS).join(", ")
-        } still may`,
+        `${path} imports the v1 SDK (@modelcontextprotocol/sdk): take it from the v2 packages through src/mcp/ (docs/v2-migration.md); ${
+          Object.keys(V1_IMPORTERS).length
+            ? `only ${Object.keys(V1_IMPORTERS).join(", ")} still may`
+            : "no file of src/ may"
+        }`,
       );
     }
     if (strays.length) Deno.exit(1);

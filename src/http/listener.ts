@@ -141,7 +141,10 @@ export async function listen(options: ListenOptions): Promise<Listener> {
   const tokensRequired = guard.required;
   const allowed = allowedHosts(options.address.hostname, config.allowedHosts);
   const maxHeaderBytes = options.maxHeaderBytes ?? MAX_HEADER_BYTES;
-  const { WebStandardStreamableHTTPServerTransport } = await loadHostHttpSdk();
+  // The sessions' transport (v2's server package: Ajv and a protocol bundle, ~25 ms of CPU) loads while
+  // the listener binds and the servers start; the first session waits for it, /readyz does not.
+  const hostHttp = loadHostHttpSdk();
+  hostHttp.catch(() => {}); // awaited (and so reported) by the first session
   const metricsHash = config.metricsToken === undefined
     ? undefined
     : await secretHash(config.metricsToken, "metrics_token", options.tokenEnv, config.path);
@@ -205,6 +208,7 @@ export async function listen(options: ListenOptions): Promise<Listener> {
 
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   const newSession = async (agent: string | undefined, tokenHash: string | undefined): Promise<Session> => {
+    const { WebStandardStreamableHTTPServerTransport } = await hostHttp;
     const hub: Hub = agent === undefined ? core.hub : core.view(agent);
     const gateway = core.gateway(hub);
     // The bounds in effect (a reload may have changed them): the session's own, and all sessions' together.

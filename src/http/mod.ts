@@ -18,4 +18,4 @@ export {
 export { allowedHosts, checkHostAndOrigin, hostOf, LOOPBACK_HOSTS, Refusal, TokenGuard } from "./guard.ts";
 export { bridge, type BridgeOptions } from "./bridge.ts";
 export { EventBudget, MAX_EVENT_BYTES, MAX_EVENTS, MAX_TOTAL_EVENT_BYTES, SessionEvents } from "./events.ts";
-export { rawMessageBytes, type RawResultSender, relayRawResults } from "./raw_sse.ts";
+export { RAW_SSE_INTERNALS, rawMessageBytes, type RawResultSender, relayRawResults } from "./raw_sse.ts";

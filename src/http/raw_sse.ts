@@ -104,11 +104,18 @@ type SseWriter = (
   eventId?: string,
 ) => boolean;
 
-/** The SDK transport's members this module relies on (SDK 1.32: `writeSSEEvent` writes every event). */
+/**
+ * The SDK transport's members this module relies on (v1 1.32 and v2 2.4 alike: `writeSSEEvent` writes
+ * every event, `_enableJsonResponse` says the answers are JSON, not SSE). Neither is public: each is
+ * checked by name when a transport is taught (`tests/http/raw_sse_test.ts` fails naming it).
+ */
 interface TransportInternals {
   writeSSEEvent: SseWriter;
-  _enableJsonResponse?: boolean;
+  _enableJsonResponse: boolean;
 }
+
+/** The internals {@linkcode relayRawResults} reaches, and what each must be. */
+export const RAW_SSE_INTERNALS = { writeSSEEvent: "function", _enableJsonResponse: "boolean" } as const;
 
 /** A transport that can answer a request with a result relayed as bytes. */
 export interface RawResultSender {
@@ -124,11 +131,14 @@ export function relayRawResults(
   transport: WebStandardStreamableHTTPServerTransport,
 ): WebStandardStreamableHTTPServerTransport & RawResultSender {
   const internals = transport as unknown as TransportInternals;
-  if (typeof internals.writeSSEEvent !== "function") {
-    throw new TypeError(
-      "The MCP SDK's Streamable HTTP server transport has no writeSSEEvent (an SDK upgrade changed it): " +
-        "update src/http/raw_sse.ts",
-    );
+  for (const [name, type] of Object.entries(RAW_SSE_INTERNALS)) {
+    const kind: string = typeof (internals as unknown as Record<string, unknown>)[name];
+    if (kind !== type) {
+      throw new TypeError(
+        `The MCP SDK's Streamable HTTP server transport has no ${name} (an SDK upgrade changed it): ` +
+          "update src/http/raw_sse.ts",
+      );
+    }
   }
   const write = internals.writeSSEEvent.bind(transport);
   internals.writeSSEEvent = (controller, sdkEncoder, message, eventId) => {

@@ -4,7 +4,7 @@
  * field cannot carry (a carriage return) go the SDK's way.
  */
 import assert from "node:assert/strict";
-import { relayRawResults, SessionEvents } from "../../src/http/mod.ts";
+import { RAW_SSE_INTERNALS, relayRawResults, SessionEvents } from "../../src/http/mod.ts";
 import { type JSONRPCMessage, loadHostHttpSdk } from "../../src/mcp/mod.ts";
 
 const enc = new TextEncoder();
@@ -175,5 +175,62 @@ Deno.test("a result with a carriage return goes the SDK's way: parsed, or an err
     assert.match(message.error.message, /^The server's tools\/call result is not valid JSON: /);
   } finally {
     await s.transport.close();
+  }
+});
+
+Deno.test("raw_sse.ts's SDK internals are still on the --listen transport: writeSSEEvent, _enableJsonResponse (an SDK upgrade that removes one fails here by name)", async () => {
+  const { WebStandardStreamableHTTPServerTransport } = await loadHostHttpSdk();
+  assert.deepEqual(Object.keys(RAW_SSE_INTERNALS), ["writeSSEEvent", "_enableJsonResponse"]);
+  for (const enableJsonResponse of [false, true]) {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      enableJsonResponse,
+    }) as unknown as Record<
+      string,
+      unknown
+    >;
+    for (const [name, type] of Object.entries(RAW_SSE_INTERNALS)) {
+      assert.equal(typeof transport[name], type, `the SDK's transport has no ${name}`);
+    }
+    assert.equal(
+      transport._enableJsonResponse,
+      enableJsonResponse,
+      "_enableJsonResponse is the option's value",
+    );
+  }
+  // Without one, teaching a transport fails naming it.
+  for (const name of Object.keys(RAW_SSE_INTERNALS)) {
+    const transport = new WebStandardStreamableHTTPServerTransport();
+    Object.defineProperty(transport, name, { value: undefined });
+    assert.throws(() => relayRawResults(transport), {
+      name: "TypeError",
+      message: `The MCP SDK's Streamable HTTP server transport has no ${name} (an SDK upgrade changed it): ` +
+        "update src/http/raw_sse.ts",
+    });
+  }
+});
+
+Deno.test("a result sent as bytes to a transport answering in JSON (not SSE) goes the SDK's way: one JSON answer with the result", async () => {
+  const { WebStandardStreamableHTTPServerTransport } = await loadHostHttpSdk();
+  const transport = relayRawResults(
+    new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }),
+  );
+  const result = '{"content":[{"type":"text","text":"x"}],"isError":false}';
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ("method" in message && "id" in message) void transport.sendResult(message.id, [enc.encode(result)]);
+  };
+  await transport.start();
+  try {
+    const response = await transport.handleRequest(
+      new Request(URL_MCP, {
+        method: "POST",
+        headers: { accept: "application/json, text/event-stream", "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "t" } }),
+      }),
+    );
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get("content-type"), "application/json");
+    assert.equal(await response.text(), `{"jsonrpc":"2.0","id":7,"result":${result}}`);
+  } finally {
+    await transport.close();
   }
 });
