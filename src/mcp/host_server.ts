@@ -153,7 +153,8 @@ export class HostServer extends Protocol<Ctx> {
     const extra: Extra = {
       signal: c.mcpReq.signal,
       requestId: c.mcpReq.id,
-      _meta: c.mcpReq._meta,
+      // v2 lifts the envelope's reserved keys out of `_meta` (`ctx.mcpReq.envelope`); v1 left them there.
+      _meta: c.mcpReq.envelope ? { ...c.mcpReq._meta, ...c.mcpReq.envelope } : c.mcpReq._meta,
       sessionId: c.sessionId,
       authInfo: c.http?.authInfo,
       requestInfo: (info as { requestInfo?: unknown } | undefined)?.requestInfo,

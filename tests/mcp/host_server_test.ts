@@ -290,3 +290,33 @@ Deno.test("HostServer answers as v2's Server where v2 keeps v1's answers; the th
     await v2.close();
   }
 });
+
+Deno.test("HostServer hands a handler the request's _meta as v1's Server does, the 2026-07-28 envelope's keys too", async () => {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { sampling: {} },
+    progressToken: 7,
+    "example.com/other": { kept: true },
+  };
+  const seen: unknown[] = [];
+  for (const make of [Server, HostServer] as const) {
+    const server = new make({ name: "mcphub", version: "9.9.9" }, { capabilities: { tools: {} } });
+    (server.setRequestHandler as (schema: unknown, handler: (r: unknown, extra: unknown) => unknown) => void)
+      .call(server, ListToolsRequestSchema, (_request, extra) => {
+        seen.push((extra as { _meta?: unknown })._meta);
+        return { tools: [] };
+      });
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    const answered = Promise.withResolvers<void>();
+    ours.onmessage = (message) => {
+      if ("id" in message && message.id === 2) answered.resolve();
+    };
+    await ours.start();
+    await server.connect(theirs);
+    await ours.send(initialize("2025-11-25") as JSONRPCMessage);
+    await ours.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } });
+    await answered.promise;
+    await server.close();
+  }
+  assert.deepEqual(seen, [meta, meta]);
+});
