@@ -108,6 +108,8 @@ export interface ParsedQuery {
   verbAt?: number;
   /** The kinds of locator the request names: a file path, a web address (`url`). */
   locators?: { path: boolean; url: boolean };
+  /** The request uses an English function word no Romance language shares: it is written in English. */
+  english?: boolean;
 }
 
 /**
@@ -878,6 +880,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  if (english) parsed.english = true;
   if (statementWords && statementVerb !== undefined) {
     parsed.stated = statementWords;
     parsed.verbAt = statementVerb;
