@@ -86,6 +86,15 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["note down", ACTION.create],
   ["write down", ACTION.create],
   ["jot down", ACTION.create],
+  // Bringing something up on the screen shows it; digging or tracking it down finds it.
+  ["pull up", ACTION.read],
+  ["bring up", ACTION.read],
+  ["dig up", ACTION.search],
+  ["track down", ACTION.search],
+  ["hunt down", ACTION.search],
+  // Spinning or firing up a new thing (a server, a branch) creates it; calling something off cancels it.
+  ["spin up", ACTION.create],
+  ["call off", ACTION.delete],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],

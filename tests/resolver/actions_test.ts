@@ -460,3 +460,15 @@ Deno.test("a place put first is skipped for the verb after it; swapping replaces
 Deno.test("the verb after a place of several words is found (issue #42)", () => {
   assert.equal(requestAction("in the config file change the port to 9090"), ACTION.update);
 });
+
+Deno.test("phrasal verbs of showing, finding, spinning up and calling off", () => {
+  assert.equal(requestAction("pull up the saved entries for Priya and Tomás"), ACTION.read);
+  assert.equal(requestAction("bring up the notes on Acme"), ACTION.read);
+  assert.equal(requestAction("dig up every file about the launch"), ACTION.search);
+  assert.equal(requestAction("track down the config file"), ACTION.search);
+  assert.equal(requestAction("spin up a dev branch"), ACTION.create);
+  assert.equal(requestAction("call off the Friday meeting"), ACTION.delete);
+  // The verb alone keeps its own action: "pull" is no read, "spin" no create.
+  assert.notEqual(requestAction("pull the latest changes"), ACTION.read);
+  assert.notEqual(requestAction("spin the wheel"), ACTION.create);
+});
