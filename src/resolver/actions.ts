@@ -38,7 +38,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -55,7 +55,7 @@ const WORDS: readonly [string, number][] = [
   ["link relate relation relationship connect associate attach", ACTION.link],
   ["send notify publish", ACTION.send],
   ["run execute launch trigger start invoke", ACTION.run],
-  ["toggle enable disable activate deactivate stop pause resume", ACTION.toggle],
+  ["toggle enable disable activate deactivate stop pause resume mute unmute silence", ACTION.toggle],
 ];
 
 /**

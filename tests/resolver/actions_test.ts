@@ -472,3 +472,11 @@ Deno.test("phrasal verbs of showing, finding, spinning up and calling off", () =
   assert.notEqual(requestAction("pull the latest changes"), ACTION.read);
   assert.notEqual(requestAction("spin the wheel"), ACTION.create);
 });
+
+Deno.test("muting and silencing toggle; rescheduling and postponing update", () => {
+  assert.equal(requestAction("silence web-03 for 2 hours"), ACTION.toggle);
+  assert.equal(requestAction("mute the noisy monitor"), ACTION.toggle);
+  assert.equal(requestAction("reschedule the standup to 10am"), ACTION.update);
+  assert.equal(requestAction("postpone the release review"), ACTION.update);
+  assert.equal(toolActions("mute_host", "", "Mute a host so it raises no alerts"), ACTION.toggle);
+});
