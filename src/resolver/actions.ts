@@ -136,6 +136,19 @@ function table(): Map<string, number> {
   return byStem;
 }
 
+let bases: Set<string> | undefined;
+
+/**
+ * Whether a folded word is the past participle of an action verb ("stored", "saved", "memorised", "written"):
+ * it says what was done to a thing ("anything stored in memory", "everything you've saved"), no imperative,
+ * which takes the base form. An action word that itself ends in "ed" ("need", "embed") is no participle.
+ */
+export function isActionParticiple(word: string): boolean {
+  bases ??= new Set(WORDS.flatMap(([words]) => words.split(" ")));
+  if (bases.has(word) || !(/^\p{L}{3,}ed$/u.test(word) || word === "written")) return false;
+  return actionOf(word) !== 0;
+}
+
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
 export function isActionStem(stemmed: string): boolean {
   return table().has(stemmed);
@@ -285,6 +298,11 @@ export function requestActions(
     return of(all.slice(from)) ?? moved;
   };
   const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
+  // A request that opens on a participle ("anything saved about Bob?", "do I have anything stored on X")
+  // asks about what was done, not to do it: it reads, searches or lists, as a question does.
+  if (words.length > 0 && isActionParticiple(words[0]!)) {
+    return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
+  }
   let mask = at(0), recall = mask;
   if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
@@ -315,7 +333,10 @@ export function requestActions(
     let named = false;
     for (let i = 1; i <= 3 && i < words.length; i++) {
       // A plural is the thing acted on, not a verb: "find records mentioning Berlin" searches records.
-      const next = PLURAL.test(words[i]!) && phrasal(i) === undefined ? 0 : at(i);
+      // …nor a participle: "show me everything you've stored" shows, it stores nothing.
+      const next = (PLURAL.test(words[i]!) && phrasal(i) === undefined) || isActionParticiple(words[i]!)
+        ? 0
+        : at(i);
       if (next !== 0) {
         mask |= next;
         recall = next;

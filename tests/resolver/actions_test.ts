@@ -6,6 +6,7 @@ import {
   actionMatch,
   ARITHMETIC,
   asksForNew,
+  isActionParticiple,
   requestAction,
   requestActions,
   toolActions,
@@ -479,4 +480,19 @@ Deno.test("muting and silencing toggle; rescheduling and postponing update", () 
   assert.equal(requestAction("reschedule the standup to 10am"), ACTION.update);
   assert.equal(requestAction("postpone the release review"), ACTION.update);
   assert.equal(toolActions("mute_host", "", "Mute a host so it raises no alerts"), ACTION.toggle);
+});
+
+Deno.test("a participle of an action verb says what was done: the request reads, it does not store", () => {
+  assert.ok(isActionParticiple("stored"));
+  assert.ok(isActionParticiple("memorised"));
+  assert.ok(isActionParticiple("written"));
+  assert.equal(isActionParticiple("store"), false);
+  assert.equal(isActionParticiple("need"), false);
+  assert.equal(isActionParticiple("painted"), false, "no action verb");
+  const asks = ACTION.read | ACTION.search | ACTION.list;
+  assert.equal(requestAction("anything stored in memory about the kubernetes upgrade?"), asks);
+  assert.equal(requestAction("do I have anything saved that mentions kubernetes?"), asks);
+  assert.equal(requestAction("show me everything you've stored in memory so far"), ACTION.read);
+  // The base form is an imperative as before.
+  assert.equal(requestAction("store the kubernetes upgrade notes"), ACTION.create);
 });
