@@ -425,6 +425,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
     ["knowledge", "search"],
   ],
+  // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
+  // "it's somewhere under /srv", "is there a file named X anywhere?".
+  [
+    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (?:put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(?:find|locate)\b|\b(?:somewhere|anywhere)\b|\bforgot where\b/i,
+    ["search", "find"],
+  ],
   // "When was it last modified?" asks for a time.
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);

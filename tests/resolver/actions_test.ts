@@ -496,3 +496,13 @@ Deno.test("a participle of an action verb says what was done: the request reads,
   // The base form is an imperative as before.
   assert.equal(requestAction("store the kubernetes upgrade notes"), ACTION.create);
 });
+
+Deno.test("a thing whose place is unknown is searched for", () => {
+  const searches = (q: string) =>
+    parseQuery(q).terms.some((t) => t.term === stem("search") && t.weight >= 0.5);
+  assert.ok(searches("where did I put that invoice pdf?? it's under ~/Documents"));
+  assert.ok(searches("i can't find package.json anywhere"));
+  assert.ok(searches("is there a file named invoice somewhere in my documents?"));
+  assert.ok(!searches("put report.csv in the done folder"));
+  assert.ok(!searches("where is the weather nicest in May"));
+});
