@@ -202,6 +202,11 @@ export function toolActions(...texts: string[]): number {
   return mask;
 }
 
+/** Whether a stem names a link: a link noun ("link", "connection", "relationship") or a linking verb ("connect"). */
+export function namesLink(stemmed: string): boolean {
+  return LINK_NOUNS.has(stemmed) || ((table().get(stemmed) ?? 0) & ACTION.link) !== 0;
+}
+
 /** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
 const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
 

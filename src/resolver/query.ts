@@ -25,6 +25,7 @@ import {
   ARITHMETIC,
   ARITHMETIC_TERMS,
   isActionStem,
+  namesLink,
   pointsBack,
   requestAction,
   requestActions,
@@ -878,6 +879,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
     if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
       terms[0].weight *= GENERIC_WEIGHT;
+    }
+    // Linking or unlinking two things ("remove that link between them", "link them", "connect the two"): the
+    // link is the action's object, matched as the action; as a word it meets tools about web links.
+    if (asked.action & ACTION.link) {
+      words.forEach((_, i) => {
+        if (i > 0 && namesLink(stems[i]!)) terms[i]!.weight *= GENERIC_WEIGHT;
+      });
     }
   }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.

@@ -7,6 +7,7 @@ import {
   ARITHMETIC,
   asksForNew,
   isActionParticiple,
+  namesLink,
   requestAction,
   requestActions,
   toolActions,
@@ -505,4 +506,13 @@ Deno.test("a thing whose place is unknown is searched for", () => {
   assert.ok(searches("is there a file named invoice somewhere in my documents?"));
   assert.ok(!searches("put report.csv in the done folder"));
   assert.ok(!searches("where is the weather nicest in May"));
+});
+
+Deno.test("the link of a linking request is matched as the action, not as a word about web links", () => {
+  const weight = (q: string, w: string) => parseQuery(q).terms.find((t) => t.term === stem(w))?.weight ?? 0;
+  assert.ok(weight("remove the link between Ana and Marco", "link") <= 0.5);
+  assert.ok(weight("the Mobile team owns the Apollo project, link them", "link") <= 0.5);
+  // No linking asked: a link is a web link, a word like any other.
+  assert.equal(weight("open the link in the report", "link"), 1);
+  assert.ok(namesLink(stem("relationship")) && namesLink(stem("connect")) && !namesLink(stem("report")));
 });
