@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
@@ -147,6 +148,22 @@ export function isActionParticiple(word: string): boolean {
   bases ??= new Set(WORDS.flatMap(([words]) => words.split(" ")));
   if (bases.has(word) || !(/^\p{L}{3,}ed$/u.test(word) || word === "written")) return false;
   return actionOf(word) !== 0;
+}
+
+/** Fewest letters of a misspelt action verb read as one: shorter words are too often a name. */
+const TYPO_VERB_MIN_LENGTH = 6;
+
+/**
+ * The action of a misspelt action verb ("remeber", "delte"): a word of {@link TYPO_VERB_MIN_LENGTH}+ letters
+ * that is no English word and one edit (first letter kept) from an action word of the table; 0 otherwise.
+ */
+export function misspeltAction(word: string): number {
+  if (word.length < TYPO_VERB_MIN_LENGTH || !/^[a-z]+$/.test(word) || isEnglishWord(word, stem)) return 0;
+  bases ??= new Set(WORDS.flatMap(([words]) => words.split(" ")));
+  for (const edit of oneEditAway(word)) {
+    if (edit[0] === word[0] && bases.has(edit)) return actionOf(edit);
+  }
+  return 0;
 }
 
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
@@ -302,7 +319,9 @@ export function requestActions(
       : undefined;
     return of(all.slice(from)) ?? moved;
   };
-  const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
+  // The verb may be misspelt ("remeber that…"): the action word one edit away.
+  const at = (i: number) =>
+    phrasal(i) ?? (actionOf(words[i] ?? "") || (i === 0 ? misspeltAction(words[0] ?? "") : 0));
   // A request that opens on a participle ("anything saved about Bob?", "do I have anything stored on X")
   // asks about what was done, not to do it: it reads, searches or lists, as a question does.
   if (words.length > 0 && isActionParticiple(words[0]!)) {

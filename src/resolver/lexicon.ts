@@ -87,6 +87,23 @@ export function isEnglishWord(word: string, stemOf: (word: string) => string): b
   return [base, grade[1]! + (grade[2] ?? ""), base + "e"].some((b) => isEnglishStem(stemOf(b)));
 }
 
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+/** Every string one edit (delete, swap of neighbours, replace, insert) away from a lowercase word. */
+export function oneEditAway(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i <= word.length; i++) {
+    const [head, tail] = [word.slice(0, i), word.slice(i)];
+    if (tail) out.push(head + tail.slice(1));
+    if (tail.length > 1) out.push(head + tail[1] + tail[0] + tail.slice(2));
+    for (const c of LETTERS) {
+      if (tail && c !== tail[0]) out.push(head + c + tail.slice(1));
+      out.push(head + c + tail);
+    }
+  }
+  return out;
+}
+
 let foreignStops: Set<string> | undefined;
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { CatalogTool } from "../catalog/mod.ts";
 import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
-import { cognates, isEnglishWord } from "./lexicon.ts";
+import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
@@ -145,23 +145,6 @@ export const TYPO_WEIGHT = 0.8;
  * technical word ("redis", "login", "repro").
  */
 export const TYPO_MIN_LENGTH = 6;
-
-const LETTERS = "abcdefghijklmnopqrstuvwxyz";
-
-/** Every string one edit (delete, swap of neighbours, replace, insert) away from a lowercase word. */
-export function oneEditAway(word: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i <= word.length; i++) {
-    const [head, tail] = [word.slice(0, i), word.slice(i)];
-    if (tail) out.push(head + tail.slice(1));
-    if (tail.length > 1) out.push(head + tail[1] + tail[0] + tail.slice(2));
-    for (const c of LETTERS) {
-      if (tail && c !== tail[0]) out.push(head + c + tail.slice(1));
-      out.push(head + c + tail);
-    }
-  }
-  return out;
-}
 
 /**
  * The catalog's term a misspelt request word stands for: the stem of a word one edit away that the most

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { isEnglishStem, isEnglishWord } from "../../src/resolver/lexicon.ts";
+import { isEnglishStem, isEnglishWord, oneEditAway } from "../../src/resolver/lexicon.ts";
 import { ENGLISH_STEMMER_FINGERPRINT } from "../../src/resolver/english_data.ts";
 import { stemmerFingerprint } from "../../src/resolver/lexicon.ts";
-import { oneEditAway, typoTerm } from "../../src/resolver/rank.ts";
+import { typoTerm } from "../../src/resolver/rank.ts";
+import { ACTION, misspeltAction, requestAction } from "../../src/resolver/actions.ts";
 import { buildIndex, rankQuery, stem } from "../../src/resolver/mod.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
@@ -73,4 +74,15 @@ Deno.test("a word inside an identifier or a request in another language is not c
   assert.ok(
     foreign.hits.every((h) => h.tool.tool !== "schedule_downtime" || !h.matchedTerms.includes("shedule")),
   );
+});
+
+Deno.test("a misspelt action verb opening a request takes the action of the verb one edit away", () => {
+  assert.equal(misspeltAction("remeber"), ACTION.create);
+  assert.equal(misspeltAction("remmove"), ACTION.delete);
+  assert.equal(misspeltAction("serach"), ACTION.search);
+  // English words, short words and names are left alone.
+  assert.equal(misspeltAction("removal"), 0);
+  assert.equal(misspeltAction("delte"), 0);
+  assert.equal(misspeltAction("priyanka"), 0);
+  assert.equal(requestAction("remeber that my sister Lena is allergic to peanuts"), ACTION.create);
 });
