@@ -410,6 +410,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     "multiple",
   ]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // "How far", "how fast", "how old", "how tall" ask for a distance, a speed, an age, a height.
+  [/\bhow (far)\b/i, ["distance"]],
+  [/\bhow (fast|quick|quickly)\b/i, ["speed"]],
+  [/\bhow (old)\b/i, ["age"]],
+  [/\bhow (tall|high)\b/i, ["height"]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

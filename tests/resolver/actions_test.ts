@@ -516,3 +516,13 @@ Deno.test("the link of a linking request is matched as the action, not as a word
   assert.equal(weight("open the link in the report", "link"), 1);
   assert.ok(namesLink(stem("relationship")) && namesLink(stem("connect")) && !namesLink(stem("report")));
 });
+
+Deno.test("how far, how fast, how old, how tall ask for a distance, a speed, an age, a height", () => {
+  const implies = (q: string, term: string) =>
+    parseQuery(q).terms.some((t) => t.term === stem(term) && t.weight >= 0.5);
+  assert.ok(implies("how far apart are Madrid and Lisbon as the crow flies", "distance"));
+  assert.ok(implies("how fast is my connection", "speed"));
+  assert.ok(implies("how old is the oldest pod", "age"));
+  assert.ok(implies("how tall is Mont Blanc", "height"));
+  assert.ok(!implies("how do I deploy the app", "distance"));
+});
