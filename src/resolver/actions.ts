@@ -340,6 +340,9 @@ export function requestActions(
   if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
     mask = recall = ACTION.toggle;
   }
+  // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
+  // next Monday" (pushing code to a branch is no such thing).
+  if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
   if (mask === 0 && words.length > 0) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
@@ -410,6 +413,17 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** Pushing, bumping or shifting a thing to (or back to, out to) a time: a reschedule. */
+const RESCHEDULE = new RegExp(
+  String
+    .raw`^\s*(?:please\s+)?(?:push|bump|shift|slide)\b.{0,60}?\b(?:back|out|forward)?\s*(?:to|until|till)\s+` +
+    String
+      .raw`(?:(?:next|this|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|` +
+    String
+      .raw`midnight|later|week|month|morning|afternoon|evening|\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2})`,
+  "i",
+);
 
 /** A question asking how to do something: it asks for that action, not for a fact. */
 const HOW_TO =

@@ -526,3 +526,11 @@ Deno.test("how far, how fast, how old, how tall ask for a distance, a speed, an 
   assert.ok(implies("how tall is Mont Blanc", "height"));
   assert.ok(!implies("how do I deploy the app", "distance"));
 });
+
+Deno.test("pushing, bumping or shifting a thing to a time reschedules it; pushing code does not", () => {
+  assert.equal(requestAction("push the 1:1 with Priya to 4pm"), ACTION.update);
+  assert.equal(requestAction("push the 'quarterly report' task to next Monday"), ACTION.update);
+  assert.equal(requestAction("bump the standup back to 10:30"), ACTION.update);
+  assert.equal(requestAction("push my changes to main"), 0);
+  assert.equal(requestAction("bump the version to 2.0"), 0);
+});
