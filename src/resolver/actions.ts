@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
@@ -38,7 +39,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -55,7 +56,7 @@ const WORDS: readonly [string, number][] = [
   ["link relate relation relationship connect associate attach", ACTION.link],
   ["send notify publish", ACTION.send],
   ["run execute launch trigger start invoke", ACTION.run],
-  ["toggle enable disable activate deactivate stop pause resume", ACTION.toggle],
+  ["toggle enable disable activate deactivate stop pause resume mute unmute silence", ACTION.toggle],
 ];
 
 /**
@@ -86,6 +87,15 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["note down", ACTION.create],
   ["write down", ACTION.create],
   ["jot down", ACTION.create],
+  // Bringing something up on the screen shows it; digging or tracking it down finds it.
+  ["pull up", ACTION.read],
+  ["bring up", ACTION.read],
+  ["dig up", ACTION.search],
+  ["track down", ACTION.search],
+  ["hunt down", ACTION.search],
+  // Spinning or firing up a new thing (a server, a branch) creates it; calling something off cancels it.
+  ["spin up", ACTION.create],
+  ["call off", ACTION.delete],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],
@@ -125,6 +135,35 @@ function table(): Map<string, number> {
     for (const w of words.split(" ")) byStem.set(stem(w), (byStem.get(stem(w)) ?? 0) | mask);
   }
   return byStem;
+}
+
+let bases: Set<string> | undefined;
+
+/**
+ * Whether a folded word is the past participle of an action verb ("stored", "saved", "memorised", "written"):
+ * it says what was done to a thing ("anything stored in memory", "everything you've saved"), no imperative,
+ * which takes the base form. An action word that itself ends in "ed" ("need", "embed") is no participle.
+ */
+export function isActionParticiple(word: string): boolean {
+  bases ??= new Set(WORDS.flatMap(([words]) => words.split(" ")));
+  if (bases.has(word) || !(/^\p{L}{3,}ed$/u.test(word) || word === "written")) return false;
+  return actionOf(word) !== 0;
+}
+
+/** Fewest letters of a misspelt action verb read as one: shorter words are too often a name. */
+const TYPO_VERB_MIN_LENGTH = 6;
+
+/**
+ * The action of a misspelt action verb ("remeber", "delte"): a word of {@link TYPO_VERB_MIN_LENGTH}+ letters
+ * that is no English word and one edit (first letter kept) from an action word of the table; 0 otherwise.
+ */
+export function misspeltAction(word: string): number {
+  if (word.length < TYPO_VERB_MIN_LENGTH || !/^[a-z]+$/.test(word) || isEnglishWord(word, stem)) return 0;
+  bases ??= new Set(WORDS.flatMap(([words]) => words.split(" ")));
+  for (const edit of oneEditAway(word)) {
+    if (edit[0] === word[0] && bases.has(edit)) return actionOf(edit);
+  }
+  return 0;
 }
 
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
@@ -178,6 +217,11 @@ export function toolActions(...texts: string[]): number {
     if (name.some((s) => LINK_NOUNS.has(s))) mask |= ACTION.link;
   }
   return mask;
+}
+
+/** Whether a stem names a link: a link noun ("link", "connection", "relationship") or a linking verb ("connect"). */
+export function namesLink(stemmed: string): boolean {
+  return LINK_NOUNS.has(stemmed) || ((table().get(stemmed) ?? 0) & ACTION.link) !== 0;
 }
 
 /** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
@@ -275,7 +319,14 @@ export function requestActions(
       : undefined;
     return of(all.slice(from)) ?? moved;
   };
-  const at = (i: number) => phrasal(i) ?? actionOf(words[i] ?? "");
+  // The verb may be misspelt ("remeber that…"): the action word one edit away.
+  const at = (i: number) =>
+    phrasal(i) ?? (actionOf(words[i] ?? "") || (i === 0 ? misspeltAction(words[0] ?? "") : 0));
+  // A request that opens on a participle ("anything saved about Bob?", "do I have anything stored on X")
+  // asks about what was done, not to do it: it reads, searches or lists, as a question does.
+  if (words.length > 0 && isActionParticiple(words[0]!)) {
+    return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
+  }
   let mask = at(0), recall = mask;
   if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
@@ -289,6 +340,9 @@ export function requestActions(
   if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
     mask = recall = ACTION.toggle;
   }
+  // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
+  // next Monday" (pushing code to a branch is no such thing).
+  if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
   if (mask === 0 && words.length > 0) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
@@ -306,7 +360,10 @@ export function requestActions(
     let named = false;
     for (let i = 1; i <= 3 && i < words.length; i++) {
       // A plural is the thing acted on, not a verb: "find records mentioning Berlin" searches records.
-      const next = PLURAL.test(words[i]!) && phrasal(i) === undefined ? 0 : at(i);
+      // …nor a participle: "show me everything you've stored" shows, it stores nothing.
+      const next = (PLURAL.test(words[i]!) && phrasal(i) === undefined) || isActionParticiple(words[i]!)
+        ? 0
+        : at(i);
       if (next !== 0) {
         mask |= next;
         recall = next;
@@ -356,6 +413,17 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** Pushing, bumping or shifting a thing to (or back to, out to) a time: a reschedule. */
+const RESCHEDULE = new RegExp(
+  String
+    .raw`^\s*(?:please\s+)?(?:push|bump|shift|slide)\b.{0,60}?\b(?:back|out|forward)?\s*(?:to|until|till)\s+` +
+    String
+      .raw`(?:(?:next|this|the)\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|noon|` +
+    String
+      .raw`midnight|later|week|month|morning|afternoon|evening|\d{1,2}(?::\d{2})?\s*(?:am|pm)\b|\d{1,2}:\d{2})`,
+  "i",
+);
 
 /** A question asking how to do something: it asks for that action, not for a fact. */
 const HOW_TO =

@@ -6,6 +6,8 @@
  *
  * @module
  */
+import { bloomPositions } from "./bloom.ts";
+import { ENGLISH_BLOOM, ENGLISH_BLOOM_SHAPE } from "./english_data.ts";
 import { FOREIGN_STOP_WORDS, RELATED } from "./lexicon_data.ts";
 import { stem } from "./tokenize.ts";
 
@@ -57,6 +59,49 @@ export function relatedTerms(term: string): readonly Relation[] {
     }
   }
   return related.get(term) ?? [];
+}
+
+let english: Uint8Array | undefined;
+
+/**
+ * True for the stem of an English word (a WordNet lemma), and for about 0.1% of other strings (a Bloom
+ * filter: `scripts/gen_english_words.ts`). Decoded on first use.
+ */
+export function isEnglishStem(term: string): boolean {
+  english ??= Uint8Array.from(atob(ENGLISH_BLOOM), (c) => c.charCodeAt(0));
+  const bits = english;
+  return bloomPositions(term, ENGLISH_BLOOM_SHAPE.bits, ENGLISH_BLOOM_SHAPE.hashes).every((p) =>
+    (bits[p >>> 3]! & (1 << (p & 7))) !== 0
+  );
+}
+
+/**
+ * True for an English word: its stem is a WordNet lemma's ({@link isEnglishStem}), or it is the comparative or
+ * superlative of one, which WordNet does not list ("newest", "bigger", "easiest").
+ */
+export function isEnglishWord(word: string, stemOf: (word: string) => string): boolean {
+  if (isEnglishStem(stemOf(word))) return true;
+  const grade = /^(.{2,}?)(?:(.)\2)?(i)?(?:est|er)$/.exec(word);
+  if (!grade) return false;
+  const base = grade[1]! + (grade[2] ?? "") + (grade[3] ? "y" : "");
+  return [base, grade[1]! + (grade[2] ?? ""), base + "e"].some((b) => isEnglishStem(stemOf(b)));
+}
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+
+/** Every string one edit (delete, swap of neighbours, replace, insert) away from a lowercase word. */
+export function oneEditAway(word: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i <= word.length; i++) {
+    const [head, tail] = [word.slice(0, i), word.slice(i)];
+    if (tail) out.push(head + tail.slice(1));
+    if (tail.length > 1) out.push(head + tail[1] + tail[0] + tail.slice(2));
+    for (const c of LETTERS) {
+      if (tail && c !== tail[0]) out.push(head + c + tail.slice(1));
+      out.push(head + c + tail);
+    }
+  }
+  return out;
 }
 
 let foreignStops: Set<string> | undefined;

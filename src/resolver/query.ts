@@ -25,6 +25,7 @@ import {
   ARITHMETIC,
   ARITHMETIC_TERMS,
   isActionStem,
+  namesLink,
   pointsBack,
   requestAction,
   requestActions,
@@ -108,6 +109,8 @@ export interface ParsedQuery {
   verbAt?: number;
   /** The kinds of locator the request names: a file path, a web address (`url`). */
   locators?: { path: boolean; url: boolean };
+  /** The request uses an English function word no Romance language shares: it is written in English. */
+  english?: boolean;
 }
 
 /**
@@ -407,6 +410,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     "multiple",
   ]],
   [/\bhow (big|large|heavy)\b|\bwhat (size)\b/i, ["size"]],
+  // "How far", "how fast", "how old", "how tall" ask for a distance, a speed, an age, a height.
+  [/\bhow (far)\b/i, ["distance"]],
+  [/\bhow (fast|quick|quickly)\b/i, ["speed"]],
+  [/\bhow (old)\b/i, ["age"]],
+  [/\bhow (tall|high)\b/i, ["height"]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,
@@ -422,6 +430,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [
     /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
     ["knowledge", "search"],
+  ],
+  // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
+  // "it's somewhere under /srv", "is there a file named X anywhere?".
+  [
+    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (?:put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(?:find|locate)\b|\b(?:somewhere|anywhere)\b|\bforgot where\b/i,
+    ["search", "find"],
   ],
   // "When was it last modified?" asks for a time.
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
@@ -871,6 +885,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
       terms[0].weight *= GENERIC_WEIGHT;
     }
+    // Linking or unlinking two things ("remove that link between them", "link them", "connect the two"): the
+    // link is the action's object, matched as the action; as a word it meets tools about web links.
+    if (asked.action & ACTION.link) {
+      words.forEach((_, i) => {
+        if (i > 0 && namesLink(stems[i]!)) terms[i]!.weight *= GENERIC_WEIGHT;
+      });
+    }
   }
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
@@ -878,6 +899,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   // A character bigram of CJK text the catalog lacks is no miss: most bigrams straddle two words.
   const argumentLike = words.map((w) => /^\d/.test(w) || names.has(w) || CJK.test(w));
   const parsed: ParsedQuery = { words, stems, argumentLike, terms, sequence };
+  if (english) parsed.english = true;
   if (statementWords && statementVerb !== undefined) {
     parsed.stated = statementWords;
     parsed.verbAt = statementVerb;

@@ -7,7 +7,7 @@
  */
 import type { CatalogTool } from "../catalog/mod.ts";
 import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
-import { cognates } from "./lexicon.ts";
+import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
@@ -137,6 +137,41 @@ interface Scored {
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
 export const COGNATE_WEIGHT = 0.8;
 
+/** Weight of the catalog's word one edit away from a request word it lacks (a typo: "shedule" -> schedule). */
+export const TYPO_WEIGHT = 0.8;
+
+/**
+ * Fewest letters of a request word read as a typo of a catalog word: shorter ones are too often a name or a
+ * technical word ("redis", "login", "repro").
+ */
+export const TYPO_MIN_LENGTH = 6;
+
+/**
+ * The catalog's term a misspelt request word stands for: the stem of a word one edit away that the most
+ * tools use ("shedule" -> `schedul`, "deploymnet" -> `deploy`), or undefined. Only for a lowercase word of
+ * letters, at least {@link TYPO_MIN_LENGTH} long, that is no English word ("stored", "table" are words).
+ */
+export function typoTerm(word: string, df: (term: string) => number): string | undefined {
+  if (word.length < TYPO_MIN_LENGTH || !/^[a-z]+$/.test(word) || isEnglishWord(word, stem)) return undefined;
+  let best: string | undefined, most = 0;
+  for (const edit of oneEditAway(word)) {
+    // A typo seldom changes a word's first letter.
+    if (edit[0] !== word[0]) continue;
+    const term = stem(edit);
+    const n = df(term);
+    if (n > most) [best, most] = [term, n];
+  }
+  return best;
+}
+
+/**
+ * Whether a word stands alone in the text: not part of a name joined by `-`, `_`, `.` or `/` to other letters
+ * or digits (`react-chartjs-2`, `deploymnet.yaml`), which is an identifier, not a misspelling.
+ */
+function standsAlone(text: string, word: string): boolean {
+  return new RegExp(`(?<![\\p{L}\\p{N}_./-])${word}(?![\\p{L}\\p{N}_/-]|\\.[\\p{L}\\p{N}])`, "iu").test(text);
+}
+
 /** Most tools a word may occur in for its WordNet expansions to be used (a rare or unknown word). */
 export const GENERAL_MAX_DF = 5;
 
@@ -155,6 +190,8 @@ function fitQuery(index: ResolverIndex, text: string, step = false): ParsedQuery
   const have = new Set(terms.map((t) => t.term));
   query.stems.forEach((s, i) => {
     if (df(s) > 0) return;
+    const typed = query.terms[i]?.weight ?? 1;
+    let fitted = false;
     for (const candidate of cognates(query.words[i]!)) {
       // The English word itself, else a curated equivalent the catalog uses (`cartella` -> folder -> directory).
       let term = stem(candidate), weight = COGNATE_WEIGHT;
@@ -165,10 +202,17 @@ function fitQuery(index: ResolverIndex, text: string, step = false): ParsedQuery
       }
       if (have.has(term)) continue;
       have.add(term);
-      const typed = query.terms[i]!.weight;
       terms.push({ term, weight: weight * typed, origins: [i], expansion: true });
+      fitted = true;
       break;
     }
+    // A misspelt word of an English request ("shedule", "calender"): the catalog's word one edit away. Names
+    // and numbers are arguments, not words to correct.
+    if (fitted || !query.english || query.argumentLike[i] || !standsAlone(text, query.words[i]!)) return;
+    const term = typoTerm(query.words[i]!, df);
+    if (term === undefined || have.has(term)) return;
+    have.add(term);
+    terms.push({ term, weight: TYPO_WEIGHT * typed, origins: [i], expansion: true });
   });
   query.terms = terms;
   weighModifiers(index, query);

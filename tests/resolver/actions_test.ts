@@ -6,6 +6,8 @@ import {
   actionMatch,
   ARITHMETIC,
   asksForNew,
+  isActionParticiple,
+  namesLink,
   requestAction,
   requestActions,
   toolActions,
@@ -459,4 +461,76 @@ Deno.test("a place put first is skipped for the verb after it; swapping replaces
 
 Deno.test("the verb after a place of several words is found (issue #42)", () => {
   assert.equal(requestAction("in the config file change the port to 9090"), ACTION.update);
+});
+
+Deno.test("phrasal verbs of showing, finding, spinning up and calling off", () => {
+  assert.equal(requestAction("pull up the saved entries for Priya and Tomás"), ACTION.read);
+  assert.equal(requestAction("bring up the notes on Acme"), ACTION.read);
+  assert.equal(requestAction("dig up every file about the launch"), ACTION.search);
+  assert.equal(requestAction("track down the config file"), ACTION.search);
+  assert.equal(requestAction("spin up a dev branch"), ACTION.create);
+  assert.equal(requestAction("call off the Friday meeting"), ACTION.delete);
+  // The verb alone keeps its own action: "pull" is no read, "spin" no create.
+  assert.notEqual(requestAction("pull the latest changes"), ACTION.read);
+  assert.notEqual(requestAction("spin the wheel"), ACTION.create);
+});
+
+Deno.test("muting and silencing toggle; rescheduling and postponing update", () => {
+  assert.equal(requestAction("silence web-03 for 2 hours"), ACTION.toggle);
+  assert.equal(requestAction("mute the noisy monitor"), ACTION.toggle);
+  assert.equal(requestAction("reschedule the standup to 10am"), ACTION.update);
+  assert.equal(requestAction("postpone the release review"), ACTION.update);
+  assert.equal(toolActions("mute_host", "", "Mute a host so it raises no alerts"), ACTION.toggle);
+});
+
+Deno.test("a participle of an action verb says what was done: the request reads, it does not store", () => {
+  assert.ok(isActionParticiple("stored"));
+  assert.ok(isActionParticiple("memorised"));
+  assert.ok(isActionParticiple("written"));
+  assert.equal(isActionParticiple("store"), false);
+  assert.equal(isActionParticiple("need"), false);
+  assert.equal(isActionParticiple("painted"), false, "no action verb");
+  const asks = ACTION.read | ACTION.search | ACTION.list;
+  assert.equal(requestAction("anything stored in memory about the kubernetes upgrade?"), asks);
+  assert.equal(requestAction("do I have anything saved that mentions kubernetes?"), asks);
+  assert.equal(requestAction("show me everything you've stored in memory so far"), ACTION.read);
+  // The base form is an imperative as before.
+  assert.equal(requestAction("store the kubernetes upgrade notes"), ACTION.create);
+});
+
+Deno.test("a thing whose place is unknown is searched for", () => {
+  const searches = (q: string) =>
+    parseQuery(q).terms.some((t) => t.term === stem("search") && t.weight >= 0.5);
+  assert.ok(searches("where did I put that invoice pdf?? it's under ~/Documents"));
+  assert.ok(searches("i can't find package.json anywhere"));
+  assert.ok(searches("is there a file named invoice somewhere in my documents?"));
+  assert.ok(!searches("put report.csv in the done folder"));
+  assert.ok(!searches("where is the weather nicest in May"));
+});
+
+Deno.test("the link of a linking request is matched as the action, not as a word about web links", () => {
+  const weight = (q: string, w: string) => parseQuery(q).terms.find((t) => t.term === stem(w))?.weight ?? 0;
+  assert.ok(weight("remove the link between Ana and Marco", "link") <= 0.5);
+  assert.ok(weight("the Mobile team owns the Apollo project, link them", "link") <= 0.5);
+  // No linking asked: a link is a web link, a word like any other.
+  assert.equal(weight("open the link in the report", "link"), 1);
+  assert.ok(namesLink(stem("relationship")) && namesLink(stem("connect")) && !namesLink(stem("report")));
+});
+
+Deno.test("how far, how fast, how old, how tall ask for a distance, a speed, an age, a height", () => {
+  const implies = (q: string, term: string) =>
+    parseQuery(q).terms.some((t) => t.term === stem(term) && t.weight >= 0.5);
+  assert.ok(implies("how far apart are Madrid and Lisbon as the crow flies", "distance"));
+  assert.ok(implies("how fast is my connection", "speed"));
+  assert.ok(implies("how old is the oldest pod", "age"));
+  assert.ok(implies("how tall is Mont Blanc", "height"));
+  assert.ok(!implies("how do I deploy the app", "distance"));
+});
+
+Deno.test("pushing, bumping or shifting a thing to a time reschedules it; pushing code does not", () => {
+  assert.equal(requestAction("push the 1:1 with Priya to 4pm"), ACTION.update);
+  assert.equal(requestAction("push the 'quarterly report' task to next Monday"), ACTION.update);
+  assert.equal(requestAction("bump the standup back to 10:30"), ACTION.update);
+  assert.equal(requestAction("push my changes to main"), 0);
+  assert.equal(requestAction("bump the version to 2.0"), 0);
 });
