@@ -34,6 +34,11 @@
  * `tools/list`; sources in `data/blind8_SOURCES.md`) with `data/blind8_queries.jsonl` (50 requests and 5
  * off-topic ones) are a fourth pair written the same way.
  *
+ * `data/plain8_queries.jsonl` (45 requests and 5 off-topic ones) and `data/blind9_catalog.json` (90 tools of six
+ * public servers — Resend, Discord, LINE, CircleCI, Sentry, Pinecone — recorded from each npm package's live
+ * `tools/list`; sources in `data/blind9_SOURCES.md`) with `data/blind9_queries.jsonl` (50 requests and 5
+ * off-topic ones) are a fifth pair written the same way.
+ *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
  * deno run -A scripts/bench/plain.ts --misses --catalog blind5_catalog.json --queries blind5_queries.jsonl
