@@ -146,7 +146,9 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // The request's object must be this tool's: a word naming another tool's object, unmatched, leaves it open.
   if (top.missedObject && ownEvidence) reasons.push("weak_tool_evidence");
   // …and its action: a tool doing another action than the one asked for is not a confident answer.
-  const objectOpen = (top.missedObject || top.actionConflict) && !top.exactName;
+  // …and its party: a tool acting only for the caller does not answer for someone the request names.
+  if (top.otherParty && !reasons.includes("weak_tool_evidence")) reasons.push("weak_tool_evidence");
+  const objectOpen = (top.missedObject || top.actionConflict || top.otherParty) && !top.exactName;
   if (
     top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear || objectOpen
   ) {

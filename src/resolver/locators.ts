@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isEnglishWord } from "./lexicon.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Weight of a directory or file-name segment of a path or URL in the query. */
@@ -145,6 +146,8 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   rest = rest.replace(PATH, pathSpan);
   // A relative path to a file ("notes/todo.md", "src/app.ts") is a path too.
   rest = rest.replace(RELATIVE_FILE, pathSpan);
+  // A relative path to a directory ("whats inside src/utils", "everything under tests/") is a path too.
+  rest = rest.replace(RELATIVE_DIRECTORY, (match) => isRelativeDirectory(match) ? pathSpan(match) : match);
   // A file named without a directory ("open notes.txt", "README.md") is a path too.
   rest = rest.replace(FILE_NAME, (match, name: string, extension: string) => {
     const ext = extension.toLowerCase();
@@ -220,6 +223,31 @@ const RELATIVE_FILE = new RegExp(
   })(?![\p{L}\p{N}@_\/-])`,
   "giu",
 );
+
+/**
+ * A candidate relative path to a directory: names joined by slashes, with no file extension at the end
+ * (`src/utils`, `tests/`, `a/b/c/`); {@link isRelativeDirectory} tells a path from "and/or" or "TCP/IP".
+ */
+const RELATIVE_DIRECTORY =
+  /(?<=^|[\s(["'\x60])[\p{L}\p{N}_@%+-][\p{L}\p{N}_.@%+-]*(?:\/[\p{L}\p{N}_@%+-][\p{L}\p{N}_.@%+-]*)*\/?(?=$|[\s,;:!?)"'\x60]|\.(?:\s|$))/gu;
+
+/**
+ * Whether a slashed token names a directory rather than alternatives ("read/write", "and/or", "he/she"),
+ * an acronym pair ("TCP/IP", "CI/CD"), a number ("24/7", "12/05/2026") or a unit ("km/h"): a trailing slash
+ * or two slashes, or else a name that is no English word ("src/utils", "node_modules/react"); never a
+ * stop word, a capitalized acronym or a number as a name.
+ */
+function isRelativeDirectory(match: string): boolean {
+  if (!match.includes("/")) return false;
+  const trailing = match.endsWith("/");
+  const names = match.split("/").filter((n) => n !== "");
+  if (names.length === 0 || (names.length === 1 && !trailing)) return false;
+  if (names.some((n) => n.length < 2 || /^[\p{Lu}\p{N}]+$/u.test(n) || STOP_WORDS.has(n.toLowerCase()))) {
+    return false;
+  }
+  if (trailing || names.length >= 3) return true;
+  return names.some((n) => !isEnglishWord(n.toLowerCase(), stem));
+}
 
 /** Drops trailing sentence punctuation (a loop, not `/[.,;:!?]+$/`, which is quadratic on a run of dots). */
 function trimPunctuation(text: string): string {

@@ -415,14 +415,16 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bhow (fast|quick|quickly)\b/i, ["speed"]],
   [/\bhow (old)\b/i, ["age"]],
   [/\bhow (tall|high)\b/i, ["height"]],
+  // "How many" asks for a count ("how many docs have status active", "how many tasks are still open").
+  [/\bhow many\b/i, ["count"]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,
     ["move"],
   ],
-  // Room taken is size: "take up the most space", "how much disk space", "the largest files".
+  // Room taken is size: "take up the most space", "how much disk (space)", "the largest files".
   [
-    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
+    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\bhow much (disk|storage)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
     ["size"],
   ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.

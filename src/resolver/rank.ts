@@ -60,6 +60,11 @@ export interface SearchHit {
    * another tool's ("create a new project" and `create_task`).
    */
   missedObject: boolean;
+  /**
+   * The tool acts only for the caller (`get_my_tasks`, "the authenticated user's tasks") and the request, with
+   * no word of the first person, names someone else ("tasks assigned to Priya").
+   */
+  otherParty: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -499,6 +504,38 @@ function objectStems(text: string): Set<string> {
   return out;
 }
 
+/** A tool acting only for the caller: "my"/"me" in its name, or the current user in its lead sentence. */
+function callerScoped(tool: CatalogTool): boolean {
+  if (
+    splitName(tool.short).toLowerCase().split(/[^a-z]+/).some((w) => w === "my" || w === "me" || w === "mine")
+  ) {
+    return true;
+  }
+  const lead = leadSentence(tool.description);
+  return CALLER.test(lead) && !ANY_USER.test(lead);
+}
+
+/** The caller in a tool's lead sentence ("the authenticated user's 'My Tasks' list", "the current user"). */
+const CALLER = /\b(?:authenticated|current|calling|logged[- ]in|signed[- ]in)\s+user\b|\bthe caller\b/i;
+/** A lead sentence that also takes anyone's ("a specific user or the authenticated user"). */
+const ANY_USER = /\b(?:specific|given|any|another|other|each|every)\s+(?:user|member|person)\b/i;
+/** The first person in a request: it may well be about the caller. */
+const FIRST_PERSON = /\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b/i;
+/** Someone else: a name after a preposition ("assigned to Priya"), a possessive name, or a third person. */
+const OTHER_PARTY = new RegExp(
+  String
+    .raw`\b(?:to|by|for|from|with|of|cc)\s+(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|` +
+    String.raw`January|February|March|April|May|June|July|August|September|October|November|December)\b)` +
+    String
+      .raw`[A-Z][a-z]+\b(?![-_.\d])|\b[A-Z][a-z]+['’]s\b|\b(?:him|her|his|hers|someone else|somebody else|` +
+    String.raw`everyone|everybody|another user|other users|other people)\b`,
+);
+
+/** Whether a request names someone other than the caller, with no word of the first person. */
+function namesOtherParty(text: string): boolean {
+  return !FIRST_PERSON.test(text) && OTHER_PARTY.test(text);
+}
+
 /** Hits whose names may hold a request's object that the first hit lacks (see {@link markMissedObjects}). */
 const OBJECT_RIVALS = 5;
 
@@ -529,6 +566,7 @@ function evidence(
     genericName: index.nameTerms[doc]!.length === 1 && isGenericVerb(index.nameTerms[doc]![0]!),
     strongField: c.strongField || exactName,
     missedObject: false,
+    otherParty: false,
   };
 }
 
@@ -838,6 +876,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     hits,
     order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
   );
+  if (hits[0] && callerScoped(hits[0].tool) && namesOtherParty(text)) hits[0].otherParty = true;
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { assess, buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 import {
   ACTION,
   actionMatch,
@@ -525,6 +526,40 @@ Deno.test("how far, how fast, how old, how tall ask for a distance, a speed, an 
   assert.ok(implies("how old is the oldest pod", "age"));
   assert.ok(implies("how tall is Mont Blanc", "height"));
   assert.ok(!implies("how do I deploy the app", "distance"));
+});
+
+Deno.test("how many asks for a count, how much disk or storage for a size; neither alone answers a request", () => {
+  const extra = (q: string, term: string) =>
+    parseQuery(q).terms.find((t) => t.term === stem(term) && t.weight >= 0.5 && t.expansion);
+  assert.ok(extra("how many docs in users have status active", "count"));
+  assert.ok(extra("how much disk does the events collection take up", "size"));
+  assert.ok(extra("how much storage is left on the volume", "size"));
+  assert.ok(!extra("how much does the plan cost", "size"));
+  assert.ok(!extra("list the many docs in users", "count"));
+  // The implied count stands for no typed word: "how many calories are in a banana" is answered by no counter.
+  assert.deepEqual(extra("how many calories are in a banana", "count")?.origins, []);
+  const counter = buildIndex(catalogFromJson({
+    servers: [{
+      name: "db",
+      description: "Document database.",
+      tools: [
+        {
+          name: "count",
+          description: "Count the documents in a collection matching a filter",
+          inputSchema: {},
+        },
+        { name: "find", description: "Find documents in a collection", inputSchema: {} },
+      ],
+    }],
+  }));
+  assert.equal(
+    assess(rankQuery(counter, "how many calories are in a banana", { maxHits: 5 })).status,
+    "no_match",
+  );
+  assert.equal(
+    rankQuery(counter, "how many docs in users have status active", { maxHits: 5 }).hits[0]?.tool.tool,
+    "count",
+  );
 });
 
 Deno.test("pushing, bumping or shifting a thing to a time reschedules it; pushing code does not", () => {

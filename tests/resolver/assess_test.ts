@@ -205,3 +205,50 @@ Deno.test("assess() is not confident when the tool does another action than the 
   const [top, ...rest] = del.hits;
   assert.equal(assess({ ...del, hits: [{ ...top!, actionConflict: false }, ...rest] }).status, "confident");
 });
+
+Deno.test("assess() is not confident in a tool scoped to the caller when the request names someone else", () => {
+  const tasks = buildIndex(catalogFromJson({
+    servers: [{
+      name: "tasks",
+      description: "Task tracker.",
+      tools: [
+        {
+          name: "get_my_tasks",
+          description: "Get the tasks assigned to the authenticated user, due this week or later",
+          inputSchema: { type: "object", properties: { workspace: { type: "string" } } },
+        },
+        {
+          name: "get_user_issues",
+          description: "Get the issues assigned to a specific user or the authenticated user",
+          inputSchema: { type: "object", properties: { user: { type: "string" } } },
+        },
+        { name: "search_tasks", description: "Search tasks by text, project or assignee", inputSchema: {} },
+        { name: "create_task", description: "Create a new task in a project", inputSchema: {} },
+      ],
+    }],
+  }));
+  const other = rankQuery(tasks, "get the tasks assigned to Priya due this week", { maxHits: 5 });
+  assert.equal(other.hits[0]?.tool.tool, "get_my_tasks");
+  assert.equal(other.hits[0]?.otherParty, true);
+  const r = assess(other);
+  assert.equal(r.status, "ambiguous");
+  assert.ok(r.reasonCodes.includes("weak_tool_evidence"), r.reasonCodes.join());
+  const [top, ...rest] = other.hits;
+  assert.equal(assess({ ...other, hits: [{ ...top!, otherParty: false }, ...rest] }).status, "confident");
+  // A possessive name or a third person names someone else too.
+  for (const q of ["get Priya's tasks due this week", "get the tasks assigned to her due this week"]) {
+    const h = rankQuery(tasks, q, { maxHits: 5 }).hits[0];
+    assert.equal(h?.tool.tool, "get_my_tasks", q);
+    assert.equal(h?.otherParty, true, q);
+  }
+  // The first person keeps the caller in the request; a day's name is no person.
+  for (const q of ["get my tasks assigned by Priya", "get the tasks assigned to me due by Friday"]) {
+    const h = rankQuery(tasks, q, { maxHits: 5 }).hits[0];
+    assert.equal(h?.tool.tool, "get_my_tasks", q);
+    assert.equal(h?.otherParty, false, q);
+  }
+  // A tool that takes anyone's is not scoped to the caller.
+  const issues = rankQuery(tasks, "get the issues assigned to Priya", { maxHits: 5 });
+  assert.equal(issues.hits[0]?.tool.tool, "get_user_issues");
+  assert.equal(issues.hits[0]?.otherParty, false);
+});

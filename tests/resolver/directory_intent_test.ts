@@ -73,3 +73,38 @@ Deno.test("rankQuery() brings the directory listing up for files read from a dir
   assert.equal(order("read the article /root/pdf/papers/a.txt")[0], "read_file");
   assert.equal(order("save the report in /root/reports")[0], "write_file");
 });
+
+Deno.test("extractLocators() reads a relative directory path, not alternatives, acronyms, numbers or units", () => {
+  const kinds = (text: string) => extractLocators(text).spans.map((s) => [s.path, s.directory]);
+  assert.deepEqual(kinds("whats inside src/utils"), [[true, true]]);
+  assert.deepEqual(kinds("list everything under tests/"), [[true, true]]);
+  assert.deepEqual(kinds("show docs/guide/intro, please"), [[true, true]]);
+  for (
+    const text of ["read/write access", "cats and/or dogs", "his/her name", "TCP/IP stack", "24/7 support"]
+  ) {
+    assert.deepEqual(kinds(text), [], text);
+  }
+  assert.deepEqual(kinds("speed in km/h on 12/05/2026"), []);
+});
+
+Deno.test("rankQuery(): a relative directory path with no verb finds the directory listing", () => {
+  const path = { type: "object", properties: { path: { type: "string" } } };
+  const index = buildIndex(buildCatalog([{
+    name: "fs",
+    tags: [],
+    useWhen: [],
+    tools: [
+      { name: "read_text_file", description: "Read the contents of a text file.", inputSchema: path },
+      {
+        name: "list_directory",
+        description: "List the files and directories in a directory.",
+        inputSchema: path,
+      },
+      { name: "get_weather", description: "Get the weather for a city.", inputSchema: {} },
+    ],
+  }]));
+  assert.equal(
+    rankQuery(index, "whats inside src/utils", { maxHits: 3 }).hits[0]?.tool.tool,
+    "list_directory",
+  );
+});
