@@ -34,3 +34,18 @@ export class Notes {
     });
   }
 }
+
+/**
+ * Notes of every notification `transport` delivers to its client from now on (a v2 client's transport,
+ * connected: its `onmessage` is wrapped, so the client still gets each message).
+ */
+export function notesOf(transport: { onmessage?: (message: never, extra?: never) => void }): Notes {
+  const notes = new Notes();
+  const onmessage = transport.onmessage!;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: string; id?: unknown };
+    if (m.method !== undefined && m.id === undefined) notes.push(structuredClone(m) as never);
+    onmessage(message, extra);
+  };
+  return notes;
+}

@@ -13,7 +13,7 @@ import {
   StreamableHTTPClientTransport,
 } from "npm:@modelcontextprotocol/client@2.4.0";
 import { DENO, q, tempDir, writeConfig } from "../helpers.ts";
-import { Notes, NOTIFY, within } from "../gateway/listen_helpers.ts";
+import { notesOf, NOTIFY, within } from "../gateway/listen_helpers.ts";
 import { startListener } from "./http_helpers.ts";
 
 const ALPHA = "alpha-token-0123456789abcdef";
@@ -50,13 +50,7 @@ async function modernHttp(url: string, token: string) {
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   await client.connect(transport);
-  const notes = new Notes();
-  const onmessage = transport.onmessage!;
-  transport.onmessage = (message) => {
-    const m = message as { method?: string; id?: unknown; params?: Record<string, unknown> };
-    if (m.method !== undefined && m.id === undefined) notes.push(structuredClone(m) as never);
-    onmessage(message);
-  };
+  const notes = notesOf(transport);
   return {
     client,
     notes,

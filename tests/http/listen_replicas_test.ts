@@ -13,7 +13,7 @@ import {
   Client as ModernClient,
   StreamableHTTPClientTransport,
 } from "npm:@modelcontextprotocol/client@2.4.0";
-import { Notes, within } from "../gateway/listen_helpers.ts";
+import { notesOf, within } from "../gateway/listen_helpers.ts";
 import { DENO, FIXTURE, q, ROOT, startHttpServer, tempDir, writeConfig } from "../helpers.ts";
 import { startListener } from "./http_helpers.ts";
 
@@ -69,13 +69,7 @@ Deno.test("a 2026-07-28 host's listen on one replica gets the list_changed and r
     { versionNegotiation: { mode: { pin: "2026-07-28" } } },
   );
   await client.connect(transport);
-  const notes = new Notes();
-  const onmessage = transport.onmessage!;
-  transport.onmessage = (message) => {
-    const m = message as { method?: string; id?: unknown; params?: Record<string, unknown> };
-    if (m.method !== undefined && m.id === undefined) notes.push(structuredClone(m) as never);
-    onmessage(message);
-  };
+  const notes = notesOf(transport);
   try {
     const uri = (await client.listResources()).resources.find((r) => r.name === "a")!.uri;
     assert.match(uri, /^mcphub:\/\/shared\//);

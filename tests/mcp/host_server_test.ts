@@ -98,41 +98,47 @@ function initialize(protocolVersion: unknown, capabilities: unknown = {}, id: un
   };
 }
 
+/** The 14 requests both tests send: initialize (three versions), ping, setLevel, tools/list, tools/call
+ * (a valid result, an invalid one, an invalid request, a task result that is not one), and the unknown. */
+const REQUESTS: unknown[] = [
+  initialize(SUPPORTED_PROTOCOL_VERSIONS.at(-1), { sampling: {}, roots: { listChanged: true } }),
+  initialize("1999-01-01", {}, 2),
+  initialize(42, {}, 3),
+  { jsonrpc: "2.0", id: 4, method: "ping" },
+  { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
+  { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
+  { jsonrpc: "2.0", id: 7, method: "tools/list" },
+  {
+    jsonrpc: "2.0",
+    id: 8,
+    method: "tools/call",
+    params: { name: "x", arguments: { result: { content: [{ type: "text", text: "ok" }] } } },
+  },
+  {
+    jsonrpc: "2.0",
+    id: 9,
+    method: "tools/call",
+    params: { name: "x", arguments: { result: { content: 5 } } },
+  },
+  { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: 5 } },
+  {
+    jsonrpc: "2.0",
+    id: 11,
+    method: "tools/call",
+    params: { name: "x", task: { ttl: 1000 }, arguments: { result: { content: [] } } },
+  },
+  { jsonrpc: "2.0", id: 12, method: "prompts/list" },
+  { jsonrpc: "2.0", id: 13, method: "tasks/get", params: { taskId: "t" } },
+  { jsonrpc: "2.0", id: 14, method: "no/such" },
+];
+
 Deno.test("HostServer answers initialize, ping, setLevel, tools/call and the unknown as the SDK's Server", async () => {
   const [sdk, host] = await both(GATEWAY_CAPABILITIES, { instructions: "Use search_tools first." });
   try {
     const messages = [
-      initialize(SUPPORTED_PROTOCOL_VERSIONS.at(-1), { sampling: {}, roots: { listChanged: true } }),
+      REQUESTS[0],
       { jsonrpc: "2.0", method: "notifications/initialized" },
-      initialize("1999-01-01", {}, 2),
-      initialize(42, {}, 3),
-      { jsonrpc: "2.0", id: 4, method: "ping" },
-      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
-      { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
-      { jsonrpc: "2.0", id: 7, method: "tools/list" },
-      // tools/call: a valid result, an invalid one, an invalid request, a task result that is not one.
-      {
-        jsonrpc: "2.0",
-        id: 8,
-        method: "tools/call",
-        params: { name: "x", arguments: { result: { content: [{ type: "text", text: "ok" }] } } },
-      },
-      {
-        jsonrpc: "2.0",
-        id: 9,
-        method: "tools/call",
-        params: { name: "x", arguments: { result: { content: 5 } } },
-      },
-      { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: 5 } },
-      {
-        jsonrpc: "2.0",
-        id: 11,
-        method: "tools/call",
-        params: { name: "x", task: { ttl: 1000 }, arguments: { result: { content: [] } } },
-      },
-      { jsonrpc: "2.0", id: 12, method: "prompts/list" },
-      { jsonrpc: "2.0", id: 13, method: "tasks/get", params: { taskId: "t" } },
-      { jsonrpc: "2.0", id: 14, method: "no/such" },
+      ...REQUESTS.slice(1),
     ];
     const want = await sdk.exchange(messages);
     const got = await host.exchange(messages);
@@ -230,37 +236,7 @@ Deno.test("HostServer answers as v2's Server where v2 keeps v1's answers; the th
   await ours.start();
   await v2.connect(theirs as never);
   try {
-    const messages = [
-      initialize(SUPPORTED_PROTOCOL_VERSIONS.at(-1), { sampling: {}, roots: { listChanged: true } }),
-      initialize("1999-01-01", {}, 2),
-      initialize(42, {}, 3),
-      { jsonrpc: "2.0", id: 4, method: "ping" },
-      { jsonrpc: "2.0", id: 5, method: "logging/setLevel", params: { level: "debug" } },
-      { jsonrpc: "2.0", id: 6, method: "logging/setLevel", params: { level: "loud" } },
-      { jsonrpc: "2.0", id: 7, method: "tools/list" },
-      {
-        jsonrpc: "2.0",
-        id: 8,
-        method: "tools/call",
-        params: { name: "x", arguments: { result: { content: [{ type: "text", text: "ok" }] } } },
-      },
-      {
-        jsonrpc: "2.0",
-        id: 9,
-        method: "tools/call",
-        params: { name: "x", arguments: { result: { content: 5 } } },
-      },
-      { jsonrpc: "2.0", id: 10, method: "tools/call", params: { name: 5 } },
-      {
-        jsonrpc: "2.0",
-        id: 11,
-        method: "tools/call",
-        params: { name: "x", task: { ttl: 1000 }, arguments: { result: { content: [] } } },
-      },
-      { jsonrpc: "2.0", id: 12, method: "prompts/list" },
-      { jsonrpc: "2.0", id: 13, method: "tasks/get", params: { taskId: "t" } },
-      { jsonrpc: "2.0", id: 14, method: "no/such" },
-    ];
+    const messages = REQUESTS;
     const got = await host.exchange(messages);
     const want: JSONRPCMessage[] = [];
     for (const message of messages) {
