@@ -39,6 +39,11 @@
  * `tools/list`; sources in `data/blind9_SOURCES.md`) with `data/blind9_queries.jsonl` (50 requests and 5
  * off-topic ones) are a fifth pair written the same way.
  *
+ * `data/plain9_queries.jsonl` (40 requests and 5 off-topic ones) and `data/blind10_catalog.json` (76 tools of four
+ * public servers that all track work — Shortcut, monday.com, Plane, Atlassian (Jira and Confluence) — recorded
+ * from each npm package's live `tools/list`; sources in `data/blind10_SOURCES.md`) with
+ * `data/blind10_queries.jsonl` (45 requests and 5 off-topic ones) are a sixth pair written the same way.
+ *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
  * deno run -A scripts/bench/plain.ts --misses --catalog blind5_catalog.json --queries blind5_queries.jsonl
