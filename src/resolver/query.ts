@@ -37,6 +37,11 @@ export const ARITHMETIC_WEIGHT = 1;
 /** Weight of the words a request's action looks for in tools (`actions.ts`): a synonym's. */
 export const ACTION_TERM_WEIGHT = 0.3;
 
+/** What a request calling an action off ("don't send it after all") looks for in tools (recall only). */
+const CANCEL_TERMS: readonly string[] = "cancel undo revert unschedule unsubscribe abort".split(" ").map(
+  stem,
+);
+
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
 
@@ -868,6 +873,16 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     statementWords = statement;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
+    // An action called off ("dont send it after all") asks for the tools that cancel or undo it; its verb
+    // names what is not to be done, and weighs like a generic verb.
+    const negated = asked.negated === undefined ? undefined : stem(asked.negated);
+    if (negated !== undefined) {
+      const at = words.flatMap((_, i) => stems[i] === negated ? [i] : []);
+      if (action & ACTION.delete) {
+        for (const t of CANCEL_TERMS) addExtra(t, ACTION_TERM_WEIGHT, at, false, true);
+      }
+      for (const i of at) terms[i]!.weight *= GENERIC_WEIGHT;
+    }
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
     // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
     const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
@@ -884,7 +899,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
     // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
-    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated && !negated) {
       terms[0].weight *= GENERIC_WEIGHT;
     }
     // Linking or unlinking two things ("remove that link between them", "link them", "connect the two"): the
