@@ -123,6 +123,9 @@ export interface ParsedQuery {
  * "get me the weather", "show me". They still count, at this weight.
  */
 const GENERIC_WEIGHT = 0.5;
+
+/** The light verb whose action is its object's ("make a list" lists, "make a folder named x" creates). */
+const LIGHT_VERB = stem("make");
 const GENERIC_VERBS: ReadonlySet<string> = new Set(
   [
     "get find show make provide do use go take put see look try check",
@@ -900,6 +903,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
     // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
     if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated && !negated) {
+      terms[0].weight *= GENERIC_WEIGHT;
+    }
+    // A light verb ("make a file called todo.txt") says nothing its object does not: the action is read from
+    // what it makes, and as a word it meets tools whose text opens on it ("Make line-based edits").
+    if (action !== 0 && terms[0] && terms[0].term === LIGHT_VERB && !asked.stated && !negated) {
       terms[0].weight *= GENERIC_WEIGHT;
     }
     // Linking or unlinking two things ("remove that link between them", "link them", "connect the two"): the

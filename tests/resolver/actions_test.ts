@@ -613,3 +613,12 @@ Deno.test("a tool performing the action a request calls off is never a confident
   assert.notEqual(status("do not delete the backup nightly-3"), "confident");
   assert.notEqual(status("never mind deleting the backup nightly-3"), "confident");
 });
+
+Deno.test("a light verb's word weighs less where its object names the action (#42)", async () => {
+  // The reference servers' own tools: `edit_file` opens "Make line-based edits to a text file".
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const index = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("make a file called todo.txt with: buy milk, call mom, pay rent"), "write_file");
+  assert.equal(first("make the edits to notes.txt that I listed"), "edit_file");
+});
