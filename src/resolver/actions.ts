@@ -171,6 +171,20 @@ export function isActionStem(stemmed: string): boolean {
   return table().has(stemmed);
 }
 
+/**
+ * Verbs a tool's name or lead sentence uses for calling off what was set going ("Cancel a scheduled email",
+ * `revert_commit`): they remove it. A request's "cancel" is no action word: it mostly asks off-topic things
+ * ("cancel my gym membership").
+ */
+const TOOL_ONLY: ReadonlyMap<string, number> = new Map(
+  "cancel abort revert undo unschedule unsubscribe rollback".split(" ").map((w) => [stem(w), ACTION.delete]),
+);
+
+/** The action mask of one folded word of a tool's text: an action word's, or a cancelling verb's. */
+function toolActionOf(word: string): number {
+  return actionOf(word) || (TOOL_ONLY.get(stem(word)) ?? 0);
+}
+
 /** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
 function actionOf(word: string): number {
   if (STOP_WORDS.has(word) || word.length < 3) return 0;
@@ -193,16 +207,16 @@ export function toolActions(...texts: string[]): number {
     // A name may put its server or product first (`todoist_create_task`, `brave_web_search`,
     // `browser_tab_list`): its first action word is its verb.
     if (i === 0) {
-      const verb = splitWords(text).flatMap((w) => w.parts).find((p) => actionOf(p) !== 0);
+      const verb = splitWords(text).flatMap((w) => w.parts).find((p) => toolActionOf(p) !== 0);
       if (verb !== undefined) {
-        mask |= actionOf(verb);
+        mask |= toolActionOf(verb);
         continue;
       }
     }
     for (const w of splitWords(text)) {
       const first = w.parts.find((p) => !STOP_WORDS.has(p));
       if (first === undefined) continue;
-      mask |= actionOf(first);
+      mask |= toolActionOf(first);
       break;
     }
     // Two verbs joined ("Get or list resources", "Create or update a file") are both the tool's.
@@ -276,11 +290,23 @@ export function requestAction(text: string): number {
  */
 export function requestActions(
   text: string,
-): { action: number; recall: number; stated?: boolean; statement?: string } {
+): { action: number; recall: number; stated?: boolean; statement?: string; negated?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text)) return none;
+  // "Don't send it after all", "never mind publishing the post": an action called off is undone, never done.
+  // Calling off a removal keeps things as they are: no action to rank by; a switch is switched either way.
+  const negated = negatedAction(text);
+  if (negated) {
+    const undone = actionOf(negated) || misspeltAction(negated);
+    // Reading, searching or listing leaves nothing to undo.
+    const inverse = undone & (ACTION.create | ACTION.update | ACTION.send | ACTION.run | ACTION.link) &&
+        !(undone & ACTION.delete)
+      ? ACTION.delete
+      : undone & ACTION.toggle;
+    return { action: inverse, recall: inverse, negated };
+  }
   // …it reads: "who is Dana connected to?" reads a graph, it links nothing. "How do I create…" and "can
   // you…" are no such question: they ask for the verb after them, as a request does.
   if (QUESTION.test(text)) {
@@ -435,6 +461,45 @@ const ABOUT = /\b(?:related|relating|pertaining|with regard|in regard|in relatio
 /** `text` with each phrase meaning "about" ("related to", "relating to", "in relation to") said as "about". */
 export function aboutPhrases(text: string): string {
   return text.replace(ABOUT, "about");
+}
+
+/**
+ * An action verb called off: "don't", "do not", "never mind", "no longer want to" (or "… after all") before
+ * it. The request asks for the cancelling action (cancel, delete, undo, unschedule), never the verb's own.
+ */
+const NEGATION = new RegExp(
+  String.raw`(?:^|[,;:.!?]\s*|\s[-–—]+\s*|\b(?:so|actually|oh|wait|no|ok|okay)\s+)` +
+    String.raw`(?:(?:please|just|actually|so)\s+)*(?:(?:i|we)\s+)?(?:` +
+    String
+      .raw`(?:don[’']?t|do\s+not|no\s+longer)(?:\s+(?:want|need|wish)\s+(?:you\s+)?to)?(?:\s+(?:bother|go\s+ahead))?` +
+    String
+      .raw`(?:\s+(?:to|and))?|never\s*mind(?:\s+(?:about|the|that|my|our))?|no\s+need\s+(?:for\s+you\s+)?to|` +
+    String.raw`(?:(?:i|we)\s+)?(?:won[’']?t|will\s+not)\s+(?:need|want)\s+(?:you\s+)?to)\s+(\p{L}+)`,
+  "iu",
+);
+
+/**
+ * The action verb a request calls off ("that email I scheduled — dont send it after all" → "send"), when the
+ * negation opens the request or a clause with no action verb before it: a constraint after an imperative
+ * ("copy a.txt but don't overwrite b.txt") calls off nothing.
+ */
+const FORGET = stem("forget");
+
+/** The action mask of the verb a request calls off ({@link negatedAction}); 0 for none. */
+export function calledOff(text: string): number {
+  const verb = negatedAction(aboutPhrases(text));
+  return verb === undefined ? 0 : actionOf(verb) || misspeltAction(verb);
+}
+
+export function negatedAction(text: string): string | undefined {
+  const m = NEGATION.exec(text);
+  if (!m) return undefined;
+  const verb = m[1]!.toLowerCase();
+  // "Don't forget to…" asks to remember: the idiom does what it names.
+  if (stem(verb) === FORGET || (actionOf(verb) === 0 && misspeltAction(verb) === 0)) return undefined;
+  const before = splitWords(text.slice(0, m.index)).flatMap((w) => w.parts);
+  if (before.some((w) => actionOf(w) !== 0 && !isActionParticiple(w))) return undefined;
+  return verb;
 }
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */

@@ -37,6 +37,11 @@ export const ARITHMETIC_WEIGHT = 1;
 /** Weight of the words a request's action looks for in tools (`actions.ts`): a synonym's. */
 export const ACTION_TERM_WEIGHT = 0.3;
 
+/** What a request calling an action off ("don't send it after all") looks for in tools (recall only). */
+const CANCEL_TERMS: readonly string[] = "cancel undo revert unschedule unsubscribe abort".split(" ").map(
+  stem,
+);
+
 /** At most this many distinct query words are kept; the rest are ignored. */
 export const MAX_QUERY_TERMS = 64;
 
@@ -118,6 +123,9 @@ export interface ParsedQuery {
  * "get me the weather", "show me". They still count, at this weight.
  */
 const GENERIC_WEIGHT = 0.5;
+
+/** The light verb whose action is its object's ("make a list" lists, "make a folder named x" creates). */
+const LIGHT_VERB = stem("make");
 const GENERIC_VERBS: ReadonlySet<string> = new Set(
   [
     "get find show make provide do use go take put see look try check",
@@ -868,6 +876,16 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     statementWords = statement;
     const origin = words.length > 0 ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
+    // An action called off ("dont send it after all") asks for the tools that cancel or undo it; its verb
+    // names what is not to be done, and weighs like a generic verb.
+    const negated = asked.negated === undefined ? undefined : stem(asked.negated);
+    if (negated !== undefined) {
+      const at = words.flatMap((_, i) => stems[i] === negated ? [i] : []);
+      if (action & ACTION.delete) {
+        for (const t of CANCEL_TERMS) addExtra(t, ACTION_TERM_WEIGHT, at, false, true);
+      }
+      for (const i of at) terms[i]!.weight *= GENERIC_WEIGHT;
+    }
     // A verb acting on a named thing as a whole ("erase Carlos", "forget everything about Bob") acts on the
     // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
     const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
@@ -884,7 +902,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // their object ("link Ana to Acme" vs `get_resource_links`).
     // It weighs a generic verb's weight (0.5 and 0.7 measured the same but for the plain set's top-1).
     // A statement that a state ended ("Omar no longer reports to Priya") has no verb first.
-    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated) {
+    if (action !== 0 && terms[0] && !GENERIC_VERBS.has(terms[0].term) && !asked.stated && !negated) {
+      terms[0].weight *= GENERIC_WEIGHT;
+    }
+    // A light verb ("make a file called todo.txt") says nothing its object does not: the action is read from
+    // what it makes, and as a word it meets tools whose text opens on it ("Make line-based edits").
+    if (action !== 0 && terms[0] && terms[0].term === LIGHT_VERB && !asked.stated && !negated) {
       terms[0].weight *= GENERIC_WEIGHT;
     }
     // Linking or unlinking two things ("remove that link between them", "link them", "connect the two"): the

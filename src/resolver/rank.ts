@@ -6,7 +6,7 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, asksForNew, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
+import { actionMatch, asksForNew, calledOff, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -137,6 +137,8 @@ interface Scored {
   action: number;
   /** The request (or clause) asks to create a new or named thing (`asksForNew`). */
   fresh?: boolean;
+  /** The action the request calls off ("don't send it after all"; `calledOff`): never a confident answer. */
+  undone?: number;
 }
 
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
@@ -557,7 +559,9 @@ function evidence(
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
     located: c.located,
-    actionConflict: scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0,
+    // …or it performs the very action the request calls off ("do not delete the backup" and a delete tool).
+    actionConflict: (scored.action !== 0 && actionMatch(scored.action, index.actions[doc]!) < 0) ||
+      ((scored.undone ?? 0) & index.actions[doc]! & ~scored.action) !== 0,
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
     nameCoverage: nameCoverageOf(index, doc, scored.credit),
@@ -805,7 +809,9 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const poolSize = Math.max(o.pool, maxHits);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
-  if (clauseTexts.length <= 1) [full.action, full.fresh] = [requestAction(text), asksForNew(text)];
+  if (clauseTexts.length <= 1) {
+    [full.action, full.fresh, full.undone] = [requestAction(text), asksForNew(text), calledOff(text)];
+  }
   const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c, true)) : [];
   const final = new Map<number, number>();
@@ -823,6 +829,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       if (cq.terms.length === 0) continue;
       const scored = accumulate(index, cq);
       [scored.action, scored.fresh] = [requestAction(clauseTexts[c]!), asksForNew(clauseTexts[c]!)];
+      scored.undone = calledOff(clauseTexts[c]!);
       const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
       for (const [d, s] of top) {

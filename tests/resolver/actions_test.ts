@@ -569,3 +569,56 @@ Deno.test("pushing, bumping or shifting a thing to a time reschedules it; pushin
   assert.equal(requestAction("push my changes to main"), 0);
   assert.equal(requestAction("bump the version to 2.0"), 0);
 });
+
+Deno.test("an action called off asks for the tool that cancels it, never the action itself (#42)", () => {
+  assert.equal(requestAction("that email I scheduled for 9am - dont send it after all"), ACTION.delete);
+  assert.equal(requestAction("never mind publishing the post"), ACTION.delete);
+  assert.equal(requestAction("actually, do not run the nightly job"), ACTION.delete);
+  assert.equal(requestActions("don't send the invite").negated, "send");
+  // "Don't forget" asks to remember; a constraint after an imperative and a called-off removal undo nothing.
+  assert.equal(requestAction("don't forget to send the report"), 0);
+  assert.equal(requestAction("copy a.txt but don't overwrite b.txt"), 0);
+  assert.equal(requestAction("do not delete the backup"), 0);
+  // A tool's cancelling verb removes what was set going.
+  assert.equal(
+    toolActions("cancel-email", "", "Cancel a scheduled email that has not yet been sent."),
+    ACTION.delete,
+  );
+  const tools = [
+    tool("send-email", "Send a single email to one or more recipients immediately (or schedule it)."),
+    tool("cancel-email", "Cancel a scheduled email that has not yet been sent."),
+    tool("list-emails", "List recently sent emails with their status."),
+  ];
+  const mail = buildIndex(buildCatalog([{ name: "mail", tags: [], useWhen: [], tools }]));
+  const ranked = rankQuery(mail, "that email I scheduled for tomorrow 9am - dont send it after all", {
+    maxHits: 5,
+  });
+  assert.equal(ranked.hits[0]?.tool.short, "cancel-email");
+  assert.equal(firstOver("mail", tools)("send the email to Ana"), "send-email");
+});
+
+Deno.test("a tool performing the action a request calls off is never a confident answer (#42)", () => {
+  const backups = buildIndex(buildCatalog([{
+    name: "backups",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("delete_backup", "Delete a backup by its name"),
+      tool("create_backup", "Create a backup of a database"),
+      tool("list_backups", "List the backups of a database"),
+    ],
+  }]));
+  const status = (q: string) => assess(rankQuery(backups, q, { maxHits: 5 })).status;
+  assert.equal(status("delete the backup nightly-3"), "confident");
+  assert.notEqual(status("do not delete the backup nightly-3"), "confident");
+  assert.notEqual(status("never mind deleting the backup nightly-3"), "confident");
+});
+
+Deno.test("a light verb's word weighs less where its object names the action (#42)", async () => {
+  // The reference servers' own tools: `edit_file` opens "Make line-based edits to a text file".
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  const index = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("make a file called todo.txt with: buy milk, call mom, pay rent"), "write_file");
+  assert.equal(first("make the edits to notes.txt that I listed"), "edit_file");
+});
