@@ -116,8 +116,8 @@ Deno.test("a refusal naming no revision spoken here is kept for the error, and d
 });
 
 /** An Era made modern by a refusal and a discover answer. */
-function modern(): Era {
-  const era = new Era();
+function modern(options?: ConstructorParameters<typeof Era>[0]): Era {
+  const era = new Era(options);
   era.outgoing(INIT);
   era.incoming({
     jsonrpc: "2.0",
@@ -285,14 +285,7 @@ Deno.test("probe first, unanswered or unsendable: probeFailed gives the initiali
 });
 
 Deno.test("a client's resources/subscribe becomes a listen carrying the request's trace context", () => {
-  const era = new Era({ listen: true });
-  era.outgoing(INIT);
-  era.incoming({
-    jsonrpc: "2.0",
-    id: 0,
-    error: { code: -32022, message: "Unsupported", data: { supported: ["2026-07-28"] } },
-  } as JSONRPCMessage);
-  era.incoming({ jsonrpc: "2.0", id: "mcphub-discover", result: { capabilities: {} } } as JSONRPCMessage);
+  const era = modern({ listen: true });
   const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
   const out = era.outgoing({
     jsonrpc: "2.0",

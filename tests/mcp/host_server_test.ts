@@ -47,6 +47,16 @@ async function session(make: () => AnyServer): Promise<Session> {
     return wanted as never;
   });
   on(server, ListToolsRequestSchema, () => ({ tools: [] }));
+  return { server, initialized: () => initialized, ...await linked(server) };
+}
+
+/**
+ * `server` connected to one end of an in-memory pair: `exchange` sends raw messages one by one and returns
+ * every message the server sent back meanwhile.
+ */
+async function linked(
+  server: { connect(transport: never): Promise<void>; close(): Promise<void> },
+): Promise<Pick<Session, "exchange" | "close">> {
   const [ours, theirs] = InMemoryTransport.createLinkedPair();
   const received: JSONRPCMessage[] = [];
   let wake: (() => void) | undefined;
@@ -55,10 +65,8 @@ async function session(make: () => AnyServer): Promise<Session> {
     wake?.();
   };
   await ours.start();
-  await server.connect(theirs);
+  await server.connect(theirs as never);
   return {
-    server,
-    initialized: () => initialized,
     async exchange(messages) {
       const start = received.length;
       for (const message of messages) {
@@ -226,25 +234,11 @@ Deno.test("HostServer answers as v2's Server where v2 keeps v1's answers; the th
   const v2 = new V2Server(info, options);
   v2.setRequestHandler("tools/call", (request) => request.params.arguments?.result as never);
   v2.setRequestHandler("tools/list", () => ({ tools: [] }));
-  const [ours, theirs] = InMemoryTransport.createLinkedPair();
-  const received: JSONRPCMessage[] = [];
-  let wake: (() => void) | undefined;
-  ours.onmessage = (message) => {
-    received.push(message);
-    wake?.();
-  };
-  await ours.start();
-  await v2.connect(theirs as never);
+  const direct = await linked(v2);
   try {
     const messages = REQUESTS;
     const got = await host.exchange(messages);
-    const want: JSONRPCMessage[] = [];
-    for (const message of messages) {
-      const before = received.length;
-      await ours.send(message as JSONRPCMessage);
-      while (received.length === before) await new Promise<void>((resolve) => wake = resolve);
-      want.push(received[received.length - 1]);
-    }
+    const want = await direct.exchange(messages);
     assert.equal(got.length, 14);
     const differ = [9, 10, 11];
     for (let i = 0; i < messages.length; i++) {
@@ -263,7 +257,7 @@ Deno.test("HostServer answers as v2's Server where v2 keeps v1's answers; the th
     assert.deepEqual((want[10] as { result: unknown }).result, { content: [] });
   } finally {
     await host.close();
-    await v2.close();
+    await direct.close();
   }
 });
 
@@ -282,17 +276,14 @@ Deno.test("HostServer hands a handler the request's _meta as v1's Server does, t
         seen.push((extra as { _meta?: unknown })._meta);
         return { tools: [] };
       });
-    const [ours, theirs] = InMemoryTransport.createLinkedPair();
-    const answered = Promise.withResolvers<void>();
-    ours.onmessage = (message) => {
-      if ("id" in message && message.id === 2) answered.resolve();
-    };
-    await ours.start();
-    await server.connect(theirs);
-    await ours.send(initialize("2025-11-25") as JSONRPCMessage);
-    await ours.send({ jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: meta } });
-    await answered.promise;
-    await server.close();
+    const link = await linked(server);
+    await link.exchange([initialize("2025-11-25"), {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/list",
+      params: { _meta: meta },
+    }]);
+    await link.close();
   }
   assert.deepEqual(seen, [meta, meta]);
 });
