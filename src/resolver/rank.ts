@@ -681,6 +681,53 @@ export function diversify(order: [number, number][], winners: readonly number[],
   order.splice(0, order.length, ...newHead, ...dropped);
 }
 
+/** Score factor of a tool whose server the request names by a word of its name ("in asana", "on trello"). */
+export const NAMED_SERVER_BONUS = 0.5;
+
+/** A day's or month's name after a word that makes it a date ("on Monday", "next Friday"): no server's name. */
+const DATE_NAME =
+  /^(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december)$/;
+const DATE_BEFORE = new Set("on next last this every by until till from before after since".split(" "));
+
+/** Words after which a server's name is the topic asked about ("pages about the kubernetes upgrade"). */
+const TOPIC_BEFORE = new Set(
+  "about mentions mentioning mention regarding concerning related relating".split(" "),
+);
+
+/** How many words back a {@link TOPIC_BEFORE} word makes a name a topic. */
+const TOPIC_REACH = 3;
+
+/**
+ * The servers the request names: the whole of a server's name (`trello`, `google-calendar` as "google
+ * calendar"; `mcp` and `server` left out) as words of its own, not inside an identifier ("redis-0"), not a
+ * stop word, not a date ("on Monday").
+ */
+function namedServers(index: ResolverIndex, text: string): Set<number> {
+  const named = new Set<number>();
+  if (index.serverWords.size === 0) return named;
+  const words = splitWords(text).map((w) => w.parts.length === 1 ? w.parts[0]!.toLowerCase() : "");
+  words.forEach((w, i) => {
+    if (w === "" || STOP_WORDS.has(w)) return;
+    if (DATE_NAME.test(w) && DATE_BEFORE.has(words[i - 1] ?? "")) return;
+    if (words.slice(Math.max(0, i - TOPIC_REACH), i).some((b) => TOPIC_BEFORE.has(b))) return;
+    for (const { server, rest } of index.serverWords.get(w) ?? []) {
+      if (rest.every((n, k) => words[i + 1 + k] === n)) named.add(server);
+    }
+  });
+  return named;
+}
+
+/** The tools of a server the request names rank {@link NAMED_SERVER_BONUS} higher. */
+function namedServerFirst(index: ResolverIndex, text: string, final: Map<number, number>): void {
+  const named = namedServers(index, text);
+  if (named.size === 0) return;
+  // Only when the best tool is of no server named: the name is then what the ranking missed.
+  let best = -1, top = -Infinity;
+  for (const [d, s] of final) if (s > top) [best, top] = [d, s];
+  if (best >= 0 && named.has(index.serverOf[best]!)) return;
+  for (const [d, s] of final) if (named.has(index.serverOf[d]!)) final.set(d, s * (1 + NAMED_SERVER_BONUS));
+}
+
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -861,6 +908,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       final.set(d, fused * fullMax);
     }
   }
+  namedServerFirst(index, text, final);
   const tools = index.tools;
   const tie = tieBreaker(index, query);
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
