@@ -26,6 +26,7 @@ import {
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
+  idiomWords,
   isActionStem,
   namesLink,
   requestActions,
@@ -586,8 +587,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
+  // An idiom's words name its action, not an object: its verb no spelling of the word ("pull" -> `pr`), its
+  // other words no synonyms ("mind" -> `head`); the verb's own synonyms stay ("keep" -> `retain`).
+  const idiom = idiomWords(rest);
   for (let i = 0; i < stems.length; i++) {
+    if (idiom.others.has(stems[i]!)) continue;
     for (const syn of synonymsOf(stems[i]!)) {
+      if (syn.spelling && idiom.verbs.has(stems[i]!)) continue;
       addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, !syn.spelling);
     }
   }
@@ -738,6 +744,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       });
     }
   }
+  // An idiom's other words weigh at most a generic verb's: "keep in mind" finds no mind map.
+  stems.forEach((s, i) => {
+    if (idiom.others.has(s)) terms[i]!.weight = Math.min(terms[i]!.weight, GENERIC_WEIGHT);
+  });
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());
