@@ -6,7 +6,16 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, asksForNew, calledOff, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
+import {
+  ACTION_MAX_WORDS,
+  actionMatch,
+  asksForNew,
+  calledOff,
+  isActionStem,
+  isGenericVerb,
+  requestAction,
+} from "./actions.ts";
+import { contentWords } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -574,6 +583,34 @@ function evidence(
   };
 }
 
+const HUBS = new WeakMap<ResolverIndex, Set<number>>();
+
+/** Share of a server's other tools a companion must be the prerequisite of to be a hub (`connect`). */
+const HUB_SHARE = 0.5;
+
+/**
+ * Companions that most of their server's other tools need first (`connect`, `list-connections`): a step
+ * before nearly anything, not a step of a short request.
+ */
+function hubCompanions(index: ResolverIndex): Set<number> {
+  let hubs = HUBS.get(index);
+  if (hubs) return hubs;
+  hubs = new Set();
+  const needed = new Map<number, number>();
+  const size = new Map<number, number>();
+  index.tools.forEach((_, d) => {
+    const s = index.serverOf[d]!;
+    size.set(s, (size.get(s) ?? 0) + 1);
+    for (const c of index.companions[d]!) needed.set(c, (needed.get(c) ?? 0) + 1);
+  });
+  for (const [c, n] of needed) {
+    const others = size.get(index.serverOf[c]!)! - 1;
+    if (others >= 4 && n >= others * HUB_SHARE) hubs.add(c);
+  }
+  HUBS.set(index, hubs);
+  return hubs;
+}
+
 /** Hits whose prerequisite siblings are lifted. */
 const COMPANION_SOURCES = 3;
 
@@ -586,11 +623,14 @@ function addCompanions(
   order: [number, number][],
   weight: number,
   tie: (a: number, b: number) => number,
+  short = false,
 ): void {
   const at = new Map(order.map((entry, i) => [entry[0], i]));
   let changed = false;
+  const hubs = short ? hubCompanions(index) : undefined;
   for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
     for (const c of index.companions[doc]!) {
+      if (hubs?.has(c)) continue;
       const lifted = score * weight;
       const i = at.get(c);
       if (i === undefined) {
@@ -912,7 +952,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const tools = index.tools;
   const tie = tieBreaker(index, query);
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
-  if (o.companionWeight > 0) addCompanions(index, order, o.companionWeight, tie);
+  if (o.companionWeight > 0) {
+    const short = clauseTexts.length <= 1 && contentWords(text) <= ACTION_MAX_WORDS;
+    addCompanions(index, order, o.companionWeight, tie, short);
+  }
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
   if (o.actionPenalty > 0 && full.action !== 0) {
