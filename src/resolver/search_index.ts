@@ -219,7 +219,8 @@ export interface ResolverIndex {
    * Words that name a server in a request: the first word of its name (`google` of `google-calendar`) with
    * the words that must follow it (`calendar`), for a one-word name that is an English word only when the
    * catalog uses it mostly for that server (`plane`, not `time`); and a word of a longer name that is no
-   * English word and that the catalog uses mostly for that server (`arxiv` of `mcp-simple-arxiv`), alone.
+   * English word and that the catalog uses mostly for that server (`arxiv` of `mcp-simple-arxiv`), alone;
+   * and a product its tools are named after (`jira` of `read_jira_issue`, `search_jira_issues`…), alone.
    */
   readonly serverWords: ReadonlyMap<string, readonly ServerWord[]>;
   /** Two-word phrases (`"word cloud"`) of each tool's name, title and lead sentence: the tools that have them. */
@@ -504,6 +505,24 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
       if (!isEnglishWord(word, stemOf) && owned(word)) addWord(word, { server: id, rest: [] });
     }
   });
+  // A product a server's tools are named after ("jira" of `read_jira_issue`, `search_jira_issues`…): a word of
+  // the names of PRODUCT_TOOLS or more of one server's tools and of no other server's, no English word.
+  const product = new Map<string, { server: number; tools: number }>();
+  const inOthers = new Set<string>();
+  for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
+    for (const w of new Set(splitName(tools[d]!.short).toLowerCase().split(/[^a-z0-9]+/))) {
+      if (w.length < 3 || /\d/.test(w) || inOthers.has(w) || w === "mcp" || w === "server") continue;
+      const seen = product.get(w);
+      if (!seen) product.set(w, { server: serverOf[d]!, tools: 1 });
+      else if (seen.server === serverOf[d]) seen.tools++;
+      else inOthers.add(w), product.delete(w);
+    }
+  }
+  for (const [w, { server, tools: count }] of product) {
+    if (count < PRODUCT_TOOLS || nameWords[server]!.includes(w) || isEnglishWord(w, stemOf)) continue;
+    addWord(w, { server, rest: [] });
+  }
   const pairs = yield* pairSteps(tools);
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
@@ -589,6 +608,9 @@ export function serverNameWords(name: string): string[] {
     w.length >= 3 && !/^\d+$/.test(w) && w !== "mcp" && w !== "server"
   );
 }
+
+/** Tools of one server whose names a word must be in to name the server as its product (`jira`). */
+const PRODUCT_TOOLS = 3;
 
 /** Server-document fields: name, description, tags, use_when, tool names, tool lead sentences. */
 const SERVER_FIELDS: readonly FieldWeight[] = [

@@ -60,3 +60,22 @@ Deno.test("which words of a server's name name it (issue #42)", () => {
   // The first word of a longer name, with the rest to follow.
   assert.deepEqual(index.serverWords.get("google")?.map((w) => w.rest), [["maps"]]);
 });
+
+Deno.test("a product a server's tools are named after names the server ('in jira') (issue #42)", async () => {
+  const servers = [];
+  for (const f of ["blind10_catalog.json", "heldout2_catalog.json", "blind7_catalog.json"]) {
+    servers.push(...JSON.parse(await Deno.readTextFile(new URL(f, DATA))).servers);
+  }
+  const index = buildIndex(catalogFromJson({ servers }));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.namespaced;
+  // `git_status` and `git_log` are named by the request's words; Atlassian's tools by "jira".
+  assert.equal(first("whats the status of PAY-481 in jira"), "atlassian__read_jira_issue");
+  assert.equal(
+    first("how many hours did Ravi log last week? it's in jira"),
+    "atlassian__get_user_time_tracking",
+  );
+  // A word of one server's tool names is no product when it is an English word or in fewer than three.
+  const named = (word: string) => (index.serverWords.get(word) ?? []).map((w) => index.servers[w.server]);
+  assert.deepEqual(named("jira"), ["atlassian"]);
+  assert.deepEqual(named("confluence"), []);
+});
