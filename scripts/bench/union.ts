@@ -3,7 +3,8 @@
  * every `blindN_catalog.json`, `heldout2_catalog.json`'s servers other than the reference ones, and
  * LiveMCPBench's 70 servers (`catalog.json` of `livemcpbench.ts --out`): about 1,150 tools — and each plain and
  * blind request set scored against it as `plain.ts` scores it in its own catalog (top-1, top-5, `resolve_tool`'s
- * verdicts, off-topic declines). A set's gold is pinned to its own catalog's `server__tool` names; a server whose
+ * verdicts, off-topic declines), and LiveMCPBench's 95 tasks as Recall@5 / nDCG@5 (their gold by tool name: any
+ * server's tool of that name counts). A set's gold is pinned to its own catalog's `server__tool` names; a server whose
  * name another catalog already took is renamed `name-pN` / `name-bN` / `name-h2` / `name-lmb`.
  *
  * What it measures: whether a request still finds its tool when ten times as many tools from unrelated servers
@@ -22,7 +23,7 @@
  * @module
  */
 import type { RankingOptions } from "../../src/resolver/mod.ts";
-import { catalogFromJson, parseQueries } from "../eval_resolver.ts";
+import { catalogFromJson, evaluate, parseQueries, resolverRanker } from "../eval_resolver.ts";
 import { type PlainReport, run } from "./plain.ts";
 
 const DATA = new URL("./data/", import.meta.url);
@@ -59,7 +60,14 @@ export async function runUnion(
   lmb: string,
   ranking?: RankingOptions,
   each?: (line: UnionLine) => void,
-): Promise<{ servers: number; tools: number; lines: UnionLine[] }> {
+): Promise<
+  {
+    servers: number;
+    tools: number;
+    lines: UnionLine[];
+    livemcpbench: { recall5: number; ndcg5: number; tasks: number };
+  }
+> {
   const all: Server[] = [];
   const taken = new Set<string>();
   const add = (tag: string, servers: Server[]) => {
@@ -114,7 +122,17 @@ export async function runUnion(
       lines.push(line);
       each?.(line);
     }
-    return { servers: all.length, tools: all.reduce((n, s) => n + s.tools.length, 0), lines };
+    // LiveMCPBench's tasks in the union: gold by tool name, any server's tool of that name counts (lenient).
+    const tools = catalogFromJson({ servers: all });
+    const ranker = resolverRanker(tools, { top: 10, ranking });
+    const tasks = parseQueries(await Deno.readTextFile(`${lmb}/queries.jsonl`));
+    const summary = evaluate(tools, tasks, { rank: ranker.rank }).summary;
+    const livemcpbench = {
+      recall5: summary["recall@5"] ?? 0,
+      ndcg5: summary["ndcg@5"] ?? 0,
+      tasks: tasks.length,
+    };
+    return { servers: all.length, tools: all.reduce((n, s) => n + s.tools.length, 0), lines, livemcpbench };
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -141,6 +159,10 @@ if (import.meta.main) {
       if (line.label === misses) { for (const m of line.report.misses) console.log(m); }
       console.log(unionSummary(line));
     },
+  );
+  const l = result.livemcpbench;
+  console.log(
+    `lmb (${l.tasks} tasks, gold by tool name) R@5 ${l.recall5.toFixed(3)} nDCG@5 ${l.ndcg5.toFixed(3)}`,
   );
   console.log(`union: ${result.servers} servers, ${result.tools} tools`);
 }
