@@ -131,6 +131,9 @@ export function idiomWords(text: string): { verbs: Set<string>; others: Set<stri
   return out;
 }
 
+/** "Return X to Y": giving a thing back, not returning data. */
+const GIVE_BACK = /\breturn\s+(?:[\p{L}\p{N}'’-]+\s+){1,4}to\s+(?:the|my|our|a|an|his|her|their)\b/iu;
+
 /** The first words of {@link PHRASAL}'s phrases. */
 const PHRASAL_HEADS: ReadonlySet<string> = new Set([...PHRASAL.keys()].map((k) => k.split(" ")[0]!));
 
@@ -385,6 +388,8 @@ export function requestActions(
   if (words.length > 0 && isActionParticiple(words[0]!)) {
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
+  // Returning a thing to someone or somewhere ("return a package to the post office") gives it back: no read.
+  if (words[0] === "return" && GIVE_BACK.test(text)) return none;
   let mask = at(0), recall = mask;
   if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
