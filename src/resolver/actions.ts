@@ -104,9 +104,10 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
 
 /**
  * Stems of the words of the idioms and phrasal verbs of {@link PHRASAL} in a text whose action is not their
- * verb's own ("keep in mind", "pull up", "get rid of"): their verbs that name no action of their own (`keep`,
- * `pull`; not `set` of "set up") and their other words (`mind`, `rid`). The phrase names an action, so its words are no object to look for ("mind" is no mind
- * map, "pull" no pull request). A pronoun may stand inside ("keep that in mind").
+ * verb's own ("keep in mind", "pull up", "get rid of"): their verbs that are no action word of their own
+ * (`keep`, `pull`, `set`) and their other words (`mind`, `rid`). The phrase names an action, so its words are no
+ * object to look for ("mind" is no mind map, "pull" no pull request). A pronoun may stand inside ("keep that in
+ * mind").
  */
 export function idiomWords(text: string): { verbs: Set<string>; others: Set<string> } {
   const all = splitWords(text).flatMap((w) => w.parts);

@@ -480,7 +480,10 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const nameWords = servers.map(serverNameWords);
   // Per word of a server name: tools of servers so named, and other tools whose name or text has the word.
   const own = new Map<string, number>(), other = new Map<string, number>();
-  nameWords.forEach((words) => words.forEach((w) => own.set(w, 0) && other.set(w, 0)));
+  for (const w of nameWords.flat()) {
+    own.set(w, 0);
+    other.set(w, 0);
+  }
   for (let d = 0; d < n; d++) {
     if (d % STEP === STEP - 1) yield;
     const tool = tools[d]!;
@@ -516,7 +519,10 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
       const seen = product.get(w);
       if (!seen) product.set(w, { server: serverOf[d]!, tools: 1 });
       else if (seen.server === serverOf[d]) seen.tools++;
-      else inOthers.add(w), product.delete(w);
+      else {
+        inOthers.add(w);
+        product.delete(w);
+      }
     }
   }
   for (const [w, { server, tools: count }] of product) {
