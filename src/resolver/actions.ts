@@ -103,6 +103,42 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
 ]);
 
 /**
+ * Stems of the words of the idioms and phrasal verbs of {@link PHRASAL} in a text whose action is not their
+ * verb's own ("keep in mind", "pull up", "get rid of"): their verbs that are no action word of their own
+ * (`keep`, `pull`, `set`) and their other words (`mind`, `rid`). The phrase names an action, so its words are no
+ * object to look for ("mind" is no mind map, "pull" no pull request). A pronoun may stand inside ("keep that in
+ * mind").
+ */
+export function idiomWords(text: string): { verbs: Set<string>; others: Set<string> } {
+  const all = splitWords(text).flatMap((w) => w.parts);
+  const out = { verbs: new Set<string>(), others: new Set<string>() };
+  for (let i = 0; i < all.length; i++) {
+    if (!PHRASAL_HEADS.has(all[i]!)) continue;
+    for (const n of [4, 3, 2]) {
+      let words = all.slice(i, i + n);
+      let action = PHRASAL.get(words.join(" "));
+      if (action === undefined && OBJECT_PRONOUNS.has(all[i + 1] ?? "")) {
+        words = [all[i]!, ...all.slice(i + 2, i + 1 + n)];
+        action = PHRASAL.get(words.join(" "));
+      }
+      if (action === undefined) continue;
+      if ((actionOf(all[i]!) & action) === 0) {
+        if (actionOf(all[i]!) === 0) out.verbs.add(stem(words[0]!));
+        for (const w of words.slice(1)) if (!STOP_WORDS.has(w) && w.length > 1) out.others.add(stem(w));
+      }
+      break;
+    }
+  }
+  return out;
+}
+
+/** "Return X to Y": giving a thing back, not returning data. */
+const GIVE_BACK = /\breturn\s+(?:[\p{L}\p{N}'’-]+\s+){1,4}to\s+(?:the|my|our|a|an|his|her|their)\b/iu;
+
+/** The first words of {@link PHRASAL}'s phrases. */
+const PHRASAL_HEADS: ReadonlySet<string> = new Set([...PHRASAL.keys()].map((k) => k.split(" ")[0]!));
+
+/**
  * Verbs of a request's imperative that tool text mostly uses otherwise: "note that Bob is tall" records,
  * where a tool's "note" is a noun. "Make" is a light verb (see {@link requestActions}).
  */
@@ -353,6 +389,8 @@ export function requestActions(
   if (words.length > 0 && isActionParticiple(words[0]!)) {
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
+  // Returning a thing to someone or somewhere ("return a package to the post office") gives it back: no read.
+  if (words[0] === "return" && GIVE_BACK.test(text)) return none;
   let mask = at(0), recall = mask;
   if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to

@@ -26,6 +26,7 @@ import {
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
+  idiomWords,
   isActionStem,
   namesLink,
   requestActions,
@@ -431,6 +432,21 @@ export function nounModifiers(text: string): Map<string, string> {
   return modifiers;
 }
 
+/** A key (`PAY-481`, `redis-0`, `sc_1042`) or a channel (`#random`): a name, not a capability. */
+const KEY =
+  /(?<![\p{L}\p{N}#@/._-])([\p{L}]+)[-_]\d+(?![\p{L}\p{N}._-])|(?<![\p{L}\p{N}&])#([\p{L}][\p{L}\p{N}_-]*)/gu;
+
+/** The words of the keys and channels of a text ({@link KEY}) that it does not also use outside them. */
+function keyWords(text: string): Set<string> {
+  const inside = new Set<string>();
+  for (const m of text.matchAll(KEY)) {
+    for (const w of splitWords(m[1] ?? m[2]!)) for (const part of w.parts) inside.add(part);
+  }
+  if (inside.size === 0) return inside;
+  for (const w of splitWords(text.replace(KEY, " "))) for (const part of w.parts) inside.delete(part);
+  return inside;
+}
+
 /**
  * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
  * at the end), a name ("called…"), a colon.
@@ -555,8 +571,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     implied.push(...span.extras);
   }
   const names = argumentWords(rest);
-  // Quoted prose is an argument (a title, a name, a value), not the capability asked for.
+  // Quoted prose is an argument (a title, a name, a value), not the capability asked for; so is the name in
+  // a key ("PAY-481", "redis-0") or a channel ("#random") the request does not use elsewhere.
   const quoted = quotedWords(rest, true);
+  for (const w of keyWords(rest)) quoted.add(w);
   words.forEach((w, i) => {
     if (quoted.has(w) && !/^\d/.test(w)) weights[i]! *= QUOTED_WEIGHT;
   });
@@ -586,8 +604,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   };
   for (const c of compounds) addExtra(c.term, COMPOUND_WEIGHT, c.origins);
   for (const o of otherSenses) addExtra(o.term, o.weight, [o.at]);
+  // An idiom's words name its action, not an object: its verb no spelling of the word ("pull" -> `pr`), its
+  // other words no synonyms ("mind" -> `head`); the verb's own synonyms stay ("keep" -> `retain`).
+  const idiom = idiomWords(rest);
   for (let i = 0; i < stems.length; i++) {
+    if (idiom.others.has(stems[i]!)) continue;
     for (const syn of synonymsOf(stems[i]!)) {
+      if (syn.spelling && idiom.verbs.has(stems[i]!)) continue;
       addExtra(syn.term, syn.weight * weights[i]!, [i], syn.general, !syn.spelling);
     }
   }
@@ -738,6 +761,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       });
     }
   }
+  // An idiom's other words weigh at most a generic verb's: "keep in mind" finds no mind map.
+  stems.forEach((s, i) => {
+    if (idiom.others.has(s)) terms[i]!.weight = Math.min(terms[i]!.weight, GENERIC_WEIGHT);
+  });
   // A pasted identifier ("arxiv 2203.12277") asks for one item by its id: the tools that take one.
   if (hasPastedIdentifier(rest)) addExtra(stem("id"), IDENTIFIER_WEIGHT, []);
   terms.push(...extra.values());

@@ -8,9 +8,10 @@
 import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
-import { bounded, tokenize } from "./tokenize.ts";
+import { bounded, stem as stemOf, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
 import { ANY_ACTION, DEPRECATED, EXISTING, toolActions } from "./actions.ts";
+import { isEnglishWord } from "./lexicon.ts";
 
 /** The fields a tool is ranked on. */
 export const FIELDS = [
@@ -151,6 +152,13 @@ const STRONG_FIELDS: ReadonlySet<Field> = new Set([
 /** Fields that describe this tool in particular (not its server). */
 const TOOL_FIELDS: ReadonlySet<Field> = new Set(["name", "title", "toolHints"]);
 
+/** A word naming a server (see {@link ResolverIndex.serverWords}). */
+export interface ServerWord {
+  server: number;
+  /** Words that follow it in the server's name, all to be typed after it. */
+  rest: readonly string[];
+}
+
 /** The tools with one adjacent word pair, and the pair's IDF. */
 export interface PairPostings {
   idf: number;
@@ -207,6 +215,14 @@ export interface ResolverIndex {
   readonly serverOf: Int32Array;
   /** BM25F postings over servers as documents (name, description, tags, use_when, tool names and leads). */
   readonly serverPostings: ReadonlyMap<string, Postings>;
+  /**
+   * Words that name a server in a request: the first word of its name (`google` of `google-calendar`) with
+   * the words that must follow it (`calendar`), for a one-word name that is an English word only when the
+   * catalog uses it mostly for that server (`plane`, not `time`); and a word of a longer name that is no
+   * English word and that the catalog uses mostly for that server (`arxiv` of `mcp-simple-arxiv`), alone;
+   * and a product its tools are named after (`jira` of `read_jira_issue`, `search_jira_issues`…), alone.
+   */
+  readonly serverWords: ReadonlyMap<string, readonly ServerWord[]>;
   /** Two-word phrases (`"word cloud"`) of each tool's name, title and lead sentence: the tools that have them. */
   readonly pairs: ReadonlyMap<string, PairPostings>;
   /**
@@ -455,6 +471,64 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     addCounts(doc[5]!, leadSentence(tool.description));
   }
   const serverPostings = (yield* bm25fSteps(serverDocs, SERVER_FIELDS, opts.k1)).postings;
+  const serverWords = new Map<string, ServerWord[]>();
+  const addWord = (word: string, entry: ServerWord) => {
+    const list = serverWords.get(word);
+    if (list) list.push(entry);
+    else serverWords.set(word, [entry]);
+  };
+  const nameWords = servers.map(serverNameWords);
+  // Per word of a server name: tools of servers so named, and other tools whose name or text has the word.
+  const own = new Map<string, number>(), other = new Map<string, number>();
+  for (const w of nameWords.flat()) {
+    own.set(w, 0);
+    other.set(w, 0);
+  }
+  for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
+    const tool = tools[d]!;
+    const mine = nameWords[serverOf[d]!]!;
+    for (const w of mine) own.set(w, own.get(w)! + 1);
+    const text = `${splitName(tool.short)} ${tool.title ?? ""} ${bounded(tool.description)}`.toLowerCase();
+    for (const w of new Set(text.split(/[^a-z0-9]+/))) {
+      if (other.has(w) && !mine.includes(w)) other.set(w, other.get(w)! + 1);
+    }
+  }
+  // A name's English word names its servers only when the catalog uses it mostly for them ("plane", not
+  // "time" or "fetch", which many other tools say); a word of a longer name names the server alone only when
+  // it is also no English word ("arxiv" of `mcp-simple-arxiv`, not "pdf" of `pdf-reader-mcp`).
+  const owned = (w: string) => own.get(w)! >= other.get(w)!;
+  nameWords.forEach((words, id) => {
+    if (words.length === 0) return;
+    if (words.length > 1 || !isEnglishWord(words[0]!, stemOf) || owned(words[0]!)) {
+      addWord(words[0]!, { server: id, rest: words.slice(1) });
+    }
+    if (words.length === 1) return;
+    for (const word of words) {
+      if (!isEnglishWord(word, stemOf) && owned(word)) addWord(word, { server: id, rest: [] });
+    }
+  });
+  // A product a server's tools are named after ("jira" of `read_jira_issue`, `search_jira_issues`…): a word of
+  // the names of PRODUCT_TOOLS or more of one server's tools and of no other server's, no English word.
+  const product = new Map<string, { server: number; tools: number }>();
+  const inOthers = new Set<string>();
+  for (let d = 0; d < n; d++) {
+    if (d % STEP === STEP - 1) yield;
+    for (const w of new Set(splitName(tools[d]!.short).toLowerCase().split(/[^a-z0-9]+/))) {
+      if (w.length < 3 || /\d/.test(w) || inOthers.has(w) || w === "mcp" || w === "server") continue;
+      const seen = product.get(w);
+      if (!seen) product.set(w, { server: serverOf[d]!, tools: 1 });
+      else if (seen.server === serverOf[d]) seen.tools++;
+      else {
+        inOthers.add(w);
+        product.delete(w);
+      }
+    }
+  }
+  for (const [w, { server, tools: count }] of product) {
+    if (count < PRODUCT_TOOLS || nameWords[server]!.includes(w) || isEnglishWord(w, stemOf)) continue;
+    addWord(w, { server, rest: [] });
+  }
   const pairs = yield* pairSteps(tools);
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
@@ -479,6 +553,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     servers,
     serverOf,
     serverPostings,
+    serverWords,
     pairs,
     actions,
     deprecated,
@@ -532,6 +607,16 @@ function* pairSteps(tools: readonly CatalogTool[]): Generator<void, Map<string, 
 export function splitName(name: string): string {
   return name.replace(/[_-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2");
 }
+
+/** Words of a server's name that may name it in a request: not `mcp`, `server`, numbers or one or two letters. */
+export function serverNameWords(name: string): string[] {
+  return splitName(name).toLowerCase().split(/[^a-z0-9]+/).filter((w) =>
+    w.length >= 3 && !/^\d+$/.test(w) && w !== "mcp" && w !== "server"
+  );
+}
+
+/** Tools of one server whose names a word must be in to name the server as its product (`jira`). */
+const PRODUCT_TOOLS = 3;
 
 /** Server-document fields: name, description, tags, use_when, tool names, tool lead sentences. */
 const SERVER_FIELDS: readonly FieldWeight[] = [
