@@ -148,6 +148,8 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   rest = rest.replace(RELATIVE_FILE, pathSpan);
   // A relative path to a directory ("whats inside src/utils", "everything under tests/") is a path too.
   rest = rest.replace(RELATIVE_DIRECTORY, (match) => isRelativeDirectory(match) ? pathSpan(match) : match);
+  // A user's own standard folder ("my downloads", "the Desktop", "my Documents folder") is a directory.
+  rest = rest.replace(USER_FOLDER, (match) => pathSpan(match.split(/\s+/)[1]!) + " ");
   // A file named without a directory ("open notes.txt", "README.md") is a path too.
   rest = rest.replace(FILE_NAME, (match, name: string, extension: string) => {
     const ext = extension.toLowerCase();
@@ -182,6 +184,13 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   });
   return { rest, spans };
 }
+
+/**
+ * A standard folder of a user's home (the desktop's download, desktop, documents, pictures, music and videos
+ * folders) named as the user's own: "my downloads", "the Desktop"; "Documents", "Pictures", "Music" and
+ * "Videos" only capitalized, as the folder is named ("my documents" may be a service's documents).
+ */
+const USER_FOLDER = /\b(?:my|the)\s+(?:[Dd]ownloads|[Dd]esktop|Documents|Pictures|Music|Videos)\b/g;
 
 /** What a file's extension says of its content: text, image, audio or video. */
 export const FILE_KINDS: ReadonlyMap<string, string> = new Map([

@@ -1,0 +1,41 @@
+/**
+ * Plain requests over the reference servers' own tools (`scripts/bench/data/plain_catalog.json`: everything,
+ * memory, filesystem), typed as a user would: the tool a user relies on comes first, and `resolve_tool`
+ * answers as it should (issue #42, eleventh pass).
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { extractLocators } from "../../src/resolver/locators.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
+
+let plain: ResolverIndex | undefined;
+
+async function index(): Promise<ResolverIndex> {
+  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
+  plain ??= buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  return plain;
+}
+
+async function first(q: string): Promise<string | undefined> {
+  return rankQuery(await index(), q, { maxHits: 5 }).hits[0]?.tool.short;
+}
+
+async function status(q: string): Promise<string> {
+  return assess(rankQuery(await index(), q, { maxHits: 5 })).status;
+}
+
+Deno.test("a user's standard folder named as theirs is a directory (#42)", async () => {
+  const kinds = (text: string) => extractLocators(text).spans.map((s) => [s.path, s.directory]);
+  assert.deepEqual(kinds("what files are in my downloads"), [[true, true]]);
+  assert.deepEqual(kinds("clean up the Desktop"), [[true, true]]);
+  assert.deepEqual(kinds("list my Documents folder"), [[true, true]]);
+  // "my documents" may be a service's documents; "downloads" alone is no folder of the user's.
+  assert.deepEqual(kinds("list my documents in Google Docs"), []);
+  assert.deepEqual(kinds("how many downloads did the package get"), []);
+  // Listed, not gzipped ("downloaded" in `gzip-file-as-resource`'s description), and never a confident
+  // answer by that word alone.
+  assert.equal(await first("what files are in my downloads"), "list_directory");
+  assert.notEqual(await status("what files are in my downloads"), "confident");
+});
