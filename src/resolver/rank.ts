@@ -9,6 +9,7 @@ import type { CatalogTool } from "../catalog/mod.ts";
 import { actionMatch, asksForNew, calledOff, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
+import { writtenOut } from "./clauses.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
@@ -799,6 +800,8 @@ function objectHead(text: string, query: ParsedQuery): string | undefined {
  * tools reach the top.
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
+  // Chat shorthand reads as the sentence it stands for ("pls remember…", "wat files r in my downloads").
+  text = writtenOut(text);
   const maxHits = Math.max(1, options.maxHits ?? 20);
   const query = fitQuery(index, text);
   const o = index.options;

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
@@ -38,4 +39,28 @@ Deno.test("a user's standard folder named as theirs is a directory (#42)", async
   // answer by that word alone.
   assert.equal(await first("what files are in my downloads"), "list_directory");
   assert.notEqual(await status("what files are in my downloads"), "confident");
+});
+
+Deno.test("chat shorthand reads as the words it stands for (#42)", async () => {
+  assert.equal(writtenOut("wat files r in my downloads"), "what files are in my downloads");
+  assert.equal(
+    writtenOut("pls remember my sister Lena is allergic"),
+    "please remember my sister Lena is allergic",
+  );
+  assert.equal(writtenOut("can u read ur notes.txt plz"), "can you read your notes.txt please");
+  // A language, a name, a path, an abbreviation and a letter in a word stay as typed.
+  assert.equal(writtenOut("run the R script"), "run the R script");
+  assert.equal(writtenOut("install an r package for plotting"), "install an r package for plotting");
+  assert.equal(
+    writtenOut("open u.s. tax forms in /tmp/u/ur and wat-arun.txt"),
+    "open u.s. tax forms in /tmp/u/ur and wat-arun.txt",
+  );
+  assert.equal(writtenOut("Wat Arun opening hours"), "Wat Arun opening hours");
+  // The request then opens on its verb, or asks its question.
+  assert.equal(await first("wat files r in my downloads"), "list_directory");
+  assert.equal(await first("pls make a new folder called invoices-2026 under docs"), "create_directory");
+  assert.match(
+    (await first("pls remember my sister Lena is allergic to peanuts"))!,
+    /^(add_observations|create_entities)$/,
+  );
 });
