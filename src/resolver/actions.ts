@@ -123,6 +123,9 @@ const ONGOING: ReadonlySet<string> = new Set(
 /** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
 const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
+/** Who a thing is made for, right after "make": "make me a folder", "make us a list". */
+const BENEFICIARIES: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them"]);
+
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */
 const REQUEST_EXTRA: ReadonlyMap<number, number> = new Map([[ACTION.link, ACTION.create]]);
 
@@ -376,7 +379,9 @@ export function requestActions(
     // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.
     if (mask === 0 && stem(words[0]!) === MAKE) {
       const next = words.length > 1 ? at(1) : 0;
-      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w));
+      // …or made for someone ("make me a folder", "make us a list"): a thing made to be had.
+      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w)) ||
+        (BENEFICIARIES.has(all[content[0]! + 1] ?? "") && /^(?:a|an|some)$/.test(all[content[0]! + 2] ?? ""));
       mask = recall = next !== 0 ? next : named ? ACTION.create : 0;
     }
   }

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
@@ -62,5 +63,18 @@ Deno.test("chat shorthand reads as the words it stands for (#42)", async () => {
   assert.match(
     (await first("pls remember my sister Lena is allergic to peanuts"))!,
     /^(add_observations|create_entities)$/,
+  );
+});
+
+Deno.test('a thing made for someone is created: "make me a folder" (#42)', async () => {
+  assert.equal(requestAction("make me a folder invoices/2024"), ACTION.create);
+  assert.equal(requestAction("make us a new branch off main"), ACTION.create);
+  // "Make" stays a light verb: its object's action, else none ("make me happy" makes no thing).
+  assert.equal(requestAction("make me a list of my files"), ACTION.list);
+  assert.equal(requestAction("make me happy"), 0);
+  assert.equal(requestAction("make a copy of the repository"), 0);
+  assert.equal(
+    await first("make me a folder invoices/2024 (and the parent if it's not there)"),
+    "create_directory",
   );
 });
