@@ -165,6 +165,21 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     spans.push(span);
     return match.startsWith(name) ? " " : `${match[0]} `;
   });
+  // A project's conventional file with no extension ("the README", "the Dockerfile") is a text file.
+  rest = rest.replace(CONVENTIONAL_FILE, (name: string) => {
+    if (CAPITALS_ONLY.has(name.toLowerCase()) && name !== name.toUpperCase()) return name;
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [{ word: name.toLowerCase(), weight: 0.7 }],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }, {
+        term: stem("text"),
+        weight: IMPLIED_WEIGHT,
+      }],
+    };
+    spans.push(span);
+    return " ";
+  });
   // A file type named by its extension ("all .log files", "*.md"): files of that kind, a pattern to match.
   rest = rest.replace(EXTENSION, (_match, lead: string, extension: string) => {
     const ext = extension.toLowerCase();
@@ -210,6 +225,23 @@ const EXTENSION = new RegExp(
   String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
   "giu",
 );
+
+/**
+ * The conventional files of a project, named without an extension: README, CHANGELOG, Makefile, Dockerfile and
+ * the like in any case, LICENSE in capitals ("the license" is mostly the word). Standing alone, not inside a
+ * path or a longer name.
+ */
+const CONVENTIONAL_FILE =
+  /(?<![\p{L}\p{N}@._\/\\-])(?:readme|changelog|makefile|dockerfile|jenkinsfile|vagrantfile|procfile|gemfile|rakefile|license|licence|contributing|authors|notice|codeowners)(?![\p{L}\p{N}@_\/\\-]|\.[\p{L}\p{N}])/giu;
+
+/** Conventional file names that are also common words: files only when typed in capitals ("LICENSE"). */
+const CAPITALS_ONLY: ReadonlySet<string> = new Set([
+  "license",
+  "licence",
+  "contributing",
+  "authors",
+  "notice",
+]);
 
 /**
  * A file name without a directory: a name, a dot and an extension {@link FILE_KINDS} knows, standing alone

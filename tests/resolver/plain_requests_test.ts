@@ -78,3 +78,17 @@ Deno.test('a thing made for someone is created: "make me a folder" (#42)', async
     "create_directory",
   );
 });
+
+Deno.test('a project\'s conventional file named without an extension is a file: "the README" (#42)', async () => {
+  const files = (text: string) => extractLocators(text).spans.filter((s) => s.path && !s.directory).length;
+  assert.equal(files("reed the README plz"), 1);
+  assert.equal(files("what does the Dockerfile do"), 1);
+  assert.equal(files("show me the LICENSE"), 1);
+  // The word, a longer name or a path's own part is no such file.
+  assert.equal(files("check the license of lodash"), 0);
+  assert.equal(files("open README.md"), 1);
+  assert.equal(files("the readme-generator package"), 0);
+  // Read, not written ("written" meets `write_file`'s name).
+  assert.equal(await first("reed the README plz"), "read_text_file");
+  assert.equal(await first("whats written in the README in docs/ ?"), "read_text_file");
+});
