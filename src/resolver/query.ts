@@ -258,13 +258,13 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
   [
-    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
     ["knowledge", "search"],
   ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [
-    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (?:put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(?:find|locate)\b|\b(?:somewhere|anywhere)\b|\bforgot where\b/i,
+    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(find|locate)\b|\b(?:somewhere|anywhere)\b|\b(forgot) where\b/i,
     ["search", "find"],
   ],
   // "When was it last modified?" asks for a time.

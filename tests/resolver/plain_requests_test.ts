@@ -92,3 +92,18 @@ Deno.test('a project\'s conventional file named without an extension is a file: 
   assert.equal(await first("reed the README plz"), "read_text_file");
   assert.equal(await first("whats written in the README in docs/ ?"), "read_text_file");
 });
+
+Deno.test('a phrase\'s implied terms stand for its verb: "where did I put it" is answerable (#42)', async () => {
+  const answered = async (q: string) => (await status(q)) !== "no_match";
+  assert.equal(
+    await first("where did I put that invoice pdf?? it's somewhere under ~/Documents"),
+    "search_files",
+  );
+  assert.equal(await answered("where did I put that invoice pdf?? it's somewhere under ~/Documents"), true);
+  assert.equal(
+    await answered("is there a file named invoice somewhere in my documents? i forgot where i put it"),
+    true,
+  );
+  // "Somewhere" alone stands for no word: an off-topic request stays declined.
+  assert.equal(await answered("book me a table for two at 8pm somewhere nice"), false);
+});
