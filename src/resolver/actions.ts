@@ -123,6 +123,28 @@ const ONGOING: ReadonlySet<string> = new Set(
 /** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
 const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
+/**
+ * Shell commands on files, as a request's first word: printing a file reads it, listing a directory lists,
+ * removing deletes, moving updates, making a directory or touching a file creates.
+ */
+const SHELL_ACTIONS: ReadonlyMap<string, number> = new Map([
+  ...["cat", "less", "more", "head", "tail"].map((c) => [c, ACTION.read] as const),
+  ["ls", ACTION.list],
+  ["rm", ACTION.delete],
+  ["rmdir", ACTION.delete],
+  ["mv", ACTION.update],
+  ["mkdir", ACTION.create],
+  ["touch", ACTION.create],
+]);
+
+/**
+ * A request that is a shell command: the command in lower case, its flags, then a path or file name (a
+ * name with a dot, a slash or a tilde) or nothing more (paths are blanked out before a query is parsed).
+ * "cat pictures", "more details", "head of sales" are no command.
+ */
+const SHELL_COMMAND =
+  /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
+
 /** Who a thing is made for, right after "make": "make me a folder", "make us a list". */
 const BENEFICIARIES: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them"]);
 
@@ -296,6 +318,12 @@ export function requestActions(
 ): { action: number; recall: number; stated?: boolean; statement?: string; negated?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
+  // A shell command typed as the request ("cat config.yaml", "ls ~/Downloads", "rm old.log"): its action.
+  const shell = SHELL_COMMAND.exec(text);
+  if (shell) {
+    const action = SHELL_ACTIONS.get(shell[1]!.toLowerCase())!;
+    return { action, recall: action };
+  }
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text)) return none;
   // "Don't send it after all", "never mind publishing the post": an action called off is undone, never done.

@@ -107,3 +107,16 @@ Deno.test('a phrase\'s implied terms stand for its verb: "where did I put it" is
   // "Somewhere" alone stands for no word: an off-topic request stays declined.
   assert.equal(await answered("book me a table for two at 8pm somewhere nice"), false);
 });
+
+Deno.test('a shell command typed as the request asks for its action: "cat config.yaml" (#42)', async () => {
+  assert.equal(requestAction("cat config.yaml"), ACTION.read);
+  assert.equal(requestAction("tail -n 50 app.log"), ACTION.read);
+  assert.equal(requestAction("ls ~/projects/site"), ACTION.list);
+  assert.equal(requestAction("rm old.log"), ACTION.delete);
+  assert.equal(requestAction("mkdir -p src/utils"), ACTION.create);
+  // The same words as English are no command.
+  assert.equal(requestAction("cat pictures please"), 0);
+  assert.equal(requestAction("head of sales"), 0);
+  assert.equal(await first("cat config.yaml"), "read_text_file");
+  assert.equal(await status("cat config.yaml"), "ambiguous");
+});
