@@ -8,6 +8,7 @@
  * @module
  */
 import { isEnglishWord, oneEditAway } from "./lexicon.ts";
+import { extractLocators } from "./locators.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
@@ -144,6 +145,15 @@ const SHELL_ACTIONS: ReadonlyMap<string, number> = new Map([
  */
 const SHELL_COMMAND =
   /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
+
+/** Work the agent does itself on what it has read: on a named file, a read first. */
+const READS_FIRST: ReadonlySet<string> = new Set(
+  "compare diff summarize summarise analyze analyse explain review proofread check".split(" ").map(stem),
+);
+
+/** The first word after a work verb and its determiners: its object. */
+const WORK_OBJECT =
+  /^\s*(?:please\s+)?\p{L}+\s+(?:(?:the|my|our|this|these|both|files?|me|for\s+me)\s+)*([^\s,;]+)/iu;
 
 /** Who a thing is made for, right after "make": "make me a folder", "make us a list". */
 const BENEFICIARIES: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them"]);
@@ -411,6 +421,15 @@ export function requestActions(
       const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w)) ||
         (BENEFICIARIES.has(all[content[0]! + 1] ?? "") && /^(?:a|an|some)$/.test(all[content[0]! + 2] ?? ""));
       mask = recall = next !== 0 ? next : named ? ACTION.create : 0;
+    }
+  }
+  // The agent's own work on a named file starts by reading it: "compare package.json and deno.json",
+  // "summarize notes/meeting.md", "check config.yaml for typos".
+  if (mask === 0 && words.length > 0 && READS_FIRST.has(stem(words[0]!))) {
+    // The file is the verb's object, right after it ("summarize it in /root/a.pptx" writes there).
+    const object = WORK_OBJECT.exec(text);
+    if (object && extractLocators(object[1]!).spans.some((s) => s.path && !s.directory)) {
+      mask = recall = ACTION.read;
     }
   }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".

@@ -120,3 +120,14 @@ Deno.test('a shell command typed as the request asks for its action: "cat config
   assert.equal(await first("cat config.yaml"), "read_text_file");
   assert.equal(await status("cat config.yaml"), "ambiguous");
 });
+
+Deno.test('the agent\'s own work on a named file reads it: "compare a.json and b.json" (#42)', async () => {
+  assert.equal(requestAction("compare package.json and deno.json for me"), ACTION.read);
+  assert.equal(requestAction("summarize notes/meeting.md"), ACTION.read);
+  // A file named as the destination is not the object read; with no file the verb asks for nothing.
+  assert.equal(requestAction("summarize it in a PPT in /root/ppt/apple.pptx"), 0);
+  assert.equal(requestAction("compare prices of the iphone and the pixel"), 0);
+  const q = "compare package.json with package-lock.json for me, side by side";
+  assert.equal(await first(q), "read_multiple_files");
+  assert.equal(await status(q), "ambiguous");
+});
