@@ -433,10 +433,11 @@ export function nounModifiers(text: string): Map<string, string> {
 
 /**
  * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
- * at the end), a name ("called…"), a colon.
+ * at the end), a name ("called…"), a colon; after "remember" or "note", a clause whose "that" is left out
+ * ("remember my sister Lena is allergic to peanuts").
  */
 const STATED_VALUE =
-  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)|(?<=\b(?:remember|memorize|memorise|note)\s+)(?!that\b)(?=(?:[\p{L}\p{N}'’.-]+\s+){1,4}(?:is|are|was|were|has|have|had|lives|works)\b)/iu;
 
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {

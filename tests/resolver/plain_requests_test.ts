@@ -10,6 +10,7 @@ import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/res
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
+import { parseQuery } from "../../src/resolver/query.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 let plain: ResolverIndex | undefined;
@@ -129,5 +130,17 @@ Deno.test('the agent\'s own work on a named file reads it: "compare a.json and b
   assert.equal(requestAction("compare prices of the iphone and the pixel"), 0);
   const q = "compare package.json with package-lock.json for me, side by side";
   assert.equal(await first(q), "read_multiple_files");
+  assert.equal(await status(q), "ambiguous");
+});
+
+Deno.test('"remember" with its "that" left out still states a value (#42)', async () => {
+  const stated = (q: string) =>
+    parseQuery(q).words.filter((_, i) => parseQuery(q).stated?.[i] === true).join(" ");
+  assert.equal(stated("remember my sister Lena is allergic to peanuts"), "sister lena allergic peanuts");
+  assert.equal(stated("remember that my sister Lena is allergic to peanuts"), "sister lena allergic peanuts");
+  // No clause after the verb: nothing stated.
+  assert.equal(stated("remember the milk"), "");
+  const q = "pls remember my sister Lena is allergic to peanuts";
+  assert.equal(await first(q), "add_observations");
   assert.equal(await status(q), "ambiguous");
 });
