@@ -439,6 +439,13 @@ export function nounModifiers(text: string): Map<string, string> {
 const STATED_VALUE =
   /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)|(?<=\b(?:remember|memorize|memorise|note)\s+)(?!that\b)(?=(?:[\p{L}\p{N}'’.-]+\s+){1,4}(?:is|are|was|were|has|have|had|lives|works)\b)/iu;
 
+/**
+ * "One" standing for a noun named before it: after a determiner ("the one", "that one", "which one", "the
+ * new one") and before a preposition, a relative word, a subject pronoun or the end of a clause.
+ */
+const PRONOUN_ONE =
+  /\b((?:the|that|this|which|each|every|any|another|other|same|new|old|last|first|right|wrong)\s+)one\b(?=\s+(?:on|in|at|from|with|by|for|of|near|under|about|that|who|which|where|i|you|we|he|she|they)\b|\s*(?:[,.;:!?)]|$))/giu;
+
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
   return splitWords(gloss).flatMap((w) => w.parts).filter((p) => p.length > 1 && !STOP_WORDS.has(p));
@@ -475,7 +482,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   };
   const located = extractLocators(text);
   const spans = located.spans;
-  const rest = aboutPhrases(located.rest);
+  // "The one on Elm Street", "that one", "which one I saved": a pronoun, not the number one.
+  const rest = aboutPhrases(located.rest).replace(PRONOUN_ONE, "$1");
   const sequence: string[] = [];
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.

@@ -144,3 +144,15 @@ Deno.test('"remember" with its "that" left out still states a value (#42)', asyn
   assert.equal(await first(q), "add_observations");
   assert.equal(await status(q), "ambiguous");
 });
+
+Deno.test('"the one on Elm Street" is a pronoun, not the number one (#42)', async () => {
+  const has = (q: string) => parseQuery(q).words.includes("one");
+  assert.equal(has("my dentist is dr okafor, the one on elm street"), false);
+  assert.equal(has("open the one I saved yesterday"), false);
+  assert.equal(has("create the folders in one operation"), true);
+  assert.equal(has("one more thing"), true);
+  assert.equal(
+    await first("pls remember my dentist is dr okafor, the one on elm street"),
+    "add_observations",
+  );
+});
