@@ -156,3 +156,17 @@ Deno.test('"the one on Elm Street" is a pronoun, not the number one (#42)', asyn
     "add_observations",
   );
 });
+
+Deno.test("a sentence a server repeats in its tools' descriptions is none of their own words (#42)", async () => {
+  // Every filesystem tool but one ends "Only works within allowed directories.": the one named for them wins.
+  for (
+    const q of [
+      "which folders am I allowed to touch?",
+      "which directories are you actually allowed to touch?",
+      "which folders am i even allowed to touch here?",
+    ]
+  ) assert.equal(await first(q), "list_allowed_directories", q);
+  // The boilerplate's words stay as common as they are: no tool gains by their rarity.
+  assert.equal(await first("find people in memory who work at Acme"), "search_nodes");
+  assert.equal(await first("whats in my Downloads folder"), "list_directory");
+});
