@@ -284,11 +284,11 @@ const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(
 
 /**
  * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
- * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech");
- * not a part of it ("delete Bob's note").
+ * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech"),
+ * or the records kept of it ("pull up the entries for Alice and Bob"); not a part of it ("delete Bob's note").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b(?!['’]s\b)/u;
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*)\b(?!['’]s\b)/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");
@@ -719,13 +719,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
     const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
     if (whole) {
-      addExtra(
-        ENTITY,
-        ACTION_TERM_WEIGHT,
-        byStem.has(stem(whole[1]!.toLowerCase())) ? [byStem.get(stem(whole[1]!.toLowerCase()))!] : [],
-        false,
-        true,
-      );
+      const name = stem(whole[2]!.toLowerCase());
+      addExtra(ENTITY, ACTION_TERM_WEIGHT, byStem.has(name) ? [byStem.get(name)!] : [], false, true);
+      // "The entries for Alice": a word for what is kept of a thing says no more than a generic verb does.
+      const kept = whole[1] === undefined ? undefined : byStem.get(stem(whole[1].toLowerCase()));
+      if (kept !== undefined) terms[kept]!.weight *= GENERIC_WEIGHT;
     }
     // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
     // their object ("link Ana to Acme" vs `get_resource_links`).

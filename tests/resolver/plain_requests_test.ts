@@ -170,3 +170,10 @@ Deno.test("a sentence a server repeats in its tools' descriptions is none of the
   assert.equal(await first("find people in memory who work at Acme"), "search_nodes");
   assert.equal(await first("whats in my Downloads folder"), "list_directory");
 });
+
+Deno.test('the records kept of named things are the things: "pull up the entries for Alice and Bob" (#42)', async () => {
+  assert.equal(await first("pull up the entries for Alice and Bob"), "open_nodes");
+  assert.equal(await first("pull up the saved entries for Priya and Tomás"), "open_nodes");
+  // Entries of a directory are still files ("entries" of `directory_tree`).
+  assert.equal(await first("show the entries of /srv/data as a tree"), "directory_tree");
+});
