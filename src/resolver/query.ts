@@ -261,6 +261,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
     ["knowledge", "search"],
   ],
+  // "Everything you've memorized", "all we have stored so far": the whole of what was kept, not a part.
+  [
+    /\b(?:everything|all)\s+(?:that\s+)?(?:you|we|i)(?:['’]ve|\s+have|\s+had)?\s+(?:\p{L}+ed|memori[sz]ed|known|kept|got|written)\b(?!\s+(?:about|on|regarding|for)\b)/iu,
+    ["entire"],
+  ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [

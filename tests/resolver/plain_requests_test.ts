@@ -177,3 +177,10 @@ Deno.test('the records kept of named things are the things: "pull up the entries
   // Entries of a directory are still files ("entries" of `directory_tree`).
   assert.equal(await first("show the entries of /srv/data as a tree"), "directory_tree");
 });
+
+Deno.test('"everything you\'ve memorized" is the whole of what was kept (#42)', async () => {
+  assert.equal(await first("show me everything you memorized so far"), "read_graph");
+  assert.equal(await first("dump everything you've memorised so far"), "read_graph");
+  // About one thing, it is searched for, not read whole.
+  assert.equal(await first("what have you got saved about the berlin trip?"), "search_nodes");
+});
