@@ -184,3 +184,13 @@ Deno.test('"everything you\'ve memorized" is the whole of what was kept (#42)', 
   // About one thing, it is searched for, not read whole.
   assert.equal(await first("what have you got saved about the berlin trip?"), "search_nodes");
 });
+
+Deno.test("a phrasal, light or misspelt first verb is met by a tool doing its action (#42)", async () => {
+  // Answerable: the tool doing the action asked is offered, not \`no_match\`.
+  assert.equal(await status("turn on the fake log messages"), "ambiguous");
+  assert.equal(await first("turn on the fake log messages"), "toggle-simulated-logging");
+  assert.equal(await status("make a folder called archive/2024"), "ambiguous");
+  assert.equal(await first("make a folder called archive/2024"), "create_directory");
+  // The verb alone is no evidence: an off-topic switch stays declined.
+  assert.equal(await status("turn off the bedroom lights"), "no_match");
+});
