@@ -146,6 +146,9 @@ const SHELL_ACTIONS: ReadonlyMap<string, number> = new Map([
 const SHELL_COMMAND =
   /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
 
+/** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
+const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;
+
 /** Work the agent does itself on what it has read: on a named file, a read first. */
 const READS_FIRST: ReadonlySet<string> = new Set(
   "compare diff summarize summarise analyze analyse explain review proofread check".split(" ").map(stem),
@@ -328,6 +331,9 @@ export function requestActions(
 ): { action: number; recall: number; stated?: boolean; statement?: string; negated?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
+  // A label for a new thing, then what it is ("new person: Lena Fischer, a designer", "new task: buy milk"):
+  // a thing to create, the rest its value.
+  if (NEW_LABEL.test(text)) return { action: ACTION.create, recall: ACTION.create };
   // A shell command typed as the request ("cat config.yaml", "ls ~/Downloads", "rm old.log"): its action.
   const shell = SHELL_COMMAND.exec(text);
   if (shell) {
@@ -488,7 +494,7 @@ export function opensOnVerb(text: string): boolean {
   if (first < 0) return false;
   const word = all[first]!;
   if (actionOf(word) !== 0 || misspeltAction(word) !== 0) return true;
-  if (stem(word) === MAKE || REQUEST_ONLY.has(stem(word))) return true;
+  if (stem(word) === MAKE || REQUEST_ONLY.has(stem(word)) || NEW_LABEL.test(text)) return true;
   // A phrasal verb, its pronoun object inside it or not ("turn on…", "keep that in mind").
   const from = OBJECT_PRONOUNS.has(all[first + 1] ?? "") ? [word, ...all.slice(first + 2)] : all.slice(first);
   return [4, 3, 2].some((n) =>
@@ -723,5 +729,6 @@ const EXISTING_TARGET =
  * a tool that only adds to existing things does not do it.
  */
 export function asksForNew(text: string): boolean {
-  return (requestAction(text) & ACTION.create) !== 0 && NEW_THING.test(text) && !EXISTING_TARGET.test(text);
+  return (requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) &&
+    !EXISTING_TARGET.test(text);
 }

@@ -10,7 +10,7 @@ import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/res
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
-import { parseQuery } from "../../src/resolver/query.ts";
+import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 let plain: ResolverIndex | undefined;
@@ -193,4 +193,14 @@ Deno.test("a phrasal, light or misspelt first verb is met by a tool doing its ac
   assert.equal(await first("make a folder called archive/2024"), "create_directory");
   // The verb alone is no evidence: an off-topic switch stays declined.
   assert.equal(await status("turn off the bedroom lights"), "no_match");
+});
+
+Deno.test('a label of a new thing and a colon asks to create it: "new person: …" (#42)', async () => {
+  assert.equal(requestAction("new person: Oksana, role designer, based in Kyiv"), ACTION.create);
+  assert.deepEqual(splitClauses("new person: Oksana, role designer, based in Kyiv"), [
+    "new person Oksana, role designer, based in Kyiv",
+  ]);
+  // "New" inside a request is no label.
+  assert.equal(requestAction("whats new in the changelog"), ACTION.read | ACTION.search | ACTION.list);
+  assert.equal(await first("new person: Oksana, role designer, based in Kyiv"), "create_entities");
 });
