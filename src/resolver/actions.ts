@@ -146,6 +146,13 @@ const SHELL_ACTIONS: ReadonlyMap<string, number> = new Map([
 const SHELL_COMMAND =
   /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
 
+/**
+ * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
+ * about the berlin trip", "what do we have stored on him". The thing is the search's argument.
+ */
+export const KNOWN_ABOUT =
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b/i;
+
 /** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
 const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;
 
@@ -331,6 +338,8 @@ export function requestActions(
 ): { action: number; recall: number; stated?: boolean; statement?: string; negated?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
+  // "What do you know about Ana?", "what have we got saved on Acme?": what is known of a thing, searched for.
+  if (KNOWN_ABOUT.test(text)) return { action: ACTION.search, recall: ACTION.search };
   // A label for a new thing, then what it is ("new person: Lena Fischer, a designer", "new task: buy milk"):
   // a thing to create, the rest its value.
   if (NEW_LABEL.test(text)) return { action: ACTION.create, recall: ACTION.create };

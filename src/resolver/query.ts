@@ -27,6 +27,7 @@ import {
   ARITHMETIC,
   ARITHMETIC_TERMS,
   isActionStem,
+  KNOWN_ABOUT,
   namesLink,
   opensOnVerb,
   requestActions,
@@ -118,6 +119,8 @@ export interface ParsedQuery {
    * verb's ("make a folder…"), a misspelt one ("remeber"). A tool doing the action meets it (`rank.ts`).
    */
   verbFirst?: boolean;
+  /** The request asks what is known about a thing ("what do you know about Ana?"): a search for it. */
+  asksAbout?: boolean;
   /** The kinds of locator the request names: a file path, a web address (`url`). */
   locators?: { path: boolean; url: boolean };
   /** The request uses an English function word no Romance language shares: it is written in English. */
@@ -715,7 +718,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       if (verb !== undefined) statementVerb = byStem.get(stem(verb));
     }
     statementWords = statement;
-    const origin = words.length > 0 ? [0] : [];
+    // The action's words stand for the verb, the first word; a question about a thing has none.
+    const origin = words.length > 0 && !KNOWN_ABOUT.test(rest) ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // An action called off ("dont send it after all") asks for the tools that cancel or undo it; its verb
     // names what is not to be done, and weighs like a generic verb.
@@ -768,6 +772,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     parsed.stated = statementWords;
     parsed.verbAt = statementVerb;
   } else if (verbFirst) parsed.verbFirst = true;
+  if (KNOWN_ABOUT.test(rest)) parsed.asksAbout = true;
   if (spans.length > 0) {
     parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
   }

@@ -204,3 +204,12 @@ Deno.test('a label of a new thing and a colon asks to create it: "new person: â€
   assert.equal(requestAction("whats new in the changelog"), ACTION.read | ACTION.search | ACTION.list);
   assert.equal(await first("new person: Oksana, role designer, based in Kyiv"), "create_entities");
 });
+
+Deno.test('"what do you know about Ana?" asks a search for Ana: answerable by a search tool (#42)', async () => {
+  assert.equal(requestAction("what do you know about Project Falcon?"), ACTION.search);
+  assert.equal(requestAction("what do we have stored on him"), ACTION.search);
+  for (const q of ["what do you know about Project Falcon?", "what do you have on Acme Corp?"]) {
+    assert.equal(await first(q), "search_nodes", q);
+    assert.equal(await status(q), "ambiguous", q);
+  }
+});
