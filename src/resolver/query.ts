@@ -275,6 +275,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\b(?:everything|all)\s+(?:that\s+)?(?:you|we|i)(?:['’]ve|\s+have|\s+had)?\s+(?:\p{L}+ed|memori[sz]ed|known|kept|got|written)\b(?!\s+(?:about|on|regarding|for)\b)/iu,
     ["entire"],
   ],
+  // What the user told before is recalled, searched for in what was kept: "did I ever tell you my wife's
+  // birthday?", "who did I tell you my landlord was?".
+  [
+    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
+    ["knowledge", "search"],
+  ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [

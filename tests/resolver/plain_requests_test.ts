@@ -213,3 +213,10 @@ Deno.test('"what do you know about Ana?" asks a search for Ana: answerable by a 
     assert.equal(await status(q), "ambiguous", q);
   }
 });
+
+Deno.test('"did I ever tell you…" recalls what the user told: a search of what was kept (#42)', async () => {
+  assert.equal(await first("did I ever tell you my wifes birthday?"), "search_nodes");
+  assert.equal(await first("who did i tell you my landlord was again"), "search_nodes");
+  // Telling someone else is no recall.
+  assert.notEqual(await first("tell Bob the meeting moved"), "search_nodes");
+});
