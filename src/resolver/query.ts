@@ -281,6 +281,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
     ["knowledge", "search"],
   ],
+  // Things picked by what they say are searched for: "anything saved that mentions kubernetes", "notes
+  // containing the word budget".
+  [
+    /\b(?:that|which|who)\s+(mention|mentions|mentioned|contain|contains|reference|references)\b|\b(mentioning|containing|referencing)\b/i,
+    ["search"],
+  ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [

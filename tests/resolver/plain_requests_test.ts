@@ -220,3 +220,8 @@ Deno.test('"did I ever tell you…" recalls what the user told: a search of what
   // Telling someone else is no recall.
   assert.notEqual(await first("tell Bob the meeting moved"), "search_nodes");
 });
+
+Deno.test('things picked by what they say are searched for: "anything that mentions kubernetes" (#42)', async () => {
+  assert.equal(await first("do I have anything saved that mentions kubernetes?"), "search_nodes");
+  assert.equal(await status("do I have anything saved that mentions kubernetes?"), "ambiguous");
+});
