@@ -225,3 +225,8 @@ Deno.test('things picked by what they say are searched for: "anything that menti
   assert.equal(await first("do I have anything saved that mentions kubernetes?"), "search_nodes");
   assert.equal(await status("do I have anything saved that mentions kubernetes?"), "ambiguous");
 });
+
+Deno.test('"who do I know that…" asks what is known, searched for (#42)', async () => {
+  assert.equal(await first("who do I know that is connected to Globex?"), "search_nodes");
+  assert.equal(await status("who do I know that is connected to Globex?"), "ambiguous");
+});
