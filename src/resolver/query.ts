@@ -287,6 +287,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\b(?:that|which|who)\s+(mention|mentions|mentioned|contain|contains|reference|references)\b|\b(mentioning|containing|referencing)\b/i,
     ["search"],
   ],
+  // "Where can you read files?", "where am I allowed to write?": the places one may act in, what is allowed.
+  [
+    /\bwhere\s+(?:can|could|may|are|am)\s+(?:you|i|we)\s+(?:actually\s+|even\s+|really\s+)?(?:allowed\s+to\s+|able\s+to\s+)?(read|write|access|save|edit|go|look)\b/i,
+    ["allowed", "access"],
+  ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [

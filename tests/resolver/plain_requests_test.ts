@@ -230,3 +230,10 @@ Deno.test('"who do I know that…" asks what is known, searched for (#42)', asyn
   assert.equal(await first("who do I know that is connected to Globex?"), "search_nodes");
   assert.equal(await status("who do I know that is connected to Globex?"), "ambiguous");
 });
+
+Deno.test('"where can you read files?" asks where one is allowed to act (#42)', async () => {
+  const top5 = async (q: string) => rankQuery(await index(), q, { maxHits: 5 }).hits.map((h) => h.tool.short);
+  assert.ok(
+    (await top5("where can you actually read files on this machine")).includes("list_allowed_directories"),
+  );
+});
