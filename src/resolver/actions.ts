@@ -267,6 +267,12 @@ export function toolActions(...texts: string[]): number {
     // Two verbs joined ("Get or list resources", "Create or update a file") are both the tool's.
     const joined = OR_VERB.exec(text);
     if (joined && actionOf(joined[1]!.toLowerCase()) !== 0) mask |= actionOf(joined[2]!.toLowerCase());
+    // …and so are two clauses of one lead joined by "or" ("Create a new file or completely overwrite an
+    // existing file"): the second verb, after an adverb at most.
+    if (i === 2 && mask !== 0) {
+      const second = OR_CLAUSE.exec(text);
+      if (second && !/ly$/.test(second[1]!)) mask |= actionOf(second[1]!.toLowerCase());
+    }
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
@@ -285,6 +291,9 @@ export function namesLink(stemmed: string): boolean {
 
 /** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
 const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
+
+/** A second clause of a lead sentence joined by "or", its verb after an adverb at most: "… or completely overwrite …". */
+const OR_CLAUSE = /\bor\s+(?:\p{L}+ly\s+)?(\p{L}+)\s+(?:an?|the|existing|one|all|any)\b/iu;
 
 /** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
 const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;

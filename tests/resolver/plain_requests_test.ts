@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
-import { ACTION, requestAction } from "../../src/resolver/actions.ts";
+import { ACTION, requestAction, toolActions } from "../../src/resolver/actions.ts";
 import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
@@ -235,5 +235,24 @@ Deno.test('"where can you read files?" asks where one is allowed to act (#42)', 
   const top5 = async (q: string) => rankQuery(await index(), q, { maxHits: 5 }).hits.map((h) => h.tool.short);
   assert.ok(
     (await top5("where can you actually read files on this machine")).includes("list_allowed_directories"),
+  );
+});
+
+Deno.test("a lead sentence's second clause after \"or\" is the tool's action too (#42)", async () => {
+  assert.equal(
+    toolActions(
+      "write_file",
+      "",
+      "Create a new file or completely overwrite an existing file with new content.",
+    ),
+    ACTION.create | ACTION.update,
+  );
+  // A noun after "or" is no verb: "by id or email".
+  assert.equal(toolActions("get_user", "", "Get a user by id or email address."), ACTION.read);
+  const top5 = async (q: string) => rankQuery(await index(), q, { maxHits: 5 }).hits.map((h) => h.tool.short);
+  assert.ok(
+    (await top5("replace the whole contents of hosts.txt with the list I pasted above")).includes(
+      "write_file",
+    ),
   );
 });
