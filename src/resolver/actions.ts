@@ -484,6 +484,11 @@ export function requestActions(
     const later = laterImperative(text);
     if (later) return later;
   }
+  // "Ana reports to Marco.", "Tom is Lena's brother": a relation of two named things stated with no verb
+  // first, to be kept (linked).
+  if (mask === 0 && RELATION_STATEMENT.test(text)) {
+    return { action: ACTION.create | ACTION.link, recall: ACTION.create | ACTION.link, stated: true };
+  }
   const extra = (m: number) => {
     let out = 0;
     for (const [bit, add] of REQUEST_EXTRA) if (m & bit) out |= add;
@@ -599,6 +604,19 @@ export function negatedAction(text: string): string | undefined {
 
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+
+/**
+ * A statement relating two named things, with no verb first: a name, a verb of relation or "is", and a second
+ * name ("Ana reports to Marco", "Tom is Lena's brother", "Alice manages Bob"), the whole request or its first
+ * sentence.
+ */
+const RELATION_STATEMENT =
+  /^\s*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
+
+/** Whether a request states a relation of two named things with no verb first ({@link RELATION_STATEMENT}). */
+export function statesRelation(text: string): boolean {
+  return RELATION_STATEMENT.test(text);
+}
 
 /** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
 const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;

@@ -6,7 +6,7 @@
  * @module
  */
 import { bounded, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
-import { ACTION_MAX_WORDS, pointsBack, requestAction } from "./actions.ts";
+import { ACTION_MAX_WORDS, pointsBack, requestAction, statesRelation } from "./actions.ts";
 
 /** Request verbs that say little about which tool ("find the painting", "get me the weather", "show me"). */
 export const GENERIC_VERBS: ReadonlySet<string> = new Set(
@@ -178,7 +178,7 @@ export function splitClauses(text: string): string[] {
     const before = clauses.at(-1);
     if (
       !pending && before !== undefined && pointsBack(piece) && contentWords(before) <= ACTION_MAX_WORDS &&
-      requestAction(before) === 0 && sameSentence(text, piece)
+      (requestAction(before) === 0 || statesRelation(before)) && sameSentence(text, piece)
     ) {
       clauses[clauses.length - 1] += `, ${piece}`;
       continue;

@@ -256,3 +256,14 @@ Deno.test("a lead sentence's second clause after \"or\" is the tool's action too
     ),
   );
 });
+
+Deno.test('a relation of two named things stated with no verb is one to keep: "Ana reports to Marco." (#42)', async () => {
+  assert.equal(requestAction("Ana reports to Marco."), ACTION.create | ACTION.link);
+  assert.equal(requestAction("Tom is Lena's brother"), ACTION.create | ACTION.link);
+  // Not a statement of a thing's state, nor a question, nor one with its imperative after it.
+  assert.equal(requestAction("Ana is tired"), 0);
+  assert.equal(requestAction("who is Lena's brother?"), ACTION.read | ACTION.search | ACTION.list);
+  assert.equal(await first("Ana reports to Marco."), "create_relations");
+  assert.equal(await first("Priya is Omar's manager, record that relationship"), "create_relations");
+  assert.equal(await status("Priya is Omar's manager, record that relationship"), "ambiguous");
+});
