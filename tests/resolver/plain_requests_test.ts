@@ -267,3 +267,10 @@ Deno.test('a relation of two named things stated with no verb is one to keep: "A
   assert.equal(await first("Priya is Omar's manager, record that relationship"), "create_relations");
   assert.equal(await status("Priya is Omar's manager, record that relationship"), "ambiguous");
 });
+
+Deno.test('"everything about the Berlin project", "…about my ex" name a thing as a whole (#42)', async () => {
+  assert.equal(await first("forget everything you know about my ex, all of it"), "delete_entities");
+  assert.equal(await first("forget everything about the Berlin project, it's cancelled"), "delete_entities");
+  // A part of a thing stays a part.
+  assert.equal(await first("delete the observation that Bob likes tea"), "delete_observations");
+});
