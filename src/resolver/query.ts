@@ -281,6 +281,8 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
     ["knowledge", "search"],
   ],
+  // "Anything (stored) about X?": whatever concerns a thing, searched for.
+  [/\b(?:anything|something)\b[^.?!;]{0,40}?\b(about|regarding|concerning)\b/i, ["search"]],
   // Things picked by what they say are searched for: "anything saved that mentions kubernetes", "notes
   // containing the word budget".
   [

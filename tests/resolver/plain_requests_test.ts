@@ -274,3 +274,9 @@ Deno.test('"everything about the Berlin project", "…about my ex" name a thing 
   // A part of a thing stays a part.
   assert.equal(await first("delete the observation that Bob likes tea"), "delete_observations");
 });
+
+Deno.test('"anything stored about X?" is searched for, not read whole (#42)', async () => {
+  assert.equal(await first("anything stored in memory about the kubernetes upgrade?"), "search_nodes");
+  // Everything kept, with no thing it is about, is still read whole.
+  assert.equal(await first("show me everything you memorized so far"), "read_graph");
+});
