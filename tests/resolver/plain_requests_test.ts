@@ -280,3 +280,10 @@ Deno.test('"anything stored about X?" is searched for, not read whole (#42)', as
   // Everything kept, with no thing it is about, is still read whole.
   assert.equal(await first("show me everything you memorized so far"), "read_graph");
 });
+
+Deno.test('an imperative pointing back at a person ("store her as a person") acts on the statement (#42)', async () => {
+  const q = "I just met a new contact, Priya Shah, a data engineer at Globex - store her as a person";
+  assert.equal(requestAction(q), ACTION.create);
+  assert.equal(await first(q), "create_entities");
+  assert.equal(await status(q), "ambiguous");
+});
