@@ -623,7 +623,7 @@ const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
 
 /** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
 const BACK_IMPERATIVE =
-  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:it|that|this|them|these|those|both|the two|him|her)\b/iu;
+  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:(?:just|only|also)\s+)?(?:it|that|this|them|these|those|both|the two|him|her)\b/iu;
 
 /** Whether a clause is an imperative about what was said before it ("keep that in mind", "drop that fact"). */
 export function pointsBack(clause: string): boolean {

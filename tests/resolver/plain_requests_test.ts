@@ -287,3 +287,10 @@ Deno.test('an imperative pointing back at a person ("store her as a person") act
   assert.equal(await first(q), "create_entities");
   assert.equal(await status(q), "ambiguous");
 });
+
+Deno.test('an adverb may sit between the imperative and what it points back at: "fix just that line" (#42)', async () => {
+  const q = "in config.yaml the port should be 9090 instead of 8080, fix just that line";
+  assert.equal(requestAction(q), ACTION.update);
+  assert.equal(await first(q), "edit_file");
+  assert.equal(await status(q), "ambiguous");
+});
