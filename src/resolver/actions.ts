@@ -165,11 +165,6 @@ const READS_FIRST: ReadonlySet<string> = new Set(
 const WORK_OBJECT =
   /^\s*(?:please\s+)?\p{L}+\s+(?:(?:the|my|our|this|these|both|files?|me|for\s+me)\s+)*([^\s,;]+)/iu;
 
-/** Words that open a noun phrase: what follows them is no imperative's verb. */
-const DETERMINERS: ReadonlySet<string> = new Set(
-  "the a an this these those my your our his her their its".split(" "),
-);
-
 /** Who a thing is made for, right after "make": "make me a folder", "make us a list". */
 const BENEFICIARIES: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them"]);
 
@@ -423,10 +418,7 @@ export function requestActions(
   if (words.length > 0 && isActionParticiple(words[0]!)) {
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
-  // A determiner before the first content word makes it a noun ("the note that Tom likes golf is wrong…",
-  // "the update broke the build"): an imperative opens on its verb.
-  const noun = content.length > 0 && all.slice(0, content[0]).some((w) => DETERMINERS.has(w));
-  let mask = noun ? 0 : at(0), recall = mask;
+  let mask = at(0), recall = mask;
   if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
@@ -443,7 +435,7 @@ export function requestActions(
   // next Monday" (pushing code to a branch is no such thing).
   if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
-  if (mask === 0 && words.length > 0 && !noun) {
+  if (mask === 0 && words.length > 0) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
     // "Make" is a light verb: "make a list" lists, "make a change" updates; it creates what it makes only
     // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.

@@ -294,13 +294,3 @@ Deno.test('an adverb may sit between the imperative and what it points back at: 
   assert.equal(await first(q), "edit_file");
   assert.equal(await status(q), "ambiguous");
 });
-
-Deno.test("a determiner before the first word makes it a noun, not the imperative (#42)", async () => {
-  assert.equal(requestAction("the note that Tom likes golf is wrong, remove just that fact"), ACTION.delete);
-  assert.equal(requestAction("note that Tom likes golf"), ACTION.create);
-  assert.equal(
-    await first("the note that Tom likes golf is wrong, remove just that fact"),
-    "delete_observations",
-  );
-  assert.equal(await first("the recording interview.mp3 — I need it as audio content"), "read_media_file");
-});
