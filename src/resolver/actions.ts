@@ -507,25 +507,6 @@ export function requestActions(
 }
 
 /**
- * Whether a request's first content word is its verb, read as one: an action word, a misspelt one
- * ("remeber"), a phrasal verb's ("turn on", "keep in mind", "pull up"), "make" or a request-only verb ("note",
- * "put"). The tools performing the action then meet that word (see `rank.ts`).
- */
-export function opensOnVerb(text: string): boolean {
-  const all = splitWords(aboutPhrases(text)).flatMap((w) => w.parts);
-  const first = all.findIndex((w) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w));
-  if (first < 0) return false;
-  const word = all[first]!;
-  if (actionOf(word) !== 0 || misspeltAction(word) !== 0) return true;
-  if (stem(word) === MAKE || REQUEST_ONLY.has(stem(word)) || NEW_LABEL.test(text)) return true;
-  // A phrasal verb, its pronoun object inside it or not ("turn on…", "keep that in mind").
-  const from = OBJECT_PRONOUNS.has(all[first + 1] ?? "") ? [word, ...all.slice(first + 2)] : all.slice(first);
-  return [4, 3, 2].some((n) =>
-    PHRASAL.has(all.slice(first, first + n).join(" ")) || PHRASAL.has(from.slice(0, n).join(" "))
-  );
-}
-
-/**
  * Most content words of a request (one clause) whose first verb is its action: a short imperative names the
  * one thing it wants ("forget the entity Bob"); a longer request describes a task whose parts need other
  * actions too ("write a tutorial for Ant Design…" reads the docs first). Chosen among 6, 8 and 12 on the

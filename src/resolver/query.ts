@@ -29,7 +29,6 @@ import {
   isActionStem,
   KNOWN_ABOUT,
   namesLink,
-  opensOnVerb,
   requestActions,
 } from "./actions.ts";
 
@@ -114,11 +113,6 @@ export interface ParsedQuery {
   stated?: boolean[];
   /** Index of the request's verb when it is not its first word: the imperative after a statement. */
   verbAt?: number;
-  /**
-   * The request's first word is its verb though no action word itself: a phrasal verb's ("turn on"), a light
-   * verb's ("make a folder…"), a misspelt one ("remeber"). A tool doing the action meets it (`rank.ts`).
-   */
-  verbFirst?: boolean;
   /** The request asks what is known about a thing ("what do you know about Ana?"): a search for it. */
   asksAbout?: boolean;
   /** The kinds of locator the request names: a file path, a web address (`url`). */
@@ -707,7 +701,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const at = byStem.get(stem(unit));
     for (const t of RELATIVE_DATE_TERMS) addExtra(t, RELATIVE_DATE_WEIGHT, at === undefined ? [] : [at]);
   }
-  let statementWords: boolean[] | undefined, statementVerb: number | undefined, verbFirst = false;
+  let statementWords: boolean[] | undefined, statementVerb: number | undefined;
   // Arithmetic ("17 plus 25", "add 3 and 4") asks for a calculation, whatever its verb.
   const arithmetic = ARITHMETIC.exec(rest);
   if (arithmetic) {
@@ -720,7 +714,6 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   else if (splitClauses(rest).length <= 1) {
     const asked = requestActions(rest);
     const action = asked.recall;
-    verbFirst = asked.action !== 0 && asked.statement === undefined && opensOnVerb(rest);
     // A statement the request's imperative points back at ("Ana moved to Lisbon, keep that in mind") is the
     // value it acts on: its words ("moved") weigh like quoted text, not like the capability asked for.
     let statement: boolean[] | undefined;
@@ -790,7 +783,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   if (statementWords && statementVerb !== undefined) {
     parsed.stated = statementWords;
     parsed.verbAt = statementVerb;
-  } else if (verbFirst) parsed.verbFirst = true;
+  }
   if (KNOWN_ABOUT.test(rest)) parsed.asksAbout = true;
   if (spans.length > 0) {
     parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };

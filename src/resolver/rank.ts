@@ -392,11 +392,8 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // `delete_records`): evidence that the request is answerable, not that this tool is the one.
   // The verb is the imperative after a statement when there is one ("…, keep that in mind").
   const verbAt = query.verbAt ?? 0;
-  // A verb read from a phrasal, light or misspelt first word ("turn off…", "make a…") is met only with
-  // another word of the request: "turn off the bedroom lights" is no request for a logging switch.
-  const verbFirst = query.verbAt !== undefined || isActionStem(query.stems[0]!) || query.verbFirst === true;
-  const verbAlone = query.verbAt === undefined && !isActionStem(query.stems[0]!) && hit === 0;
-  const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) && verbFirst && !verbAlone &&
+  const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) &&
+    (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0;
   // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
   // tool doing the action asked for by the request's verb, the request is answerable without them.
@@ -406,7 +403,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // that link"); a tool performing its action meets it.
   const verb = query.verbAt ?? 0;
   if (
-    stated && action !== 0 && verbFirst &&
+    stated && action !== 0 && (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0
   ) {
     let n = 0, h = 0;

@@ -185,16 +185,6 @@ Deno.test('"everything you\'ve memorized" is the whole of what was kept (#42)', 
   assert.equal(await first("what have you got saved about the berlin trip?"), "search_nodes");
 });
 
-Deno.test("a phrasal, light or misspelt first verb is met by a tool doing its action (#42)", async () => {
-  // Answerable: the tool doing the action asked is offered, not \`no_match\`.
-  assert.equal(await status("turn on the fake log messages"), "ambiguous");
-  assert.equal(await first("turn on the fake log messages"), "toggle-simulated-logging");
-  assert.equal(await status("make a folder called archive/2024"), "ambiguous");
-  assert.equal(await first("make a folder called archive/2024"), "create_directory");
-  // The verb alone is no evidence: an off-topic switch stays declined.
-  assert.equal(await status("turn off the bedroom lights"), "no_match");
-});
-
 Deno.test('a label of a new thing and a colon asks to create it: "new person: …" (#42)', async () => {
   assert.equal(requestAction("new person: Oksana, role designer, based in Kyiv"), ACTION.create);
   assert.deepEqual(splitClauses("new person: Oksana, role designer, based in Kyiv"), [
