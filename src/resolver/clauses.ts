@@ -196,35 +196,3 @@ export function splitClauses(text: string): string[] {
   }
   return clauses;
 }
-
-/**
- * Chat shorthand written out ("pls", "plz" -> please; "u" -> you; "ur" -> your; "wat", "wut" -> what; "r" ->
- * are): a request typed as a message reads as the sentence it stands for, so "pls remember…" opens on its
- * verb and "wat files r in my downloads" is a question. Only lower-case words standing alone are read: "R"
- * (the language), "U2", "u.s." stay as typed, and "r" only before a pronoun, a determiner or a place word
- * ("r in my downloads", "r u sure"), not "an r script".
- */
-export function writtenOut(text: string): string {
-  return text.replace(SHORTHAND, (word: string) => SHORTHAND_WORDS.get(word) ?? word).replace(
-    SHORTHAND_ARE,
-    "are",
-  );
-}
-
-/** Chat shorthand and the word it stands for. */
-const SHORTHAND_WORDS: ReadonlyMap<string, string> = new Map([
-  ["pls", "please"],
-  ["plz", "please"],
-  ["plse", "please"],
-  ["u", "you"],
-  ["ur", "your"],
-  ["wat", "what"],
-  ["wut", "what"],
-]);
-
-/** A shorthand word standing alone (not inside a path, a name or an abbreviation). */
-const SHORTHAND = /(?<![\p{L}\p{N}._/\\'’-])(?:pls|plz|plse|u|ur|wat|wut)(?![\p{L}\p{N}_/\\'’-]|\.\p{L})/gu;
-
-/** "r" for "are": after a word, before a pronoun, a determiner or a preposition of place. */
-const SHORTHAND_ARE =
-  /(?<=\p{L}\s+)r(?=\s+(?:in|on|at|under|inside|there|here|u|you|we|they|my|your|ur|the|these|those|not|all|any|some|still|currently|now)\b)/gu;

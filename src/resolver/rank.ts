@@ -17,7 +17,6 @@ import {
 } from "./actions.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
-import { writtenOut } from "./clauses.ts";
 import { synonymsOf } from "./synonyms.ts";
 import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
@@ -810,8 +809,6 @@ function objectHead(text: string, query: ParsedQuery): string | undefined {
  * tools reach the top.
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
-  // Chat shorthand reads as the sentence it stands for ("pls remember…", "wat files r in my downloads").
-  text = writtenOut(text);
   const maxHits = Math.max(1, options.maxHits ?? 20);
   const query = fitQuery(index, text);
   const o = index.options;

@@ -8,7 +8,6 @@
 import assert from "node:assert/strict";
 import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
 import { ACTION, requestAction, toolActions } from "../../src/resolver/actions.ts";
-import { writtenOut } from "../../src/resolver/clauses.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
@@ -41,30 +40,6 @@ Deno.test("a user's standard folder named as theirs is a directory (#42)", async
   // answer by that word alone.
   assert.equal(await first("what files are in my downloads"), "list_directory");
   assert.notEqual(await status("what files are in my downloads"), "confident");
-});
-
-Deno.test("chat shorthand reads as the words it stands for (#42)", async () => {
-  assert.equal(writtenOut("wat files r in my downloads"), "what files are in my downloads");
-  assert.equal(
-    writtenOut("pls remember my sister Lena is allergic"),
-    "please remember my sister Lena is allergic",
-  );
-  assert.equal(writtenOut("can u read ur notes.txt plz"), "can you read your notes.txt please");
-  // A language, a name, a path, an abbreviation and a letter in a word stay as typed.
-  assert.equal(writtenOut("run the R script"), "run the R script");
-  assert.equal(writtenOut("install an r package for plotting"), "install an r package for plotting");
-  assert.equal(
-    writtenOut("open u.s. tax forms in /tmp/u/ur and wat-arun.txt"),
-    "open u.s. tax forms in /tmp/u/ur and wat-arun.txt",
-  );
-  assert.equal(writtenOut("Wat Arun opening hours"), "Wat Arun opening hours");
-  // The request then opens on its verb, or asks its question.
-  assert.equal(await first("wat files r in my downloads"), "list_directory");
-  assert.equal(await first("pls make a new folder called invoices-2026 under docs"), "create_directory");
-  assert.match(
-    (await first("pls remember my sister Lena is allergic to peanuts"))!,
-    /^(add_observations|create_entities)$/,
-  );
 });
 
 Deno.test('a thing made for someone is created: "make me a folder" (#42)', async () => {
@@ -140,7 +115,7 @@ Deno.test('"remember" with its "that" left out still states a value (#42)', asyn
   assert.equal(stated("remember that my sister Lena is allergic to peanuts"), "sister lena allergic peanuts");
   // No clause after the verb: nothing stated.
   assert.equal(stated("remember the milk"), "");
-  const q = "pls remember my sister Lena is allergic to peanuts";
+  const q = "please remember my sister Lena is allergic to peanuts";
   assert.equal(await first(q), "add_observations");
   assert.equal(await status(q), "ambiguous");
 });
@@ -152,7 +127,7 @@ Deno.test('"the one on Elm Street" is a pronoun, not the number one (#42)', asyn
   assert.equal(has("create the folders in one operation"), true);
   assert.equal(has("one more thing"), true);
   assert.equal(
-    await first("pls remember my dentist is dr okafor, the one on elm street"),
+    await first("please remember my dentist is dr okafor, the one on elm street"),
     "add_observations",
   );
 });
