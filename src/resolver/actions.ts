@@ -8,6 +8,7 @@
  * @module
  */
 import { isEnglishWord, oneEditAway } from "./lexicon.ts";
+import { extractLocators } from "./locators.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
@@ -159,6 +160,50 @@ const ONGOING: ReadonlySet<string> = new Set(
 /** Words after "make" that say a new thing is made ("a new…", "…named X", "…called X"). */
 const MADE: ReadonlySet<string> = new Set(["new", "named", "called", "titled", "entitled"]);
 
+/**
+ * Shell commands on files, as a request's first word: printing a file reads it, listing a directory lists,
+ * removing deletes, moving updates, making a directory or touching a file creates.
+ */
+const SHELL_ACTIONS: ReadonlyMap<string, number> = new Map([
+  ...["cat", "less", "more", "head", "tail"].map((c) => [c, ACTION.read] as const),
+  ["ls", ACTION.list],
+  ["rm", ACTION.delete],
+  ["rmdir", ACTION.delete],
+  ["mv", ACTION.update],
+  ["mkdir", ACTION.create],
+  ["touch", ACTION.create],
+]);
+
+/**
+ * A request that is a shell command: the command in lower case, its flags, then a path or file name (a
+ * name with a dot, a slash or a tilde) or nothing more (paths are blanked out before a query is parsed).
+ * "cat pictures", "more details", "head of sales" are no command.
+ */
+const SHELL_COMMAND =
+  /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
+
+/**
+ * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
+ * about the berlin trip", "what do we have stored on him". The thing is the search's argument.
+ */
+export const KNOWN_ABOUT =
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b/i;
+
+/** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
+const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;
+
+/** Work the agent does itself on what it has read: on a named file, a read first. */
+const READS_FIRST: ReadonlySet<string> = new Set(
+  "compare diff summarize summarise analyze analyse explain review proofread check".split(" ").map(stem),
+);
+
+/** The first word after a work verb and its determiners: its object. */
+const WORK_OBJECT =
+  /^\s*(?:please\s+)?\p{L}+\s+(?:(?:the|my|our|this|these|both|files?|me|for\s+me)\s+)*([^\s,;]+)/iu;
+
+/** Who a thing is made for, right after "make": "make me a folder", "make us a list". */
+const BENEFICIARIES: ReadonlySet<string> = new Set(["me", "us", "him", "her", "them"]);
+
 /** A request verb that links two things also creates the link ("link Ana to Acme"). */
 const REQUEST_EXTRA: ReadonlyMap<number, number> = new Map([[ACTION.link, ACTION.create]]);
 
@@ -258,6 +303,12 @@ export function toolActions(...texts: string[]): number {
     // Two verbs joined ("Get or list resources", "Create or update a file") are both the tool's.
     const joined = OR_VERB.exec(text);
     if (joined && actionOf(joined[1]!.toLowerCase()) !== 0) mask |= actionOf(joined[2]!.toLowerCase());
+    // …and so are two clauses of one lead joined by "or" ("Create a new file or completely overwrite an
+    // existing file"): the second verb, after an adverb at most.
+    if (i === 2 && mask !== 0) {
+      const second = OR_CLAUSE.exec(text);
+      if (second && !/ly$/.test(second[1]!)) mask |= actionOf(second[1]!.toLowerCase());
+    }
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
@@ -276,6 +327,9 @@ export function namesLink(stemmed: string): boolean {
 
 /** A text opening with two verbs joined by "or", "and" or "/": "Get or list…", "Create/update…". */
 const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
+
+/** A second clause of a lead sentence joined by "or", its verb after an adverb at most: "… or completely overwrite …". */
+const OR_CLAUSE = /\bor\s+(?:\p{L}+ly\s+)?(\p{L}+)\s+(?:an?|the|existing|one|all|any)\b/iu;
 
 /** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
 const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;
@@ -329,6 +383,17 @@ export function requestActions(
 ): { action: number; recall: number; stated?: boolean; statement?: string; negated?: string } {
   const none = { action: 0, recall: 0 };
   text = aboutPhrases(text);
+  // "What do you know about Ana?", "what have we got saved on Acme?": what is known of a thing, searched for.
+  if (KNOWN_ABOUT.test(text)) return { action: ACTION.search, recall: ACTION.search };
+  // A label for a new thing, then what it is ("new person: Lena Fischer, a designer", "new task: buy milk"):
+  // a thing to create, the rest its value.
+  if (NEW_LABEL.test(text)) return { action: ACTION.create, recall: ACTION.create };
+  // A shell command typed as the request ("cat config.yaml", "ls ~/Downloads", "rm old.log"): its action.
+  const shell = SHELL_COMMAND.exec(text);
+  if (shell) {
+    const action = SHELL_ACTIONS.get(shell[1]!.toLowerCase())!;
+    return { action, recall: action };
+  }
   // A question asks what is so, not for an action: "when was config.yaml last modified?" modifies nothing.
   if (ARITHMETIC.test(text)) return none;
   // "Don't send it after all", "never mind publishing the post": an action called off is undone, never done.
@@ -414,8 +479,19 @@ export function requestActions(
     // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.
     if (mask === 0 && stem(words[0]!) === MAKE) {
       const next = words.length > 1 ? at(1) : 0;
-      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w));
+      // …or made for someone ("make me a folder", "make us a list"): a thing made to be had.
+      const named = all.slice(content[0]! + 1, content[0]! + 5).some((w) => MADE.has(w)) ||
+        (BENEFICIARIES.has(all[content[0]! + 1] ?? "") && /^(?:a|an|some)$/.test(all[content[0]! + 2] ?? ""));
       mask = recall = next !== 0 ? next : named ? ACTION.create : 0;
+    }
+  }
+  // The agent's own work on a named file starts by reading it: "compare package.json and deno.json",
+  // "summarize notes/meeting.md", "check config.yaml for typos".
+  if (mask === 0 && words.length > 0 && READS_FIRST.has(stem(words[0]!))) {
+    // The file is the verb's object, right after it ("summarize it in /root/a.pptx" writes there).
+    const object = WORK_OBJECT.exec(text);
+    if (object && extractLocators(object[1]!).spans.some((s) => s.path && !s.directory)) {
+      mask = recall = ACTION.read;
     }
   }
   // A generic verb names the action in the word after it: "get the list of …" lists, "show me a search".
@@ -445,6 +521,11 @@ export function requestActions(
   if (mask === 0) {
     const later = laterImperative(text);
     if (later) return later;
+  }
+  // "Ana reports to Marco.", "Tom is Lena's brother": a relation of two named things stated with no verb
+  // first, to be kept (linked).
+  if (mask === 0 && RELATION_STATEMENT.test(text)) {
+    return { action: ACTION.create | ACTION.link, recall: ACTION.create | ACTION.link, stated: true };
   }
   const extra = (m: number) => {
     let out = 0;
@@ -543,12 +624,25 @@ export function negatedAction(text: string): string | undefined {
 /** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
 const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
 
+/**
+ * A statement relating two named things, with no verb first: a name, a verb of relation or "is", and a second
+ * name ("Ana reports to Marco", "Tom is Lena's brother", "Alice manages Bob"), the whole request or its first
+ * sentence.
+ */
+const RELATION_STATEMENT =
+  /^\s*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
+
+/** Whether a request states a relation of two named things with no verb first ({@link RELATION_STATEMENT}). */
+export function statesRelation(text: string): boolean {
+  return RELATION_STATEMENT.test(text);
+}
+
 /** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
 const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
 
 /** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
 const BACK_IMPERATIVE =
-  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:it|that|this|them|these|those|both|the two)\b/iu;
+  /^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?(?:please\s+)?\p{L}+\s+(?:(?:just|only|also)\s+)?(?:it|that|this|them|these|those|both|the two|him|her)\b/iu;
 
 /** Whether a clause is an imperative about what was said before it ("keep that in mind", "drop that fact"). */
 export function pointsBack(clause: string): boolean {
@@ -690,5 +784,6 @@ const EXISTING_TARGET =
  * a tool that only adds to existing things does not do it.
  */
 export function asksForNew(text: string): boolean {
-  return (requestAction(text) & ACTION.create) !== 0 && NEW_THING.test(text) && !EXISTING_TARGET.test(text);
+  return (requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) &&
+    !EXISTING_TARGET.test(text);
 }

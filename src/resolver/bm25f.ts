@@ -53,6 +53,7 @@ export function* bm25fSteps(
   docs: readonly (readonly ReadonlyMap<string, number>[])[],
   fields: readonly FieldWeight[],
   k1: number,
+  extraDf?: ReadonlyMap<string, number>,
 ): Generator<void, { postings: Map<string, Postings>; docTerms: Map<string, number>[] }> {
   const n = docs.length;
   const lengths: number[][] = [];
@@ -95,7 +96,8 @@ export function* bm25fSteps(
   for (const [term, list] of build) {
     // Counted in postings: a term in every document is as much work as thousands of rare ones.
     if ((work += 16 + list.docs.length) >= 64 * STEP) work = 0, yield;
-    const df = list.docs.length;
+    // Documents that hold the term only in text kept out of their own terms (boilerplate) still count.
+    const df = list.docs.length + (extraDf?.get(term) ?? 0);
     postings.set(term, {
       idf: Math.log(1 + (n - df + 0.5) / (df + 0.5)),
       docs: Int32Array.from(list.docs),

@@ -6,7 +6,7 @@
  * @module
  */
 import { bounded, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
-import { ACTION_MAX_WORDS, pointsBack, requestAction } from "./actions.ts";
+import { ACTION_MAX_WORDS, pointsBack, requestAction, statesRelation } from "./actions.ts";
 
 /** Request verbs that say little about which tool ("find the painting", "get me the weather", "show me"). */
 export const GENERIC_VERBS: ReadonlySet<string> = new Set(
@@ -130,6 +130,9 @@ export const MAX_CLAUSES = 8;
 const CLAUSE_BREAK =
   /(?<![.!?;:])(?<!\b(?:Mr|Mrs|Ms|Dr|Prof|St|Mt|Jr|Sr|vs|etc|approx|e\.g|i\.e|No))[.!?;:]+(?=\s|$)|[。！？；，、]+|\n+|,(?=\s)|(?<!\s)\s+(?:and then|then|and also|also|after that|afterwards|finally|next|and|plus|including|as well as|along with)\s+/i;
 
+/** A request's opening label of a new thing, before its colon or dash: "new person", "a new task". */
+const NEW_LABEL = /^(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?$/iu;
+
 /**
  * Splits a multi-step request into clauses ("find X, then save it to Y" ->
  * "find X", "save it to Y") at sentence ends, step markers and a comma or "and"
@@ -150,7 +153,10 @@ export function splitClauses(text: string): string[] {
     // Counted piece by piece: recounting the joined text would be quadratic in the number of pieces.
     const own = contentWords(piece);
     const words = pendingWords + own;
-    if (words < 2 || SETUP_OPENER.test(piece)) {
+    // A label of a new thing ("new person: Lena, a designer") opens the value after it: one step.
+    if (
+      words < 2 || SETUP_OPENER.test(piece) || (clauses.length === 0 && !pending && NEW_LABEL.test(piece))
+    ) {
       pending = joined;
       pendingWords = words;
       continue;
@@ -172,7 +178,7 @@ export function splitClauses(text: string): string[] {
     const before = clauses.at(-1);
     if (
       !pending && before !== undefined && pointsBack(piece) && contentWords(before) <= ACTION_MAX_WORDS &&
-      requestAction(before) === 0 && sameSentence(text, piece)
+      (requestAction(before) === 0 || statesRelation(before)) && sameSentence(text, piece)
     ) {
       clauses[clauses.length - 1] += `, ${piece}`;
       continue;

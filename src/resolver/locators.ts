@@ -148,6 +148,8 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   rest = rest.replace(RELATIVE_FILE, pathSpan);
   // A relative path to a directory ("whats inside src/utils", "everything under tests/") is a path too.
   rest = rest.replace(RELATIVE_DIRECTORY, (match) => isRelativeDirectory(match) ? pathSpan(match) : match);
+  // A user's own standard folder ("my downloads", "the Desktop", "my Documents folder") is a directory.
+  rest = rest.replace(USER_FOLDER, (match) => pathSpan(match.split(/\s+/)[1]!) + " ");
   // A file named without a directory ("open notes.txt", "README.md") is a path too.
   rest = rest.replace(FILE_NAME, (match, name: string, extension: string) => {
     const ext = extension.toLowerCase();
@@ -162,6 +164,21 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     segmentsOf([name], span);
     spans.push(span);
     return match.startsWith(name) ? " " : `${match[0]} `;
+  });
+  // A project's conventional file with no extension ("the README", "the Dockerfile") is a text file.
+  rest = rest.replace(CONVENTIONAL_FILE, (name: string) => {
+    if (CAPITALS_ONLY.has(name.toLowerCase()) && name !== name.toUpperCase()) return name;
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [{ word: name.toLowerCase(), weight: 0.7 }],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }, {
+        term: stem("text"),
+        weight: IMPLIED_WEIGHT,
+      }],
+    };
+    spans.push(span);
+    return " ";
   });
   // A file type named by its extension ("all .log files", "*.md"): files of that kind, a pattern to match.
   rest = rest.replace(EXTENSION, (_match, lead: string, extension: string) => {
@@ -183,6 +200,13 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   return { rest, spans };
 }
 
+/**
+ * A standard folder of a user's home (the desktop's download, desktop, documents, pictures, music and videos
+ * folders) named as the user's own: "my downloads", "the Desktop"; "Documents", "Pictures", "Music" and
+ * "Videos" only capitalized, as the folder is named ("my documents" may be a service's documents).
+ */
+const USER_FOLDER = /\b(?:my|the)\s+(?:[Dd]ownloads|[Dd]esktop|Documents|Pictures|Music|Videos)\b/g;
+
 /** What a file's extension says of its content: text, image, audio or video. */
 export const FILE_KINDS: ReadonlyMap<string, string> = new Map([
   ...("txt md markdown json jsonl yaml yml csv tsv log xml html htm ini toml cfg conf env py ts tsx js jsx mjs " +
@@ -201,6 +225,23 @@ const EXTENSION = new RegExp(
   String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
   "giu",
 );
+
+/**
+ * The conventional files of a project, named without an extension: README, CHANGELOG, Makefile, Dockerfile and
+ * the like in any case, LICENSE in capitals ("the license" is mostly the word). Standing alone, not inside a
+ * path or a longer name.
+ */
+const CONVENTIONAL_FILE =
+  /(?<![\p{L}\p{N}@._\/\\-])(?:readme|changelog|makefile|dockerfile|jenkinsfile|vagrantfile|procfile|gemfile|rakefile|license|licence|contributing|authors|notice|codeowners)(?![\p{L}\p{N}@_\/\\-]|\.[\p{L}\p{N}])/giu;
+
+/** Conventional file names that are also common words: files only when typed in capitals ("LICENSE"). */
+const CAPITALS_ONLY: ReadonlySet<string> = new Set([
+  "license",
+  "licence",
+  "contributing",
+  "authors",
+  "notice",
+]);
 
 /**
  * A file name without a directory: a name, a dot and an extension {@link FILE_KINDS} knows, standing alone

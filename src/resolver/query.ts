@@ -28,6 +28,7 @@ import {
   ARITHMETIC_TERMS,
   idiomWords,
   isActionStem,
+  KNOWN_ABOUT,
   namesLink,
   requestActions,
 } from "./actions.ts";
@@ -113,6 +114,8 @@ export interface ParsedQuery {
   stated?: boolean[];
   /** Index of the request's verb when it is not its first word: the imperative after a statement. */
   verbAt?: number;
+  /** The request asks what is known about a thing ("what do you know about Ana?"): a search for it. */
+  asksAbout?: boolean;
   /** The kinds of locator the request names: a file path, a web address (`url`). */
   locators?: { path: boolean; url: boolean };
   /** The request uses an English function word no Romance language shares: it is written in English. */
@@ -259,13 +262,37 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
   [
-    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (?:know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b/i,
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b|\bwho (?:do|did) (?:i|we) (know)\b/i,
     ["knowledge", "search"],
+  ],
+  // "Everything you've memorized", "all we have stored so far": the whole of what was kept, not a part.
+  [
+    /\b(?:everything|all)\s+(?:that\s+)?(?:you|we|i)(?:['’]ve|\s+have|\s+had)?\s+(?:\p{L}+ed|memori[sz]ed|known|kept|got|written)\b(?!\s+(?:about|on|regarding|for)\b)/iu,
+    ["entire"],
+  ],
+  // What the user told before is recalled, searched for in what was kept: "did I ever tell you my wife's
+  // birthday?", "who did I tell you my landlord was?".
+  [
+    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
+    ["knowledge", "search"],
+  ],
+  // "Anything (stored) about X?": whatever concerns a thing, searched for.
+  [/\b(?:anything|something)\b[^.?!;]{0,40}?\b(about|regarding|concerning)\b/i, ["search"]],
+  // Things picked by what they say are searched for: "anything saved that mentions kubernetes", "notes
+  // containing the word budget".
+  [
+    /\b(?:that|which|who)\s+(mention|mentions|mentioned|contain|contains|reference|references)\b|\b(mentioning|containing|referencing)\b/i,
+    ["search"],
+  ],
+  // "Where can you read files?", "where am I allowed to write?": the places one may act in, what is allowed.
+  [
+    /\bwhere\s+(?:can|could|may|are|am)\s+(?:you|i|we)\s+(?:actually\s+|even\s+|really\s+)?(?:allowed\s+to\s+|able\s+to\s+)?(read|write|access|save|edit|go|look)\b/i,
+    ["allowed", "access"],
   ],
   // A thing whose place is unknown is searched for: "where did I put the invoice?", "I can't find package.json",
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [
-    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (?:put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(?:find|locate)\b|\b(?:somewhere|anywhere)\b|\bforgot where\b/i,
+    /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(find|locate)\b|\b(?:somewhere|anywhere)\b|\b(forgot) where\b/i,
     ["search", "find"],
   ],
   // "When was it last modified?" asks for a time.
@@ -285,11 +312,11 @@ const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(
 
 /**
  * A request whose verb's object is a named thing as a whole: the verb, then a capitalized name or
- * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech");
- * not a part of it ("delete Bob's note").
+ * "everything / all (you know) about" a name ("erase Carlos from memory", "remove everything about Initech"),
+ * or the records kept of it ("pull up the entries for Alice and Bob"); not a part of it ("delete Bob's note").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+)?(\p{Lu}[\p{L}\p{N}]*)\b(?!['’]s\b)/u;
+  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+(?:(?:the|my|our|his|her|their)\s+)?|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*|(?<=(?:the|my|our|his|her|their)\s+)\p{Ll}+)\b(?!['’]s\b)/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");
@@ -449,10 +476,18 @@ function keyWords(text: string): Set<string> {
 
 /**
  * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
- * at the end), a name ("called…"), a colon.
+ * at the end), a name ("called…"), a colon; after "remember" or "note", a clause whose "that" is left out
+ * ("remember my sister Lena is allergic to peanuts").
  */
 const STATED_VALUE =
-  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)|(?<=\b(?:remember|memorize|memorise|note)\s+)(?!that\b)(?=(?:[\p{L}\p{N}'’.-]+\s+){1,4}(?:is|are|was|were|has|have|had|lives|works)\b)/iu;
+
+/**
+ * "One" standing for a noun named before it: after a determiner ("the one", "that one", "which one", "the
+ * new one") and before a preposition, a relative word, a subject pronoun or the end of a clause.
+ */
+const PRONOUN_ONE =
+  /\b((?:the|that|this|which|each|every|any|another|other|same|new|old|last|first|right|wrong)\s+)one\b(?=\s+(?:on|in|at|from|with|by|for|of|near|under|about|that|who|which|where|i|you|we|he|she|they)\b|\s*(?:[,.;:!?)]|$))/giu;
 
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {
@@ -490,7 +525,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   };
   const located = extractLocators(text);
   const spans = located.spans;
-  const rest = aboutPhrases(located.rest);
+  // "The one on Elm Street", "that one", "which one I saved": a pronoun, not the number one.
+  const rest = aboutPhrases(located.rest).replace(PRONOUN_ONE, "$1");
   const sequence: string[] = [];
   let afterNumber = false;
   // A word typed in capitals ("EV", "AR", "EU") is a term, even where another language's stop list has it.
@@ -717,7 +753,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       if (verb !== undefined) statementVerb = byStem.get(stem(verb));
     }
     statementWords = statement;
-    const origin = words.length > 0 ? [0] : [];
+    // The action's words stand for the verb, the first word; a question about a thing has none.
+    const origin = words.length > 0 && !KNOWN_ABOUT.test(rest) ? [0] : [];
     for (const t of actionTerms(action)) addExtra(t, ACTION_TERM_WEIGHT, origin, false, true);
     // An action called off ("dont send it after all") asks for the tools that cancel or undo it; its verb
     // names what is not to be done, and weighs like a generic verb.
@@ -733,13 +770,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // thing itself, an entity (WordNet's root of every thing), not on a part of it; (un)linking acts on a relation.
     const whole = action !== 0 && !(action & ACTION.link) ? WHOLE_NAMED.exec(rest) : null;
     if (whole) {
-      addExtra(
-        ENTITY,
-        ACTION_TERM_WEIGHT,
-        byStem.has(stem(whole[1]!.toLowerCase())) ? [byStem.get(stem(whole[1]!.toLowerCase()))!] : [],
-        false,
-        true,
-      );
+      const name = stem(whole[2]!.toLowerCase());
+      addExtra(ENTITY, ACTION_TERM_WEIGHT, byStem.has(name) ? [byStem.get(name)!] : [], false, true);
+      // "The entries for Alice": a word for what is kept of a thing says no more than a generic verb does.
+      const kept = whole[1] === undefined ? undefined : byStem.get(stem(whole[1].toLowerCase()));
+      if (kept !== undefined) terms[kept]!.weight *= GENERIC_WEIGHT;
     }
     // The action verb is matched as an action (`rank.ts`); as a word it mostly meets tools that name it as
     // their object ("link Ana to Acme" vs `get_resource_links`).
@@ -776,6 +811,7 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     parsed.stated = statementWords;
     parsed.verbAt = statementVerb;
   }
+  if (KNOWN_ABOUT.test(rest)) parsed.asksAbout = true;
   if (spans.length > 0) {
     parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
   }

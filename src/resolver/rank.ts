@@ -7,6 +7,7 @@
  */
 import type { CatalogTool } from "../catalog/mod.ts";
 import {
+  ACTION,
   ACTION_MAX_WORDS,
   actionMatch,
   asksForNew,
@@ -425,8 +426,10 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   }
   // A tool doing the action asked for that takes the kind of locator the request names ("fix the typo in
   // README.md" and `edit_file(path)`): its argument is there, the request is answerable by it.
+  // So does a tool searching for what the request asks about ("what do you know about Ana?"): its argument.
   const located = action !== 0 && actionMatch(action, index.actions[doc]!) > 0 &&
-    takesLocator(index.tools[doc]!.inputFields, query.locators);
+    (takesLocator(index.tools[doc]!.inputFields, query.locators) ||
+      (query.asksAbout === true && (index.actions[doc]! & ACTION.search) !== 0));
   return {
     located,
     matched,

@@ -327,6 +327,47 @@ function* glossSteps(
   }
 }
 
+/** The index term standing for a description's boilerplate words: no query word is ever this. */
+const BOILERPLATE_TERM = "\u0000boilerplate";
+
+/** Fewest tools of one server whose descriptions repeat a sentence for it to be boilerplate. */
+export const BOILERPLATE_MIN_TOOLS = 3;
+
+/** A description's sentences (at ". ", "! ", "? " or a line end), folded for comparison. */
+function sentences(description: string): string[] {
+  return bounded(description).split(/(?<=[.!?])\s+|\n+/).map((x) => x.trim()).filter(Boolean);
+}
+
+/**
+ * Per server, the sentences that {@link BOILERPLATE_MIN_TOOLS} or more of its tools' descriptions repeat word
+ * for word after their lead ("Only works within allowed directories."): they say what every tool of the
+ * server shares, nothing of what one tool does, so they weigh as no tool's own words.
+ */
+function boilerplate(tools: readonly CatalogTool[]): Map<string, Set<string>> {
+  const counts = new Map<string, Map<string, number>>();
+  for (const tool of tools) {
+    let byServer = counts.get(tool.server);
+    if (!byServer) counts.set(tool.server, byServer = new Map());
+    for (const x of new Set(sentences(tool.description).slice(1).map((x) => x.toLowerCase()))) {
+      byServer.set(x, (byServer.get(x) ?? 0) + 1);
+    }
+  }
+  const out = new Map<string, Set<string>>();
+  for (const [server, byServer] of counts) {
+    const repeated = [...byServer].filter(([, c]) => c >= BOILERPLATE_MIN_TOOLS).map(([x]) => x);
+    if (repeated.length > 0) out.set(server, new Set(repeated));
+  }
+  return out;
+}
+
+/** A description without its server's boilerplate sentences (its lead sentence always kept). */
+function withoutBoilerplate(description: string, boiler: ReadonlySet<string> | undefined): string {
+  if (!boiler) return description;
+  const all = sentences(description);
+  const kept = all.filter((x, i) => i === 0 || !boiler.has(x.toLowerCase()));
+  return kept.length === all.length ? description : kept.join(" ");
+}
+
 function fieldTexts(tool: CatalogTool): Record<Field, string> {
   return {
     name: nameText(tool),
@@ -390,6 +431,9 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const actions = new Uint16Array(n);
   const deprecated = new Uint8Array(n);
   const existing = new Uint8Array(n);
+  const boiler = boilerplate(tools);
+  /** Tools and terms their description has only in boilerplate: they still count in its document frequency. */
+  const boilerOnly: [number, string][] = [];
   for (let d = 0; d < n; d++) {
     if (d % 64 === 63) yield;
     const tool = tools[d]!;
@@ -400,6 +444,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     if (DEPRECATED.test(bounded(tool.description))) deprecated[d] = 1;
     if (EXISTING.test(leadSentence(tool.description))) existing[d] = 1;
     const texts = fieldTexts(tool);
+    const own = withoutBoilerplate(tool.description, boiler.get(tool.server));
     const fields: Map<string, number>[] = [];
     for (let f = 0; f < fieldCount; f++) {
       const field = FIELDS[f]!;
@@ -412,6 +457,18 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
         let counts = shared.get(key);
         if (!counts) shared.set(key, counts = termCounts(text));
         fields.push(counts);
+      } else if (field === "description" && own !== text) {
+        // Boilerplate keeps the description's length (BM25F normalization) but matches no query word.
+        const counts = termCounts(own);
+        let removed = 0;
+        for (const [term, x] of termCounts(text)) {
+          removed += x;
+          if (!counts.has(term)) boilerOnly.push([d, term]);
+        }
+        for (const x of counts.values()) removed -= x;
+        if (removed > 0) counts.set(BOILERPLATE_TERM, removed);
+        fields.push(counts);
+        if (GLOSSED.has(field) && hasChinese(own)) pending.push({ doc: d, field: f, text: own });
       } else {
         fields.push(termCounts(text));
         if (GLOSSED.has(field) && hasChinese(text)) pending.push({ doc: d, field: f, text });
@@ -438,10 +495,15 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     strongTerms.push(termsOf(docFields[d]!, STRONG_FIELDS));
     toolTerms.push(termsOf(docFields[d]!, TOOL_FIELDS));
   }
+  const boilerDf = new Map<string, number>();
+  for (const [d, term] of boilerOnly) {
+    if (!docFields[d]!.some((counts) => counts.has(term))) boilerDf.set(term, (boilerDf.get(term) ?? 0) + 1);
+  }
   const { postings, docTerms } = yield* bm25fSteps(
     docFields,
     FIELDS.map((f) => ({ weight: opts.weights[f], b: opts.b[f] })),
     opts.k1,
+    boilerDf,
   );
   // Servers as documents of their own: what the server is for, and what its tools are called and do.
   const servers: string[] = [];
