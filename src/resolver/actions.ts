@@ -54,7 +54,10 @@ const WORDS: readonly [string, number][] = [
   ["search find lookup query locate seek grep", ACTION.search],
   ["list enumerate browse listing", ACTION.list],
   ["link relate relation relationship connect associate attach", ACTION.link],
-  ["send notify publish", ACTION.send],
+  // Announcing and broadcasting send to many; a reply is sent, and may be added where it answers (a thread's
+  // reply, a comment).
+  ["send notify publish announce broadcast", ACTION.send],
+  ["reply", ACTION.send | ACTION.create],
   ["run execute launch trigger start invoke", ACTION.run],
   ["toggle enable disable activate deactivate stop pause resume mute unmute silence", ACTION.toggle],
 ];
@@ -111,6 +114,13 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   // Putting or placing a thing somewhere writes it there or moves it there.
   [stem("put"), ACTION.create | ACTION.update],
   [stem("place"), ACTION.create | ACTION.update],
+  // A message named by its medium ("email Sara that…", "DM @priya", "message the team") is sent; posting in a
+  // channel sends, or adds a post.
+  [stem("email"), ACTION.send],
+  [stem("mail"), ACTION.send],
+  [stem("dm"), ACTION.send],
+  [stem("message"), ACTION.send],
+  [stem("post"), ACTION.send | ACTION.create],
 ]);
 
 const MAKE = stem("make");
@@ -166,6 +176,14 @@ export function misspeltAction(word: string): number {
   return 0;
 }
 
+/**
+ * Whether a stem is a request's verb that names an action: an action word's, or an imperative's that tool
+ * text uses otherwise ("email Sara that…", "note that…").
+ */
+export function isRequestVerbStem(stemmed: string): boolean {
+  return table().has(stemmed) || REQUEST_ONLY.has(stemmed);
+}
+
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
 export function isActionStem(stemmed: string): boolean {
   return table().has(stemmed);
@@ -176,9 +194,13 @@ export function isActionStem(stemmed: string): boolean {
  * `revert_commit`): they remove it. A request's "cancel" is no action word: it mostly asks off-topic things
  * ("cancel my gym membership").
  */
-const TOOL_ONLY: ReadonlyMap<string, number> = new Map(
-  "cancel abort revert undo unschedule unsubscribe rollback".split(" ").map((w) => [stem(w), ACTION.delete]),
-);
+const TOOL_ONLY: ReadonlyMap<string, number> = new Map([
+  ..."cancel abort revert undo unschedule unsubscribe rollback".split(" ").map((w) =>
+    [stem(w), ACTION.delete] as const
+  ),
+  // "Push a text message to a user": a tool pushing sends.
+  [stem("push"), ACTION.send],
+]);
 
 /** The action mask of one folded word of a tool's text: an action word's, or a cancelling verb's. */
 function toolActionOf(word: string): number {
@@ -230,6 +252,11 @@ export function toolActions(...texts: string[]): number {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
     if (name.some((s) => LINK_NOUNS.has(s))) mask |= ACTION.link;
   }
+  // Adding or creating a message sends it (`conversations_add_message`, `create_message`).
+  if (mask & ACTION.create) {
+    const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
+    if (name.some((s) => MESSAGE_NOUNS.has(s))) mask |= ACTION.send;
+  }
   return mask;
 }
 
@@ -246,6 +273,11 @@ const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
+
+/** What a message is called in a tool's name. */
+const MESSAGE_NOUNS: ReadonlySet<string> = new Set(
+  "message messages email emails mail dm".split(" ").map(stem),
+);
 
 /** What a link is called in a tool's name. */
 const LINK_NOUNS: ReadonlySet<string> = new Set(

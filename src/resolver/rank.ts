@@ -6,7 +6,15 @@
  * @module
  */
 import type { CatalogTool } from "../catalog/mod.ts";
-import { actionMatch, asksForNew, calledOff, isActionStem, isGenericVerb, requestAction } from "./actions.ts";
+import {
+  actionMatch,
+  asksForNew,
+  calledOff,
+  isActionStem,
+  isGenericVerb,
+  isRequestVerbStem,
+  requestAction,
+} from "./actions.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -384,7 +392,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // The verb is the imperative after a statement when there is one ("…, keep that in mind").
   const verbAt = query.verbAt ?? 0;
   const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) &&
-    (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    (query.verbAt !== undefined || isRequestVerbStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0;
   // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
   // tool doing the action asked for by the request's verb, the request is answerable without them.
@@ -394,7 +402,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // that link"); a tool performing its action meets it.
   const verb = query.verbAt ?? 0;
   if (
-    stated && action !== 0 && (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    stated && action !== 0 && (query.verbAt !== undefined || isRequestVerbStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0
   ) {
     let n = 0, h = 0;

@@ -622,3 +622,56 @@ Deno.test("a light verb's word weighs less where its object names the action (#4
   assert.equal(first("make a file called todo.txt with: buy milk, call mom, pay rent"), "write_file");
   assert.equal(first("make the edits to notes.txt that I listed"), "edit_file");
 });
+
+Deno.test("a message named by its medium is sent: email X, DM X, post in, reply to, announce (#42)", () => {
+  assert.equal(requestAction("email sara@acme.io that the contract is signed"), ACTION.send);
+  assert.equal(requestAction("DM @omar: the standup moved to 10"), ACTION.send);
+  assert.equal(requestAction("post in #ops that the release is out"), ACTION.send | ACTION.create);
+  assert.equal(requestAction("reply to Tom's email saying I'm in"), ACTION.send | ACTION.create);
+  assert.equal(requestAction("announce the new opening hours to all subscribers"), ACTION.send);
+  // A tool adding a message sends it; a tool pushing or broadcasting one sends it.
+  assert.ok(
+    toolActions("chat_add_message", "", "Add a message to a channel or a direct conversation") & ACTION.send,
+  );
+  assert.ok(toolActions("push_text", "", "Push a text message to one user") & ACTION.send);
+  assert.ok(toolActions("broadcast_text", "", "Broadcast a text message to every follower") & ACTION.send);
+  const mail = buildIndex(buildCatalog([{
+    name: "mail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("search_emails", "Search emails in the mailbox with a query"),
+      tool("read_email", "Read the content of an email by its id"),
+      tool("send_email", "Send a new email to recipients"),
+      tool("delete_email", "Delete an email by its id"),
+    ],
+  }, {
+    name: "talk",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("chat_history", "Get the messages of a channel or a direct conversation"),
+      tool("chat_mark_read", "Mark a channel or a direct conversation as read"),
+      tool("chat_add_message", "Add a message to a channel or a direct conversation"),
+    ],
+  }, {
+    name: "line",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get_quota", "Get how many messages can still be sent this month"),
+      tool("push_text", "Push a text message to one user"),
+      tool("broadcast_text", "Broadcast a text message to every follower"),
+    ],
+  }]));
+  const ranked = (q: string) => rankQuery(mail, q, { maxHits: 5 });
+  assert.equal(ranked("email sara@acme.io that the contract is signed").hits[0]?.tool.short, "send_email");
+  assert.equal(
+    ranked("DM @omar in the chat: the standup moved to 10").hits[0]?.tool.short,
+    "chat_add_message",
+  );
+  assert.equal(
+    ranked("anounce to all followers that the shop closes early").hits[0]?.tool.short,
+    "broadcast_text",
+  );
+});
