@@ -98,6 +98,9 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["hunt down", ACTION.search],
   // Spinning or firing up a new thing (a server, a branch) creates it; calling something off cancels it.
   ["spin up", ACTION.create],
+  // Leaving a comment, a note or a reply on something adds it there.
+  ["leave a", ACTION.create],
+  ["leave an", ACTION.create],
   ["call off", ACTION.delete],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
@@ -363,7 +366,7 @@ export function requestActions(
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
   const all = splitWords(text).flatMap((w) => w.parts);
-  const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
+  const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
   if (words.length - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {

@@ -675,3 +675,20 @@ Deno.test("a message named by its medium is sent: email X, DM X, post in, reply 
     "broadcast_text",
   );
 });
+
+Deno.test("leaving a comment or a note adds it; an identifier's parts are no words of the request (#42)", () => {
+  assert.equal(requestAction("leave a comment on the checkout task: waiting for QA"), ACTION.create);
+  assert.equal(requestAction("leave a note for Ana on the card"), ACTION.create);
+  // "recA1B2" is one identifier, not three words: the request stays short enough for its verb to be read.
+  assert.equal(requestAction("add a comment on record recA1B2 saying 'waiting for invoice'"), ACTION.create);
+  assert.equal(
+    requestAction("leave a comment on record recA1B2 saying 'waiting for invoice'"),
+    ACTION.create,
+  );
+  const first = firstOver("base", [
+    tool("list_comments", "List the comments on a record"),
+    tool("create_comment", "Create a comment on a record"),
+    tool("list_records", "List the records of a table"),
+  ]);
+  assert.equal(first("leave a comment on record recA1B2 saying 'waiting for invoice'"), "create_comment");
+});
