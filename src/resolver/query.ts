@@ -192,7 +192,14 @@ function quotedWords(text: string, prose = false): Set<string> {
   return out;
 }
 
-/** Words that name things rather than capabilities: quoted text and capitalized words inside a sentence. */
+/** An email address, or an @handle not inside one. */
+const ADDRESSEE =
+  /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|(?<![\p{L}\p{N}@])@[\p{L}][\p{L}\p{N}._-]*/gu;
+
+/**
+ * Words that name things rather than capabilities: quoted text, capitalized words inside a sentence, email
+ * addresses and @handles.
+ */
 function argumentWords(text: string): Set<string> {
   const out = quotedWords(text);
   const addAll = (t: string) => {
@@ -200,6 +207,8 @@ function argumentWords(text: string): Set<string> {
   };
   // A capitalized word not at the start of a sentence ("flights to Tokyo"), including CamelCase brands.
   for (const m of text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) addAll(m[0]);
+  // An email address or an @handle names someone ("email sara@acme.io", "DM @priya"): a value, not a word.
+  for (const m of text.matchAll(ADDRESSEE)) addAll(m[0]);
   return out;
 }
 

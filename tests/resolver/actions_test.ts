@@ -692,3 +692,24 @@ Deno.test("leaving a comment or a note adds it; an identifier's parts are no wor
   ]);
   assert.equal(first("leave a comment on record recA1B2 saying 'waiting for invoice'"), "create_comment");
 });
+
+Deno.test("an email address or an @handle is a value, not words a tool must match (#42)", () => {
+  assert.deepEqual(
+    parseQuery("email sara@acme.io that the contract is signed").argumentLike,
+    [false, true, true, true, false, false],
+  );
+  assert.deepEqual(parseQuery("DM @priya about the standup").argumentLike, [false, true, false]);
+  const mail = buildIndex(buildCatalog([{
+    name: "mail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("search_emails", "Search emails in the mailbox with a query"),
+      tool("read_email", "Read the content of an email by its id"),
+      tool("send_email", "Send a new email to recipients"),
+    ],
+  }]));
+  const ranked = rankQuery(mail, "email sara@acme.io that the contract is signed", { maxHits: 5 });
+  assert.equal(ranked.hits[0]?.tool.short, "send_email");
+  assert.equal(assess(ranked).status, "ambiguous");
+});
