@@ -274,6 +274,13 @@ const OR_VERB = /^\s*(\p{L}+)\s*(?:\bor\b|\band\b|\/|,)\s*(\p{L}+)\b/iu;
 /** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
 const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;
 
+/**
+ * Opening "a" or "an" thing that is not read where it is (a file, a page, a link…) makes it: "open a ticket",
+ * "open an issue", "open a pull request"; "open the ticket" or "open a file" reads.
+ */
+const OPENS_ONE =
+  /^open\s+(?:up\s+)?an?\s+(?!(?:file|files|url|link|page|webpage|website|site|document|doc|pdf|image|picture|photo|folder|directory|dir|browser|path)\b)/;
+
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
 
@@ -389,7 +396,8 @@ export function requestActions(
     return { action: ACTION.read | ACTION.search | ACTION.list, recall: 0 };
   }
   let mask = at(0), recall = mask;
-  if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
+  const opening = all.slice(content[0] ?? 0).join(" ");
+  if (OPENS_NEW.test(opening) || OPENS_ONE.test(opening)) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {

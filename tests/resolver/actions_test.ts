@@ -713,3 +713,17 @@ Deno.test("an email address or an @handle is a value, not words a tool must matc
   assert.equal(ranked.hits[0]?.tool.short, "send_email");
   assert.equal(assess(ranked).status, "ambiguous");
 });
+
+Deno.test("opening a ticket or an issue makes one; opening a file or the ticket reads it (#42)", () => {
+  assert.equal(requestAction("open an issue in the infra project about flaky runners"), ACTION.create);
+  assert.equal(requestAction("open a pull request from dark-mode into main"), ACTION.create);
+  assert.equal(requestAction("open a file called notes.txt"), ACTION.read);
+  assert.equal(requestAction("open the ticket ENG-4"), ACTION.read);
+  const first = firstOver("tracker", [
+    tool("read_issue", "Read an issue by its key: summary, status, comments"),
+    tool("create_issue", "Create an issue in a project"),
+    tool("add_issue_comment", "Add a comment to an issue"),
+  ]);
+  assert.equal(first("open an issue about flaky runners"), "create_issue");
+  assert.equal(first("open the issue about flaky runners"), "read_issue");
+});
