@@ -281,6 +281,13 @@ const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\
 const OPENS_ONE =
   /^open\s+(?:up\s+)?an?\s+(?!(?:file|files|url|link|page|webpage|website|site|document|doc|pdf|image|picture|photo|folder|directory|dir|browser|path)\b)/;
 
+/**
+ * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
+ * at the end), a name ("called…"), a colon.
+ */
+export const STATED_VALUE =
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
 
@@ -373,9 +380,16 @@ export function requestActions(
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
   const all = splitWords(text).flatMap((w) => w.parts);
-  const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w) ? [i] : []);
+  const isContent = (w: string) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w);
+  const content = all.flatMap((w, i) => isContent(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
-  if (words.length - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
+  // A stated value ("…: login button broken on Safari", "saying 'waiting for invoice'") is given to the tool,
+  // not words of the task: only the words before it count.
+  const value = STATED_VALUE.exec(text);
+  const given = value && value.index > 0
+    ? words.length - splitWords(text.slice(0, value.index)).flatMap((w) => w.parts).filter(isContent).length
+    : 0;
+  if (words.length - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
     const of = (ws: readonly string[]) =>

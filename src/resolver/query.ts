@@ -29,6 +29,7 @@ import {
   isActionStem,
   namesLink,
   requestActions,
+  STATED_VALUE,
 } from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
@@ -439,13 +440,6 @@ export function nounModifiers(text: string): Map<string, string> {
   for (const h of heads) modifiers.delete(h);
   return modifiers;
 }
-
-/**
- * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
- * at the end), a name ("called…"), a colon.
- */
-const STATED_VALUE =
-  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
 
 /** The content words of a gloss, as typed: "notice or announcement" -> notice, announcement. */
 function contentParts(gloss: string): string[] {

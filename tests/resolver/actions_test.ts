@@ -727,3 +727,16 @@ Deno.test("opening a ticket or an issue makes one; opening a file or the ticket 
   assert.equal(first("open an issue about flaky runners"), "create_issue");
   assert.equal(first("open the issue about flaky runners"), "read_issue");
 });
+
+Deno.test("a stated value's words do not make a request too long for its verb to be read (#42)", () => {
+  assert.equal(
+    requestAction("open a bug in the webapp repo on GitHub: login button does nothing on Safari"),
+    ACTION.create,
+  );
+  assert.equal(requestAction("leave a comment on PR 77 in acme/webapp saying LGTM, ship it"), ACTION.create);
+  // Without a stated value, a long task description still names no single action.
+  assert.equal(
+    requestAction("write a quick start tutorial for the design system with examples of every component"),
+    0,
+  );
+});
