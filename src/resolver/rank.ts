@@ -689,6 +689,36 @@ export function diversify(order: [number, number][], winners: readonly number[],
   order.splice(0, order.length, ...newHead, ...dropped);
 }
 
+/** The second score, or the best score before a named server moved others down (see `rankQuery`). */
+function runnerUp(order: [number, number][], unnamed?: Map<number, number>): number | undefined {
+  let out = order[1]?.[1];
+  if (!unnamed || order.length === 0) return out;
+  for (const [d, v] of unnamed) if (d !== order[0]![0] && v > (out ?? -Infinity)) out = v;
+  return out;
+}
+
+/** Factor of the other servers' tools when a request names a server of the catalog by its name. */
+export const NAMED_SERVER_OTHERS = 0.8;
+
+/**
+ * The servers a request names: every word of the server's name is a word of the request ("plane", "monday"
+ * of "monday.com", "google calendar"), and the name is no action or generic verb ("fetch", "run"), in a
+ * catalog of several servers. An ordinary use of the word moves only a catalog that has a server so named.
+ */
+function namedServers(index: ResolverIndex, query: ParsedQuery): Set<number> {
+  const out = new Set<number>();
+  if (index.servers.length < 2) return out;
+  const words = new Set(query.stems);
+  index.servers.forEach((name, i) => {
+    const parts = splitWords(name).flatMap((w) => w.parts).filter((p) => !STOP_WORDS.has(p));
+    if (parts.length === 0 || parts.some((p) => p.length < 3)) return;
+    const stems = parts.map(stem);
+    if (stems.some((s) => !words.has(s) || isActionStem(s) || isGenericVerb(s))) return;
+    out.add(i);
+  });
+  return out;
+}
+
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -869,6 +899,14 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       final.set(d, fused * fullMax);
     }
   }
+  // A request naming a server ("make a new issue in plane", "on monday.com") asks for that server's tools.
+  const named = namedServers(index, query);
+  // The scores before it: the tools the server's name moved down still bound how clear the first one's lead
+  // is (a tool first among its server's is no confident answer for being of the server named).
+  const unnamed = named.size > 0 ? new Map(final) : undefined;
+  if (named.size > 0) {
+    for (const [d, v] of final) if (!named.has(index.serverOf[d]!)) final.set(d, v * NAMED_SERVER_OTHERS);
+  }
   const tools = index.tools;
   const tie = tieBreaker(index, query);
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
@@ -900,7 +938,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     clauses: Math.max(1, clauseTexts.length),
     count: full.touched.length + lifted,
     hits,
-    runnerUpScore: order[1]?.[1],
+    runnerUpScore: runnerUp(order, unnamed),
   };
 }
 
