@@ -39,7 +39,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone set mark",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -83,6 +83,9 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["clean up", ACTION.delete],
   ["clear out", ACTION.delete],
   ["set up", ACTION.create],
+  // Setting "a" thing ("set a timer", "set an alarm") starts something new, no update of a value: no action.
+  ["set a", 0],
+  ["set an", 0],
   ["write up", ACTION.create],
   ["keep track of", ACTION.create],
   ["keep a record of", ACTION.create],

@@ -740,3 +740,17 @@ Deno.test("a stated value's words do not make a request too long for its verb to
     0,
   );
 });
+
+Deno.test("setting a value or marking a thing as something updates it; setting a timer does not (#42)", () => {
+  assert.equal(requestAction("set the status of 'Call supplier' to Done"), ACTION.update);
+  assert.equal(requestAction("mark records rec123 and rec456 as shipped"), ACTION.update);
+  assert.equal(requestAction("set up a new project"), ACTION.create);
+  assert.equal(requestAction("set an alarm for 7am"), 0);
+  assert.equal(requestAction("set a timer for 10 minutes"), 0);
+  const first = firstOver("boards", [
+    tool("create_board", "Create a new board with columns"),
+    tool("get_board_items", "Get the items of a board, with their column values"),
+    tool("change_item_column_values", "Change the column values of an item on a board"),
+  ]);
+  assert.equal(first("set status of 'Call supplier' to Done on the board"), "change_item_column_values");
+});
