@@ -47,7 +47,7 @@ const WORDS: readonly [string, number][] = [
   // Appending adds to what is there: a new part, and a change of the whole.
   ["append", ACTION.create | ACTION.update],
   [
-    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge",
+    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge destroy nuke terminate",
     ACTION.delete,
   ],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
@@ -105,6 +105,7 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["leave a", ACTION.create],
   ["leave an", ACTION.create],
   ["call off", ACTION.delete],
+  ["tear down", ACTION.delete],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],

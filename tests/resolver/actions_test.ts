@@ -754,3 +754,18 @@ Deno.test("setting a value or marking a thing as something updates it; setting a
   ]);
   assert.equal(first("set status of 'Call supplier' to Done on the board"), "change_item_column_values");
 });
+
+Deno.test("destroying, nuking, terminating or tearing down a thing deletes it (#42)", () => {
+  for (
+    const q of ["nuke the whole staging_db database", "tear down project test-123", "destroy the old cluster"]
+  ) {
+    assert.equal(requestAction(q), ACTION.delete, q);
+  }
+  assert.ok(toolActions("terminate_instance", "", "Terminate a running instance") & ACTION.delete);
+  const first = firstOver("db", [
+    tool("list_databases", "List the databases of the connected cluster"),
+    tool("aggregate", "Run an aggregation pipeline over a database collection"),
+    tool("drop_database", "Drop a database and all of its collections"),
+  ]);
+  assert.equal(first("nuke the whole staging_db database"), "drop_database");
+});
