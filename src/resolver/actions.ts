@@ -106,6 +106,11 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["leave an", ACTION.create],
   ["call off", ACTION.delete],
   ["tear down", ACTION.delete],
+  // Logging in or out is no record made.
+  ["log in", 0],
+  ["log into", 0],
+  ["log out", 0],
+  ["log off", 0],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],
@@ -128,6 +133,8 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("dm"), ACTION.send],
   [stem("message"), ACTION.send],
   [stem("post"), ACTION.send | ACTION.create],
+  // Logging time or a note on something records it there ("log 2h on WEB-12", "log a note on the account").
+  [stem("log"), ACTION.create],
 ]);
 
 const MAKE = stem("make");
@@ -431,7 +438,7 @@ export function requestActions(
   // next Monday" (pushing code to a branch is no such thing).
   if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
-  if (mask === 0 && words.length > 0) {
+  if (mask === 0 && words.length > 0 && phrasal(0) === undefined) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
     // "Make" is a light verb: "make a list" lists, "make a change" updates; it creates what it makes only
     // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.

@@ -769,3 +769,16 @@ Deno.test("destroying, nuking, terminating or tearing down a thing deletes it (#
   ]);
   assert.equal(first("nuke the whole staging_db database"), "drop_database");
 });
+
+Deno.test("logging a note or time on a thing records it; logging in records nothing (#42)", () => {
+  assert.equal(requestAction("log a note on the Initech account that they want a demo"), ACTION.create);
+  assert.equal(requestAction("log 2 hours on WEB-12 for code review"), ACTION.create);
+  assert.equal(requestAction("log in to the dashboard"), 0);
+  assert.equal(requestAction("log out of every session"), 0);
+  const first = firstOver("crm", [
+    tool("get_logs", "Get the audit logs of the account"),
+    tool("create_engagement", "Create an engagement (a note, a task, a call) on a record"),
+    tool("list_objects", "List objects of a type"),
+  ]);
+  assert.equal(first("log a note on the Initech account that they want a demo"), "create_engagement");
+});
