@@ -674,7 +674,7 @@ const RECALL: readonly [number, string][] = [
   [ACTION.link, "link relation connect"],
   [ACTION.send, "send"],
   [ACTION.run, "run execute trigger start"],
-  [ACTION.toggle, "toggle enable disable"],
+  [ACTION.toggle, "toggle enable disable mute"],
 ];
 
 /** The stems a request's action mask looks for (see {@link RECALL}). */

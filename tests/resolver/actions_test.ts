@@ -782,3 +782,12 @@ Deno.test("logging a note or time on a thing records it; logging in records noth
   ]);
   assert.equal(first("log a note on the Initech account that they want a demo"), "create_engagement");
 });
+
+Deno.test("a switch asked for in other words ('silence a host') also looks for mute tools (#42)", () => {
+  const first = firstOver("monitoring", [
+    tool("list_hosts", "List the monitored hosts"),
+    tool("mute_host", "Mute a host so that its monitors send no alerts"),
+    tool("get_logs", "Search the logs of a service"),
+  ]);
+  assert.equal(first("silence web-03 for 2 hours while we patch it"), "mute_host");
+});
