@@ -111,6 +111,7 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["log into", 0],
   ["log out", 0],
   ["log off", 0],
+  ["switch to", 0],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],
@@ -135,6 +136,9 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("post"), ACTION.send | ACTION.create],
   // Logging time or a note on something records it there ("log 2h on WEB-12", "log a note on the account").
   [stem("log"), ACTION.create],
+  // Switching a thing to another value changes it ("switch sub_777 to the annual price"); switching to a
+  // place ("switch to the release branch") moves there (no action: see PHRASAL).
+  [stem("switch"), ACTION.update],
 ]);
 
 const MAKE = stem("make");

@@ -791,3 +791,15 @@ Deno.test("a switch asked for in other words ('silence a host') also looks for m
   ]);
   assert.equal(first("silence web-03 for 2 hours while we patch it"), "mute_host");
 });
+
+Deno.test("switching a thing to a value updates it; switching to a place or switching off does not (#42)", () => {
+  assert.equal(requestAction("switch sub_777 to the annual price price_yr"), ACTION.update);
+  assert.equal(requestAction("switch to the release branch"), 0);
+  assert.equal(requestAction("switch off the lights"), ACTION.toggle);
+  const first = firstOver("billing", [
+    tool("list_prices", "List the prices of a product"),
+    tool("create_price", "Create a price for a product"),
+    tool("update_subscription", "Update a subscription: its price, quantity or trial"),
+  ]);
+  assert.equal(first("switch sub_777 to the annual price price_yr"), "update_subscription");
+});
