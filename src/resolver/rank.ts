@@ -709,13 +709,28 @@ function namedServers(index: ResolverIndex, query: ParsedQuery): Set<number> {
   const out = new Set<number>();
   if (index.servers.length < 2) return out;
   const words = new Set(query.stems);
-  index.servers.forEach((name, i) => {
+  for (const [i, stems] of serverNameStems(index).entries()) {
+    if (stems.length > 0 && stems.every((s) => words.has(s))) out.add(i);
+  }
+  return out;
+}
+
+const serverNames = new WeakMap<ResolverIndex, string[][]>();
+
+/**
+ * Each server's name as stems, once per index; empty for a name a request cannot name by it: a part of under
+ * three letters, or an action or generic verb.
+ */
+function serverNameStems(index: ResolverIndex): string[][] {
+  let out = serverNames.get(index);
+  if (out) return out;
+  out = index.servers.map((name) => {
     const parts = splitWords(name).flatMap((w) => w.parts).filter((p) => !STOP_WORDS.has(p));
-    if (parts.length === 0 || parts.some((p) => p.length < 3)) return;
+    if (parts.some((p) => p.length < 3)) return [];
     const stems = parts.map(stem);
-    if (stems.some((s) => !words.has(s) || isActionStem(s) || isGenericVerb(s))) return;
-    out.add(i);
+    return stems.some((s) => isActionStem(s) || isGenericVerb(s)) ? [] : stems;
   });
+  serverNames.set(index, out);
   return out;
 }
 
