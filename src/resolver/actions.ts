@@ -134,6 +134,8 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   [stem("dm"), ACTION.send],
   [stem("message"), ACTION.send],
   [stem("post"), ACTION.send | ACTION.create],
+  // Pinging someone sends them a short message or a notification.
+  [stem("ping"), ACTION.send],
   // Logging time or a note on something records it there ("log 2h on WEB-12", "log a note on the account").
   [stem("log"), ACTION.create],
   // Switching a thing to another value changes it ("switch sub_777 to the annual price"); switching to a

@@ -803,3 +803,13 @@ Deno.test("switching a thing to a value updates it; switching to a place or swit
   ]);
   assert.equal(first("switch sub_777 to the annual price price_yr"), "update_subscription");
 });
+
+Deno.test("pinging someone sends them a notification (#42)", () => {
+  assert.equal(requestAction("ping Laura about the contract item, she has to sign today"), ACTION.send);
+  const first = firstOver("boards", [
+    tool("get_board_activity", "Get the activity log of a board: who changed which item"),
+    tool("get_updates", "Get the updates (comments) of an item"),
+    tool("create_notification", "Send a notification to a user about an item"),
+  ]);
+  assert.equal(first("ping Laura about the contract item, she has to sign today"), "create_notification");
+});
