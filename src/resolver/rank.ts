@@ -525,6 +525,21 @@ function callerScoped(tool: CatalogTool): boolean {
   return CALLER.test(lead) && !ANY_USER.test(lead);
 }
 
+/** Factor of a tool acting for the caller when the request speaks in the first person. */
+export const CALLER_BONUS = 1.2;
+
+const callerCache = new WeakMap<ResolverIndex, Uint8Array>();
+
+/** {@link callerScoped} of every tool, once per index. */
+function callerTools(index: ResolverIndex): Uint8Array {
+  let out = callerCache.get(index);
+  if (!out) {
+    out = Uint8Array.from(index.tools, (t) => (callerScoped(t) ? 1 : 0));
+    callerCache.set(index, out);
+  }
+  return out;
+}
+
 /** The caller in a tool's lead sentence ("the authenticated user's 'My Tasks' list", "the current user"). */
 const CALLER = /\b(?:authenticated|current|calling|logged[- ]in|signed[- ]in)\s+user\b|\bthe caller\b/i;
 /** A lead sentence that also takes anyone's ("a specific user or the authenticated user"). */
@@ -921,6 +936,12 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const unnamed = named.size > 0 ? new Map(final) : undefined;
   if (named.size > 0) {
     for (const [d, v] of final) if (!named.has(index.serverOf[d]!)) final.set(d, v * NAMED_SERVER_OTHERS);
+  }
+  // A request about the caller ("what's my username", "what's on my plate") asks for the tools that act for
+  // the caller (`get_me`, `get_my_tasks`).
+  if (FIRST_PERSON.test(text)) {
+    const own = callerTools(index);
+    for (const [d, v] of final) if (own[d]) final.set(d, v * CALLER_BONUS);
   }
   const tools = index.tools;
   const tie = tieBreaker(index, query);

@@ -304,3 +304,41 @@ Deno.test("a tool ahead for its server's name is no clearer a lead than before t
   assert.equal(ranked.hits[0]?.tool.server, "git");
   assert.notEqual(assess(ranked).status, "confident");
 });
+
+Deno.test("a request about the caller ranks the tools acting for the caller higher (#42)", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const index = buildIndex(buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("list_sprints", "List the sprints of a board: current, future and closed"),
+      tool(
+        "get_my_current_sprint_issues",
+        "Get the issues assigned to the authenticated user in the open sprints",
+      ),
+      tool("search_issues", "Search issues with a query"),
+    ],
+  }]));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("what am i supposed to be working on this sprint?"), "get_my_current_sprint_issues");
+  const off = buildIndex(buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("list_sprints", "List the sprints of a board: current, future and closed"),
+      tool("get_current_sprint_issues", "Get the issues assigned to a user in the open sprints"),
+      tool("search_issues", "Search issues with a query"),
+    ],
+  }]));
+  // The same words without the caller's tool: the sprint list leads.
+  assert.equal(
+    search(off, "what am i supposed to be working on this sprint?", { maxHits: 1 })[0]?.tool.short,
+    "list_sprints",
+  );
+});
