@@ -813,3 +813,17 @@ Deno.test("pinging someone sends them a notification (#42)", () => {
   ]);
   assert.equal(first("ping Laura about the contract item, she has to sign today"), "create_notification");
 });
+
+Deno.test("asking what columns or fields a thing has asks for its schema (#42)", () => {
+  const first = firstOver("db", [
+    tool("list_tables", "List the tables of a database"),
+    tool("create_field", "Create a column (field) in a table"),
+    tool("describe_table_schema", "Describe the schema of a table"),
+    tool("insert_rows", "Insert rows into a table"),
+  ]);
+  assert.equal(
+    first("what columns does the orders table have and what types are they"),
+    "describe_table_schema",
+  );
+  assert.equal(first("what fields do the rows in the events table usually have"), "describe_table_schema");
+});
