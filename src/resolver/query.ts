@@ -257,6 +257,8 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bhow many\b/i, ["count"]],
   // Asking what columns or fields a thing has asks for its schema ("what columns does the orders table have").
   [/\bwhat (columns|fields|properties|attributes)\b/i, ["schema", "describe"]],
+  // Asking what changed or happened asks for a thing's activity or history ("what changed on the board?").
+  [/\bwhat(?:'s|’s| has| have)? (changed|happened)\b/i, ["activity", "history"]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

@@ -827,3 +827,13 @@ Deno.test("asking what columns or fields a thing has asks for its schema (#42)",
   );
   assert.equal(first("what fields do the rows in the events table usually have"), "describe_table_schema");
 });
+
+Deno.test("asking what changed or happened asks for activity or history (#42)", () => {
+  const first = firstOver("kanban", [
+    tool("get_lists", "Get the lists on a board"),
+    tool("archive_list", "Archive a list on the board"),
+    tool("get_recent_activity", "Get the recent activity of a board"),
+  ]);
+  assert.equal(first("what changed on the board recently?"), "get_recent_activity");
+  assert.equal(first("what happened on the board this week"), "get_recent_activity");
+});
