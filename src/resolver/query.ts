@@ -259,6 +259,8 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bwhat (columns|fields|properties|attributes)\b/i, ["schema", "describe"]],
   // Asking what changed or happened asks for a thing's activity or history ("what changed on the board?").
   [/\bwhat(?:'s|’s| has| have)? (changed|happened)\b/i, ["activity", "history"]],
+  // How much money there is in an account is its balance ("how much money is in my stripe account?").
+  [/\bhow much (money|cash|funds)\b/i, ["balance"]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

@@ -837,3 +837,12 @@ Deno.test("asking what changed or happened asks for activity or history (#42)", 
   assert.equal(first("what changed on the board recently?"), "get_recent_activity");
   assert.equal(first("what happened on the board this week"), "get_recent_activity");
 });
+
+Deno.test("how much money there is asks for a balance (#42)", () => {
+  const first = firstOver("payments", [
+    tool("search_documentation", "Search the payment platform's documentation for how to use its API"),
+    tool("retrieve_balance", "Retrieve the balance of the account"),
+    tool("list_customers", "List the customers of the account"),
+  ]);
+  assert.equal(first("how much money is in my account right now?"), "retrieve_balance");
+});
