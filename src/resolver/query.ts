@@ -261,6 +261,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bwhat(?:'s|’s| has| have)? (changed|happened)\b/i, ["activity", "history"]],
   // How much money there is in an account is its balance ("how much money is in my stripe account?").
   [/\bhow much (money|cash|funds)\b/i, ["balance"]],
+  // What people said or wrote are their messages ("what did people say in #general today?").
+  [
+    /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,
+    ["message"],
+  ],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

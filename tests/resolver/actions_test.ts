@@ -846,3 +846,12 @@ Deno.test("how much money there is asks for a balance (#42)", () => {
   ]);
   assert.equal(first("how much money is in my account right now?"), "retrieve_balance");
 });
+
+Deno.test("what people said or wrote are their messages (#42)", () => {
+  const first = firstOver("chat", [
+    tool("get_forum_channels", "Get the forum channels of a server"),
+    tool("get_server_info", "Get information about a server: its channels and members"),
+    tool("read_messages", "Read the messages of a channel"),
+  ]);
+  assert.equal(first("what have people been saying in channel 99887 lately"), "read_messages");
+});
