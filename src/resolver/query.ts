@@ -261,6 +261,8 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bwhat(?:'s|’s| has| have)? (changed|happened)\b/i, ["activity", "history"]],
   // How much money there is in an account is its balance ("how much money is in my stripe account?").
   [/\bhow much (money|cash|funds)\b/i, ["balance"]],
+  // A thing wanted in a format ("the runbook page as markdown", "the report as a PDF") is exported or converted.
+  [/\bas (?:a |an )?(markdown|md|pdf|csv|json|html|docx|xlsx|plain text)\b/i, ["export", "convert"]],
   // What people said or wrote are their messages ("what did people say in #general today?").
   [
     /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,

@@ -855,3 +855,12 @@ Deno.test("what people said or wrote are their messages (#42)", () => {
   ]);
   assert.equal(first("what have people been saying in channel 99887 lately"), "read_messages");
 });
+
+Deno.test("a thing wanted in a format is exported or converted (#42)", () => {
+  const first = firstOver("wiki", [
+    tool("create_page", "Create a page in a space"),
+    tool("read_page", "Read a page's content"),
+    tool("export_page", "Export a page to another format"),
+  ]);
+  assert.equal(first("i need the runbook page as markdown so I can paste it elsewhere"), "export_page");
+});
