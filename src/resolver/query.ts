@@ -263,6 +263,14 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bhow much (money|cash|funds)\b/i, ["balance"]],
   // A thing wanted in a format ("the runbook page as markdown", "the report as a PDF") is exported or converted.
   [/\bas (?:a |an )?(markdown|md|pdf|csv|json|html|docx|xlsx|plain text)\b/i, ["export", "convert"]],
+  // Changing or removing all or every one of many things at once is a batch ("delete all 40 of those emails",
+  // "set verified=true on every user whose…", "remove all sessions older than 30 days").
+  [/\b(?:delete|remove|erase|purge|update|set|mark|archive|move|send)\b.{0,40}\b(?:all|every)\b/i, [
+    "many",
+    "batch",
+    "bulk",
+    "multiple",
+  ]],
   // What people said or wrote are their messages ("what did people say in #general today?").
   [
     /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,

@@ -864,3 +864,14 @@ Deno.test("a thing wanted in a format is exported or converted (#42)", () => {
   ]);
   assert.equal(first("i need the runbook page as markdown so I can paste it elsewhere"), "export_page");
 });
+
+Deno.test("changing or removing all or every one of many things is a batch (#42)", () => {
+  const first = firstOver("docs", [
+    tool("drop-collection", "Remove a collection and its documents from the database"),
+    tool("delete-many", "Remove all documents matching a filter from a collection"),
+    tool("update-many", "Update all documents matching a filter in a collection"),
+    tool("find", "Find documents in a collection"),
+  ]);
+  assert.equal(first("remove all sessions older than 30 days from the sessions collection"), "delete-many");
+  assert.equal(first("set verified=true on every user whose email ends with @acme.com"), "update-many");
+});
