@@ -443,6 +443,8 @@ export function requestActions(
   // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
   // next Monday" (pushing code to a branch is no such thing).
   if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
+  // Taking, pulling or kicking a thing out of another removes it from there ("take issue 55 out of the cycle").
+  if (mask === 0 && OUT_OF.test(text)) mask = recall = ACTION.delete;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
   if (mask === 0 && words.length > 0 && phrasal(0) === undefined) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
@@ -513,6 +515,9 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** A thing taken, pulled or kicked out of another: a removal from it (the object between verb and particle). */
+const OUT_OF = /^\s*(?:please\s+)?(?:take|pull|kick|get)\s+(?:[^\s,]+\s+){1,5}?out\s+of\b/i;
 
 /** Pushing, bumping or shifting a thing to (or back to, out to) a time: a reschedule. */
 const RESCHEDULE = new RegExp(

@@ -875,3 +875,14 @@ Deno.test("changing or removing all or every one of many things is a batch (#42)
   assert.equal(first("remove all sessions older than 30 days from the sessions collection"), "delete-many");
   assert.equal(first("set verified=true on every user whose email ends with @acme.com"), "update-many");
 });
+
+Deno.test("taking a thing out of another removes it from there (#42)", () => {
+  assert.equal(requestAction("take issue 55 out of the current cycle, it slipped"), ACTION.delete);
+  assert.equal(requestAction("kick bob out of the project"), ACTION.delete);
+  const first = firstOver("planner", [
+    tool("add_cycle_issues", "Add issues to a cycle"),
+    tool("delete_cycle_issue", "Remove an issue from a cycle"),
+    tool("list_cycles", "List the cycles of a project"),
+  ]);
+  assert.equal(first("take issue 55 out of the current cycle, it slipped"), "delete_cycle_issue");
+});
