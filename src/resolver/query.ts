@@ -271,6 +271,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     "bulk",
     "multiple",
   ]],
+  // Doing many things in one go is a batch ("each should get a welcome mail in one go").
+  [/\b(?:in one go|in a single (?:call|request|batch)|all at once|in bulk|in a batch)\b/i, [
+    "batch",
+    "bulk",
+    "many",
+  ]],
   // What people said or wrote are their messages ("what did people say in #general today?").
   [
     /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,

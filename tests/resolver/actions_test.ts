@@ -886,3 +886,12 @@ Deno.test("taking a thing out of another removes it from there (#42)", () => {
   ]);
   assert.equal(first("take issue 55 out of the current cycle, it slipped"), "delete_cycle_issue");
 });
+
+Deno.test("doing many things in one go is a batch (#42)", () => {
+  const first = firstOver("mailer", [
+    tool("list-emails", "List the emails sent"),
+    tool("send-email", "Send an email to one recipient"),
+    tool("send-batch-emails", "Send up to 100 emails in a single call"),
+  ]);
+  assert.equal(first("40 new signups should each get their own welcome mail in one go"), "send-batch-emails");
+});
