@@ -40,7 +40,7 @@ const WORDS: readonly [string, number][] = [
   ],
   ["read open show get fetch retrieve view display load print dump return inspect examine", ACTION.read],
   [
-    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone",
+    "update edit modify change replace rename move patch fix correct amend revise adjust alter tweak swap substitute reschedule postpone set mark",
     ACTION.update,
   ],
   // Overwriting writes a whole new content over the old: a write as much as an update.
@@ -48,14 +48,17 @@ const WORDS: readonly [string, number][] = [
   // Appending adds to what is there: a new part, and a change of the whole.
   ["append", ACTION.create | ACTION.update],
   [
-    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge",
+    "delete remove forget erase wipe discard scrap trash eliminate obliterate expunge drop clear purge destroy nuke terminate",
     ACTION.delete,
   ],
   ["unlink disconnect detach", ACTION.delete | ACTION.link],
   ["search find lookup query locate seek grep", ACTION.search],
   ["list enumerate browse listing", ACTION.list],
   ["link relate relation relationship connect associate attach", ACTION.link],
-  ["send notify publish", ACTION.send],
+  // Announcing and broadcasting send to many; a reply is sent, and may be added where it answers (a thread's
+  // reply, a comment).
+  ["send notify publish announce broadcast", ACTION.send],
+  ["reply", ACTION.send | ACTION.create],
   ["run execute launch trigger start invoke", ACTION.run],
   ["toggle enable disable activate deactivate stop pause resume mute unmute silence", ACTION.toggle],
 ];
@@ -81,6 +84,9 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["clean up", ACTION.delete],
   ["clear out", ACTION.delete],
   ["set up", ACTION.create],
+  // Setting "a" thing ("set a timer", "set an alarm") starts something new, no update of a value: no action.
+  ["set a", 0],
+  ["set an", 0],
   ["write up", ACTION.create],
   ["keep track of", ACTION.create],
   ["keep a record of", ACTION.create],
@@ -96,7 +102,17 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["hunt down", ACTION.search],
   // Spinning or firing up a new thing (a server, a branch) creates it; calling something off cancels it.
   ["spin up", ACTION.create],
+  // Leaving a comment, a note or a reply on something adds it there.
+  ["leave a", ACTION.create],
+  ["leave an", ACTION.create],
   ["call off", ACTION.delete],
+  ["tear down", ACTION.delete],
+  // Logging in or out is no record made.
+  ["log in", 0],
+  ["log into", 0],
+  ["log out", 0],
+  ["log off", 0],
+  ["switch to", 0],
   ["turn on", ACTION.toggle],
   ["turn off", ACTION.toggle],
   ["switch on", ACTION.toggle],
@@ -148,6 +164,20 @@ const REQUEST_ONLY: ReadonlyMap<string, number> = new Map([
   // Putting or placing a thing somewhere writes it there or moves it there.
   [stem("put"), ACTION.create | ACTION.update],
   [stem("place"), ACTION.create | ACTION.update],
+  // A message named by its medium ("email Sara that…", "DM @priya", "message the team") is sent; posting in a
+  // channel sends, or adds a post.
+  [stem("email"), ACTION.send],
+  [stem("mail"), ACTION.send],
+  [stem("dm"), ACTION.send],
+  [stem("message"), ACTION.send],
+  [stem("post"), ACTION.send | ACTION.create],
+  // Pinging someone sends them a short message or a notification.
+  [stem("ping"), ACTION.send],
+  // Logging time or a note on something records it there ("log 2h on WEB-12", "log a note on the account").
+  [stem("log"), ACTION.create],
+  // Switching a thing to another value changes it ("switch sub_777 to the annual price"); switching to a
+  // place ("switch to the release branch") moves there (no action: see PHRASAL).
+  [stem("switch"), ACTION.update],
 ]);
 
 const MAKE = stem("make");
@@ -247,6 +277,14 @@ export function misspeltAction(word: string): number {
   return 0;
 }
 
+/**
+ * Whether a stem is a request's verb that names an action: an action word's, or an imperative's that tool
+ * text uses otherwise ("email Sara that…", "note that…").
+ */
+export function isRequestVerbStem(stemmed: string): boolean {
+  return table().has(stemmed) || REQUEST_ONLY.has(stemmed);
+}
+
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
 export function isActionStem(stemmed: string): boolean {
   return table().has(stemmed);
@@ -257,9 +295,13 @@ export function isActionStem(stemmed: string): boolean {
  * `revert_commit`): they remove it. A request's "cancel" is no action word: it mostly asks off-topic things
  * ("cancel my gym membership").
  */
-const TOOL_ONLY: ReadonlyMap<string, number> = new Map(
-  "cancel abort revert undo unschedule unsubscribe rollback".split(" ").map((w) => [stem(w), ACTION.delete]),
-);
+const TOOL_ONLY: ReadonlyMap<string, number> = new Map([
+  ..."cancel abort revert undo unschedule unsubscribe rollback".split(" ").map((w) =>
+    [stem(w), ACTION.delete] as const
+  ),
+  // "Push a text message to a user": a tool pushing sends.
+  [stem("push"), ACTION.send],
+]);
 
 /** The action mask of one folded word of a tool's text: an action word's, or a cancelling verb's. */
 function toolActionOf(word: string): number {
@@ -317,6 +359,11 @@ export function toolActions(...texts: string[]): number {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
     if (name.some((s) => LINK_NOUNS.has(s))) mask |= ACTION.link;
   }
+  // Adding or creating a message sends it (`conversations_add_message`, `create_message`).
+  if (mask & ACTION.create) {
+    const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
+    if (name.some((s) => MESSAGE_NOUNS.has(s))) mask |= ACTION.send;
+  }
   return mask;
 }
 
@@ -334,8 +381,27 @@ const OR_CLAUSE = /\bor\s+(?:\p{L}+ly\s+)?(\p{L}+)\s+(?:an?|the|existing|one|all
 /** Opening or starting a new thing makes it: "open a new tab", "start a new chat". */
 const OPENS_NEW = /^\s*(?:open|start|launch|begin|spawn)\s+(?:up\s+)?(?:a\s+|an\s+)?(?:brand\s+)?new\b/i;
 
+/**
+ * Opening "a" or "an" thing that is not read where it is (a file, a page, a link…) makes it: "open a ticket",
+ * "open an issue", "open a pull request"; "open the ticket" or "open a file" reads.
+ */
+const OPENS_ONE =
+  /^open\s+(?:up\s+)?an?\s+(?!(?:file|files|url|link|page|webpage|website|site|document|doc|pdf|image|picture|photo|folder|directory|dir|browser|path)\b)/;
+
+/**
+ * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
+ * at the end), a name ("called…"), a colon.
+ */
+export const STATED_VALUE =
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
+
+/** What a message is called in a tool's name. */
+const MESSAGE_NOUNS: ReadonlySet<string> = new Set(
+  "message messages email emails mail dm".split(" ").map(stem),
+);
 
 /** What a link is called in a tool's name. */
 const LINK_NOUNS: ReadonlySet<string> = new Set(
@@ -432,9 +498,16 @@ export function requestActions(
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
   const all = splitWords(text).flatMap((w) => w.parts);
-  const content = all.flatMap((w, i) => !STOP_WORDS.has(w) && w.length > 1 && !/^\d/.test(w) ? [i] : []);
+  const isContent = (w: string) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w);
+  const content = all.flatMap((w, i) => isContent(w) ? [i] : []);
   const words = content.map((i) => all[i]!);
-  if (words.length - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
+  // A stated value ("…: login button broken on Safari", "saying 'waiting for invoice'") is given to the tool,
+  // not words of the task: only the words before it count.
+  const value = STATED_VALUE.exec(text);
+  const given = value && value.index > 0
+    ? words.length - splitWords(text.slice(0, value.index)).flatMap((w) => w.parts).filter(isContent).length
+    : 0;
+  if (words.length - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
     const of = (ws: readonly string[]) =>
@@ -457,7 +530,8 @@ export function requestActions(
   // Returning a thing to someone or somewhere ("return a package to the post office") gives it back: no read.
   if (words[0] === "return" && GIVE_BACK.test(text)) return none;
   let mask = at(0), recall = mask;
-  if (OPENS_NEW.test(all.slice(content[0] ?? 0).join(" "))) mask = recall = ACTION.create;
+  const opening = all.slice(content[0] ?? 0).join(" ");
+  if (OPENS_NEW.test(opening) || OPENS_ONE.test(opening)) mask = recall = ACTION.create;
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {
@@ -472,8 +546,10 @@ export function requestActions(
   // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
   // next Monday" (pushing code to a branch is no such thing).
   if (mask === 0 && RESCHEDULE.test(text)) mask = recall = ACTION.update;
+  // Taking, pulling or kicking a thing out of another removes it from there ("take issue 55 out of the cycle").
+  if (mask === 0 && OUT_OF.test(text)) mask = recall = ACTION.delete;
   // An imperative whose verb tool text uses otherwise ("note that…", "put X in…").
-  if (mask === 0 && words.length > 0) {
+  if (mask === 0 && words.length > 0 && phrasal(0) === undefined) {
     mask = recall = REQUEST_ONLY.get(stem(words[0]!)) ?? 0;
     // "Make" is a light verb: "make a list" lists, "make a change" updates; it creates what it makes only
     // when that is new or named ("make a new folder", "make a folder named backups"), not a copy or a call.
@@ -558,6 +634,9 @@ const WISH =
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;
+
+/** A thing taken, pulled or kicked out of another: a removal from it (the object between verb and particle). */
+const OUT_OF = /^\s*(?:please\s+)?(?:take|pull|kick|get)\s+(?:[^\s,]+\s+){1,5}?out\s+of\b/i;
 
 /** Pushing, bumping or shifting a thing to (or back to, out to) a time: a reschedule. */
 const RESCHEDULE = new RegExp(
@@ -738,7 +817,7 @@ const RECALL: readonly [number, string][] = [
   [ACTION.link, "link relation connect"],
   [ACTION.send, "send"],
   [ACTION.run, "run execute trigger start"],
-  [ACTION.toggle, "toggle enable disable"],
+  [ACTION.toggle, "toggle enable disable mute"],
 ];
 
 /** The stems a request's action mask looks for (see {@link RECALL}). */

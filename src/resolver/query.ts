@@ -31,6 +31,7 @@ import {
   KNOWN_ABOUT,
   namesLink,
   requestActions,
+  STATED_VALUE,
 } from "./actions.ts";
 
 /** Weight of the terms {@link ARITHMETIC} implies: the request names the need outright. */
@@ -196,7 +197,14 @@ function quotedWords(text: string, prose = false): Set<string> {
   return out;
 }
 
-/** Words that name things rather than capabilities: quoted text and capitalized words inside a sentence. */
+/** An email address, or an @handle not inside one. */
+const ADDRESSEE =
+  /[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+|(?<![\p{L}\p{N}@])@[\p{L}][\p{L}\p{N}._-]*/gu;
+
+/**
+ * Words that name things rather than capabilities: quoted text, capitalized words inside a sentence, email
+ * addresses and @handles.
+ */
 function argumentWords(text: string): Set<string> {
   const out = quotedWords(text);
   const addAll = (t: string) => {
@@ -204,6 +212,8 @@ function argumentWords(text: string): Set<string> {
   };
   // A capitalized word not at the start of a sentence ("flights to Tokyo"), including CamelCase brands.
   for (const m of text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) addAll(m[0]);
+  // An email address or an @handle names someone ("email sara@acme.io", "DM @priya"): a value, not a word.
+  for (const m of text.matchAll(ADDRESSEE)) addAll(m[0]);
   return out;
 }
 
@@ -249,6 +259,33 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   [/\bhow (tall|high)\b/i, ["height"]],
   // "How many" asks for a count ("how many docs have status active", "how many tasks are still open").
   [/\bhow many\b/i, ["count"]],
+  // Asking what columns or fields a thing has asks for its schema ("what columns does the orders table have").
+  [/\bwhat (columns|fields|properties|attributes)\b/i, ["schema", "describe"]],
+  // Asking what changed or happened asks for a thing's activity or history ("what changed on the board?").
+  [/\bwhat(?:'s|’s| has| have)? (changed|happened)\b/i, ["activity", "history"]],
+  // How much money there is in an account is its balance ("how much money is in my stripe account?").
+  [/\bhow much (money|cash|funds)\b/i, ["balance"]],
+  // A thing wanted in a format ("the runbook page as markdown", "the report as a PDF") is exported or converted.
+  [/\bas (?:a |an )?(markdown|md|pdf|csv|json|html|docx|xlsx|plain text)\b/i, ["export", "convert"]],
+  // Changing or removing all or every one of many things at once is a batch ("delete all 40 of those emails",
+  // "set verified=true on every user whose…", "remove all sessions older than 30 days").
+  [/\b(?:delete|remove|erase|purge|update|set|mark|archive|move|send)\b.{0,40}\b(?:all|every)\b/i, [
+    "many",
+    "batch",
+    "bulk",
+    "multiple",
+  ]],
+  // Doing many things in one go is a batch ("each should get a welcome mail in one go").
+  [/\b(?:in one go|in a single (?:call|request|batch)|all at once|in bulk|in a batch)\b/i, [
+    "batch",
+    "bulk",
+    "many",
+  ]],
+  // What people said or wrote are their messages ("what did people say in #general today?").
+  [
+    /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,
+    ["message"],
+  ],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,
@@ -473,14 +510,6 @@ function keyWords(text: string): Set<string> {
   for (const w of splitWords(text.replace(KEY, " "))) for (const part of w.parts) inside.delete(part);
   return inside;
 }
-
-/**
- * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
- * at the end), a name ("called…"), a colon; after "remember" or "note", a clause whose "that" is left out
- * ("remember my sister Lena is allergic to peanuts").
- */
-const STATED_VALUE =
-  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)|(?<=\b(?:remember|memorize|memorise|note)\s+)(?!that\b)(?=(?:[\p{L}\p{N}'’.-]+\s+){1,4}(?:is|are|was|were|has|have|had|lives|works)\b)/iu;
 
 /**
  * "One" standing for a noun named before it: after a determiner ("the one", "that one", "which one", "the

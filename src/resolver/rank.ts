@@ -14,6 +14,7 @@ import {
   calledOff,
   isActionStem,
   isGenericVerb,
+  isRequestVerbStem,
   requestAction,
 } from "./actions.ts";
 import { contentWords } from "./clauses.ts";
@@ -403,7 +404,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // The verb is the imperative after a statement when there is one ("…, keep that in mind").
   const verbAt = query.verbAt ?? 0;
   const acted = action !== 0 && counts[verbAt] === true && !matched.has(verbAt) &&
-    (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    (query.verbAt !== undefined || isRequestVerbStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0;
   // A stated value's words ("make a table called orders") are given to the tool, not matched by it: for a
   // tool doing the action asked for by the request's verb, the request is answerable without them.
@@ -413,7 +414,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
   // that link"); a tool performing its action meets it.
   const verb = query.verbAt ?? 0;
   if (
-    stated && action !== 0 && (query.verbAt !== undefined || isActionStem(query.stems[0]!)) &&
+    stated && action !== 0 && (query.verbAt !== undefined || isRequestVerbStem(query.stems[0]!)) &&
     actionMatch(action, index.actions[doc]!) > 0
   ) {
     let n = 0, h = 0;
@@ -536,6 +537,21 @@ function callerScoped(tool: CatalogTool): boolean {
   }
   const lead = leadSentence(tool.description);
   return CALLER.test(lead) && !ANY_USER.test(lead);
+}
+
+/** Factor of a tool acting for the caller when the request speaks in the first person. */
+export const CALLER_BONUS = 1.2;
+
+const callerCache = new WeakMap<ResolverIndex, Uint8Array>();
+
+/** {@link callerScoped} of every tool, once per index. */
+function callerTools(index: ResolverIndex): Uint8Array {
+  let out = callerCache.get(index);
+  if (!out) {
+    out = Uint8Array.from(index.tools, (t) => (callerScoped(t) ? 1 : 0));
+    callerCache.set(index, out);
+  }
+  return out;
 }
 
 /** The caller in a tool's lead sentence ("the authenticated user's 'My Tasks' list", "the current user"). */
@@ -780,6 +796,51 @@ function namedServerFirst(index: ResolverIndex, text: string, final: Map<number,
   for (const [d, s] of final) if (named.has(index.serverOf[d]!)) final.set(d, s * (1 + NAMED_SERVER_BONUS));
 }
 
+/** The second score, or the best score before a named server moved others down (see `rankQuery`). */
+function runnerUp(order: [number, number][], unnamed?: Map<number, number>): number | undefined {
+  let out = order[1]?.[1];
+  if (!unnamed || order.length === 0) return out;
+  for (const [d, v] of unnamed) if (d !== order[0]![0] && v > (out ?? -Infinity)) out = v;
+  return out;
+}
+
+/** Factor of the other servers' tools when a request names a server of the catalog by its name. */
+export const NAMED_SERVER_OTHERS = 0.8;
+
+/**
+ * The servers a request names: every word of the server's name is a word of the request ("plane", "monday"
+ * of "monday.com", "google calendar"), and the name is no action or generic verb ("fetch", "run"), in a
+ * catalog of several servers. An ordinary use of the word moves only a catalog that has a server so named.
+ */
+function serversNamedWhole(index: ResolverIndex, query: ParsedQuery): Set<number> {
+  const out = new Set<number>();
+  if (index.servers.length < 2) return out;
+  const words = new Set(query.stems);
+  for (const [i, stems] of serverNameStems(index).entries()) {
+    if (stems.length > 0 && stems.every((s) => words.has(s))) out.add(i);
+  }
+  return out;
+}
+
+const serverNames = new WeakMap<ResolverIndex, string[][]>();
+
+/**
+ * Each server's name as stems, once per index; empty for a name a request cannot name by it: a part of under
+ * three letters, or an action or generic verb.
+ */
+function serverNameStems(index: ResolverIndex): string[][] {
+  let out = serverNames.get(index);
+  if (out) return out;
+  out = index.servers.map((name) => {
+    const parts = splitWords(name).flatMap((w) => w.parts).filter((p) => !STOP_WORDS.has(p));
+    if (parts.some((p) => p.length < 3)) return [];
+    const stems = parts.map(stem);
+    return stems.some((s) => isActionStem(s) || isGenericVerb(s)) ? [] : stems;
+  });
+  serverNames.set(index, out);
+  return out;
+}
+
 /** BM25F relevance of each server as a whole, relative to the best server (0..1). */
 function serverRelevance(index: ResolverIndex, query: ParsedQuery): Float64Array {
   const scores = new Float64Array(index.servers.length);
@@ -960,7 +1021,21 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       final.set(d, fused * fullMax);
     }
   }
+  // A request naming a server ("make a new issue in plane", "on monday.com") asks for that server's tools.
+  const named = serversNamedWhole(index, query);
+  // The scores before it: the tools the server's name moved down still bound how clear the first one's lead
+  // is (a tool first among its server's is no confident answer for being of the server named).
+  const unnamed = named.size > 0 ? new Map(final) : undefined;
+  if (named.size > 0) {
+    for (const [d, v] of final) if (!named.has(index.serverOf[d]!)) final.set(d, v * NAMED_SERVER_OTHERS);
+  }
   namedServerFirst(index, text, final);
+  // A request about the caller ("what's my username", "what's on my plate") asks for the tools that act for
+  // the caller (`get_me`, `get_my_tasks`).
+  if (FIRST_PERSON.test(text)) {
+    const own = callerTools(index);
+    for (const [d, v] of final) if (own[d]) final.set(d, v * CALLER_BONUS);
+  }
   const tools = index.tools;
   const tie = tieBreaker(index, query);
   const order = [...final].sort((a, b) => b[1] - a[1] || tie(a[0], b[0]));
@@ -995,7 +1070,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     clauses: Math.max(1, clauseTexts.length),
     count: full.touched.length + lifted,
     hits,
-    runnerUpScore: order[1]?.[1],
+    runnerUpScore: runnerUp(order, unnamed),
   };
 }
 

@@ -622,3 +622,276 @@ Deno.test("a light verb's word weighs less where its object names the action (#4
   assert.equal(first("make a file called todo.txt with: buy milk, call mom, pay rent"), "write_file");
   assert.equal(first("make the edits to notes.txt that I listed"), "edit_file");
 });
+
+Deno.test("a message named by its medium is sent: email X, DM X, post in, reply to, announce (#42)", () => {
+  assert.equal(requestAction("email sara@acme.io that the contract is signed"), ACTION.send);
+  assert.equal(requestAction("DM @omar: the standup moved to 10"), ACTION.send);
+  assert.equal(requestAction("post in #ops that the release is out"), ACTION.send | ACTION.create);
+  assert.equal(requestAction("reply to Tom's email saying I'm in"), ACTION.send | ACTION.create);
+  assert.equal(requestAction("announce the new opening hours to all subscribers"), ACTION.send);
+  // A tool adding a message sends it; a tool pushing or broadcasting one sends it.
+  assert.ok(
+    toolActions("chat_add_message", "", "Add a message to a channel or a direct conversation") & ACTION.send,
+  );
+  assert.ok(toolActions("push_text", "", "Push a text message to one user") & ACTION.send);
+  assert.ok(toolActions("broadcast_text", "", "Broadcast a text message to every follower") & ACTION.send);
+  const mail = buildIndex(buildCatalog([{
+    name: "mail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("search_emails", "Search emails in the mailbox with a query"),
+      tool("read_email", "Read the content of an email by its id"),
+      tool("send_email", "Send a new email to recipients"),
+      tool("delete_email", "Delete an email by its id"),
+    ],
+  }, {
+    name: "talk",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("chat_history", "Get the messages of a channel or a direct conversation"),
+      tool("chat_mark_read", "Mark a channel or a direct conversation as read"),
+      tool("chat_add_message", "Add a message to a channel or a direct conversation"),
+    ],
+  }, {
+    name: "line",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get_quota", "Get how many messages can still be sent this month"),
+      tool("push_text", "Push a text message to one user"),
+      tool("broadcast_text", "Broadcast a text message to every follower"),
+    ],
+  }]));
+  const ranked = (q: string) => rankQuery(mail, q, { maxHits: 5 });
+  assert.equal(ranked("email sara@acme.io that the contract is signed").hits[0]?.tool.short, "send_email");
+  assert.equal(
+    ranked("DM @omar in the chat: the standup moved to 10").hits[0]?.tool.short,
+    "chat_add_message",
+  );
+  assert.equal(
+    ranked("anounce to all followers that the shop closes early").hits[0]?.tool.short,
+    "broadcast_text",
+  );
+});
+
+Deno.test("leaving a comment or a note adds it; an identifier's parts are no words of the request (#42)", () => {
+  assert.equal(requestAction("leave a comment on the checkout task: waiting for QA"), ACTION.create);
+  assert.equal(requestAction("leave a note for Ana on the card"), ACTION.create);
+  // "recA1B2" is one identifier, not three words: the request stays short enough for its verb to be read.
+  assert.equal(requestAction("add a comment on record recA1B2 saying 'waiting for invoice'"), ACTION.create);
+  assert.equal(
+    requestAction("leave a comment on record recA1B2 saying 'waiting for invoice'"),
+    ACTION.create,
+  );
+  const first = firstOver("base", [
+    tool("list_comments", "List the comments on a record"),
+    tool("create_comment", "Create a comment on a record"),
+    tool("list_records", "List the records of a table"),
+  ]);
+  assert.equal(first("leave a comment on record recA1B2 saying 'waiting for invoice'"), "create_comment");
+});
+
+Deno.test("an email address or an @handle is a value, not words a tool must match (#42)", () => {
+  assert.deepEqual(
+    parseQuery("email sara@acme.io that the contract is signed").argumentLike,
+    [false, true, true, true, false, false],
+  );
+  assert.deepEqual(parseQuery("DM @priya about the standup").argumentLike, [false, true, false]);
+  const mail = buildIndex(buildCatalog([{
+    name: "mail",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("search_emails", "Search emails in the mailbox with a query"),
+      tool("read_email", "Read the content of an email by its id"),
+      tool("send_email", "Send a new email to recipients"),
+    ],
+  }]));
+  const ranked = rankQuery(mail, "email sara@acme.io that the contract is signed", { maxHits: 5 });
+  assert.equal(ranked.hits[0]?.tool.short, "send_email");
+  assert.equal(assess(ranked).status, "ambiguous");
+});
+
+Deno.test("opening a ticket or an issue makes one; opening a file or the ticket reads it (#42)", () => {
+  assert.equal(requestAction("open an issue in the infra project about flaky runners"), ACTION.create);
+  assert.equal(requestAction("open a pull request from dark-mode into main"), ACTION.create);
+  assert.equal(requestAction("open a file called notes.txt"), ACTION.read);
+  assert.equal(requestAction("open the ticket ENG-4"), ACTION.read);
+  const first = firstOver("tracker", [
+    tool("read_issue", "Read an issue by its key: summary, status, comments"),
+    tool("create_issue", "Create an issue in a project"),
+    tool("add_issue_comment", "Add a comment to an issue"),
+  ]);
+  assert.equal(first("open an issue about flaky runners"), "create_issue");
+  assert.equal(first("open the issue about flaky runners"), "read_issue");
+});
+
+Deno.test("a stated value's words do not make a request too long for its verb to be read (#42)", () => {
+  assert.equal(
+    requestAction("open a bug in the webapp repo on GitHub: login button does nothing on Safari"),
+    ACTION.create,
+  );
+  assert.equal(requestAction("leave a comment on PR 77 in acme/webapp saying LGTM, ship it"), ACTION.create);
+  // Without a stated value, a long task description still names no single action.
+  assert.equal(
+    requestAction("write a quick start tutorial for the design system with examples of every component"),
+    0,
+  );
+});
+
+Deno.test("setting a value or marking a thing as something updates it; setting a timer does not (#42)", () => {
+  assert.equal(requestAction("set the status of 'Call supplier' to Done"), ACTION.update);
+  assert.equal(requestAction("mark records rec123 and rec456 as shipped"), ACTION.update);
+  assert.equal(requestAction("set up a new project"), ACTION.create);
+  assert.equal(requestAction("set an alarm for 7am"), 0);
+  assert.equal(requestAction("set a timer for 10 minutes"), 0);
+  const first = firstOver("boards", [
+    tool("create_board", "Create a new board with columns"),
+    tool("get_board_items", "Get the items of a board, with their column values"),
+    tool("change_item_column_values", "Change the column values of an item on a board"),
+  ]);
+  assert.equal(first("set status of 'Call supplier' to Done on the board"), "change_item_column_values");
+});
+
+Deno.test("destroying, nuking, terminating or tearing down a thing deletes it (#42)", () => {
+  for (
+    const q of ["nuke the whole staging_db database", "tear down project test-123", "destroy the old cluster"]
+  ) {
+    assert.equal(requestAction(q), ACTION.delete, q);
+  }
+  assert.ok(toolActions("terminate_instance", "", "Terminate a running instance") & ACTION.delete);
+  const first = firstOver("db", [
+    tool("list_databases", "List the databases of the connected cluster"),
+    tool("aggregate", "Run an aggregation pipeline over a database collection"),
+    tool("drop_database", "Drop a database and all of its collections"),
+  ]);
+  assert.equal(first("nuke the whole staging_db database"), "drop_database");
+});
+
+Deno.test("logging a note or time on a thing records it; logging in records nothing (#42)", () => {
+  assert.equal(requestAction("log a note on the Initech account that they want a demo"), ACTION.create);
+  assert.equal(requestAction("log 2 hours on WEB-12 for code review"), ACTION.create);
+  assert.equal(requestAction("log in to the dashboard"), 0);
+  assert.equal(requestAction("log out of every session"), 0);
+  const first = firstOver("crm", [
+    tool("get_logs", "Get the audit logs of the account"),
+    tool("create_engagement", "Create an engagement (a note, a task, a call) on a record"),
+    tool("list_objects", "List objects of a type"),
+  ]);
+  assert.equal(first("log a note on the Initech account that they want a demo"), "create_engagement");
+});
+
+Deno.test("a switch asked for in other words ('silence a host') also looks for mute tools (#42)", () => {
+  const first = firstOver("monitoring", [
+    tool("list_hosts", "List the monitored hosts"),
+    tool("mute_host", "Mute a host so that its monitors send no alerts"),
+    tool("get_logs", "Search the logs of a service"),
+  ]);
+  assert.equal(first("silence web-03 for 2 hours while we patch it"), "mute_host");
+});
+
+Deno.test("switching a thing to a value updates it; switching to a place or switching off does not (#42)", () => {
+  assert.equal(requestAction("switch sub_777 to the annual price price_yr"), ACTION.update);
+  assert.equal(requestAction("switch to the release branch"), 0);
+  assert.equal(requestAction("switch off the lights"), ACTION.toggle);
+  const first = firstOver("billing", [
+    tool("list_prices", "List the prices of a product"),
+    tool("create_price", "Create a price for a product"),
+    tool("update_subscription", "Update a subscription: its price, quantity or trial"),
+  ]);
+  assert.equal(first("switch sub_777 to the annual price price_yr"), "update_subscription");
+});
+
+Deno.test("pinging someone sends them a notification (#42)", () => {
+  assert.equal(requestAction("ping Laura about the contract item, she has to sign today"), ACTION.send);
+  const first = firstOver("boards", [
+    tool("get_board_activity", "Get the activity log of a board: who changed which item"),
+    tool("get_updates", "Get the updates (comments) of an item"),
+    tool("create_notification", "Send a notification to a user about an item"),
+  ]);
+  assert.equal(first("ping Laura about the contract item, she has to sign today"), "create_notification");
+});
+
+Deno.test("asking what columns or fields a thing has asks for its schema (#42)", () => {
+  const first = firstOver("db", [
+    tool("list_tables", "List the tables of a database"),
+    tool("create_field", "Create a column (field) in a table"),
+    tool("describe_table_schema", "Describe the schema of a table"),
+    tool("insert_rows", "Insert rows into a table"),
+  ]);
+  assert.equal(
+    first("what columns does the orders table have and what types are they"),
+    "describe_table_schema",
+  );
+  assert.equal(first("what fields do the rows in the events table usually have"), "describe_table_schema");
+});
+
+Deno.test("asking what changed or happened asks for activity or history (#42)", () => {
+  const first = firstOver("kanban", [
+    tool("get_lists", "Get the lists on a board"),
+    tool("archive_list", "Archive a list on the board"),
+    tool("get_recent_activity", "Get the recent activity of a board"),
+  ]);
+  assert.equal(first("what changed on the board recently?"), "get_recent_activity");
+  assert.equal(first("what happened on the board this week"), "get_recent_activity");
+});
+
+Deno.test("how much money there is asks for a balance (#42)", () => {
+  const first = firstOver("payments", [
+    tool("search_documentation", "Search the payment platform's documentation for how to use its API"),
+    tool("retrieve_balance", "Retrieve the balance of the account"),
+    tool("list_customers", "List the customers of the account"),
+  ]);
+  assert.equal(first("how much money is in my account right now?"), "retrieve_balance");
+});
+
+Deno.test("what people said or wrote are their messages (#42)", () => {
+  const first = firstOver("chat", [
+    tool("get_forum_channels", "Get the forum channels of a server"),
+    tool("get_server_info", "Get information about a server: its channels and members"),
+    tool("read_messages", "Read the messages of a channel"),
+  ]);
+  assert.equal(first("what have people been saying in channel 99887 lately"), "read_messages");
+});
+
+Deno.test("a thing wanted in a format is exported or converted (#42)", () => {
+  const first = firstOver("wiki", [
+    tool("create_page", "Create a page in a space"),
+    tool("read_page", "Read a page's content"),
+    tool("export_page", "Export a page to another format"),
+  ]);
+  assert.equal(first("i need the runbook page as markdown so I can paste it elsewhere"), "export_page");
+});
+
+Deno.test("changing or removing all or every one of many things is a batch (#42)", () => {
+  const first = firstOver("docs", [
+    tool("drop-collection", "Remove a collection and its documents from the database"),
+    tool("delete-many", "Remove all documents matching a filter from a collection"),
+    tool("update-many", "Update all documents matching a filter in a collection"),
+    tool("find", "Find documents in a collection"),
+  ]);
+  assert.equal(first("remove all sessions older than 30 days from the sessions collection"), "delete-many");
+  assert.equal(first("set verified=true on every user whose email ends with @acme.com"), "update-many");
+});
+
+Deno.test("taking a thing out of another removes it from there (#42)", () => {
+  assert.equal(requestAction("take issue 55 out of the current cycle, it slipped"), ACTION.delete);
+  assert.equal(requestAction("kick bob out of the project"), ACTION.delete);
+  const first = firstOver("planner", [
+    tool("add_cycle_issues", "Add issues to a cycle"),
+    tool("delete_cycle_issue", "Remove an issue from a cycle"),
+    tool("list_cycles", "List the cycles of a project"),
+  ]);
+  assert.equal(first("take issue 55 out of the current cycle, it slipped"), "delete_cycle_issue");
+});
+
+Deno.test("doing many things in one go is a batch (#42)", () => {
+  const first = firstOver("mailer", [
+    tool("list-emails", "List the emails sent"),
+    tool("send-email", "Send an email to one recipient"),
+    tool("send-batch-emails", "Send up to 100 emails in a single call"),
+  ]);
+  assert.equal(first("40 new signups should each get their own welcome mail in one go"), "send-batch-emails");
+});

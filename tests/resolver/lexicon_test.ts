@@ -211,3 +211,35 @@ Deno.test("a verb and its '-ation' noun, which the stemmer keeps apart, find eac
   // No family is made up: "creation" and "create" already share a stem.
   assert.equal(weightOf("create", "creatat"), 0);
 });
+
+Deno.test("the lexicon relates none of the pronouns every request drops (someone, nothing…)", () => {
+  // Stop words since 0b48040; the data generated before it still listed them (`--check` stale).
+  const pronouns = "everything anything something nothing everyone anyone someone".split(" ");
+  for (const w of pronouns) assert.deepEqual(related(w), [], w);
+  for (const w of ["person", "individual", "zero", "null"]) {
+    for (const p of pronouns) assert.ok(!related(w).includes(stem(p)), `${w} -> ${p}`);
+  }
+  assert.ok(related("person").includes(stem("individual")));
+});
+
+Deno.test("a same-sense synonym the tagged corpus never uses fills only the places left (#42)", () => {
+  // WordNet's "bill" (demand payment) is "invoice"'s sense, a word its tagged corpus never uses.
+  const bill = relatedTerms(stem("bill")).find((r) => r.term === stem("invoice"));
+  assert.deepEqual(bill, { term: stem("invoice"), synonym: true });
+  // …and it displaces no attested term: "build" keeps "create" and "develop".
+  for (const w of ["create", "develop"]) assert.ok(related("build").includes(stem(w)), w);
+  const index = buildIndex(catalogFromJson({
+    servers: [{
+      name: "payments",
+      tools: [
+        { name: "create_order", description: "Create an order for a buyer", inputSchema: {} },
+        { name: "create_invoice", description: "Create a draft invoice for a recipient", inputSchema: {} },
+        { name: "list_transactions", description: "List the account's transactions", inputSchema: {} },
+      ],
+    }],
+  }));
+  assert.equal(
+    rankQuery(index, "bill Acme $1,200 for the March consulting").hits[0]?.tool.tool,
+    "create_invoice",
+  );
+});

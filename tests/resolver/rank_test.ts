@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, type RankingOptions, rankQuery, search } from "../../src/resolver/mod.ts";
+import { assess, buildIndex, type RankingOptions, rankQuery, search } from "../../src/resolver/mod.ts";
 import { fixtureCatalog, fixtureServers } from "./_fixture.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
@@ -260,4 +260,85 @@ Deno.test("among the best tool's close siblings, those doing another action than
   assert.deepEqual(order(), ["kubectl_delete", "kubectl_logs", "exec_in_pod"]);
   // Without it the object's word decides, in tools that read or run.
   assert.deepEqual(order({ actionBand: 0 }), ["kubectl_logs", "exec_in_pod", "kubectl_delete"]);
+});
+
+Deno.test("a request naming a server by its name asks for that server's tools (#42)", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const catalog = (servers: string[]) =>
+    buildCatalog([{
+      name: servers[0]!,
+      tags: [],
+      useWhen: [],
+      tools: [
+        tool("create_jira_issue", "Create a new Jira issue in a project, with a summary and a description"),
+        tool("read_jira_issue", "Read an issue by its key"),
+      ],
+    }, {
+      name: servers[1]!,
+      tags: [],
+      useWhen: [],
+      tools: [
+        tool("create_issue", "Create an issue in a project"),
+        tool("list_cycles", "List the cycles of a project"),
+      ],
+    }]);
+  const first = (servers: string[], q: string) => search(buildIndex(catalog(servers)), q, { maxHits: 1 })[0];
+  const request = "please make a new issue in plane for the broken invoice pdf";
+  assert.equal(first(["atlassian", "plane"], request)?.tool.namespaced, "plane__create_issue");
+  // The same words where no server is named so: the word is an ordinary one and moves nothing.
+  assert.equal(first(["atlassian", "tracker"], request)?.tool.namespaced, "atlassian__create_jira_issue");
+  // A server named by an action verb ("fetch") is not asked for by a request using the verb.
+  assert.equal(first(["fetch", "plane"], "fetch the issue WEB-4")?.tool.namespaced, "fetch__read_jira_issue");
+});
+
+Deno.test("a tool ahead for its server's name is no clearer a lead than before the name moved others (#42)", async () => {
+  const data = new URL("../../scripts/bench/data/heldout_catalog.json", import.meta.url);
+  const index = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+  // "Switch branch in the git repository": `git__branch` leads the git server's tools, but the request's
+  // words fit other servers' as well as before it named git; `git_checkout` is the tool, sixth.
+  const ranked = rankQuery(index, "cambiare ramo nel repository git", { maxHits: 5 });
+  assert.equal(ranked.hits[0]?.tool.server, "git");
+  assert.notEqual(assess(ranked).status, "confident");
+});
+
+Deno.test("a request about the caller ranks the tools acting for the caller higher (#42)", () => {
+  const tool = (name: string, description: string) => ({
+    name,
+    description,
+    inputSchema: { type: "object" },
+  });
+  const index = buildIndex(buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("list_sprints", "List the sprints of a board: current, future and closed"),
+      tool(
+        "get_my_current_sprint_issues",
+        "Get the issues assigned to the authenticated user in the open sprints",
+      ),
+      tool("search_issues", "Search issues with a query"),
+    ],
+  }]));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(first("what am i supposed to be working on this sprint?"), "get_my_current_sprint_issues");
+  const off = buildIndex(buildCatalog([{
+    name: "tracker",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("list_sprints", "List the sprints of a board: current, future and closed"),
+      tool("get_current_sprint_issues", "Get the issues assigned to a user in the open sprints"),
+      tool("search_issues", "Search issues with a query"),
+    ],
+  }]));
+  // The same words without the caller's tool: the sprint list leads.
+  assert.equal(
+    search(off, "what am i supposed to be working on this sprint?", { maxHits: 1 })[0]?.tool.short,
+    "list_sprints",
+  );
 });
