@@ -279,11 +279,15 @@ export function misspeltAction(word: string): number {
 
 /**
  * Whether a stem is a request's verb that names an action: an action word's, or an imperative's that tool
- * text uses otherwise ("email Sara that…", "note that…").
+ * text uses otherwise ("email Sara that…", "note that…"). Putting or placing names no action by itself: where
+ * the thing goes says it ("put a call on my calendar" is met by no tool that merely updates).
  */
 export function isRequestVerbStem(stemmed: string): boolean {
-  return table().has(stemmed) || REQUEST_ONLY.has(stemmed);
+  return table().has(stemmed) || (REQUEST_ONLY.has(stemmed) && !PLACING.has(stemmed));
 }
+
+/** Verbs of putting a thing somewhere ({@link isRequestVerbStem}). */
+const PLACING: ReadonlySet<string> = new Set([stem("put"), stem("place")]);
 
 /** Whether a stem is an action word's (`delet`, `list`, `creat`). */
 export function isActionStem(stemmed: string): boolean {
@@ -390,10 +394,11 @@ const OPENS_ONE =
 
 /**
  * What opens a stated value: a content clause ("saying…", "that Bob likes tea"; not a determiner's "that link"
- * at the end), a name ("called…"), a colon.
+ * at the end), a name ("called…"), a colon; after "remember" or "note", a clause whose "that" is left out
+ * ("remember my sister Lena is allergic to peanuts").
  */
 export const STATED_VALUE =
-  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)/iu;
+  /\b(?:saying|says|called|named|titled|entitled)\b|\bthat(?=\s+[\p{L}\p{N}'’-]+\s+[\p{L}\p{N}])|:(?=\s)|(?<=\b(?:remember|memorize|memorise|note)\s+)(?!that\b)(?=(?:[\p{L}\p{N}'’.-]+\s+){1,4}(?:is|are|was|were|has|have|had|lives|works)\b)/iu;
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;

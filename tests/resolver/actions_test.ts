@@ -895,3 +895,19 @@ Deno.test("doing many things in one go is a batch (#42)", () => {
   ]);
   assert.equal(first("40 new signups should each get their own welcome mail in one go"), "send-batch-emails");
 });
+
+Deno.test("putting a thing somewhere names no action by itself: an update tool does not meet it (issue #42)", async () => {
+  // Attio's `update_record` updates; "put … on my google calendar" asks for a calendar the catalog lacks.
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/blind11_catalog.json", import.meta.url)),
+    ),
+  ));
+  const status = (q: string) => assess(rankQuery(index, q, { maxHits: 5 })).status;
+  assert.equal(
+    status("put a 30 min call with the design team on my google calendar tuesday 3pm"),
+    "no_match",
+  );
+  // A verb of the action table still counts ("update the deal stage of Northgate Bank in attio").
+  assert.notEqual(status("update the Northgate Bank record in attio: stage won"), "no_match");
+});
