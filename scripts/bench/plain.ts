@@ -44,11 +44,13 @@
  * from each npm package's live `tools/list`; sources in `data/blind10_SOURCES.md`) with
  * `data/blind10_queries.jsonl` (45 requests and 5 off-topic ones) are a sixth pair written the same way.
  *
- * `data/plain10_queries.jsonl` (45 requests and 5 off-topic ones; gold rules in `data/plain10_NOTES.md`), and two
- * catalogs with their requests (45 and 5 off-topic each): `data/blind11_catalog.json` (89 tools of Xero, Paddle,
- * Attio, Shopify and Chatwork, the last described in Japanese) and `data/blind12_catalog.json` (79 tools of Railway,
- * Render, Firebase, Obsidian and Terraform), sources in `data/blind11_SOURCES.md` and `data/blind12_SOURCES.md`,
- * are the seventh set written the same way: blind to the eleventh ranking pass, which was judged on them.
+ * `data/plain10_queries.jsonl` and `data/plain11_queries.jsonl` (45 requests and 5 off-topic ones each; gold rules
+ * in `data/plain10_NOTES.md`, `data/plain11_NOTES.md`), and three catalogs with their requests (45 and 5
+ * off-topic each): `data/blind11_catalog.json` (89 tools of Xero, Paddle, Attio, Shopify and Chatwork, the last
+ * described in Japanese), `data/blind12_catalog.json` (79 tools of Railway, Render, Firebase, Obsidian and
+ * Terraform) and `data/blind13_catalog.json` (87 tools of Contentful, Strapi, Figma and YouTube), sources in
+ * `data/blind11_SOURCES.md` … `data/blind13_SOURCES.md`, were written the same way while the eleventh ranking
+ * pass ran: blind to it, and it was judged on them.
  *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
