@@ -778,11 +778,25 @@ function namedServers(index: ResolverIndex, text: string): Set<number> {
     if (w === "" || STOP_WORDS.has(w)) return;
     if (DATE_NAME.test(w) && DATE_BEFORE.has(words[i - 1] ?? "")) return;
     if (words.slice(Math.max(0, i - TOPIC_REACH), i).some((b) => TOPIC_BEFORE.has(b))) return;
-    for (const { server, rest } of index.serverWords.get(w) ?? []) {
+    for (const { server, rest, described } of index.serverWords.get(w) ?? []) {
+      if (described && !namesCategory(index, words, i)) continue;
       if (rest.every((n, k) => words[i + 1 + k] === n)) named.add(server);
     }
   });
   return named;
+}
+
+/** Words before a service named by what it is ("in our CRM", "on the wiki", "from confluence"). */
+const CATEGORY_BEFORE = new Set("the our my your in on from into to at via".split(" "));
+
+/**
+ * The word at `i` is a noun phrase's head after a determiner or preposition ("our CRM", "on confluence"), not
+ * a modifier of a word the catalog has ("the local repository").
+ */
+function namesCategory(index: ResolverIndex, words: readonly string[], i: number): boolean {
+  if (!CATEGORY_BEFORE.has(words[i - 1] ?? "")) return false;
+  const next = words[i + 1];
+  return !next || STOP_WORDS.has(next) || !index.postings.has(stem(next));
 }
 
 /** The tools of a server the request names rank {@link NAMED_SERVER_BONUS} higher. */

@@ -8,9 +8,9 @@
 import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
-import { bounded, stem as stemOf, tokenize } from "./tokenize.ts";
+import { bounded, stem as stemOf, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
-import { ANY_ACTION, DEPRECATED, EXISTING, toolActions } from "./actions.ts";
+import { ANY_ACTION, DEPRECATED, EXISTING, isActionStem, isGenericVerb, toolActions } from "./actions.ts";
 import { isEnglishWord } from "./lexicon.ts";
 
 /** The fields a tool is ranked on. */
@@ -157,6 +157,11 @@ export interface ServerWord {
   server: number;
   /** Words that follow it in the server's name, all to be typed after it. */
   rest: readonly string[];
+  /**
+   * A word of the server's description (what it is: "CRM", "Confluence"), not its name: it names the server
+   * only after a determiner or preposition ("in our CRM", "on confluence").
+   */
+  described?: boolean;
 }
 
 /** The tools with one adjacent word pair, and the pair's IDF. */
@@ -507,6 +512,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   );
   // Servers as documents of their own: what the server is for, and what its tools are called and do.
   const servers: string[] = [];
+  const serverText: string[] = [];
   const serverIds = new Map<string, number>();
   const serverOf = new Int32Array(n);
   const serverDocs: Map<string, number>[][] = [];
@@ -518,6 +524,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
       id = servers.length;
       serverIds.set(tool.server, id);
       servers.push(tool.server);
+      serverText.push(`${tool.serverDescription ?? ""} ${tool.tags.join(" ")}`);
       serverDocs.push([
         termCounts(tool.server),
         termCounts(tool.serverDescription ?? ""),
@@ -540,11 +547,18 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     else serverWords.set(word, [entry]);
   };
   const nameWords = servers.map(serverNameWords);
-  // Per word of a server name: tools of servers so named, and other tools whose name or text has the word.
+  const described = servers.length < 2 ? new Map<string, number>() : describedWords(serverText, nameWords);
+  // Per word of a server name: tools of servers so named, and other tools whose name or text has the word; per
+  // word of a server's description: its own tools and other servers' tools that say it.
   const own = new Map<string, number>(), other = new Map<string, number>();
+  const ownD = new Map<string, number>(), otherD = new Map<string, number>();
   for (const w of nameWords.flat()) {
     own.set(w, 0);
     other.set(w, 0);
+  }
+  for (const w of described.keys()) {
+    ownD.set(w, 0);
+    otherD.set(w, 0);
   }
   for (let d = 0; d < n; d++) {
     if (d % STEP === STEP - 1) yield;
@@ -554,6 +568,9 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     const text = `${splitName(tool.short)} ${tool.title ?? ""} ${bounded(tool.description)}`.toLowerCase();
     for (const w of new Set(text.split(/[^a-z0-9]+/))) {
       if (other.has(w) && !mine.includes(w)) other.set(w, other.get(w)! + 1);
+      const of = described.get(w);
+      if (of === serverOf[d]) ownD.set(w, ownD.get(w)! + 1);
+      else if (of !== undefined) otherD.set(w, otherD.get(w)! + 1);
     }
   }
   // A name's English word names its servers only when the catalog uses it mostly for them ("plane", not
@@ -590,6 +607,12 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   for (const [w, { server, tools: count }] of product) {
     if (count < PRODUCT_TOOLS || nameWords[server]!.includes(w) || isEnglishWord(w, stemOf)) continue;
     addWord(w, { server, rest: [] });
+  }
+  // What a server is, said by its description and tags ("Attio CRM", "Atlassian (Confluence and Jira)"): a word
+  // of one server's alone, no action or generic verb, that its own tools say and no other server's tool.
+  for (const [w, server] of described) {
+    if (ownD.get(w)! === 0 || otherD.get(w)! > 0 || serverWords.has(w)) continue;
+    addWord(w, { server, rest: [], described: true });
   }
   const pairs = yield* pairSteps(tools);
   const name = FIELDS.indexOf("name"),
@@ -679,6 +702,39 @@ export function serverNameWords(name: string): string[] {
 
 /** Tools of one server whose names a word must be in to name the server as its product (`jira`). */
 const PRODUCT_TOOLS = 3;
+
+/** Words every MCP server's description says of itself: they say what it is built with, not what it is. */
+const DESCRIPTION_FILLER = new Set(
+  ("mcp model context protocol server servers implementation integration integrations api apis interface " +
+    "tool tools access assistant assistants agent agents llm llms claude desktop client clients official " +
+    "enables enabling allows allowing provides providing powered seamless seamlessly natural language " +
+    "capabilities functionality through directly interact interacting interaction operations platform " +
+    "typescript node bun performance complete maximum various function calling support supports com org net")
+    .split(" "),
+);
+
+/**
+ * The words of each server's description and tags (`serverText`) that one server's alone says: no filler,
+ * stop word, word of a server's name, action or generic verb. Each with its server (`shared` starts with the
+ * name words and collects the words of several).
+ */
+function describedWords(serverText: readonly string[], nameWords: readonly string[][]): Map<string, number> {
+  const out = new Map<string, number>();
+  const shared = new Set<string>(nameWords.flat());
+  serverText.forEach((text, id) => {
+    for (const w of new Set(text.toLowerCase().split(/[^a-z0-9]+/))) {
+      if (w.length < 3 || /\d/.test(w) || STOP_WORDS.has(w) || DESCRIPTION_FILLER.has(w)) continue;
+      if (shared.has(w)) continue;
+      const s = stemOf(w);
+      if (isActionStem(s) || isGenericVerb(s)) continue;
+      if (out.has(w)) {
+        out.delete(w);
+        shared.add(w);
+      } else out.set(w, id);
+    }
+  });
+  return out;
+}
 
 /** Server-document fields: name, description, tags, use_when, tool names, tool lead sentences. */
 const SERVER_FIELDS: readonly FieldWeight[] = [

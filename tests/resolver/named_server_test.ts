@@ -75,7 +75,36 @@ Deno.test("a product a server's tools are named after names the server ('in jira
     "atlassian__get_user_time_tracking",
   );
   // A word of one server's tool names is no product when it is an English word or in fewer than three.
-  const named = (word: string) => (index.serverWords.get(word) ?? []).map((w) => index.servers[w.server]);
+  const named = (word: string) =>
+    (index.serverWords.get(word) ?? []).filter((w) => !w.described).map((w) => index.servers[w.server]);
   assert.deepEqual(named("jira"), ["atlassian"]);
   assert.deepEqual(named("confluence"), []);
+});
+
+Deno.test("a service named by what its description says it is ('on confluence', 'in our CRM') (issue #42)", async () => {
+  const servers = [];
+  for (const f of ["blind10_catalog.json", "heldout_catalog.json", "blind11_catalog.json"]) {
+    servers.push(...JSON.parse(await Deno.readTextFile(new URL(f, DATA))).servers);
+  }
+  const index = buildIndex(catalogFromJson({ servers }));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.namespaced;
+  // Atlassian's description says "Confluence and Jira"; monday.com's `create_doc` says "doc".
+  assert.equal(
+    first("attach architecture.pdf to the design doc page on confluence"),
+    "atlassian__upload_confluence_attachment",
+  );
+  // A description's word names its server only if its own tools say it and no other server's tool does.
+  const described = (word: string) =>
+    (index.serverWords.get(word) ?? []).filter((w) => w.described).map((w) => index.servers[w.server]);
+  assert.deepEqual(described("confluence"), ["atlassian"]);
+  assert.deepEqual(described("crm"), ["attio"]);
+  assert.deepEqual(described("integration"), []);
+  // A description's word before a noun the catalog has is its modifier, not the service: brave-search's
+  // description says "local search"; the request's "local" is the repository's.
+  const heldout = buildIndex(
+    catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("heldout_catalog.json", DATA)))),
+  );
+  const five = search(heldout, "show the last 5 commits of the local repository history", { maxHits: 5 });
+  assert.equal(five[0]?.tool.server, "git");
+  assert.ok(five.every((h) => h.tool.server !== "brave-search"));
 });
