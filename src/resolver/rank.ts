@@ -76,6 +76,12 @@ export interface SearchHit {
    * no word of the first person, names someone else ("tasks assigned to Priya").
    */
   otherParty: boolean;
+  /**
+   * The tool performs every action the request asks for and its name's object is a word of the request ("spin
+   * up a dev branch" and `create_branch`, "leave a comment on record …" and `create_comment`): the request's
+   * verb and object are both this tool's, so the catalog can do it, however few of the other words match.
+   */
+  actionAndObject: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -608,7 +614,16 @@ function evidence(
     strongField: c.strongField || exactName,
     missedObject: false,
     otherParty: false,
+    actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
+      namesObject(index.nameTerms[doc]!, query),
   };
+}
+
+/** Whether a word of a tool's name that is no action (its object: `branch` of `create_branch`) is a request word. */
+function namesObject(nameTerms: readonly string[], query: ParsedQuery): boolean {
+  return nameTerms.some((n) =>
+    !isActionStem(n) && query.stems.some((s, i) => s === n && !query.argumentLike[i])
+  );
 }
 
 const HUBS = new WeakMap<ResolverIndex, Set<number>>();

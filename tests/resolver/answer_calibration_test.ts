@@ -1,0 +1,54 @@
+/**
+ * When `resolve_tool` answers (issue #42, twelfth pass, part A): a request whose verb and object are both a
+ * tool's own is answerable — `ambiguous` with that tool recommended, never `no_match` — while a request whose
+ * object merely names a tool's object, with another action asked for, is still declined.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { buildIndex, resolveResponse, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
+
+const indexes = new Map<string, ResolverIndex>();
+
+async function resolve(catalog: string, query: string) {
+  let index = indexes.get(catalog);
+  if (!index) {
+    const data = new URL(`../../scripts/bench/data/${catalog}`, import.meta.url);
+    index = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
+    indexes.set(catalog, index);
+  }
+  const r = resolveResponse(index, { query }, { contractVersion: "test", catalogRevision: "test" });
+  return { status: r.status, tool: r.recommendation?.namespaced };
+}
+
+// 150: the tool performs the request's action and its name's object is a word of the request.
+Deno.test('150: "spin up a dev branch …" is the branch-creating tool, offered, not no_match (#42)', async () => {
+  assert.deepEqual(
+    await resolve(
+      "blind7_catalog.json",
+      "spin up a dev branch so I can try the new schema without touching prod",
+    ),
+    { status: "ambiguous", tool: "supabase__create_branch" },
+  );
+});
+
+Deno.test('150: "leave a comment on record …" is the comment-creating tool, offered (#42)', async () => {
+  assert.deepEqual(
+    await resolve("blind5_catalog.json", "leave a comment on record recA1B2 saying 'waiting for invoice'"),
+    { status: "ambiguous", tool: "airtable__create_comment" },
+  );
+});
+
+Deno.test("150: a request naming a tool's object with another action is still declined (#42)", async () => {
+  // `get_order` reads orders; "order me a pizza" asks for no read: nothing here does it.
+  assert.deepEqual(await resolve("blind7_catalog.json", "order me a large pepperoni pizza"), {
+    status: "no_match",
+    tool: undefined,
+  });
+  // The action met but not the object (`delete_entities` and a git branch): declined.
+  assert.deepEqual(
+    await resolve("plain_catalog.json", "delete the branch feature/login on github and close its PR"),
+    { status: "no_match", tool: undefined },
+  );
+});
