@@ -106,7 +106,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const scoreGap = round(gap);
   // A tool doing the action asked for on the object its name names answers the request, however few of the
   // request's other words it matches: at most ambiguous, never no_match ("spin up a dev branch …").
-  const verbAndObject = top.actionAndObject;
+  // So does the request naming the tool's server and the object of the tool's name, asking no other action.
+  const verbAndObject = top.actionAndObject || top.serverAndObject;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;

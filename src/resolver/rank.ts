@@ -82,6 +82,12 @@ export interface SearchHit {
    * verb and object are both this tool's, so the catalog can do it, however few of the other words match.
    */
   actionAndObject: boolean;
+  /**
+   * The request names this tool's server and half or more of the object words of its name, and asks for no
+   * action the tool does not perform ("make an epic for it in shortcut" and `shortcut__epics-create`): the
+   * request is about this server's thing, so the catalog can do it (only the first hit's is set).
+   */
+  serverAndObject: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -616,7 +622,15 @@ function evidence(
     otherParty: false,
     actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
       namesObject(index.nameTerms[doc]!, query),
+    serverAndObject: false,
   };
+}
+
+/** Whether half or more of the words of a tool's name that are no action (at least one) are request words. */
+function namesHalfTheObject(nameTerms: readonly string[], query: ParsedQuery): boolean {
+  const object = nameTerms.filter((n) => !isActionStem(n));
+  const typed = object.filter((n) => query.stems.some((s, i) => s === n && !query.argumentLike[i])).length;
+  return typed >= 1 && typed * 2 >= object.length;
 }
 
 /** Whether a word of a tool's name that is no action (its object: `branch` of `create_branch`) is a request word. */
@@ -1077,6 +1091,12 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
   );
   if (hits[0] && callerScoped(hits[0].tool) && namesOtherParty(text)) hits[0].otherParty = true;
+  if (hits[0]) {
+    const d = order[0]![0];
+    const server = index.serverOf[d]!;
+    hits[0].serverAndObject = (named.has(server) || namedServers(index, text).has(server)) &&
+      actionMatch(full.action, index.actions[d]!) >= 0 && namesHalfTheObject(index.nameTerms[d]!, query);
+  }
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;

@@ -52,3 +52,25 @@ Deno.test("150: a request naming a tool's object with another action is still de
     { status: "no_match", tool: undefined },
   );
 });
+
+// 151: the request names the tool's server and half or more of its name's object, asking no other action.
+Deno.test('151: "make an epic for it in shortcut" is the epic-creating tool, offered, not no_match (#42)', async () => {
+  assert.deepEqual(
+    await resolve(
+      "blind10_catalog.json",
+      "big chunk of work for the mobile redesign — make an epic for it in shortcut",
+    ),
+    { status: "ambiguous", tool: "shortcut__epics-create" },
+  );
+});
+
+Deno.test("151: a server named with too little of a tool's object is still declined (#42)", async () => {
+  // The YouTube server only reads; "channel" is one of `getChannelTopVideos`' three object words.
+  assert.deepEqual(
+    await resolve(
+      "blind13_catalog.json",
+      "upload my edited vlog from ~/Videos/trip.mp4 to my youtube channel as unlisted",
+    ),
+    { status: "no_match", tool: undefined },
+  );
+});
