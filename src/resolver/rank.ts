@@ -621,9 +621,14 @@ function evidence(
     missedObject: false,
     otherParty: false,
     actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
-      namesObject(index.nameTerms[doc]!, query),
+      (namesObject(index.nameTerms[doc]!, query) || creditsObject(index.nameTerms[doc]!, scored.credit)),
     serverAndObject: false,
   };
+}
+
+/** Whether a word of a tool's name that is no action is met through a synonym ("folder" and `directory`). */
+function creditsObject(nameTerms: readonly string[], credit: ReadonlyMap<string, number>): boolean {
+  return nameTerms.some((n) => !isActionStem(n) && (credit.get(n) ?? 0) > 0);
 }
 
 /** Whether half or more of the words of a tool's name that are no action (at least one) are request words. */

@@ -74,3 +74,11 @@ Deno.test("151: a server named with too little of a tool's object is still decli
     { status: "no_match", tool: undefined },
   );
 });
+
+// 152: …the object met through a synonym counts as the object.
+Deno.test('152: "make a folder called archive/2024" is create_directory, offered, not no_match (#42)', async () => {
+  assert.deepEqual(await resolve("plain_catalog.json", "make a folder called archive/2024"), {
+    status: "ambiguous",
+    tool: "filesystem__create_directory",
+  });
+});
