@@ -107,7 +107,10 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // A tool doing the action asked for on the object its name names answers the request, however few of the
   // request's other words it matches: at most ambiguous, never no_match ("spin up a dev branch …").
   // So does the request naming the tool's server and the object of the tool's name, asking no other action.
-  const verbAndObject = top.actionAndObject || top.serverAndObject;
+  // And a tool whose name's object the request names, matching two or more of its words in a name, title or hint
+  // field, with no other action asked ("cancel subscripton sub_1Abc" and `cancel_subscription`).
+  const verbAndObject = top.actionAndObject || top.serverAndObject ||
+    (top.strongField && top.halfObject && top.matchedTerms.length >= 2);
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;

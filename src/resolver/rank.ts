@@ -88,6 +88,11 @@ export interface SearchHit {
    * request is about this server's thing, so the catalog can do it (only the first hit's is set).
    */
   serverAndObject: boolean;
+  /**
+   * Half or more of the object words of the tool's name (at least one) are request words, and the request asks
+   * for no action the tool does not perform.
+   */
+  halfObject: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -623,6 +628,8 @@ function evidence(
     actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
       (namesObject(index.nameTerms[doc]!, query) || creditsObject(index.nameTerms[doc]!, scored.credit)),
     serverAndObject: false,
+    halfObject: actionMatch(scored.action, index.actions[doc]!) >= 0 &&
+      namesHalfTheObject(index.nameTerms[doc]!, query),
   };
 }
 
@@ -1100,7 +1107,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     const d = order[0]![0];
     const server = index.serverOf[d]!;
     hits[0].serverAndObject = (named.has(server) || namedServers(index, text).has(server)) &&
-      actionMatch(full.action, index.actions[d]!) >= 0 && namesHalfTheObject(index.nameTerms[d]!, query);
+      hits[0].halfObject;
   }
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;

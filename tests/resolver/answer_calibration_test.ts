@@ -82,3 +82,22 @@ Deno.test('152: "make a folder called archive/2024" is create_directory, offered
     tool: "filesystem__create_directory",
   });
 });
+
+// 153: two request words in the tool's name, title or hints, half or more of its name's object, no other action.
+Deno.test('153: "cancel subscripton sub_1Abc …" is cancel_subscription, offered, not no_match (#42)', async () => {
+  assert.deepEqual(
+    await resolve("blind5_catalog.json", "cancel subscripton sub_1Abc, the customer asked to stop"),
+    {
+      status: "ambiguous",
+      tool: "stripe__cancel_subscription",
+    },
+  );
+});
+
+Deno.test("153: one word of a tool's name alone is still declined (#42)", async () => {
+  // "text" is half of `read_text_file`'s object, and the only word matched.
+  assert.deepEqual(await resolve("plain_catalog.json", "text my mom happy birthday"), {
+    status: "no_match",
+    tool: undefined,
+  });
+});
