@@ -1103,6 +1103,14 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
   );
   if (hits[0] && callerScoped(hits[0].tool) && namesOtherParty(text)) hits[0].otherParty = true;
+  // A request of several steps has no one action: its first step's, on a locator that step names, is what the
+  // first tool is asked to do ("fix the typo in README.md: 'recieve' should be …" and `edit_file(path)`).
+  if (hits[0] && !hits[0].located && clauseQueries.length > 1) {
+    const d = order[0]![0];
+    const first = requestAction(clauseTexts[0]!);
+    hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
+      takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
+  }
   if (hits[0]) {
     const d = order[0]![0];
     const server = index.serverOf[d]!;

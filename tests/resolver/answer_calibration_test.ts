@@ -101,3 +101,14 @@ Deno.test("153: one word of a tool's name alone is still declined (#42)", async 
     tool: undefined,
   });
 });
+
+// 154: a request of several steps is answerable by a tool doing its first step's action on the locator it names.
+Deno.test('154: "fix the typo in README.md: …" is edit_file, offered, not no_match (#42)', async () => {
+  assert.deepEqual(
+    await resolve("heldout2_catalog.json", "fix the typo in README.md: 'recieve' should be 'receive'"),
+    {
+      status: "ambiguous",
+      tool: "filesystem__edit_file",
+    },
+  );
+});
