@@ -93,6 +93,11 @@ export interface SearchHit {
    * for no action the tool does not perform.
    */
   halfObject: boolean;
+  /**
+   * The tool performs every action the request asks for and matches a request word that is no action, no
+   * generic verb and no argument (anywhere in its text): the action is met on something the request names.
+   */
+  actionOnMatch: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -628,6 +633,10 @@ function evidence(
     actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
       (namesObject(index.nameTerms[doc]!, query) || creditsObject(index.nameTerms[doc]!, scored.credit)),
     serverAndObject: false,
+    actionOnMatch: actionMatch(scored.action, index.actions[doc]!) === 1 &&
+      [...c.matched].some((o) =>
+        !query.argumentLike[o] && !isActionStem(query.stems[o]!) && !isGenericVerb(query.stems[o]!)
+      ),
     halfObject: actionMatch(scored.action, index.actions[doc]!) >= 0 &&
       namesHalfTheObject(index.nameTerms[doc]!, query),
   };

@@ -112,3 +112,22 @@ Deno.test('154: "fix the typo in README.md: …" is edit_file, offered, not no_m
     },
   );
 });
+
+// 155: the tool performs every action asked and matches a request word that is no action, anywhere in its text.
+Deno.test('155: "look up Acme in my knowledge graph" is search_nodes, offered, not no_match (#42)', async () => {
+  assert.deepEqual(await resolve("plain_catalog.json", "look up Acme in my knowledge graph"), {
+    status: "ambiguous",
+    tool: "memory__search_nodes",
+  });
+});
+
+Deno.test("155: the action met with no other word matched is still declined (#42)", async () => {
+  assert.deepEqual(await resolve("plain_catalog.json", "change the oil in my car"), {
+    status: "no_match",
+    tool: undefined,
+  });
+  assert.deepEqual(await resolve("plain_catalog.json", "turn off the bedroom lights"), {
+    status: "no_match",
+    tool: undefined,
+  });
+});
