@@ -110,7 +110,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // And a tool whose name's object the request names, matching two or more of its words in a name, title or hint
   // field, with no other action asked ("cancel subscripton sub_1Abc" and `cancel_subscription`).
   const verbAndObject = top.actionAndObject || top.serverAndObject ||
-    (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch;
+    (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch ||
+    top.keepsStatement;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;

@@ -16,6 +16,7 @@ import {
   isGenericVerb,
   isRequestVerbStem,
   requestAction,
+  requestActions,
 } from "./actions.ts";
 import { contentWords } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
@@ -98,6 +99,11 @@ export interface SearchHit {
    * generic verb and no argument (anywhere in its text): the action is met on something the request names.
    */
   actionOnMatch: boolean;
+  /**
+   * The request states a fact ("Ana reports to Marco.", "Omar no longer reports to Priya") and the tool performs
+   * every action that statement asks for: the statement is its argument (only the first hit's is set).
+   */
+  keepsStatement: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -633,6 +639,7 @@ function evidence(
     actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
       (namesObject(index.nameTerms[doc]!, query) || creditsObject(index.nameTerms[doc]!, scored.credit)),
     serverAndObject: false,
+    keepsStatement: false,
     actionOnMatch: actionMatch(scored.action, index.actions[doc]!) === 1 &&
       [...c.matched].some((o) =>
         !query.argumentLike[o] && !isActionStem(query.stems[o]!) && !isGenericVerb(query.stems[o]!)
@@ -1119,6 +1126,11 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     const first = requestAction(clauseTexts[0]!);
     hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
       takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
+  }
+  if (hits[0]) {
+    const stated = requestActions(text);
+    hits[0].keepsStatement = stated.stated === true &&
+      actionMatch(stated.action, index.actions[order[0]![0]]!) === 1;
   }
   if (hits[0]) {
     const d = order[0]![0];

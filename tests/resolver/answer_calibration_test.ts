@@ -131,3 +131,11 @@ Deno.test("155: the action met with no other word matched is still declined (#42
     tool: undefined,
   });
 });
+
+// 156: a statement of a fact, with a tool performing every action the statement asks for.
+Deno.test('156: "Omar no longer reports to Priya" is delete_relations, offered, not no_match (#42)', async () => {
+  assert.deepEqual(await resolve("plain_catalog.json", "Omar no longer reports to Priya"), {
+    status: "ambiguous",
+    tool: "memory__delete_relations",
+  });
+});
