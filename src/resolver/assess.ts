@@ -104,8 +104,18 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;
   const matchedFraction = round(top.coverage);
   const scoreGap = round(gap);
+  // A tool doing the action asked for on the object its name names answers the request, however few of the
+  // request's other words it matches: at most ambiguous, never no_match ("spin up a dev branch …").
+  // So does the request naming the tool's server and the object of the tool's name, asking no other action.
+  // And a tool whose name's object the request names, matching two or more of its words in a name, title or hint
+  // field, with no other action asked ("cancel subscripton sub_1Abc" and `cancel_subscription`).
+  const verbAndObject = top.actionAndObject || top.serverAndObject ||
+    (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch ||
+    top.keepsStatement;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
-  if (!top.strongField && !top.actionAgrees && !top.located && top.weightedCoverage < t.incidentalCoverage) {
+  const incidental = !top.strongField && !top.actionAgrees && !top.located &&
+    top.weightedCoverage < t.incidentalCoverage;
+  if (incidental && !verbAndObject) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
   }
   const coverage = Math.max(top.coverage, top.clauseCoverage);
@@ -113,9 +123,11 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const namedInFull = top.nameCoverage >= 0.999 && top.nameWords >= 2;
   // The action verb met by the tool's own action counts here: an answerable request is not "no match".
   // So does a tool doing the action asked for on the file or web address the request names.
-  if (Math.max(coverage, top.answerableCoverage) < t.minimumCoverage && !namedInFull && !top.located) {
-    return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
-  }
+  const lowCoverage = Math.max(coverage, top.answerableCoverage) < t.minimumCoverage && !namedInFull &&
+    !top.located;
+  if (lowCoverage && !verbAndObject) return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
+  // Kept only by its verb and object, the route stays open: the agent compares the alternatives.
+  const rescued = verbAndObject && (lowCoverage || incidental);
   const reasons: ReasonCode[] = [];
   if (top.exactName) reasons.push("exact_name_match");
   else if (top.nameCoverage >= 0.999) reasons.push("strong_name_match");
@@ -150,7 +162,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   if (top.otherParty && !reasons.includes("weak_tool_evidence")) reasons.push("weak_tool_evidence");
   const objectOpen = (top.missedObject || top.actionConflict || top.otherParty) && !top.exactName;
   if (
-    top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear || objectOpen
+    rescued || top.coverage < t.confidentCoverage || close || !top.strongField || !ownEvidence || unclear ||
+    objectOpen
   ) {
     status = "ambiguous";
     confidence = coverage >= t.confidentCoverage && top.strongField ? "medium" : "low";

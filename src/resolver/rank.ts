@@ -16,6 +16,7 @@ import {
   isGenericVerb,
   isRequestVerbStem,
   requestAction,
+  requestActions,
 } from "./actions.ts";
 import { contentWords } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
@@ -76,6 +77,33 @@ export interface SearchHit {
    * no word of the first person, names someone else ("tasks assigned to Priya").
    */
   otherParty: boolean;
+  /**
+   * The tool performs every action the request asks for and its name's object is a word of the request ("spin
+   * up a dev branch" and `create_branch`, "leave a comment on record …" and `create_comment`): the request's
+   * verb and object are both this tool's, so the catalog can do it, however few of the other words match.
+   */
+  actionAndObject: boolean;
+  /**
+   * The request names this tool's server and half or more of the object words of its name, and asks for no
+   * action the tool does not perform ("make an epic for it in shortcut" and `shortcut__epics-create`): the
+   * request is about this server's thing, so the catalog can do it (only the first hit's is set).
+   */
+  serverAndObject: boolean;
+  /**
+   * Half or more of the object words of the tool's name (at least one) are request words, and the request asks
+   * for no action the tool does not perform.
+   */
+  halfObject: boolean;
+  /**
+   * The tool performs every action the request asks for and matches a request word that is no action, no
+   * generic verb and no argument (anywhere in its text): the action is met on something the request names.
+   */
+  actionOnMatch: boolean;
+  /**
+   * The request states a fact ("Ana reports to Marco.", "Omar no longer reports to Priya") and the tool performs
+   * every action that statement asks for: the statement is its argument (only the first hit's is set).
+   */
+  keepsStatement: boolean;
 }
 
 /** A ranked query: its terms, how many tools matched, and the top hits. */
@@ -608,7 +636,36 @@ function evidence(
     strongField: c.strongField || exactName,
     missedObject: false,
     otherParty: false,
+    actionAndObject: actionMatch(scored.action, index.actions[doc]!) === 1 &&
+      (namesObject(index.nameTerms[doc]!, query) || creditsObject(index.nameTerms[doc]!, scored.credit)),
+    serverAndObject: false,
+    keepsStatement: false,
+    actionOnMatch: actionMatch(scored.action, index.actions[doc]!) === 1 &&
+      [...c.matched].some((o) =>
+        !query.argumentLike[o] && !isActionStem(query.stems[o]!) && !isGenericVerb(query.stems[o]!)
+      ),
+    halfObject: actionMatch(scored.action, index.actions[doc]!) >= 0 &&
+      namesHalfTheObject(index.nameTerms[doc]!, query),
   };
+}
+
+/** Whether a word of a tool's name that is no action is met through a synonym ("folder" and `directory`). */
+function creditsObject(nameTerms: readonly string[], credit: ReadonlyMap<string, number>): boolean {
+  return nameTerms.some((n) => !isActionStem(n) && (credit.get(n) ?? 0) > 0);
+}
+
+/** Whether half or more of the words of a tool's name that are no action (at least one) are request words. */
+function namesHalfTheObject(nameTerms: readonly string[], query: ParsedQuery): boolean {
+  const object = nameTerms.filter((n) => !isActionStem(n));
+  const typed = object.filter((n) => query.stems.some((s, i) => s === n && !query.argumentLike[i])).length;
+  return typed >= 1 && typed * 2 >= object.length;
+}
+
+/** Whether a word of a tool's name that is no action (its object: `branch` of `create_branch`) is a request word. */
+function namesObject(nameTerms: readonly string[], query: ParsedQuery): boolean {
+  return nameTerms.some((n) =>
+    !isActionStem(n) && query.stems.some((s, i) => s === n && !query.argumentLike[i])
+  );
 }
 
 const HUBS = new WeakMap<ResolverIndex, Set<number>>();
@@ -1076,6 +1133,25 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
   );
   if (hits[0] && callerScoped(hits[0].tool) && namesOtherParty(text)) hits[0].otherParty = true;
+  // A request of several steps has no one action: its first step's, on a locator that step names, is what the
+  // first tool is asked to do ("fix the typo in README.md: 'recieve' should be …" and `edit_file(path)`).
+  if (hits[0] && !hits[0].located && clauseQueries.length > 1) {
+    const d = order[0]![0];
+    const first = requestAction(clauseTexts[0]!);
+    hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
+      takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
+  }
+  if (hits[0]) {
+    const stated = requestActions(text);
+    hits[0].keepsStatement = stated.stated === true &&
+      actionMatch(stated.action, index.actions[order[0]![0]]!) === 1;
+  }
+  if (hits[0]) {
+    const d = order[0]![0];
+    const server = index.serverOf[d]!;
+    hits[0].serverAndObject = (named.has(server) || namedServers(index, text).has(server)) &&
+      hits[0].halfObject;
+  }
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;
