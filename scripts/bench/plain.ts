@@ -50,7 +50,9 @@
  * described in Japanese), `data/blind12_catalog.json` (79 tools of Railway, Render, Firebase, Obsidian and
  * Terraform) and `data/blind13_catalog.json` (87 tools of Contentful, Strapi, Figma and YouTube), sources in
  * `data/blind11_SOURCES.md` … `data/blind13_SOURCES.md`, were written the same way while the eleventh ranking
- * pass ran: blind to it, and it was judged on them.
+ * pass ran: blind to it, and it was judged on them. `data/plain12_queries.jsonl` (45 and 5 off-topic; notes in
+ * `data/plain12_NOTES.md`) and `data/blind14_catalog.json` (88 tools of Vercel, Netlify, Cloudflare and Coolify)
+ * with `data/blind14_queries.jsonl` (45 and 5) were written the same way before the twelfth pass.
  *
  * ```sh
  * deno run -A scripts/bench/plain.ts [--misses] [--queries plain2_queries.jsonl] [--ranking '{"nameBonus":1}']
