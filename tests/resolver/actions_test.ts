@@ -741,20 +741,6 @@ Deno.test("a stated value's words do not make a request too long for its verb to
   );
 });
 
-Deno.test("setting a value or marking a thing as something updates it; setting a timer does not (#42)", () => {
-  assert.equal(requestAction("set the status of 'Call supplier' to Done"), ACTION.update);
-  assert.equal(requestAction("mark records rec123 and rec456 as shipped"), ACTION.update);
-  assert.equal(requestAction("set up a new project"), ACTION.create);
-  assert.equal(requestAction("set an alarm for 7am"), 0);
-  assert.equal(requestAction("set a timer for 10 minutes"), 0);
-  const first = firstOver("boards", [
-    tool("create_board", "Create a new board with columns"),
-    tool("get_board_items", "Get the items of a board, with their column values"),
-    tool("change_item_column_values", "Change the column values of an item on a board"),
-  ]);
-  assert.equal(first("set status of 'Call supplier' to Done on the board"), "change_item_column_values");
-});
-
 Deno.test("destroying, nuking, terminating or tearing down a thing deletes it (#42)", () => {
   for (
     const q of ["nuke the whole staging_db database", "tear down project test-123", "destroy the old cluster"]
@@ -770,53 +756,78 @@ Deno.test("destroying, nuking, terminating or tearing down a thing deletes it (#
   assert.equal(first("nuke the whole staging_db database"), "drop_database");
 });
 
-Deno.test("logging a note or time on a thing records it; logging in records nothing (#42)", () => {
-  assert.equal(requestAction("log a note on the Initech account that they want a demo"), ACTION.create);
-  assert.equal(requestAction("log 2 hours on WEB-12 for code review"), ACTION.create);
-  assert.equal(requestAction("log in to the dashboard"), 0);
-  assert.equal(requestAction("log out of every session"), 0);
-  const first = firstOver("crm", [
-    tool("get_logs", "Get the audit logs of the account"),
-    tool("create_engagement", "Create an engagement (a note, a task, a call) on a record"),
-    tool("list_objects", "List objects of a type"),
-  ]);
-  assert.equal(first("log a note on the Initech account that they want a demo"), "create_engagement");
-});
-
-Deno.test("a switch asked for in other words ('silence a host') also looks for mute tools (#42)", () => {
-  const first = firstOver("monitoring", [
-    tool("list_hosts", "List the monitored hosts"),
-    tool("mute_host", "Mute a host so that its monitors send no alerts"),
-    tool("get_logs", "Search the logs of a service"),
-  ]);
-  assert.equal(first("silence web-03 for 2 hours while we patch it"), "mute_host");
-});
-
-Deno.test("switching a thing to a value updates it; switching to a place or switching off does not (#42)", () => {
-  assert.equal(requestAction("switch sub_777 to the annual price price_yr"), ACTION.update);
-  assert.equal(requestAction("switch to the release branch"), 0);
-  assert.equal(requestAction("switch off the lights"), ACTION.toggle);
-  const first = firstOver("billing", [
-    tool("list_prices", "List the prices of a product"),
-    tool("create_price", "Create a price for a product"),
-    tool("update_subscription", "Update a subscription: its price, quantity or trial"),
-  ]);
-  assert.equal(first("switch sub_777 to the annual price price_yr"), "update_subscription");
-});
-
-Deno.test("pinging someone sends them a notification (#42)", () => {
-  assert.equal(requestAction("ping Laura about the contract item, she has to sign today"), ACTION.send);
-  const first = firstOver("boards", [
-    tool("get_board_activity", "Get the activity log of a board: who changed which item"),
-    tool("get_updates", "Get the updates (comments) of an item"),
-    tool("create_notification", "Send a notification to a user about an item"),
-  ]);
-  assert.equal(first("ping Laura about the contract item, she has to sign today"), "create_notification");
-});
-
-/** A phrase that implies what it asks for (changes 135–142): a catalog, then each request and the tool it finds. */
-const IMPLIED: [string, string, [string, string][], [string, string][]][] = [
-  ["asking what columns or fields a thing has asks for its schema", "db", [
+/**
+ * A verb or phrase read as an action (changes 128–142): what `requestAction` reads of each request, then a
+ * catalog and, for each request, the tool it finds first.
+ */
+const READINGS: [string, [string, number][], string, [string, string][], [string, string][]][] = [
+  [
+    "setting a value or marking a thing as something updates it; setting a timer does not",
+    [
+      ["set the status of 'Call supplier' to Done", ACTION.update],
+      ["mark records rec123 and rec456 as shipped", ACTION.update],
+      ["set up a new project", ACTION.create],
+      ["set an alarm for 7am", 0],
+      ["set a timer for 10 minutes", 0],
+    ],
+    "boards",
+    [
+      ["create_board", "Create a new board with columns"],
+      ["get_board_items", "Get the items of a board, with their column values"],
+      ["change_item_column_values", "Change the column values of an item on a board"],
+    ],
+    [["set status of 'Call supplier' to Done on the board", "change_item_column_values"]],
+  ],
+  [
+    "logging a note or time on a thing records it; logging in records nothing",
+    [
+      ["log a note on the Initech account that they want a demo", ACTION.create],
+      ["log 2 hours on WEB-12 for code review", ACTION.create],
+      ["log in to the dashboard", 0],
+      ["log out of every session", 0],
+    ],
+    "crm",
+    [
+      ["get_logs", "Get the audit logs of the account"],
+      ["create_engagement", "Create an engagement (a note, a task, a call) on a record"],
+      ["list_objects", "List objects of a type"],
+    ],
+    [["log a note on the Initech account that they want a demo", "create_engagement"]],
+  ],
+  ["a switch asked for in other words ('silence a host') also looks for mute tools", [], "monitoring", [
+    ["list_hosts", "List the monitored hosts"],
+    ["mute_host", "Mute a host so that its monitors send no alerts"],
+    ["get_logs", "Search the logs of a service"],
+  ], [["silence web-03 for 2 hours while we patch it", "mute_host"]]],
+  [
+    "switching a thing to a value updates it; switching to a place or switching off does not",
+    [
+      ["switch sub_777 to the annual price price_yr", ACTION.update],
+      ["switch to the release branch", 0],
+      ["switch off the lights", ACTION.toggle],
+    ],
+    "billing",
+    [
+      ["list_prices", "List the prices of a product"],
+      ["create_price", "Create a price for a product"],
+      ["update_subscription", "Update a subscription: its price, quantity or trial"],
+    ],
+    [["switch sub_777 to the annual price price_yr", "update_subscription"]],
+  ],
+  [
+    "pinging someone sends them a notification",
+    [
+      ["ping Laura about the contract item, she has to sign today", ACTION.send],
+    ],
+    "boards",
+    [
+      ["get_board_activity", "Get the activity log of a board: who changed which item"],
+      ["get_updates", "Get the updates (comments) of an item"],
+      ["create_notification", "Send a notification to a user about an item"],
+    ],
+    [["ping Laura about the contract item, she has to sign today", "create_notification"]],
+  ],
+  ["asking what columns or fields a thing has asks for its schema", [], "db", [
     ["list_tables", "List the tables of a database"],
     ["create_field", "Create a column (field) in a table"],
     ["describe_table_schema", "Describe the schema of a table"],
@@ -825,7 +836,7 @@ const IMPLIED: [string, string, [string, string][], [string, string][]][] = [
     ["what columns does the orders table have and what types are they", "describe_table_schema"],
     ["what fields do the rows in the events table usually have", "describe_table_schema"],
   ]],
-  ["asking what changed or happened asks for activity or history", "kanban", [
+  ["asking what changed or happened asks for activity or history", [], "kanban", [
     ["get_lists", "Get the lists on a board"],
     ["archive_list", "Archive a list on the board"],
     ["get_recent_activity", "Get the recent activity of a board"],
@@ -833,22 +844,22 @@ const IMPLIED: [string, string, [string, string][], [string, string][]][] = [
     ["what changed on the board recently?", "get_recent_activity"],
     ["what happened on the board this week", "get_recent_activity"],
   ]],
-  ["how much money there is asks for a balance", "payments", [
+  ["how much money there is asks for a balance", [], "payments", [
     ["search_documentation", "Search the payment platform's documentation for how to use its API"],
     ["retrieve_balance", "Retrieve the balance of the account"],
     ["list_customers", "List the customers of the account"],
   ], [["how much money is in my account right now?", "retrieve_balance"]]],
-  ["what people said or wrote are their messages", "chat", [
+  ["what people said or wrote are their messages", [], "chat", [
     ["get_forum_channels", "Get the forum channels of a server"],
     ["get_server_info", "Get information about a server: its channels and members"],
     ["read_messages", "Read the messages of a channel"],
   ], [["what have people been saying in channel 99887 lately", "read_messages"]]],
-  ["a thing wanted in a format is exported or converted", "wiki", [
+  ["a thing wanted in a format is exported or converted", [], "wiki", [
     ["create_page", "Create a page in a space"],
     ["read_page", "Read a page's content"],
     ["export_page", "Export a page to another format"],
   ], [["i need the runbook page as markdown so I can paste it elsewhere", "export_page"]]],
-  ["changing or removing all or every one of many things is a batch", "docs", [
+  ["changing or removing all or every one of many things is a batch", [], "docs", [
     ["drop-collection", "Remove a collection and its documents from the database"],
     ["delete-many", "Remove all documents matching a filter from a collection"],
     ["update-many", "Update all documents matching a filter in a collection"],
@@ -857,29 +868,34 @@ const IMPLIED: [string, string, [string, string][], [string, string][]][] = [
     ["remove all sessions older than 30 days from the sessions collection", "delete-many"],
     ["set verified=true on every user whose email ends with @acme.com", "update-many"],
   ]],
-  ["taking a thing out of another removes it from there", "planner", [
-    ["add_cycle_issues", "Add issues to a cycle"],
-    ["delete_cycle_issue", "Remove an issue from a cycle"],
-    ["list_cycles", "List the cycles of a project"],
-  ], [["take issue 55 out of the current cycle, it slipped", "delete_cycle_issue"]]],
-  ["doing many things in one go is a batch", "mailer", [
+  [
+    "taking a thing out of another removes it from there",
+    [
+      ["take issue 55 out of the current cycle, it slipped", ACTION.delete],
+      ["kick bob out of the project", ACTION.delete],
+    ],
+    "planner",
+    [
+      ["add_cycle_issues", "Add issues to a cycle"],
+      ["delete_cycle_issue", "Remove an issue from a cycle"],
+      ["list_cycles", "List the cycles of a project"],
+    ],
+    [["take issue 55 out of the current cycle, it slipped", "delete_cycle_issue"]],
+  ],
+  ["doing many things in one go is a batch", [], "mailer", [
     ["list-emails", "List the emails sent"],
     ["send-email", "Send an email to one recipient"],
     ["send-batch-emails", "Send up to 100 emails in a single call"],
   ], [["40 new signups should each get their own welcome mail in one go", "send-batch-emails"]]],
 ];
 
-for (const [name, server, tools, requests] of IMPLIED) {
+for (const [name, actions, server, tools, requests] of READINGS) {
   Deno.test(`${name} (#42)`, () => {
+    for (const [request, action] of actions) assert.equal(requestAction(request), action, request);
     const first = firstOver(server, tools.map(([n, d]) => tool(n, d)));
     for (const [request, expected] of requests) assert.equal(first(request), expected, request);
   });
 }
-
-Deno.test("taking a thing out of another is a delete (#42)", () => {
-  assert.equal(requestAction("take issue 55 out of the current cycle, it slipped"), ACTION.delete);
-  assert.equal(requestAction("kick bob out of the project"), ACTION.delete);
-});
 
 Deno.test("putting a thing somewhere names no action by itself: an update tool does not meet it (issue #42)", async () => {
   // Attio's `update_record` updates; "put … on my google calendar" asks for a calendar the catalog lacks.
