@@ -882,6 +882,24 @@ const READINGS: [string, [string, number][], string, [string, string][], [string
     ],
     [["take issue 55 out of the current cycle, it slipped", "delete_cycle_issue"]],
   ],
+  [
+    "a word between a determiner and a noun qualifies it; a question may open on did, do or does (300)",
+    [
+      ["show me the open disputes", ACTION.read | ACTION.list],
+      ["get my unread emails", ACTION.read | ACTION.list],
+      ["show me the list of invoices", ACTION.read | ACTION.list],
+      ["did i get any mail from the lawyer today", ACTION.read | ACTION.search | ACTION.list],
+      ["do we have any open invoices", ACTION.read | ACTION.search | ACTION.list],
+      ["do a search for cats", ACTION.search],
+    ],
+    "mail",
+    [
+      ["get-received-email", "Retrieve a single received email by its id"],
+      ["list-received-emails", "List received emails, newest first"],
+      ["send-email", "Send an email"],
+    ],
+    [],
+  ],
   ["doing many things in one go is a batch", [], "mailer", [
     ["list-emails", "List the emails sent"],
     ["send-email", "Send an email to one recipient"],
