@@ -930,3 +930,19 @@ Deno.test("putting a thing somewhere names no action by itself: an update tool d
   // A verb of the action table still counts ("update the deal stage of Northgate Bank in attio").
   assert.notEqual(status("update the Northgate Bank record in attio: stage won"), "no_match");
 });
+
+Deno.test("a request whose one clause asks and the others only say things is one step, asked by that clause (issue #42)", async () => {
+  // Freshdesk's `create_freshdesk_ticket` names every field of a ticket; the question asks to read one.
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/blind15_catalog.json", import.meta.url)),
+    ),
+  ));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(
+    first(
+      "what's happening with ticket 77120? I need the full back-and-forth with the customer before I call her back",
+    ),
+    "get_freshdesk_ticket",
+  );
+});
