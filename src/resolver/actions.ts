@@ -580,6 +580,9 @@ export function requestActions(
     recall = 0;
     let named = false;
     for (let i = 1; i <= 3 && i < words.length; i++) {
+      // A word between a determiner and a noun qualifies the noun: "show me the open disputes" reads them.
+      const at_ = content[i]!;
+      if (DETERMINERS.has(all[at_ - 1] ?? "") && isContentWord(all[at_ + 1] ?? "")) break;
       // A plural is the thing acted on, not a verb: "find records mentioning Berlin" searches records.
       // …nor a participle: "show me everything you've stored" shows, it stores nothing.
       const next = (PLURAL.test(words[i]!) && phrasal(i) === undefined) || isActionParticiple(words[i]!)
@@ -763,7 +766,18 @@ const LEADING_PLACE = /^\s*(?:in|on|inside|within|at|from|under)\s+/i;
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));
 
 /** A request that opens with a question word. */
-const QUESTION = /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how)\b/i;
+const QUESTION =
+  /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how|(?:did|do|does)\s+(?:i|we|you|they|he|she|it|anyone|anybody|someone|somebody)\b)\b/i;
+
+/** Words that open a noun phrase: a word after one, with a noun after it, is an adjective ("the open disputes"). */
+const DETERMINERS: ReadonlySet<string> = new Set(
+  "the a an my our your his her their this that these those all any every some each no".split(" "),
+);
+
+/** Whether a split word is a content word (no stop word, two letters or more, no digit). */
+function isContentWord(w: string): boolean {
+  return !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w);
+}
 
 /** A plural noun: "records", "entries", "boxes" (not "address", "status", "analysis"). */
 const PLURAL = /^\p{L}{2,}[^su\s]s$|^\p{L}{2,}ies$/u;
@@ -778,7 +792,8 @@ const MANY: ReadonlySet<string> = new Set(["all", "every", "each", "my", "our", 
 function readsMany(after: readonly string[]): boolean {
   if (after.some((w) => w === "all" || w === "every" || w === "each")) return true;
   for (let i = 0; i + 1 < after.length; i++) {
-    if (MANY.has(after[i]!) && PLURAL.test(after[i + 1]!)) return true;
+    // …with a word qualifying the plural between them: "the open disputes", "my unread emails".
+    if (MANY.has(after[i]!) && (PLURAL.test(after[i + 1]!) || PLURAL.test(after[i + 2] ?? ""))) return true;
   }
   return false;
 }

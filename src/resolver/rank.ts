@@ -1022,6 +1022,13 @@ function objectHead(text: string, query: ParsedQuery): string | undefined {
   return head;
 }
 
+/** Words of asking before a clause's verb: "please", "can you", "just". */
+const POLITE =
+  /^\s*(?:(?:please|pls|plz|can|could|would|will|you|u|just|also|then|and|so|now|ok|okay)\b[\s,]*)*/i;
+
+/** A clause asking a question ("whats going on with…", "which pages changed"): it asks to read what it names. */
+const ASKS_WHAT = /^\s*(?:what|what's|whats|when|where|who|which|how|did|do|does|is|are|any)\b/i;
+
 /**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
@@ -1042,6 +1049,20 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
   if (clauseTexts.length <= 1) {
     [full.action, full.fresh, full.undone] = [requestAction(text), asksForNew(text), calledOff(text)];
+  } else {
+    // Clauses of which one asks an action and the rest only say things ("whats going on with ticket 48213? I
+    // need the whole back-and-forth before I call them back"): one step, whose action shapes the ranking.
+    // …asked by its opening verb or question word: "tell me when something changes" changes nothing.
+    const acting = clauseTexts.filter((c) => requestAction(c) !== 0);
+    const opens = (c: string) => {
+      const first = splitWords(c.replace(POLITE, "")).flatMap((w) => w.parts)[0];
+      return first !== undefined &&
+        (isActionStem(stem(first)) || isGenericVerb(stem(first)) || ASKS_WHAT.test(c));
+    };
+    if (acting.length === 1 && opens(acting[0]!)) {
+      const [c] = acting as [string];
+      [full.action, full.fresh, full.undone] = [requestAction(c), asksForNew(c), calledOff(c)];
+    }
   }
   const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c, true)) : [];

@@ -882,6 +882,24 @@ const READINGS: [string, [string, number][], string, [string, string][], [string
     ],
     [["take issue 55 out of the current cycle, it slipped", "delete_cycle_issue"]],
   ],
+  [
+    "a word between a determiner and a noun qualifies it; a question may open on did, do or does (300)",
+    [
+      ["show me the open disputes", ACTION.read | ACTION.list],
+      ["get my unread emails", ACTION.read | ACTION.list],
+      ["show me the list of invoices", ACTION.read | ACTION.list],
+      ["did i get any mail from the lawyer today", ACTION.read | ACTION.search | ACTION.list],
+      ["do we have any open invoices", ACTION.read | ACTION.search | ACTION.list],
+      ["do a search for cats", ACTION.search],
+    ],
+    "mail",
+    [
+      ["get-received-email", "Retrieve a single received email by its id"],
+      ["list-received-emails", "List received emails, newest first"],
+      ["send-email", "Send an email"],
+    ],
+    [],
+  ],
   ["doing many things in one go is a batch", [], "mailer", [
     ["list-emails", "List the emails sent"],
     ["send-email", "Send an email to one recipient"],
@@ -911,4 +929,20 @@ Deno.test("putting a thing somewhere names no action by itself: an update tool d
   );
   // A verb of the action table still counts ("update the deal stage of Northgate Bank in attio").
   assert.notEqual(status("update the Northgate Bank record in attio: stage won"), "no_match");
+});
+
+Deno.test("a request whose one clause asks and the others only say things is one step, asked by that clause (issue #42)", async () => {
+  // Freshdesk's `create_freshdesk_ticket` names every field of a ticket; the question asks to read one.
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/blind15_catalog.json", import.meta.url)),
+    ),
+  ));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(
+    first(
+      "what's happening with ticket 77120? I need the full back-and-forth with the customer before I call her back",
+    ),
+    "get_freshdesk_ticket",
+  );
 });
