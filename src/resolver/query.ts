@@ -578,6 +578,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       ) {
         if (previous && PARTICLES.includes(part)) {
           phrasal.push({ key: phrasalKey(previous.stem, part), at: previous.at });
+          // A phrasal verb written as one word is its noun ("checked out" -> checkout, "log in" -> login).
+          compounds.push({ term: stem(previous.stem + part), origins: [previous.at] });
         }
         previous = undefined;
         continue;
