@@ -358,6 +358,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(find|locate)\b|\b(?:somewhere|anywhere)\b|\b(forgot) where\b/i,
     ["search", "find"],
   ],
+  // So is what one wrote or saw somewhere and cannot place: "where in my notes did I write about ingress?", "I
+  // can't remember which file", "I don't recall where I saw it".
+  [
+    /\bwhere\b[^.?!;]{0,30}?\b(?:did|have|had) (?:i|we) (?:write|wrote|written|mention|mentioned|note|noted|jot|jotted|see|saw|seen|read)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t|don'?t|don’t|do not) (?:remember|recall) (?:where|which|what file|what note|what page)\b|\bforgot (?:which|in which)\b/i,
+    ["search", "find"],
+  ],
   // "When was it last modified?" asks for a time.
   [/^\s*when (?:was|were|did|is|are|does|do|has|had|will)\b/i, ["time"]],
 ].map(([p, t]) => [p as RegExp, (t as string[]).map(stem)]);
