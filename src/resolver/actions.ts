@@ -105,6 +105,18 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   // Leaving a comment, a note or a reply on something adds it there.
   ["leave a", ACTION.create],
   ["leave an", ACTION.create],
+  // Raising or issuing a document (an invoice, a ticket, a credit note, a refund) makes it, as does putting
+  // one together or drawing one up; raising "the" limit or issuing "the" command is no such thing.
+  ["raise a", ACTION.create],
+  ["raise an", ACTION.create],
+  ["issue a", ACTION.create],
+  ["issue an", ACTION.create],
+  ["issue them", ACTION.create],
+  ["issue him", ACTION.create],
+  ["issue her", ACTION.create],
+  ["issue us", ACTION.create],
+  ["put together", ACTION.create],
+  ["draw up", ACTION.create],
   ["call off", ACTION.delete],
   ["tear down", ACTION.delete],
   // Logging in or out is no record made.

@@ -121,6 +121,20 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   };
   // A host name typed without its scheme ("open example.com") is a web address too.
   let rest = text.replace(URL, webAddress).replace(BARE_HOST, webAddress);
+  // A name in capitals joined by underscores ("DATABASE_URL", "NODE_ENV=production") is an environment
+  // variable's: its words name no object of the request, and the value set after "=" is an argument.
+  rest = rest.replace(ENV_NAME, (match: string) => {
+    const span: Span = {
+      path: false,
+      directory: false,
+      words: [{ word: "env", weight: ENV_WEIGHT }],
+      extras: [],
+    };
+    span.extras.push({ term: stem("variable"), weight: ENV_WEIGHT });
+    segmentsOf([match.split("=")[0]!], span);
+    spans.push(span);
+    return " ";
+  });
   const pathSpan = (match: string) => {
     const path = trimPunctuation(match);
     const segments = path.split(/[\\/]+/).filter((p) => p && p !== "~" && p !== "." && p !== "..");
@@ -199,6 +213,18 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
   });
   return { rest, spans };
 }
+
+/**
+ * An environment variable's name as programs spell it: capitals and digits joined by underscores (`API_BASE`,
+ * `NODE_ENV`), with the value it is set to (`=production`) if one follows.
+ */
+const ENV_NAME = /(?<![\p{L}\p{N}_$.-])[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+(?![\p{L}\p{N}_.-])(?:=[^\s,;]*)?/gu;
+
+/**
+ * Weight of what an environment variable's name implies (`env`, `variable`): below a typed word, so a request that
+ * says what the value is ("STRIPE_KEY … as an encrypted secret") keeps its own object first.
+ */
+const ENV_WEIGHT = 0.35;
 
 /**
  * A standard folder of a user's home (the desktop's download, desktop, documents, pictures, music and videos

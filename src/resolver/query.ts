@@ -149,6 +149,32 @@ export const ARGUMENT_WEIGHT = 0.75;
  */
 export const QUOTED_WEIGHT = 0.5;
 
+/** Weight of a word only in what a request says not to do or need ("dont need the messages"). */
+export const REFUSED_WEIGHT = 0.5;
+
+/**
+ * "Don't", "dont", "do not" and what follows it to the end of its clause (a comma, a full stop, "but", "just",
+ * "only"): what the request says not to do or need. "Don't forget" asks to remember and "don't send it yet"
+ * puts the action off, so neither refuses anything.
+ */
+const REFUSAL =
+  /\b(?:don[’']?t|do\s+not)\s+(?!forget\b)([^,;:.!?]*?)(?=[,;:.!?]|\s+(?:but|just|only|instead)\b|$)/giu;
+
+/** The words (folded) of a request said only in what it refuses ({@link REFUSAL}), not elsewhere in it. */
+export function refusedWords(text: string): Set<string> {
+  const inside = new Set<string>();
+  let outside = text;
+  for (const m of text.matchAll(REFUSAL)) {
+    // "Don't send it yet" puts the action off; it will be done.
+    if (/\byet\b/i.test(m[1]!)) continue;
+    for (const w of splitWords(m[1]!)) for (const part of w.parts) inside.add(part);
+    outside = outside.replace(m[0], " ");
+  }
+  if (inside.size === 0) return inside;
+  for (const w of splitWords(outside)) for (const part of w.parts) inside.delete(part);
+  return inside;
+}
+
 /**
  * Multiplier on the content word right after a number: a unit or counted thing of an argument
  * ("3 days", "2 adults"), weak evidence of which tool. Tuned on the LiveMCPBench dev half.
@@ -330,6 +356,12 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // "it's somewhere under /srv", "is there a file named X anywhere?".
   [
     /\bwhere (?:did|have|do|does|would|had) (?:i|we|you|they) (put|leave|left|save|saved|store|stored|keep|kept|place|placed|move|moved)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t) (?:seem to )?(find|locate)\b|\b(?:somewhere|anywhere)\b|\b(forgot) where\b/i,
+    ["search", "find"],
+  ],
+  // So is what one wrote or saw somewhere and cannot place: "where in my notes did I write about ingress?", "I
+  // can't remember which file", "I don't recall where I saw it".
+  [
+    /\bwhere\b[^.?!;]{0,30}?\b(?:did|have|had) (?:i|we) (?:write|wrote|written|mention|mentioned|note|noted|jot|jotted|see|saw|seen|read)\b|\b(?:can'?t|can’t|cannot|couldn'?t|couldn’t|don'?t|don’t|do not) (?:remember|recall) (?:where|which|what file|what note|what page)\b|\bforgot (?:which|in which)\b/i,
     ["search", "find"],
   ],
   // "When was it last modified?" asks for a time.
@@ -578,6 +610,8 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       ) {
         if (previous && PARTICLES.includes(part)) {
           phrasal.push({ key: phrasalKey(previous.stem, part), at: previous.at });
+          // A phrasal verb written as one word is its noun ("checked out" -> checkout, "log in" -> login).
+          compounds.push({ term: stem(previous.stem + part), origins: [previous.at] });
         }
         previous = undefined;
         continue;
@@ -642,6 +676,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   for (const w of keyWords(rest)) quoted.add(w);
   words.forEach((w, i) => {
     if (quoted.has(w) && !/^\d/.test(w)) weights[i]! *= QUOTED_WEIGHT;
+  });
+  // What a request says not to do or not to need ("…but DON'T delete it", "just the numbers, dont need the
+  // messages") names no thing asked for: those words weigh less, unless the request also uses them elsewhere.
+  const refused = refusedWords(rest);
+  words.forEach((w, i) => {
+    if (refused.has(w)) weights[i]! *= REFUSED_WEIGHT;
   });
 
   const terms: QueryTerm[] = stems.map((term, i) => ({
