@@ -158,17 +158,6 @@ function matchedMass(index: ResolverIndex, matched: ReadonlySet<number>, query: 
  */
 export const CLAUSE_SHARPNESS = 2;
 
-/**
- * Exponent on a step's best score relative to the strongest step's, weighing the step's vote in clause fusion
- * for requests of {@link CLAUSE_EVIDENCE_STEPS} steps or more: a step whose best tool matches little (a
- * closing "tell me the main points") votes less than one naming a tool's object. 0 gives every step an equal
- * vote; 0.5 and 1 cost LiveMCPBench's halves (thirteenth pass, part C).
- */
-export const CLAUSE_EVIDENCE = 0.25;
-
-/** Steps a request needs for {@link CLAUSE_EVIDENCE} to weigh them. */
-export const CLAUSE_EVIDENCE_STEPS = 3;
-
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -1088,7 +1077,6 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
     const clauseBest = new Map<number, number>();
-    const clauseTops: { top: Map<number, number>; max: number; server: Float64Array }[] = [];
     for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
       const scored = accumulate(index, cq);
@@ -1111,19 +1099,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
           max >= CLAUSE_MARGIN * second
         ) winners.push(best);
       }
-      clauseTops.push({ top, max, server: serverRelevance(index, cq) });
-    }
-    // A step votes with the weight of its evidence: its best tool's score against the strongest step's (a
-    // closing "tell me what the main content is" whose best tool matches "main" and "content" no longer
-    // outvotes the steps that name a tool's object).
-    let strongest = 0;
-    for (const t of clauseTops) strongest = Math.max(strongest, t.max);
-    const evidence = clauseTops.length >= CLAUSE_EVIDENCE_STEPS ? CLAUSE_EVIDENCE : 0;
-    for (const { top, max, server: clauseServer } of clauseTops) {
-      const weight = Math.pow(max / strongest, evidence);
+      const clauseServer = serverRelevance(index, cq);
       for (const [d, s] of top) {
-        const relative = weight * (Math.pow(s / max, CLAUSE_SHARPNESS) +
-          o.serverWeight * clauseServer[index.serverOf[d]!]!);
+        const relative = Math.pow(s / max, CLAUSE_SHARPNESS) +
+          o.serverWeight * clauseServer[index.serverOf[d]!]!;
         clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
       }
     }
