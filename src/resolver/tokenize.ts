@@ -29,10 +29,7 @@ export const STOP_WORDS: ReadonlySet<string> = new Set(
     "through to too under until up upon us very via was we were what when where which while who whom why " +
     "will with within without would you your yours yourself yourselves want wants wanted need needs like " +
     "help kindly give tell know let thanks thank able sure ok okay hi hello everything anything something " +
-    "nothing everyone anyone someone " +
-    // Contractions typed without the apostrophe ("dont", "whats", "im").
-    "dont cant isnt doesnt didnt wont arent wasnt werent hasnt havent couldnt wouldnt shouldnt aint im ive " +
-    "whats thats theres youre theyre weve youve").split(" "),
+    "nothing everyone anyone someone").split(" "),
 );
 
 /** Irregular forms mapped to a base form before stemming. */
