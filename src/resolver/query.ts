@@ -823,6 +823,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       words.forEach((_, i) => {
         if (i > 0 && namesLink(stems[i]!)) terms[i]!.weight *= GENERIC_WEIGHT;
       });
+      // Its synonyms say the link again, which the action's own words look for: "connection" is no
+      // "associated" of a tool's description.
+      const links = new Set(words.flatMap((_, i) => i > 0 && namesLink(stems[i]!) ? [i] : []));
+      for (const [k, t] of extra) {
+        if (t.origins.length > 0 && t.origins.every((o) => links.has(o))) extra.delete(k);
+      }
     }
   }
   // An idiom's other words weigh at most a generic verb's: "keep in mind" finds no mind map.

@@ -1,0 +1,36 @@
+/**
+ * The thirteenth ranking pass, part A (issue #42, changes 200–229): classes read off the misses of requests
+ * typed blind over the reference servers, each checked here on a catalog excerpt.
+ */
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { buildIndex, search } from "../../src/resolver/mod.ts";
+
+const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
+
+/** The short name of the first hit for a request, over one server `name` with `tools`. */
+function firstOver(name: string, tools: ReturnType<typeof tool>[]): (request: string) => string | undefined {
+  const index = buildIndex(buildCatalog([{ name, tags: [], useWhen: [], tools }]));
+  return (request) => search(index, request, { maxHits: 1 })[0]?.tool.short;
+}
+
+/** The memory server's tools, as `tools/list` describes them. */
+const MEMORY = [
+  tool("create_entities", "Create multiple new entities in the knowledge graph"),
+  tool("create_relations", "Create multiple new relations between entities in the knowledge graph"),
+  tool("add_observations", "Add new observations to existing entities in the knowledge graph"),
+  tool("delete_entities", "Delete multiple entities and their associated relations from the knowledge graph"),
+  tool("delete_observations", "Delete specific observations from entities in the knowledge graph"),
+  tool("delete_relations", "Delete multiple relations from the knowledge graph"),
+  tool("read_graph", "Read the entire knowledge graph"),
+  tool("search_nodes", "Search for nodes in the knowledge graph based on a query"),
+  tool("open_nodes", "Open specific nodes in the knowledge graph by their names"),
+];
+
+Deno.test("200: a link word's synonyms say the link the action looks for, no description's word (#42)", () => {
+  const first = firstOver("memory", MEMORY);
+  // "connection" ~ "associated": `delete_entities` ("… and their associated relations") came first.
+  assert.equal(first("remove that connection"), "delete_relations");
+  assert.equal(first("Priya doesnt report to Marco anymore, remove that connection"), "delete_relations");
+  assert.equal(first("connect Ana and Acme"), "create_relations");
+});
