@@ -540,6 +540,9 @@ export function requestActions(
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {
+    // An imperative after it says what to do ("…anymore. remove that connection").
+    const later = laterImperative(text);
+    if (later) return later;
     const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
     const ended = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
     return { action: ended, recall: ended, stated: true };
@@ -705,8 +708,9 @@ export function negatedAction(text: string): string | undefined {
   return verb;
 }
 
-/** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
-const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+/** A state said to have ended: "no longer", "not … anymore", "isn't … any more" ("doesnt" as typed too). */
+const NO_LONGER =
+  /\bno longer\b|\b(?:not|\w+n[’']t|(?:does|do|did|is|are|was|were|has|have|had)nt)\b[^.;!?]{0,40}\bany ?more\b/i;
 
 /**
  * A statement relating two named things, with no verb first: a name, a verb of relation or "is", and a second
@@ -716,13 +720,21 @@ const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more
 const RELATION_STATEMENT =
   /^\s*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
 
+/**
+ * Whether a statement says a relation of two named things or a state that ended ("alice doesnt manage bob
+ * anymore"): a fact an imperative after it, even in a sentence of its own, acts on.
+ */
+export function keepsOrEnds(statement: string): boolean {
+  return RELATION_STATEMENT.test(statement) || NO_LONGER.test(statement);
+}
+
 /** Whether a request states a relation of two named things with no verb first ({@link RELATION_STATEMENT}). */
 export function statesRelation(text: string): boolean {
   return RELATION_STATEMENT.test(text);
 }
 
-/** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
-const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
+/** Where a later clause of a request may start: a comma, a statement's full stop, a dash, "so", "and", "but". */
+const LATER_CLAUSE = /[,;:.!]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
 
 /** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
 const BACK_IMPERATIVE =
@@ -741,6 +753,8 @@ function laterImperative(
   text: string,
 ): { action: number; recall: number; stated: boolean; statement: string } | undefined {
   for (const m of text.matchAll(LATER_CLAUSE)) {
+    // Across a full stop only after a fact to keep or undo: a relation, or a state that ended.
+    if (/^[.!]/.test(m[0]) && !keepsOrEnds(text.slice(0, m.index))) continue;
     const piece = text.slice(m.index + m[0].length);
     if (!BACK_IMPERATIVE.test(piece)) continue;
     const asked = requestActions(

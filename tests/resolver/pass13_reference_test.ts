@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { splitClauses } from "../../src/resolver/query.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
 
@@ -33,4 +34,27 @@ Deno.test("200: a link word's synonyms say the link the action looks for, no des
   assert.equal(first("remove that connection"), "delete_relations");
   assert.equal(first("Priya doesnt report to Marco anymore, remove that connection"), "delete_relations");
   assert.equal(first("connect Ana and Acme"), "create_relations");
+});
+
+Deno.test("201: a relation said to have ended, then an imperative unlinking it, is one step (#42)", () => {
+  const first = firstOver("memory", MEMORY);
+  // Across a full stop, and with "doesnt" typed without its apostrophe.
+  assert.equal(
+    first("alice doesnt manage bob anymore. remove that connection but keep both of them"),
+    "delete_relations",
+  );
+  assert.equal(
+    first(
+      "Tom doesn't manage Sara anymore, she moved teams. Remove that connection between them but keep both of them.",
+    ),
+    "delete_relations",
+  );
+  assert.deepEqual(splitClauses("alice doesnt manage bob anymore. remove that connection"), [
+    "alice doesnt manage bob anymore, remove that connection",
+  ]);
+  // A statement and an imperative of their own across a full stop stay two steps.
+  assert.equal(
+    splitClauses("Accountant says 500 was booked to supplies. fix it with a journal entry").length,
+    2,
+  );
 });
