@@ -353,7 +353,7 @@ const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(
  * or the records kept of it ("pull up the entries for Alice and Bob"); not a part of it ("delete Bob's note").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+(?:(?:the|my|our|his|her|their)\s+)?|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*|(?<=(?:the|my|our|his|her|their)\s+)\p{Ll}+)\b(?!['’]s\b)/u;
+  /^\s*(?:[Pp]lease\s+)?[A-Za-z][a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)|about)\s+(?:(?:the|my|our|his|her|their)\s+)?|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*|(?<=(?:the|my|our|his|her|their)\s+)\p{Ll}+)\b(?!['’]s\b)/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");

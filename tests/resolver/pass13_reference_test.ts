@@ -58,3 +58,14 @@ Deno.test("201: a relation said to have ended, then an imperative unlinking it, 
     2,
   );
 });
+
+Deno.test("202: a named thing forgotten as a whole, its verb capitalized or with a bare 'about' (#42)", () => {
+  const first = firstOver("memory", MEMORY);
+  assert.equal(first("Forget everything about Marco, we're not in touch anymore."), "delete_entities");
+  assert.equal(
+    first("forget about Legacy-CRM entirely, it was decommissioned last month"),
+    "delete_entities",
+  );
+  // A part of the thing is still a part.
+  assert.equal(first("forget Bob's note about golf"), "delete_observations");
+});
