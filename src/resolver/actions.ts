@@ -214,10 +214,11 @@ const SHELL_COMMAND =
 
 /**
  * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
- * about the berlin trip", "what do we have stored on him". The thing is the search's argument.
+ * about the berlin trip", "what do we have stored on him", and asked yes or no: "do you have anything saved
+ * about kubernetes?", "do we know anything about Acme?". The thing is the search's argument.
  */
 export const KNOWN_ABOUT =
-  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b/i;
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/i;
 
 /** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
 const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;

@@ -299,7 +299,7 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
   [
-    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b|\bwho (?:do|did) (?:i|we) (know)\b/i,
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b|\bwho (?:do|did) (?:i|we) (know)\b|^\s*(?:do|did|have) (?:you|we|i) (have|got|know|remember) (?:anything|something)(?: (?:stored|saved|recorded|kept|noted|remembered))? (?:about|on)\b/i,
     ["knowledge", "search"],
   ],
   // "Everything you've memorized", "all we have stored so far": the whole of what was kept, not a part.

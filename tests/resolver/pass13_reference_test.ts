@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
 import { splitClauses } from "../../src/resolver/query.ts";
+import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
 
@@ -68,4 +69,14 @@ Deno.test("202: a named thing forgotten as a whole, its verb capitalized or with
   );
   // A part of the thing is still a part.
   assert.equal(first("forget Bob's note about golf"), "delete_observations");
+});
+
+Deno.test("203: asking yes or no whether anything is kept about a thing searches what is known (#42)", () => {
+  const first = firstOver("kb", [
+    ...MEMORY,
+    tool("search_files", "Recursively search for files and directories matching a pattern"),
+  ]);
+  assert.equal(first("do you have anything saved about kubernetes?"), "search_nodes");
+  assert.equal(first("Do you have anything saved about my allergies?"), "search_nodes");
+  assert.equal(requestAction("do we know anything about Acme?"), ACTION.search);
 });
