@@ -719,7 +719,7 @@ const NO_LONGER =
  * sentence.
  */
 const RELATION_STATEMENT =
-  /^\s*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
+  /^\s*(?:(?:[Oo]h|[Aa]nd|[Aa]lso|[Bb]tw|BTW|[Ff]yi|FYI|[Pp]lus|[Bb]y the way)[,:]?\s+)*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|depends\s+on|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
 
 /**
  * Whether a statement says a relation of two named things or a state that ended ("alice doesnt manage bob

@@ -80,3 +80,13 @@ Deno.test("203: asking yes or no whether anything is kept about a thing searches
   assert.equal(first("Do you have anything saved about my allergies?"), "search_nodes");
   assert.equal(requestAction("do we know anything about Acme?"), ACTION.search);
 });
+
+Deno.test("204: a relation stated after a discourse marker, or as a dependency, is one to keep (#42)", () => {
+  const first = firstOver("kb", [
+    ...MEMORY,
+    tool("gzip-file-as-resource", "Compresses a single file using gzip compression. Depends on fetch"),
+  ]);
+  assert.equal(first("oh and Priya reports to Marco"), "create_relations");
+  assert.equal(first("Orion depends on Atlas"), "create_relations");
+  assert.equal(requestAction("btw Tom is Lena's brother"), ACTION.create | ACTION.link);
+});
