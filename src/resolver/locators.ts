@@ -165,6 +165,24 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     spans.push(span);
     return match.startsWith(name) ? " " : `${match[0]} `;
   });
+  // A dotfile ("open .eslintrc.json", "overwrite .gitignore", "when was .env.production last modified") is a
+  // file named, its name's words a path's segments; ".log files" or "*.md" name a type (below).
+  rest = rest.replace(DOTFILE, (match: string) => {
+    const parts = match.slice(1).split(".");
+    const last = parts.length > 1 ? parts.at(-1)!.toLowerCase() : "";
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }],
+    };
+    // A dotfile is a project's or a tool's configuration, text, unless its extension says otherwise.
+    const kind = FILE_KINDS.has(last) ? FILE_KINDS.get(last) : "text";
+    if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
+    segmentsOf(parts, span);
+    spans.push(span);
+    return " ";
+  });
   // A project's conventional file with no extension ("the README", "the Dockerfile") is a text file.
   rest = rest.replace(CONVENTIONAL_FILE, (name: string) => {
     if (CAPITALS_ONLY.has(name.toLowerCase()) && name !== name.toUpperCase()) return name;
@@ -225,6 +243,13 @@ const EXTENSION = new RegExp(
   String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
   "giu",
 );
+
+/**
+ * A dotfile named on its own: a dot, a name and maybe more dotted parts (`.gitignore`, `.env.production`,
+ * `.eslintrc.json`), not a type of files (".log files", "*.md") nor inside a path or a longer word.
+ */
+const DOTFILE =
+  /(?<=^|[\s(["'\x60])\.(?=\p{L})[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*(?![\p{L}\p{N}@_\/-]|\.[\p{L}\p{N}])(?!\s+files?\b)/gu;
 
 /**
  * The conventional files of a project, named without an extension: README, CHANGELOG, Makefile, Dockerfile and

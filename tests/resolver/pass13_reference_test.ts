@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
 import { splitClauses } from "../../src/resolver/query.ts";
+import { extractLocators } from "../../src/resolver/locators.ts";
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
@@ -89,4 +90,33 @@ Deno.test("204: a relation stated after a discourse marker, or as a dependency, 
   assert.equal(first("oh and Priya reports to Marco"), "create_relations");
   assert.equal(first("Orion depends on Atlas"), "create_relations");
   assert.equal(requestAction("btw Tom is Lena's brother"), ACTION.create | ACTION.link);
+});
+
+Deno.test("205: a dotfile named is a file, its name's words a path's segments (#42)", () => {
+  assert.deepEqual(extractLocators("when was .env.production last modified?"), {
+    rest: "when was   last modified?",
+    spans: [{
+      path: true,
+      directory: false,
+      words: [],
+      extras: [{ term: "fil", weight: 0.5 }, { term: "text", weight: 0.5 }, { term: "env", weight: 0.3 }, {
+        term: "product",
+        weight: 0.3,
+      }],
+    }],
+  });
+  // A type of files keeps its extension's reading.
+  assert.equal(extractLocators("show all .log files").spans[0]!.words[0]!.word, "log");
+  const first = firstOver("kb", [
+    tool("get-env", "Returns all environment variables, helpful for debugging MCP server configuration"),
+    tool(
+      "get_file_info",
+      "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type.",
+    ),
+    tool(
+      "list_directory_with_sizes",
+      "Get a detailed listing of all files and directories in a specified path, including sizes.",
+    ),
+  ]);
+  assert.equal(first("when was .env.production last modified? and whats its size"), "get_file_info");
 });
