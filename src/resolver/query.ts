@@ -868,6 +868,11 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const before = new Set(splitWords(rest.slice(0, stated.index)).flatMap((w) => w.parts));
     const value = new Set(splitWords(rest.slice(stated.index)).flatMap((w) => w.parts));
     const at = words.map((w) => value.has(w) && !before.has(w));
+    // The value's words are what the tool is given: they weigh like quoted text ("overwrite .gitignore with:
+    // node_modules, dist (one per line)" asks for no line edit).
+    at.forEach((x, i) => {
+      if (x && terms[i]) terms[i]!.weight *= QUOTED_WEIGHT;
+    });
     const known = parsed.stated;
     if (at.includes(true)) parsed.stated = known ? at.map((x, i) => x || known[i]!) : at;
   }

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 import { splitClauses } from "../../src/resolver/query.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
@@ -119,4 +120,15 @@ Deno.test("205: a dotfile named is a file, its name's words a path's segments (#
     ),
   ]);
   assert.equal(first("when was .env.production last modified? and whats its size"), "get_file_info");
+});
+
+Deno.test("206: a stated value's words weigh like quoted text: the value is given to the tool (#42)", async () => {
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  // "moved" is the fact kept, not a file moved.
+  assert.equal(first("add to what you know about Orion: deadline moved to March 14"), "add_observations");
 });
