@@ -14,7 +14,7 @@ const SEGMENT_WEIGHT = 0.3;
 const IMPLIED_WEIGHT = 0.5;
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
 const PATH =
-  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
+  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])~(?:\/[\p{L}\p{N}_.@%+-]+)+\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
 /** Top-level domains that mark a bare host name (lower case: "done.It works" is two sentences). */
 const TLDS = "com org net gov edu io co ai dev app info me so uk de fr jp cn ru us ca au nl it es br".split(
   " ",

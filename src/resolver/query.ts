@@ -293,7 +293,7 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   ],
   // Room taken is size: "take up the most space", "how much disk (space)", "the largest files".
   [
-    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\bhow much (disk|storage)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
+    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:all\s+(?:of\s+)?)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\bhow much (disk|storage)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
     ["size"],
   ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.

@@ -132,3 +132,17 @@ Deno.test("206: a stated value's words weigh like quoted text: the value is give
   // "moved" is the fact kept, not a file moved.
   assert.equal(first("add to what you know about Orion: deadline moved to March 14"), "add_observations");
 });
+
+Deno.test("207: a folder under the home directory is a path; eating all the space is a size (#42)", async () => {
+  assert.equal(extractLocators("list ~/Downloads").spans[0]?.directory, true);
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  assert.equal(
+    first("what's eating all the space in ~/Downloads? biggest first"),
+    "list_directory_with_sizes",
+  );
+});
