@@ -71,6 +71,11 @@ export interface QueryTerm {
    * verb's synonyms): it adds recall, never the name bonus (see `rank.ts`).
    */
   synonym?: boolean;
+  /**
+   * A word of a stated value ("…: deadline moved to March 14", "note that Falcon is written in Go"): given to
+   * the tool, it names the tool no more than its weight says (its name credit is its weight, see `rank.ts`).
+   */
+  given?: boolean;
 }
 
 /** A parsed query. */
@@ -871,7 +876,9 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // The value's words are what the tool is given: they weigh like quoted text ("overwrite .gitignore with:
     // node_modules, dist (one per line)" asks for no line edit).
     at.forEach((x, i) => {
-      if (x && terms[i]) terms[i]!.weight *= QUOTED_WEIGHT;
+      if (!x || !terms[i]) return;
+      terms[i]!.weight *= QUOTED_WEIGHT;
+      terms[i]!.given = true;
     });
     const known = parsed.stated;
     if (at.includes(true)) parsed.stated = known ? at.map((x, i) => x || known[i]!) : at;

@@ -146,3 +146,19 @@ Deno.test("207: a folder under the home directory is a path; eating all the spac
     "list_directory_with_sizes",
   );
 });
+
+Deno.test("208: a stated value's word earns a tool's name no more than its weight (#42)", async () => {
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  const hits = (q: string) => search(index, q, { maxHits: 5 }).map((h) => h.tool.short);
+  const ranked = hits("note down that project Falcon is a payments service written in Go");
+  assert.ok(ranked.indexOf("add_observations") < 2, ranked.join(" "));
+  // "written" is the fact's word: write_file's name earns half of it, so its lead is slight.
+  const [first, second] = search(index, "note down that project Falcon is a payments service written in Go", {
+    maxHits: 2,
+  });
+  assert.ok(first!.score < 1.2 * second!.score, `${first!.score} ${second!.score}`);
+});
