@@ -349,6 +349,7 @@ const MAKE = stem("make");
 const CONTENT_QUESTION =
   /^\s*what(?:'s|’s|\s+is|\s+was)\s+(?:inside|in)\b|^\s*what\s+(?:does|do|did)\b.{0,60}\b(?:say|contain|hold)\b/i;
 const FILE_READ: readonly string[] = ["read", "file"].map(stem);
+const DIRECTORY_LISTED: readonly string[] = ["list", "directory"].map(stem);
 /** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
 const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
 
@@ -713,6 +714,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     if (fileNamed && CONTENT_QUESTION.test(rest)) {
       for (const t of FILE_READ) addExtra(t, PATH_INTENT_WEIGHT, []);
     }
+    // "What's in src/utils?", "whats inside the db/migrations folder": a directory's content, listed.
+    if (!fileNamed && directory && CONTENT_QUESTION.test(rest)) {
+      for (const t of DIRECTORY_LISTED) addExtra(t, PATH_INTENT_WEIGHT, []);
+    }
     if (!fileNamed) {
       // "Make" is a light verb: it makes the directory only when the path is what it makes ("make /tmp/out",
       // "make a new folder /tmp/out"), not "make a copy of /tmp/out".
@@ -853,7 +858,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   }
   if (KNOWN_ABOUT.test(rest)) parsed.asksAbout = true;
   if (spans.length > 0) {
-    parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
+    // A directory asked what is in it ("what's in src/utils?") is the path a listing takes, as a file is.
+    const listed = spans.some((x) => x.directory) && CONTENT_QUESTION.test(rest);
+    parsed.locators = {
+      path: spans.some((x) => x.path && !x.directory) || listed,
+      url: spans.some((x) => !x.path),
+    };
   }
   // A noun phrase's head names what is acted on, the words before it narrow it ("the Tasks table"): read in a
   // short request of one step only (a long one describes a task whose modifiers often name other steps' tools).

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, search } from "../../src/resolver/mod.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
-import { splitClauses } from "../../src/resolver/query.ts";
+import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 
@@ -161,4 +161,12 @@ Deno.test("208: a stated value's word earns a tool's name no more than its weigh
     maxHits: 2,
   });
   assert.ok(first!.score < 1.2 * second!.score, `${first!.score} ${second!.score}`);
+});
+
+Deno.test("209: asking what is in a directory asks to list it; the directory is the listing's path (#42)", () => {
+  const parsed = parseQuery("what's inside src/components?");
+  assert.ok(parsed.terms.some((t) => t.term === "list"), parsed.terms.map((t) => t.term).join(" "));
+  assert.deepEqual(parsed.locators, { path: true, url: false });
+  // A directory named otherwise is no path a tool is given by this rule.
+  assert.deepEqual(parseQuery("create src/components").locators, { path: false, url: false });
 });
