@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, search } from "../../src/resolver/mod.ts";
+import { assess, buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
@@ -169,4 +169,23 @@ Deno.test("209: asking what is in a directory asks to list it; the directory is 
   assert.deepEqual(parsed.locators, { path: true, url: false });
   // A directory named otherwise is no path a tool is given by this rule.
   assert.deepEqual(parseQuery("create src/components").locators, { path: false, url: false });
+});
+
+Deno.test("210: a request that is all locator is answered by a tool doing what it asks on that path (#42)", async () => {
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  const answer = (q: string) => {
+    const a = assess(rankQuery(index, q, { maxHits: 5 }));
+    return a.status;
+  };
+  assert.equal(answer("what's in src/utils?"), "ambiguous");
+  assert.equal(
+    rankQuery(index, "what's in src/utils?", { maxHits: 1 }).hits[0]?.tool.short,
+    "list_directory",
+  );
+  // A bare path asks for nothing.
+  assert.equal(answer("src/utils"), "no_match");
 });
