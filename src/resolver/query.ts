@@ -315,7 +315,7 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // What the user told before is recalled, searched for in what was kept: "did I ever tell you my wife's
   // birthday?", "who did I tell you my landlord was?".
   [
-    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
+    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b|\b(?:who|what|when|where|which)\s+did\s+(?:i|we)\s+(say|mention)\b/i,
     ["knowledge", "search"],
   ],
   // "Anything (stored) about X?": whatever concerns a thing, searched for.

@@ -189,3 +189,8 @@ Deno.test("210: a request that is all locator is answered by a tool doing what i
   // A bare path asks for nothing.
   assert.equal(answer("src/utils"), "no_match");
 });
+
+Deno.test("211: what the user said before ('who did I say was on-call?') is recalled from what was kept (#42)", () => {
+  const first = firstOver("memory", MEMORY);
+  assert.equal(first("who did i say was on-call this week? check ur memory"), "search_nodes");
+});
