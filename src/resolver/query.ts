@@ -349,6 +349,8 @@ const MAKE = stem("make");
 const CONTENT_QUESTION =
   /^\s*what(?:'s|’s|\s+is|\s+was)\s+(?:inside|in)\b|^\s*what\s+(?:does|do|did)\b.{0,60}\b(?:say|contain|hold)\b/i;
 const FILE_READ: readonly string[] = ["read", "file"].map(stem);
+/** Looking at a thing: "look at", "take a look at", "have a look at". */
+const LOOK_AT = /\blook\s+at\b/i;
 const DIRECTORY_LISTED: readonly string[] = ["list", "directory"].map(stem);
 /** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
 const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
@@ -709,6 +711,10 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
           : []
       );
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
+    }
+    // Looking at a file ("look at screenshot.png", "take a look at it") reads it, as "show" and "view" do.
+    if (fileNamed && LOOK_AT.test(rest)) {
+      for (const t of FILE_READ) addExtra(t, PHRASE_INTENT_WEIGHT, []);
     }
     // "What's in notes.txt?", "what does app.log contain?": its content, read.
     if (fileNamed && CONTENT_QUESTION.test(rest)) {

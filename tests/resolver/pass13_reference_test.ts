@@ -194,3 +194,14 @@ Deno.test("211: what the user said before ('who did I say was on-call?') is reca
   const first = firstOver("memory", MEMORY);
   assert.equal(first("who did i say was on-call this week? check ur memory"), "search_nodes");
 });
+
+Deno.test("212: looking at a file named reads it (#42)", async () => {
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
+  // `get-tiny-image` ("Returns a tiny MCP logo image") came first by "png".
+  assert.equal(first("take a look at docs/img/login-bug.png"), "read_media_file");
+});
