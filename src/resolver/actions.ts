@@ -420,8 +420,17 @@ const LINK_NOUNS: ReadonlySet<string> = new Set(
  * Arithmetic typed in words or symbols ("17 plus 25", "2 + 2", "add 3 and 4"): a calculation, whatever its
  * verb says ("add" here creates nothing).
  */
+const NUMBER_WORD = String
+  .raw`(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|` +
+  String
+    .raw`sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)`;
+
 export const ARITHMETIC = new RegExp(
-  String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
+  // Numbers in words ("seventeen plus twenty five").
+  String.raw`\b${NUMBER_WORD}(?:[\s-]+${NUMBER_WORD})*\s+(?:plus|minus|times|multiplied by|divided by)\s+` +
+    String.raw`${NUMBER_WORD}\b|` +
+    String
+      .raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
     String.raw`\bdivided by\b)\s*\d+(?:\.\d+)?(?![\d.,:/-])|` +
     String
       .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d|` +

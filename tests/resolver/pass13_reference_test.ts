@@ -8,7 +8,7 @@ import { assess, buildIndex, rankQuery, search } from "../../src/resolver/mod.ts
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
-import { ACTION, requestAction } from "../../src/resolver/actions.ts";
+import { ACTION, ARITHMETIC, requestAction } from "../../src/resolver/actions.ts";
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
 
@@ -204,4 +204,16 @@ Deno.test("212: looking at a file named reads it (#42)", async () => {
   const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
   // `get-tiny-image` ("Returns a tiny MCP logo image") came first by "png".
   assert.equal(first("take a look at docs/img/login-bug.png"), "read_media_file");
+});
+
+Deno.test("213: arithmetic with its numbers in words is a calculation (#42)", async () => {
+  assert.ok(ARITHMETIC.test("what is seventeen plus twenty five"));
+  assert.ok(ARITHMETIC.test("one hundred minus forty-two"));
+  assert.ok(!ARITHMETIC.test("do it two times a day"));
+  const index = buildIndex(catalogFromJson(
+    JSON.parse(
+      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
+    ),
+  ));
+  assert.equal(search(index, "what is seventeen plus twenty five", { maxHits: 1 })[0]?.tool.short, "get-sum");
 });
