@@ -559,7 +559,8 @@ export function requestActions(
   }
   // Starting or stopping an ongoing activity ("start sending updates", "stop logging") switches it on or off.
   if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
-    mask = recall = ACTION.toggle;
+    // …unless what it does is on a new or named thing ("start tracking a new project called Orion"): made.
+    mask = recall = NEW_THING.test(text) ? ACTION.create : ACTION.toggle;
   }
   // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
   // next Monday" (pushing code to a branch is no such thing).

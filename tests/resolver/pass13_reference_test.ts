@@ -217,3 +217,13 @@ Deno.test("213: arithmetic with its numbers in words is a calculation (#42)", as
   ));
   assert.equal(search(index, "what is seventeen plus twenty five", { maxHits: 1 })[0]?.tool.short, "get-sum");
 });
+
+Deno.test("214: starting to do something to a new or named thing makes it; a bare activity still switches (#42)", () => {
+  assert.equal(requestAction("start tracking a new project called Orion in memory"), ACTION.create);
+  assert.equal(requestAction("start sending updates"), ACTION.toggle);
+  const first = firstOver("memory", MEMORY);
+  assert.equal(
+    first("start tracking a new project called Orion in memory, kicked off Q3 2024"),
+    "create_entities",
+  );
+});
