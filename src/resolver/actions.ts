@@ -744,6 +744,9 @@ export function statesRelation(text: string): boolean {
   return RELATION_STATEMENT.test(text);
 }
 
+/** "Don't forget" (it, that…): remember it. */
+const DONT_FORGET = /^\s*(?:please\s+)?(?:don[’']?t|do\s+not)\s+forget\b/i;
+
 /** Where a later clause of a request may start: a comma, a statement's full stop, a dash, "so", "and", "but". */
 const LATER_CLAUSE = /[,;:.!]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
 
@@ -764,9 +767,11 @@ function laterImperative(
   text: string,
 ): { action: number; recall: number; stated: boolean; statement: string } | undefined {
   for (const m of text.matchAll(LATER_CLAUSE)) {
-    // Across a full stop only after a fact to keep or undo: a relation, or a state that ended.
-    if (/^[.!]/.test(m[0]) && !keepsOrEnds(text.slice(0, m.index))) continue;
-    const piece = text.slice(m.index + m[0].length);
+    // "Don't forget it" keeps what was said: "remember it".
+    const piece = text.slice(m.index + m[0].length).replace(DONT_FORGET, "remember");
+    // Across a full stop only after a fact to keep or undo: a relation, a state that ended, or a fact the
+    // user asks not to be forgotten.
+    if (/^[.!]/.test(m[0]) && !keepsOrEnds(text.slice(0, m.index)) && !/^remember\b/.test(piece)) continue;
     if (!BACK_IMPERATIVE.test(piece)) continue;
     const asked = requestActions(
       piece.replace(/^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?/i, ""),

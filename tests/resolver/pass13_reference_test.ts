@@ -227,3 +227,12 @@ Deno.test("214: starting to do something to a new or named thing makes it; a bar
     "create_entities",
   );
 });
+
+Deno.test("215: a fact, then 'don't forget it', asks to keep the fact (#42)", () => {
+  assert.equal(
+    requestAction("My landlord is Mr. Petrov, his number is 0176 5550199. Don't forget it."),
+    ACTION.create,
+  );
+  // A negated action of its own still calls it off.
+  assert.equal(requestAction("that email I scheduled, dont send it after all"), ACTION.delete);
+});
