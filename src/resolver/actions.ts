@@ -226,10 +226,11 @@ const SHELL_COMMAND =
 
 /**
  * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
- * about the berlin trip", "what do we have stored on him". The thing is the search's argument.
+ * about the berlin trip", "what do we have stored on him", and asked yes or no: "do you have anything saved
+ * about kubernetes?", "do we know anything about Acme?". The thing is the search's argument.
  */
 export const KNOWN_ABOUT =
-  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b/i;
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/i;
 
 /** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
 const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;
@@ -431,8 +432,17 @@ const LINK_NOUNS: ReadonlySet<string> = new Set(
  * Arithmetic typed in words or symbols ("17 plus 25", "2 + 2", "add 3 and 4"): a calculation, whatever its
  * verb says ("add" here creates nothing).
  */
+const NUMBER_WORD = String
+  .raw`(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|` +
+  String
+    .raw`sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand)`;
+
 export const ARITHMETIC = new RegExp(
-  String.raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
+  // Numbers in words ("seventeen plus twenty five").
+  String.raw`\b${NUMBER_WORD}(?:[\s-]+${NUMBER_WORD})*\s+(?:plus|minus|times|multiplied by|divided by)\s+` +
+    String.raw`${NUMBER_WORD}\b|` +
+    String
+      .raw`(?<![\d.,:/-])\d+(?:\.\d+)?\s*(?:[+*×÷]|\s-\s|\bplus\b|\bminus\b|\btimes\b|\bmultiplied by\b|` +
     String.raw`\bdivided by\b)\s*\d+(?:\.\d+)?(?![\d.,:/-])|` +
     String
       .raw`\b(?:add|sum|subtract|multiply|divide)\s+(?:up\s+)?\d+(?:\.\d+)?\s+(?:and|to|by|from|with|plus)\s+\d|` +
@@ -552,13 +562,17 @@ export function requestActions(
   // "Omar no longer reports to Priya", "Bob doesn't live in Rome anymore": with no verb first, a fact to
   // remove; between two named things, a relation ("list the packages no longer maintained" lists).
   if (mask === 0 && NO_LONGER.test(text)) {
+    // An imperative after it says what to do ("…anymore. remove that connection").
+    const later = laterImperative(text);
+    if (later) return later;
     const named = text.match(/(?<=\S\s+)\p{Lu}\p{L}*|^\s*\p{Lu}\p{L}*/gu) ?? [];
     const ended = named.length >= 2 ? ACTION.delete | ACTION.link : ACTION.delete;
     return { action: ended, recall: ended, stated: true };
   }
   // Starting or stopping an ongoing activity ("start sending updates", "stop logging") switches it on or off.
   if (words.length > 1 && ONGOING.has(stem(words[0]!)) && /^\p{L}{3,}ing$/u.test(words[1]!)) {
-    mask = recall = ACTION.toggle;
+    // …unless what it does is on a new or named thing ("start tracking a new project called Orion"): made.
+    mask = recall = NEW_THING.test(text) ? ACTION.create : ACTION.toggle;
   }
   // Pushing, bumping or shifting a thing to a time reschedules it: "push the 1:1 to 4pm", "bump the task to
   // next Monday" (pushing code to a branch is no such thing).
@@ -720,8 +734,9 @@ export function negatedAction(text: string): string | undefined {
   return verb;
 }
 
-/** A state said to have ended: "no longer", "not … anymore", "isn't … any more". */
-const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more\b/i;
+/** A state said to have ended: "no longer", "not … anymore", "isn't … any more" ("doesnt" as typed too). */
+const NO_LONGER =
+  /\bno longer\b|\b(?:not|\w+n[’']t|(?:does|do|did|is|are|was|were|has|have|had)nt)\b[^.;!?]{0,40}\bany ?more\b/i;
 
 /**
  * A statement relating two named things, with no verb first: a name, a verb of relation or "is", and a second
@@ -729,15 +744,26 @@ const NO_LONGER = /\bno longer\b|\b(?:not|\w+n[’']t)\b[^.;!?]{0,40}\bany ?more
  * sentence.
  */
 const RELATION_STATEMENT =
-  /^\s*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
+  /^\s*(?:(?:[Oo]h|[Aa]nd|[Aa]lso|[Bb]tw|BTW|[Ff]yi|FYI|[Pp]lus|[Bb]y the way)[,:]?\s+)*\p{Lu}\p{Ll}+(?:\s+\p{Lu}\p{Ll}+)?\s+(?:(?:reports|belongs|answers|is\s+married|is\s+engaged|is\s+related)\s+to|works\s+(?:for|at|with)|depends\s+on|manages|mentors|supervises|(?:is|was)\s+(?=\p{Lu}\p{Ll}+['’]s\s))\s*\p{Lu}\p{Ll}+/u;
+
+/**
+ * Whether a statement says a relation of two named things or a state that ended ("alice doesnt manage bob
+ * anymore"): a fact an imperative after it, even in a sentence of its own, acts on.
+ */
+export function keepsOrEnds(statement: string): boolean {
+  return RELATION_STATEMENT.test(statement) || NO_LONGER.test(statement);
+}
 
 /** Whether a request states a relation of two named things with no verb first ({@link RELATION_STATEMENT}). */
 export function statesRelation(text: string): boolean {
   return RELATION_STATEMENT.test(text);
 }
 
-/** Where a later clause of a request may start: a comma, a dash, "so", "and", "but". */
-const LATER_CLAUSE = /[,;:]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
+/** "Don't forget" (it, that…): remember it. */
+const DONT_FORGET = /^\s*(?:please\s+)?(?:don[’']?t|do\s+not)\s+forget\b/i;
+
+/** Where a later clause of a request may start: a comma, a statement's full stop, a dash, "so", "and", "but". */
+const LATER_CLAUSE = /[,;:.!]\s+|\s[-–—]\s|\s(?:so|and|but)\s/gi;
 
 /** An imperative whose object points back at what was said before: "keep that…", "drop that fact", "note it". */
 const BACK_IMPERATIVE =
@@ -756,7 +782,11 @@ function laterImperative(
   text: string,
 ): { action: number; recall: number; stated: boolean; statement: string } | undefined {
   for (const m of text.matchAll(LATER_CLAUSE)) {
-    const piece = text.slice(m.index + m[0].length);
+    // "Don't forget it" keeps what was said: "remember it".
+    const piece = text.slice(m.index + m[0].length).replace(DONT_FORGET, "remember");
+    // Across a full stop only after a fact to keep or undo: a relation, a state that ended, or a fact the
+    // user asks not to be forgotten.
+    if (/^[.!]/.test(m[0]) && !keepsOrEnds(text.slice(0, m.index)) && !/^remember\b/.test(piece)) continue;
     if (!BACK_IMPERATIVE.test(piece)) continue;
     const asked = requestActions(
       piece.replace(/^\s*(?:(?:please|now|just|so)\s+)*(?:can|could|would|will)?\s*(?:you\s+)?/i, ""),

@@ -97,8 +97,10 @@ export function assess(ranked: RankedQuery): RouteAssessment {
     scoreGap,
     hint: HINTS.no_match,
   });
-  if (ranked.query.words.length === 0) return noMatch(["empty_query"]);
   const top = ranked.hits[0];
+  // A request that is all locator ("what's in src/utils?") has no words of its own: a tool doing what it asks
+  // on that path answers it.
+  if (ranked.query.words.length === 0 && !top?.located) return noMatch(["empty_query"]);
   if (!top || top.score <= 0) return noMatch(["no_terms_matched"]);
   const runnerUp = ranked.runnerUpScore;
   const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;

@@ -6,7 +6,14 @@
  * @module
  */
 import { bounded, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
-import { ACTION_MAX_WORDS, pointsBack, requestAction, statesRelation } from "./actions.ts";
+import {
+  ACTION,
+  ACTION_MAX_WORDS,
+  keepsOrEnds,
+  pointsBack,
+  requestAction,
+  statesRelation,
+} from "./actions.ts";
 
 /** Request verbs that say little about which tool ("find the painting", "get me the weather", "show me"). */
 export const GENERIC_VERBS: ReadonlySet<string> = new Set(
@@ -115,10 +122,23 @@ function choosesOnly(piece: string): boolean {
 const ARGUMENT_CLAUSE =
   /^(?:my|our|your|his|her|their|the)\s+[\p{L}\p{N}' -]{1,40}?\s+(?:is|are|was|were)\b/iu;
 
-/** Whether `piece` of `text` follows a comma, semicolon or dash of its sentence, not a sentence end. */
-function sameSentence(text: string, piece: string): boolean {
+/**
+ * Whether `piece` of `text` follows a comma, semicolon or dash of its sentence, or the full stop of a
+ * `before` that states a relation or a state that ended ("alice doesnt manage bob anymore. remove that
+ * connection"); not a question's end.
+ */
+function afterStatement(text: string, piece: string, before: string): boolean {
   const at = text.indexOf(piece);
-  return at > 0 && /[,;\-–—]\s*$/.test(text.slice(Math.max(0, at - 4), at));
+  const gap = text.slice(Math.max(0, at - 4), at);
+  return at > 0 && (/[,;\-–—]\s*$/.test(gap) || (/[.!]\s*$/.test(gap) && keepsOrEnds(before)));
+}
+
+/**
+ * A state said to have ended, then an imperative (un)linking ("alice doesnt manage bob anymore. remove that
+ * connection"): the link to remove is the relation the statement names.
+ */
+function unlinksEnded(before: string, piece: string): boolean {
+  return keepsOrEnds(before) && (requestAction(piece) & ACTION.link) !== 0;
 }
 
 /** Most clauses a query is split into; the rest stays in the last clause. */
@@ -178,7 +198,8 @@ export function splitClauses(text: string): string[] {
     const before = clauses.at(-1);
     if (
       !pending && before !== undefined && pointsBack(piece) && contentWords(before) <= ACTION_MAX_WORDS &&
-      (requestAction(before) === 0 || statesRelation(before)) && sameSentence(text, piece)
+      (requestAction(before) === 0 || statesRelation(before) || unlinksEnded(before, piece)) &&
+      afterStatement(text, piece, before)
     ) {
       clauses[clauses.length - 1] += `, ${piece}`;
       continue;

@@ -14,7 +14,7 @@ const SEGMENT_WEIGHT = 0.3;
 const IMPLIED_WEIGHT = 0.5;
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
 const PATH =
-  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
+  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])~(?:\/[\p{L}\p{N}_.@%+-]+)+\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
 /** Top-level domains that mark a bare host name (lower case: "done.It works" is two sentences). */
 const TLDS = "com org net gov edu io co ai dev app info me so uk de fr jp cn ru us ca au nl it es br".split(
   " ",
@@ -179,6 +179,24 @@ export function extractLocators(text: string): { rest: string; spans: Span[] } {
     spans.push(span);
     return match.startsWith(name) ? " " : `${match[0]} `;
   });
+  // A dotfile ("open .eslintrc.json", "overwrite .gitignore", "when was .env.production last modified") is a
+  // file named, its name's words a path's segments; ".log files" or "*.md" name a type (below).
+  rest = rest.replace(DOTFILE, (match: string) => {
+    const parts = match.slice(1).split(".");
+    const last = parts.length > 1 ? parts.at(-1)!.toLowerCase() : "";
+    const span: Span = {
+      path: true,
+      directory: false,
+      words: [],
+      extras: [{ term: stem("file"), weight: IMPLIED_WEIGHT }],
+    };
+    // A dotfile is a project's or a tool's configuration, text, unless its extension says otherwise.
+    const kind = FILE_KINDS.has(last) ? FILE_KINDS.get(last) : "text";
+    if (kind) span.extras.push({ term: stem(kind), weight: IMPLIED_WEIGHT });
+    segmentsOf(parts, span);
+    spans.push(span);
+    return " ";
+  });
   // A project's conventional file with no extension ("the README", "the Dockerfile") is a text file.
   rest = rest.replace(CONVENTIONAL_FILE, (name: string) => {
     if (CAPITALS_ONLY.has(name.toLowerCase()) && name !== name.toUpperCase()) return name;
@@ -251,6 +269,13 @@ const EXTENSION = new RegExp(
   String.raw`(^|\s)\*?\.(${[...FILE_KINDS.keys()].join("|")})(?![\p{L}\p{N}@_\/.-])`,
   "giu",
 );
+
+/**
+ * A dotfile named on its own: a dot, a name and maybe more dotted parts (`.gitignore`, `.env.production`,
+ * `.eslintrc.json`), not a type of files (".log files", "*.md") nor inside a path or a longer word.
+ */
+const DOTFILE =
+  /(?<=^|[\s(["'\x60])\.(?=\p{L})[\p{L}\p{N}_-]+(?:\.[\p{L}\p{N}_-]+)*(?![\p{L}\p{N}@_\/-]|\.[\p{L}\p{N}])(?!\s+files?\b)/gu;
 
 /**
  * The conventional files of a project, named without an extension: README, CHANGELOG, Makefile, Dockerfile and

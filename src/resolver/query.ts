@@ -71,6 +71,11 @@ export interface QueryTerm {
    * verb's synonyms): it adds recall, never the name bonus (see `rank.ts`).
    */
   synonym?: boolean;
+  /**
+   * A word of a stated value ("…: deadline moved to March 14", "note that Falcon is written in Go"): given to
+   * the tool, it names the tool no more than its weight says (its name credit is its weight, see `rank.ts`).
+   */
+  given?: boolean;
 }
 
 /** A parsed query. */
@@ -319,13 +324,13 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   ],
   // Room taken is size: "take up the most space", "how much disk (space)", "the largest files".
   [
-    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\bhow much (disk|storage)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
+    /\b(?:take|takes|taking|took|use|uses|using|occupy|occupies|occupying|eat|eats|eating)\s+(?:up\s+)?(?:all\s+(?:of\s+)?)?(?:the\s+|a\s+lot\s+of\s+)?(?:most\s+|more\s+|much\s+|least\s+|less\s+)?(?:disk\s+)?(space)\b|\bhow much (?:disk |storage )?(space)\b|\bhow much (disk|storage)\b|\b(largest|biggest|heaviest|smallest) files?\b/i,
     ["size"],
   ],
   // "What do you know about Ana?" asks for what is known: knowledge, searched for.
   // So does "what do I have (stored) about Ana?", "what have we saved on Acme?", "tell me everything about Ana".
   [
-    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b|\bwho (?:do|did) (?:i|we) (know)\b/i,
+    /\bwhat (?:do|does|did|have|has) (?:you|it|we|they|i) (know|remember|have|got|stored|saved|recorded|kept|noted)(?: (?:stored|saved|recorded|kept|noted|got))? (?:about|on)\b|\btell me (?:everything |all |more |what you know )?about\b|\bwho (?:do|did) (?:i|we) (know)\b|^\s*(?:do|did|have) (?:you|we|i) (have|got|know|remember) (?:anything|something)(?: (?:stored|saved|recorded|kept|noted|remembered))? (?:about|on)\b/i,
     ["knowledge", "search"],
   ],
   // "Everything you've memorized", "all we have stored so far": the whole of what was kept, not a part.
@@ -336,7 +341,7 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
   // What the user told before is recalled, searched for in what was kept: "did I ever tell you my wife's
   // birthday?", "who did I tell you my landlord was?".
   [
-    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b/i,
+    /\b(?:did|have|had)\s+i\s+(?:ever\s+|already\s+)?(tell|told|mention|mentioned|give|gave)\s+(?:to\s+)?you\b|\b(?:who|what|when|where|which)\s+did\s+(?:i|we)\s+(say|mention)\b/i,
     ["knowledge", "search"],
   ],
   // "Anything (stored) about X?": whatever concerns a thing, searched for.
@@ -376,6 +381,9 @@ const MAKE = stem("make");
 const CONTENT_QUESTION =
   /^\s*what(?:'s|’s|\s+is|\s+was)\s+(?:inside|in)\b|^\s*what\s+(?:does|do|did)\b.{0,60}\b(?:say|contain|hold)\b/i;
 const FILE_READ: readonly string[] = ["read", "file"].map(stem);
+/** Looking at a thing: "look at", "take a look at", "have a look at". */
+const LOOK_AT = /\blook\s+at\b/i;
+const DIRECTORY_LISTED: readonly string[] = ["list", "directory"].map(stem);
 /** "Make" right before the path it makes (the path itself is blanked out of the text by then). */
 const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(?=\s|$)/i;
 
@@ -385,7 +393,7 @@ const MAKE_PATH = /\bmake\s+(?:(?:a|an|the|new|empty|directory|folder|dir)\s+)*(
  * or the records kept of it ("pull up the entries for Alice and Bob"); not a part of it ("delete Bob's note").
  */
 const WHOLE_NAMED =
-  /^\s*(?:please\s+)?[a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)\s+(?:(?:the|my|our|his|her|their)\s+)?|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*|(?<=(?:the|my|our|his|her|their)\s+)\p{Ll}+)\b(?!['’]s\b)/u;
+  /^\s*(?:[Pp]lease\s+)?[A-Za-z][a-z]+\s+(?:(?:rid\s+of|away|out|up)\s+)?(?:(?:(?:everything|anything|all)\s+(?:(?:you|we|i)\s+(?:know|have)\s+)?(?:about|on|of)|about)\s+(?:(?:the|my|our|his|her|their)\s+)?|(?:the\s+|my\s+|our\s+)?(?:(?:saved|stored)\s+)?(entries|entry|records?|details|profiles?|facts)\s+(?:for|on|about|of)\s+['"‘“]?)?(\p{Lu}[\p{L}\p{N}]*|(?<=(?:the|my|our|his|her|their)\s+)\p{Ll}+)\b(?!['’]s\b)/u;
 
 /** What a named thing is. */
 const ENTITY = stem("entity");
@@ -744,9 +752,17 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       );
       if (origins.length > 0) { for (const t of targets) addExtra(t, PATH_INTENT_WEIGHT, origins); }
     }
+    // Looking at a file ("look at screenshot.png", "take a look at it") reads it, as "show" and "view" do.
+    if (fileNamed && LOOK_AT.test(rest)) {
+      for (const t of FILE_READ) addExtra(t, PHRASE_INTENT_WEIGHT, []);
+    }
     // "What's in notes.txt?", "what does app.log contain?": its content, read.
     if (fileNamed && CONTENT_QUESTION.test(rest)) {
       for (const t of FILE_READ) addExtra(t, PATH_INTENT_WEIGHT, []);
+    }
+    // "What's in src/utils?", "whats inside the db/migrations folder": a directory's content, listed.
+    if (!fileNamed && directory && CONTENT_QUESTION.test(rest)) {
+      for (const t of DIRECTORY_LISTED) addExtra(t, PATH_INTENT_WEIGHT, []);
     }
     if (!fileNamed) {
       // "Make" is a light verb: it makes the directory only when the path is what it makes ("make /tmp/out",
@@ -863,6 +879,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
       words.forEach((_, i) => {
         if (i > 0 && namesLink(stems[i]!)) terms[i]!.weight *= GENERIC_WEIGHT;
       });
+      // Its synonyms say the link again, which the action's own words look for: "connection" is no
+      // "associated" of a tool's description.
+      const links = new Set(words.flatMap((_, i) => i > 0 && namesLink(stems[i]!) ? [i] : []));
+      for (const [k, t] of extra) {
+        if (t.origins.length > 0 && t.origins.every((o) => links.has(o))) extra.delete(k);
+      }
     }
   }
   // An idiom's other words weigh at most a generic verb's: "keep in mind" finds no mind map.
@@ -882,7 +904,12 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
   }
   if (KNOWN_ABOUT.test(rest)) parsed.asksAbout = true;
   if (spans.length > 0) {
-    parsed.locators = { path: spans.some((x) => x.path && !x.directory), url: spans.some((x) => !x.path) };
+    // A directory asked what is in it ("what's in src/utils?") is the path a listing takes, as a file is.
+    const listed = spans.some((x) => x.directory) && CONTENT_QUESTION.test(rest);
+    parsed.locators = {
+      path: spans.some((x) => x.path && !x.directory) || listed,
+      url: spans.some((x) => !x.path),
+    };
   }
   // A noun phrase's head names what is acted on, the words before it narrow it ("the Tasks table"): read in a
   // short request of one step only (a long one describes a task whose modifiers often name other steps' tools).
@@ -902,6 +929,13 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     const before = new Set(splitWords(rest.slice(0, stated.index)).flatMap((w) => w.parts));
     const value = new Set(splitWords(rest.slice(stated.index)).flatMap((w) => w.parts));
     const at = words.map((w) => value.has(w) && !before.has(w));
+    // The value's words are what the tool is given: they weigh like quoted text ("overwrite .gitignore with:
+    // node_modules, dist (one per line)" asks for no line edit).
+    at.forEach((x, i) => {
+      if (!x || !terms[i]) return;
+      terms[i]!.weight *= QUOTED_WEIGHT;
+      terms[i]!.given = true;
+    });
     const known = parsed.stated;
     if (at.includes(true)) parsed.stated = known ? at.map((x, i) => x || known[i]!) : at;
   }

@@ -323,7 +323,7 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
   const credit = new Map<string, number>();
   for (const qt of query.terms) {
     if (!qt.synonym) {
-      credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion ? qt.weight : 1));
+      credit.set(qt.term, Math.max(credit.get(qt.term) ?? 0, qt.expansion || qt.given ? qt.weight : 1));
     }
     const p = index.postings.get(qt.term);
     if (!p) continue;
