@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { benchIndex } from "./_bench_catalog.ts";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { assess, buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
 import { catalogFromJson } from "../../scripts/eval_resolver.ts";
@@ -917,11 +918,7 @@ for (const [name, actions, server, tools, requests] of READINGS) {
 
 Deno.test("putting a thing somewhere names no action by itself: an update tool does not meet it (issue #42)", async () => {
   // Attio's `update_record` updates; "put … on my google calendar" asks for a calendar the catalog lacks.
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/blind11_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("blind11_catalog.json");
   const status = (q: string) => assess(rankQuery(index, q, { maxHits: 5 })).status;
   assert.equal(
     status("put a 30 min call with the design team on my google calendar tuesday 3pm"),
@@ -933,11 +930,7 @@ Deno.test("putting a thing somewhere names no action by itself: an update tool d
 
 Deno.test("a request whose one clause asks and the others only say things is one step, asked by that clause (issue #42)", async () => {
   // Freshdesk's `create_freshdesk_ticket` names every field of a ticket; the question asks to read one.
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/blind15_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("blind15_catalog.json");
   const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
   assert.equal(
     first(

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { assess, buildIndex, rankQuery, search } from "../../src/resolver/mod.ts";
-import { catalogFromJson } from "../../scripts/eval_resolver.ts";
+import { benchIndex } from "./_bench_catalog.ts";
 import { parseQuery, splitClauses } from "../../src/resolver/query.ts";
 import { extractLocators } from "../../src/resolver/locators.ts";
 import { ACTION, ARITHMETIC, requestAction } from "../../src/resolver/actions.ts";
@@ -123,11 +123,7 @@ Deno.test("205: a dotfile named is a file, its name's words a path's segments (#
 });
 
 Deno.test("206: a stated value's words weigh like quoted text: the value is given to the tool (#42)", async () => {
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
   // "moved" is the fact kept, not a file moved.
   assert.equal(first("add to what you know about Orion: deadline moved to March 14"), "add_observations");
@@ -135,11 +131,7 @@ Deno.test("206: a stated value's words weigh like quoted text: the value is give
 
 Deno.test("207: a folder under the home directory is a path; eating all the space is a size (#42)", async () => {
   assert.equal(extractLocators("list ~/Downloads").spans[0]?.directory, true);
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
   assert.equal(
     first("what's eating all the space in ~/Downloads? biggest first"),
@@ -148,11 +140,7 @@ Deno.test("207: a folder under the home directory is a path; eating all the spac
 });
 
 Deno.test("208: a stated value's word earns a tool's name no more than its weight (#42)", async () => {
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   const hits = (q: string) => search(index, q, { maxHits: 5 }).map((h) => h.tool.short);
   const ranked = hits("note down that project Falcon is a payments service written in Go");
   assert.ok(ranked.indexOf("add_observations") < 2, ranked.join(" "));
@@ -172,11 +160,7 @@ Deno.test("209: asking what is in a directory asks to list it; the directory is 
 });
 
 Deno.test("210: a request that is all locator is answered by a tool doing what it asks on that path (#42)", async () => {
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   const answer = (q: string) => {
     const a = assess(rankQuery(index, q, { maxHits: 5 }));
     return a.status;
@@ -196,11 +180,7 @@ Deno.test("211: what the user said before ('who did I say was on-call?') is reca
 });
 
 Deno.test("212: looking at a file named reads it (#42)", async () => {
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   const first = (q: string) => search(index, q, { maxHits: 1 })[0]?.tool.short;
   // `get-tiny-image` ("Returns a tiny MCP logo image") came first by "png".
   assert.equal(first("take a look at docs/img/login-bug.png"), "read_media_file");
@@ -210,11 +190,7 @@ Deno.test("213: arithmetic with its numbers in words is a calculation (#42)", as
   assert.ok(ARITHMETIC.test("what is seventeen plus twenty five"));
   assert.ok(ARITHMETIC.test("one hundred minus forty-two"));
   assert.ok(!ARITHMETIC.test("do it two times a day"));
-  const index = buildIndex(catalogFromJson(
-    JSON.parse(
-      await Deno.readTextFile(new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url)),
-    ),
-  ));
+  const index = await benchIndex("plain_catalog.json");
   assert.equal(search(index, "what is seventeen plus twenty five", { maxHits: 1 })[0]?.tool.short, "get-sum");
 });
 

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { buildIndex, rankQuery } from "../../src/resolver/mod.ts";
+import { benchIndex } from "./_bench_catalog.ts";
+import { rankQuery } from "../../src/resolver/mod.ts";
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
-import { catalogFromJson } from "../../scripts/eval_resolver.ts";
-
-const DATA = new URL("../../scripts/bench/data/", import.meta.url);
 
 Deno.test("raising or issuing a document, putting one together or drawing one up creates it (235)", () => {
   for (
@@ -22,9 +20,7 @@ Deno.test("raising or issuing a document, putting one together or drawing one up
 
 Deno.test("'raise an invoice' and 'issue them the credit' find the creating tools (235)", async () => {
   // Xero, Paddle, Attio, Shopify and Chatwork as recorded from their live `tools/list` (89 tools).
-  const index = buildIndex(
-    catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("blind11_catalog.json", DATA)))),
-  );
+  const index = await benchIndex("blind11_catalog.json");
   const first = (q: string) => rankQuery(index, q).hits[0]?.tool.namespaced;
   assert.equal(
     first("raise an invoice in xero for Brightwater Ltd - 3 days consulting at 650 a day"),

@@ -1,9 +1,7 @@
 import assert from "node:assert/strict";
-import { buildIndex, rankQuery } from "../../src/resolver/mod.ts";
+import { benchIndex } from "./_bench_catalog.ts";
+import { rankQuery } from "../../src/resolver/mod.ts";
 import { refusedWords } from "../../src/resolver/query.ts";
-import { catalogFromJson } from "../../scripts/eval_resolver.ts";
-
-const DATA = new URL("../../scripts/bench/data/", import.meta.url);
 
 Deno.test("what a request says not to do or need is read out of it (233)", () => {
   assert.deepEqual([...refusedWords("only the names, i dont need values")], ["need", "values"]);
@@ -16,9 +14,7 @@ Deno.test("what a request says not to do or need is read out of it (233)", () =>
 
 Deno.test("'i dont need values' asks for no tool that takes a value (233)", async () => {
   // Vercel, Netlify, Cloudflare and Coolify as recorded from their live `tools/list` (88 tools).
-  const index = buildIndex(
-    catalogFromJson(JSON.parse(await Deno.readTextFile(new URL("blind14_catalog.json", DATA)))),
-  );
+  const index = await benchIndex("blind14_catalog.json");
   const first = (q: string) => rankQuery(index, q).hits[0]?.tool.namespaced;
   assert.equal(
     first("which secrets are set on the auth worker? only the names, i dont need values"),
