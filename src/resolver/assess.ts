@@ -114,10 +114,15 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const verbAndObject = top.actionAndObject || top.serverAndObject ||
     (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch ||
     top.keepsStatement;
+  // A long request is mostly story; the clause that asks is what the tool must answer. A tool covering one
+  // clause as a confident route would (two or more of its words) is more than an incidental match, however
+  // little of the story it matches ("… our invoice is due. Spin up a fresh ubuntu box in fra1, named …").
+  const clauseAnswered = ranked.clauses > 1 && top.clauseCoverage >= t.confidentCoverage &&
+    top.clauseHits >= 2;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;
-  if (incidental && !verbAndObject) {
+  if (incidental && !verbAndObject && !clauseAnswered) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
   }
   const coverage = Math.max(top.coverage, top.clauseCoverage);
@@ -129,7 +134,7 @@ export function assess(ranked: RankedQuery): RouteAssessment {
     !top.located;
   if (lowCoverage && !verbAndObject) return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
   // Kept only by its verb and object, the route stays open: the agent compares the alternatives.
-  const rescued = verbAndObject && (lowCoverage || incidental);
+  const rescued = (verbAndObject || clauseAnswered) && (lowCoverage || incidental);
   const reasons: ReasonCode[] = [];
   if (top.exactName) reasons.push("exact_name_match");
   else if (top.nameCoverage >= 0.999) reasons.push("strong_name_match");

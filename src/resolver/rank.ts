@@ -39,6 +39,11 @@ export interface SearchHit {
   /** Best {@link coverage} within one clause of a multi-step query (equals coverage for one clause). */
   clauseCoverage: number;
   /**
+   * Request words the tool matched within the clause of {@link clauseCoverage}, when that clause covers more
+   * than the whole request (0 otherwise).
+   */
+  clauseHits: number;
+  /**
    * {@link clauseCoverage}, or {@link coverage} with the request's action verb counted as matched when the tool
    * performs that action ("remove the row" and `delete_records`): whether the request is answerable at all.
    */
@@ -464,6 +469,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
+    hit,
     actionCoverage: Math.max(counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0, statedCoverage),
     acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
@@ -615,12 +621,20 @@ function evidence(
 ) {
   const c = coverageOf(index, doc, query, scored.action);
   let clauseCoverage = c.coverage;
-  for (const cq of clauses) clauseCoverage = Math.max(clauseCoverage, coverageOf(index, doc, cq).coverage);
+  let clauseHits = 0;
+  for (const cq of clauses) {
+    const cc = coverageOf(index, doc, cq);
+    if (cc.coverage > clauseCoverage || (cc.coverage === clauseCoverage && cc.hit > clauseHits)) {
+      clauseHits = cc.hit;
+    }
+    clauseCoverage = Math.max(clauseCoverage, cc.coverage);
+  }
   const exactName = index.phrases[doc]!.includes(scored.phrase);
   return {
     matchedTerms: [...c.matched].sort((a, b) => a - b).map((o) => query.words[o]!),
     coverage: c.coverage,
     clauseCoverage,
+    clauseHits,
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
     located: c.located,
