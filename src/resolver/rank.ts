@@ -15,6 +15,7 @@ import {
   isActionStem,
   isGenericVerb,
   isRequestVerbStem,
+  QUESTION,
   requestAction,
   requestActions,
 } from "./actions.ts";
@@ -86,6 +87,8 @@ export interface SearchHit {
    * The tool performs every action the request asks for and its name's object is a word of the request ("spin
    * up a dev branch" and `create_branch`, "leave a comment on record …" and `create_comment`): the request's
    * verb and object are both this tool's, so the catalog can do it, however few of the other words match.
+   * In a request of several clauses, also a clause asking (no question) for an action the tool performs, with
+   * its name's object typed anywhere in the request (only the first hit's).
    */
   actionAndObject: boolean;
   /**
@@ -1175,6 +1178,18 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     const first = requestAction(clauseTexts[0]!);
     hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
       takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
+  }
+  // A long request is mostly story: a clause of it asking for an action the first tool performs (or one of
+  // the actions a generic verb may mean), with a word of the tool's name that is no action typed anywhere in the
+  // request, is 150's evidence read in that clause ("… I think reviews got stuck in moderation. show me the ones
+  // that are still pending?" and `woo_products_reviews_list`). Only a way past `no_match`: never confident.
+  if (hits[0] && !hits[0].actionAndObject && clauseQueries.length > 1) {
+    const d = order[0]![0];
+    hits[0].actionAndObject = namesObject(index.nameTerms[d]!, query) && clauseTexts.some((t) => {
+      // A question's reading ("which of them mention …?") is no action asked for.
+      if (QUESTION.test(t)) return false;
+      return actionMatch(requestAction(t), index.actions[d]!) > 0;
+    });
   }
   if (hits[0]) {
     const stated = requestActions(text);

@@ -4,8 +4,11 @@
  * `confident`, and keeps off-topic requests declined.
  */
 import assert from "node:assert/strict";
-import { assess, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
 import { benchIndex } from "./_bench_catalog.ts";
+
+const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
 
 /** `resolve_tool`'s status and first tool for a request. */
 function route(index: ResolverIndex, request: string): [string, string | undefined] {
@@ -35,4 +38,34 @@ Deno.test("320: a clause the first tool covers as a confident route would is no 
   // Off-topic: one word of the clause ("changes") is not a route.
   const blind5 = await benchIndex("blind5_catalog.json");
   assert.equal(route(blind5, "commit my changes and push them to github")[0], "no_match");
+});
+
+Deno.test("321: a clause asking for the first tool's action, its object named in the story, is a route (#42)", async () => {
+  const woocommerce = await benchIndex("blind18_catalog.json");
+  assert.deepEqual(
+    route(
+      woocommerce,
+      "Someone on Twitter complained that their review of the ceramic pour-over never showed up. I think reviews " +
+        "got stuck in moderation. show me the ones that are still pending?",
+    ),
+    ["ambiguous", "woo_products_reviews_list"],
+  );
+  // A question's reading is no action asked for: "which of them mention …" and a tool getting mentions.
+  const index = buildIndex(buildCatalog([{
+    name: "chat",
+    tags: [],
+    useWhen: [],
+    tools: [
+      tool("get_my_mentions", "Get recent messages that mention the authenticated user"),
+      tool("post_message", "Post a message to a channel"),
+    ],
+  }]));
+  assert.equal(
+    route(
+      index,
+      "My old boss sent me a dozen Word documents over the years and I saved them all under /home/lukas/Work. " +
+        "Which of them mention the Hoffmann project anywhere in the text? I can't remember any of the file names.",
+    )[0],
+    "no_match",
+  );
 });
