@@ -808,7 +808,7 @@ const LEADING_PLACE = /^\s*(?:in|on|inside|within|at|from|under)\s+/i;
 const OBJECT_PRONOUNS: ReadonlySet<string> = new Set("it that this them these those him her".split(" "));
 
 /** A request that opens with a question word. */
-const QUESTION =
+export const QUESTION =
   /^\s*(?:what|what's|whats|when|where|who|whom|whose|which|why|how|(?:did|do|does)\s+(?:i|we|you|they|he|she|it|anyone|anybody|someone|somebody)\b)\b/i;
 
 /** Words that open a noun phrase: a word after one, with a noun after it, is an adjective ("the open disputes"). */

@@ -51,6 +51,11 @@ export const ASSESS_THRESHOLDS = {
   incidentalCoverage: 0.5,
   /** Coverage (within the best clause) below which the top hit explains too little of the request. */
   minimumCoverage: 1 / 3,
+  /**
+   * Coverage of one clause of a long request (with two or more of its words) above which the first tool's match
+   * is no incidental one: half of what the request asks.
+   */
+  clauseCoverage: 0.5,
   /** Coverage for a confident route. */
   confidentCoverage: 0.6,
   /** Coverage for a high-confidence route. */
@@ -114,10 +119,15 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const verbAndObject = top.actionAndObject || top.serverAndObject ||
     (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch ||
     top.keepsStatement;
+  // A long request is mostly story; the clause that asks is what the tool must answer. A tool covering half
+  // of one clause or more (two or more of its words) is more than an incidental match, however little of the
+  // story it matches ("worker died around 3am with ECONNRESET. gimme the last 40 lines of …/worker.log").
+  const clauseAnswered = ranked.clauses > 1 && top.clauseCoverage >= t.clauseCoverage &&
+    top.clauseHits >= 2;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;
-  if (incidental && !verbAndObject) {
+  if (incidental && !verbAndObject && !clauseAnswered) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
   }
   const coverage = Math.max(top.coverage, top.clauseCoverage);
@@ -129,7 +139,7 @@ export function assess(ranked: RankedQuery): RouteAssessment {
     !top.located;
   if (lowCoverage && !verbAndObject) return noMatch(["low_term_coverage"], matchedFraction, scoreGap);
   // Kept only by its verb and object, the route stays open: the agent compares the alternatives.
-  const rescued = verbAndObject && (lowCoverage || incidental);
+  const rescued = (verbAndObject || clauseAnswered) && (lowCoverage || incidental);
   const reasons: ReasonCode[] = [];
   if (top.exactName) reasons.push("exact_name_match");
   else if (top.nameCoverage >= 0.999) reasons.push("strong_name_match");

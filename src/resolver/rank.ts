@@ -15,6 +15,7 @@ import {
   isActionStem,
   isGenericVerb,
   isRequestVerbStem,
+  QUESTION,
   requestAction,
   requestActions,
 } from "./actions.ts";
@@ -38,6 +39,11 @@ export interface SearchHit {
   coverage: number;
   /** Best {@link coverage} within one clause of a multi-step query (equals coverage for one clause). */
   clauseCoverage: number;
+  /**
+   * Request words the tool matched within the clause of {@link clauseCoverage}, when that clause covers more
+   * than the whole request (0 otherwise).
+   */
+  clauseHits: number;
   /**
    * {@link clauseCoverage}, or {@link coverage} with the request's action verb counted as matched when the tool
    * performs that action ("remove the row" and `delete_records`): whether the request is answerable at all.
@@ -81,6 +87,8 @@ export interface SearchHit {
    * The tool performs every action the request asks for and its name's object is a word of the request ("spin
    * up a dev branch" and `create_branch`, "leave a comment on record …" and `create_comment`): the request's
    * verb and object are both this tool's, so the catalog can do it, however few of the other words match.
+   * In a request of several clauses, also a clause asking (no question) for an action the tool performs, with
+   * its name's object typed anywhere in the request (only the first hit's).
    */
   actionAndObject: boolean;
   /**
@@ -464,6 +472,7 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
     matched,
     strongField,
     coverage: counted > 0 ? hit / counted : 0,
+    hit,
     actionCoverage: Math.max(counted > 0 ? (hit + (acted ? 1 : 0)) / counted : 0, statedCoverage),
     acted,
     toolFieldCoverage: counted > 0 ? hitOwn / counted : 0,
@@ -615,12 +624,20 @@ function evidence(
 ) {
   const c = coverageOf(index, doc, query, scored.action);
   let clauseCoverage = c.coverage;
-  for (const cq of clauses) clauseCoverage = Math.max(clauseCoverage, coverageOf(index, doc, cq).coverage);
+  let clauseHits = 0;
+  for (const cq of clauses) {
+    const cc = coverageOf(index, doc, cq);
+    if (cc.coverage > clauseCoverage || (cc.coverage === clauseCoverage && cc.hit > clauseHits)) {
+      clauseHits = cc.hit;
+    }
+    clauseCoverage = Math.max(clauseCoverage, cc.coverage);
+  }
   const exactName = index.phrases[doc]!.includes(scored.phrase);
   return {
     matchedTerms: [...c.matched].sort((a, b) => a - b).map((o) => query.words[o]!),
     coverage: c.coverage,
     clauseCoverage,
+    clauseHits,
     answerableCoverage: Math.max(clauseCoverage, c.actionCoverage),
     actionAgrees: c.acted,
     located: c.located,
@@ -1161,6 +1178,18 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     const first = requestAction(clauseTexts[0]!);
     hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
       takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
+  }
+  // A long request is mostly story: a clause of it asking for an action the first tool performs (or one of
+  // the actions a generic verb may mean), with a word of the tool's name that is no action typed anywhere in the
+  // request, is 150's evidence read in that clause ("… I think reviews got stuck in moderation. show me the ones
+  // that are still pending?" and `woo_products_reviews_list`). Only a way past `no_match`: never confident.
+  if (hits[0] && !hits[0].actionAndObject && clauseQueries.length > 1) {
+    const d = order[0]![0];
+    hits[0].actionAndObject = namesObject(index.nameTerms[d]!, query) && clauseTexts.some((t) => {
+      // A question's reading ("which of them mention …?") is no action asked for.
+      if (QUESTION.test(t)) return false;
+      return actionMatch(requestAction(t), index.actions[d]!) > 0;
+    });
   }
   if (hits[0]) {
     const stated = requestActions(text);
