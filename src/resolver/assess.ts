@@ -51,11 +51,6 @@ export const ASSESS_THRESHOLDS = {
   incidentalCoverage: 0.5,
   /** Coverage (within the best clause) below which the top hit explains too little of the request. */
   minimumCoverage: 1 / 3,
-  /**
-   * Coverage of one clause of a long request (with two or more of its words) above which the first tool's match
-   * is no incidental one: half of what the request asks.
-   */
-  clauseCoverage: 0.5,
   /** Coverage for a confident route. */
   confidentCoverage: 0.6,
   /** Coverage for a high-confidence route. */
@@ -119,10 +114,10 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const verbAndObject = top.actionAndObject || top.serverAndObject ||
     (top.strongField && top.halfObject && top.matchedTerms.length >= 2) || top.actionOnMatch ||
     top.keepsStatement;
-  // A long request is mostly story; the clause that asks is what the tool must answer. A tool covering half
-  // of one clause or more (two or more of its words) is more than an incidental match, however little of the
-  // story it matches ("worker died around 3am with ECONNRESET. gimme the last 40 lines of …/worker.log").
-  const clauseAnswered = ranked.clauses > 1 && top.clauseCoverage >= t.clauseCoverage &&
+  // A long request is mostly story; the clause that asks is what the tool must answer. A tool covering one
+  // clause as a confident route would (two or more of its words) is more than an incidental match, however
+  // little of the story it matches ("… our invoice is due. Spin up a fresh ubuntu box in fra1, named …").
+  const clauseAnswered = ranked.clauses > 1 && top.clauseCoverage >= t.confidentCoverage &&
     top.clauseHits >= 2;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
   const incidental = !top.strongField && !top.actionAgrees && !top.located &&

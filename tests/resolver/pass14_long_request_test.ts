@@ -69,22 +69,3 @@ Deno.test("321: a clause asking for the first tool's action, its object named in
     "no_match",
   );
 });
-
-Deno.test("322: half of one clause, two of its words, is enough to be no incidental match (#42)", async () => {
-  const reference = await benchIndex("plain_catalog.json");
-  assert.deepEqual(
-    route(
-      reference,
-      "worker died around 3am with ECONNRESET. gimme the last 40 lines of /srv/worker/logs/worker.log",
-    ),
-    ["ambiguous", "read_text_file"],
-  );
-  const cloudflare = await benchIndex("blind14_catalog.json");
-  assert.deepEqual(
-    route(
-      cloudflare,
-      "set maintenance=true in the edge key-value store (namespace 9b1e4c), should expire after an hour",
-    ),
-    ["ambiguous", "kv_put"],
-  );
-});
