@@ -1063,6 +1063,8 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (full.touched.length === 0) return empty;
   const poolSize = Math.max(o.pool, maxHits);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
+  /** Each clause's action, read once (`requestAction`), when there are several. */
+  const clauseActions = clauseTexts.length > 1 ? clauseTexts.map((c) => requestAction(c)) : [];
   // One step's action shapes the whole ranking; several steps' each shape their clause's.
   if (clauseTexts.length <= 1) {
     [full.action, full.fresh, full.undone] = [requestAction(text), asksForNew(text), calledOff(text)];
@@ -1070,15 +1072,15 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     // Clauses of which one asks an action and the rest only say things ("whats going on with ticket 48213? I
     // need the whole back-and-forth before I call them back"): one step, whose action shapes the ranking.
     // …asked by its opening verb or question word: "tell me when something changes" changes nothing.
-    const acting = clauseTexts.filter((c) => requestAction(c) !== 0);
+    const acting = clauseActions.flatMap((a, i) => a !== 0 ? [i] : []);
     const opens = (c: string) => {
       const first = splitWords(c.replace(POLITE, "")).flatMap((w) => w.parts)[0];
       return first !== undefined &&
         (isActionStem(stem(first)) || isGenericVerb(stem(first)) || ASKS_WHAT.test(c));
     };
-    if (acting.length === 1 && opens(acting[0]!)) {
-      const [c] = acting as [string];
-      [full.action, full.fresh, full.undone] = [requestAction(c), asksForNew(c), calledOff(c)];
+    if (acting.length === 1 && opens(clauseTexts[acting[0]!]!)) {
+      const c = clauseTexts[acting[0]!]!;
+      [full.action, full.fresh, full.undone] = [clauseActions[acting[0]!]!, asksForNew(c), calledOff(c)];
     }
   }
   const fullTop = topScores(index, full, poolSize);
@@ -1097,7 +1099,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
       const scored = accumulate(index, cq);
-      [scored.action, scored.fresh] = [requestAction(clauseTexts[c]!), asksForNew(clauseTexts[c]!)];
+      [scored.action, scored.fresh] = [clauseActions[c]!, asksForNew(clauseTexts[c]!)];
       scored.undone = calledOff(clauseTexts[c]!);
       const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
@@ -1175,7 +1177,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // first tool is asked to do ("fix the typo in README.md: 'recieve' should be …" and `edit_file(path)`).
   if (hits[0] && !hits[0].located && clauseQueries.length > 1) {
     const d = order[0]![0];
-    const first = requestAction(clauseTexts[0]!);
+    const first = clauseActions[0]!;
     hits[0].located = first !== 0 && actionMatch(first, index.actions[d]!) > 0 &&
       takesLocator(index.tools[d]!.inputFields, clauseQueries[0]!.locators);
   }
@@ -1185,10 +1187,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // that are still pending?" and `woo_products_reviews_list`). Only a way past `no_match`: never confident.
   if (hits[0] && !hits[0].actionAndObject && clauseQueries.length > 1) {
     const d = order[0]![0];
-    hits[0].actionAndObject = namesObject(index.nameTerms[d]!, query) && clauseTexts.some((t) => {
+    hits[0].actionAndObject = namesObject(index.nameTerms[d]!, query) && clauseTexts.some((t, i) => {
       // A question's reading ("which of them mention …?") is no action asked for.
       if (QUESTION.test(t)) return false;
-      return actionMatch(requestAction(t), index.actions[d]!) > 0;
+      return actionMatch(clauseActions[i]!, index.actions[d]!) > 0;
     });
   }
   if (hits[0]) {

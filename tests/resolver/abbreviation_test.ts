@@ -1,29 +1,21 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { serverIndex, tool } from "./_bench_catalog.ts";
+import { rankQuery, stem } from "../../src/resolver/mod.ts";
 import { synonymsOf } from "../../src/resolver/synonyms.ts";
 
-const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
-
 // Excerpt of a self-hosting panel's live `tools/list` (blind14's Coolify): the docs search says "docs".
-const index = buildIndex(buildCatalog([{
-  name: "coolify",
-  description: "MCP server for Coolify",
-  tags: [],
-  useWhen: [],
-  tools: [
-    tool("server_domains", "Domains on server"),
-    tool("diagnose_app", "App diagnostics by UUID/name/domain"),
-    tool("application", "Manage app: create/update/move/delete/delete_preview"),
-    tool("get_version", "Coolify API version"),
-    tool("list_servers", "List servers (summary)"),
-    tool(
-      "search_docs",
-      "Search the official Coolify docs index. Returns matching pages (title, url, one-line description) ranked " +
-        "by relevance — fetch the url for full detail.",
-    ),
-  ],
-}]));
+const index = serverIndex("coolify", "MCP server for Coolify", [
+  tool("server_domains", "Domains on server"),
+  tool("diagnose_app", "App diagnostics by UUID/name/domain"),
+  tool("application", "Manage app: create/update/move/delete/delete_preview"),
+  tool("get_version", "Coolify API version"),
+  tool("list_servers", "List servers (summary)"),
+  tool(
+    "search_docs",
+    "Search the official Coolify docs index. Returns matching pages (title, url, one-line description) ranked " +
+      "by relevance — fetch the url for full detail.",
+  ),
+]);
 
 Deno.test("an abbreviation tools use is a spelling of the word a request writes out (230)", () => {
   const of = (word: string) => new Set(synonymsOf(stem(word)).filter((s) => s.spelling).map((s) => s.term));

@@ -1,26 +1,18 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { serverIndex, tool } from "./_bench_catalog.ts";
+import { rankQuery, stem } from "../../src/resolver/mod.ts";
 import { parseQuery } from "../../src/resolver/query.ts";
 
-const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
-
 // Excerpt of a hosting platform's live `tools/list` (blind12's Render).
-const index = buildIndex(buildCatalog([{
-  name: "render",
-  description: "MCP server for Render",
-  tags: [],
-  useWhen: [],
-  tools: [
-    tool("list_services", "List all services in your Render account"),
-    tool("get_service", "Get details of a specific service"),
-    tool("create_service", "Create a new service"),
-    tool("delete_service", "Delete a service"),
-    tool("deploy_service", "Deploy a specific service"),
-    tool("manage_env_vars", "Manage environment variables for a service"),
-    tool("list_databases", "List all PostgreSQL databases in your Render account"),
-  ],
-}]));
+const index = serverIndex("render", "MCP server for Render", [
+  tool("list_services", "List all services in your Render account"),
+  tool("get_service", "Get details of a specific service"),
+  tool("create_service", "Create a new service"),
+  tool("delete_service", "Delete a service"),
+  tool("deploy_service", "Deploy a specific service"),
+  tool("manage_env_vars", "Manage environment variables for a service"),
+  tool("list_databases", "List all PostgreSQL databases in your Render account"),
+]);
 
 const first = (query: string) => rankQuery(index, query).hits[0]?.tool.tool;
 

@@ -1,38 +1,30 @@
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, stem } from "../../src/resolver/mod.ts";
+import { serverIndex, tool } from "./_bench_catalog.ts";
+import { rankQuery, stem } from "../../src/resolver/mod.ts";
 import { parseQuery } from "../../src/resolver/query.ts";
 
-const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: "object" } });
-
 // Excerpt of a shop's live `tools/list` (blind11's Shopify).
-const index = buildIndex(buildCatalog([{
-  name: "shopify",
-  description: "MCP server for Shopify Admin GraphQL API",
-  tags: [],
-  useWhen: [],
-  tools: [
-    tool(
-      "get_shop",
-      "Get information about the shop including name, domain, plan, currency, timezone, and billing address.",
-    ),
-    tool("get_segments", "List all customer segments defined in the store."),
-    tool(
-      "get_orders",
-      "List orders with optional filtering and pagination. Returns order details including status, totals, " +
-        "line items, customer info, and shipping address.",
-    ),
-    tool(
-      "get_abandoned_checkouts",
-      "List abandoned checkouts with optional filtering. Returns checkout details including items, customer, " +
-        "and recovery URL.",
-    ),
-    tool(
-      "get_code_discounts",
-      "List only code-based discounts (requires customer to enter a code at checkout).",
-    ),
-  ],
-}]));
+const index = serverIndex("shopify", "MCP server for Shopify Admin GraphQL API", [
+  tool(
+    "get_shop",
+    "Get information about the shop including name, domain, plan, currency, timezone, and billing address.",
+  ),
+  tool("get_segments", "List all customer segments defined in the store."),
+  tool(
+    "get_orders",
+    "List orders with optional filtering and pagination. Returns order details including status, totals, " +
+      "line items, customer info, and shipping address.",
+  ),
+  tool(
+    "get_abandoned_checkouts",
+    "List abandoned checkouts with optional filtering. Returns checkout details including items, customer, " +
+      "and recovery URL.",
+  ),
+  tool(
+    "get_code_discounts",
+    "List only code-based discounts (requires customer to enter a code at checkout).",
+  ),
+]);
 
 Deno.test("a phrasal verb also stands for its one-word noun (232)", () => {
   const terms = (q: string) => parseQuery(q).terms.map((t) => t.term);
