@@ -928,3 +928,38 @@ export function asksForNew(text: string): boolean {
   return (requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) &&
     !EXISTING_TARGET.test(text);
 }
+
+/**
+ * The words an agent puts around a task when it asks a tool search for a tool: "find a tool that reads file
+ * contents", "tool to list a directory", "is there a function for converting PDFs", "search tools: memory
+ * graph delete relation", "use a tool to get the current time". A tool, function or capability followed by
+ * what it should do ("that", "which", "to", "for", "can", a colon…) names no task of its own: its words and
+ * the verb that seeks it ("find", "search for", "use") are the search's, not the tool's, and the task is what
+ * follows. A tool named without such a connector ("list tools", "the BI tool") stays as typed.
+ */
+const TOOL_FRAME = new RegExp(
+  String.raw`(^|[.!?;\n]\s*)(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?` +
+    String.raw`(?:(?:find|search(?:\s+for)?|look\s+(?:for|up)|locate|get|give|show|suggest|recommend|need|` +
+    String.raw`want|use|call|pick|choose|is\s+there|are\s+there|do\s+you\s+have|which|what|` +
+    String
+      .raw`(?:i|we)\s+(?:need|want|am\s+looking\s+for|are\s+looking\s+for)|(?:i'm|we're|im)\s+looking\s+for|` +
+    String.raw`looking\s+for)\s+(?:me\s+)?)?(?:(?:a|an|the|any|some|one)\s+)?` +
+    String.raw`(?:(?:good|suitable|relevant|right|appropriate|available|mcp|single|specific)\s+)*` +
+    String.raw`(?:tools?|functions?|capabilit(?:y|ies))` +
+    String
+      .raw`(?:\s*:|(?:\s+(?:that|which|to|for|can|could|able\s+to|capable\s+of|(?:i|we)\s+(?:can|could|should)\s+` +
+    String
+      .raw`use\s+to|(?:do|should|can|could)\s+(?:i|we)\s+use\s+(?:to|for)|is\s+able\s+to|lets\s+(?:me|us)|` +
+    String.raw`allows\s+(?:me|us)\s+to|would|will|should|is\s+used\s+(?:to|for)))+)\s+`,
+  "gi",
+);
+
+/** "The user wants to …", "the user asked me to …": an agent passing on its user's wish; the task follows. */
+const USER_WISH =
+  /(^|[.!?;\n]\s*)(?:the\s+)?user\s+(?:wants|needs|would\s+like|asked(?:\s+me)?|is\s+asking(?:\s+me)?|has\s+asked(?:\s+me)?)\s+to\s+/gi;
+
+/** `text` without the words an agent puts around a task when it searches for a tool ({@link TOOL_FRAME}). */
+export function withoutToolFrame(text: string): string {
+  if (!/\b(?:tools?|functions?|capabilit(?:y|ies)|user)\b/i.test(text)) return text;
+  return text.replace(TOOL_FRAME, "$1").replace(USER_WISH, "$1");
+}
