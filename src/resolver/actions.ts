@@ -963,3 +963,39 @@ export function withoutToolFrame(text: string): string {
   if (!/\b(?:tools?|functions?|capabilit(?:y|ies)|user)\b/i.test(text)) return text;
   return text.replace(TOOL_FRAME, "$1").replace(USER_WISH, "$1");
 }
+
+/** One to four words naming an instrument; a pronoun ("use it to…") names none. */
+const INSTRUMENT_WORDS =
+  String.raw`(?:the\s+|my\s+|our\s+)?(?!(?:it|them|this|that|these|those|me|us|him|her|one)\b)` +
+  String.raw`[^\s,.:;!?]+(?:\s+[^\s,.:;!?]+){0,3}?`;
+
+/**
+ * The instrument named before the task: "use github to open an issue…", "using slack, post…", "call the
+ * linear API to list my issues", "via gmail send…". The task after it opens the request (its verb is the
+ * action asked), and the instrument, which picks the server, follows it: "open an issue… (github)". One to
+ * four words of instrument, then "to", a comma or a colon; "use the calculator" (no task after it) stays.
+ */
+const INSTRUMENT = new RegExp(
+  String
+    .raw`(^|[.!?;\n]\s*)(?:please\s+)?(?:(?:use|using|via|through)\s+(${INSTRUMENT_WORDS})\s*(?:,|:|\s+to\s+(?=\w))|` +
+    // "Call it 'Full Body B':" names a thing: a call is an instrument only before "to" ("call the API to…").
+    String.raw`(?:call|calling)\s+(${INSTRUMENT_WORDS})\s+to\s+(?=\w))\s*`,
+  "gi",
+);
+
+/** `text` with an instrument named before its task ({@link INSTRUMENT}) put after the task. */
+export function instrumentLast(text: string): string {
+  if (!/\b(?:use|using|call|calling|via|through)\b/i.test(text)) return text;
+  const found = [...text.matchAll(INSTRUMENT)];
+  if (found.length === 0) return text;
+  let out = "", from = 0;
+  for (const [i, m] of found.entries()) {
+    const end = found[i + 1]?.index ?? text.length;
+    // The task runs to the end of its sentence; the instrument goes after it, before the sentence's stop.
+    const rest = text.slice(m.index! + m[0].length, end);
+    const stop = /[.!?;\n](?:\s|$)/.exec(rest)?.index ?? rest.length;
+    out += text.slice(from, m.index!) + m[1] + rest.slice(0, stop) + ` (${m[2] ?? m[3]})` + rest.slice(stop);
+    from = end;
+  }
+  return out + text.slice(from);
+}

@@ -12,6 +12,7 @@ import {
   actionMatch,
   asksForNew,
   calledOff,
+  instrumentLast,
   isActionStem,
   isGenericVerb,
   isRequestVerbStem,
@@ -1056,7 +1057,7 @@ const ASKS_WHAT = /^\s*(?:what|what's|whats|when|where|who|which|how|did|do|does
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
   // "Find a tool that reads file contents": the task is what the tool should do.
-  text = withoutToolFrame(text);
+  text = instrumentLast(withoutToolFrame(text));
   const maxHits = Math.max(1, options.maxHits ?? 20);
   const query = fitQuery(index, text);
   const o = index.options;

@@ -3,7 +3,7 @@
  * tool search ("find a tool that reads file contents"), not as its user says them.
  */
 import assert from "node:assert/strict";
-import { withoutToolFrame } from "../../src/resolver/actions.ts";
+import { instrumentLast, withoutToolFrame } from "../../src/resolver/actions.ts";
 import { rankQuery } from "../../src/resolver/mod.ts";
 import { benchIndex } from "./_bench_catalog.ts";
 
@@ -48,4 +48,23 @@ Deno.test("400: a tool named without a task after it stays a word of the request
   }
   assert.equal(withoutToolFrame("Tool to list a directory"), "list a directory");
   assert.equal(withoutToolFrame("is there a function for zipping a file"), "zipping a file");
+});
+
+Deno.test("401: an instrument named before the task is put after it, and the task's verb is the action (#42)", async () => {
+  // Before 401, "use" opened the request and `search_issues` came first.
+  assert.deepEqual(await first("blind6_catalog.json", "use github to open an issue about the login bug"), [
+    "issue_write",
+  ]);
+  // Before 401, `conversations_replies` came first.
+  assert.deepEqual(await first("blind6_catalog.json", "using slack, post 'deploy done' in #ops"), [
+    "conversations_add_message",
+  ]);
+  assert.equal(
+    instrumentLast("call the linear API to list my issues. Then stop."),
+    "list my issues (the linear API). Then stop.",
+  );
+  // Naming a thing, a pronoun, or an instrument with no task after it: unchanged.
+  for (const text of ["Call it 'Full Body B': deadlift 3x5", "use it to store notes", "use the calculator"]) {
+    assert.equal(instrumentLast(text), text);
+  }
 });
