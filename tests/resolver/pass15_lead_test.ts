@@ -68,3 +68,13 @@ Deno.test("401: an instrument named before the task is put after it, and the tas
     assert.equal(instrumentLast(text), text);
   }
 });
+
+Deno.test("402: a top-level directory of one segment is a path (#42)", async () => {
+  // Before 402, "what's in /tmp" had no word left to rank: no tool at all.
+  assert.deepEqual(await first("plain_catalog.json", "what's in /tmp"), ["list_directory"]);
+  assert.deepEqual(await first("plain_catalog.json", "which files in /data take the most space"), [
+    "list_directory_with_sizes",
+  ]);
+  // A route or a command after a slash is no directory.
+  assert.notEqual((await first("plain_catalog.json", "open /login page"))[0], "list_directory");
+});
