@@ -26,6 +26,8 @@ export const ACTION = {
   send: 128,
   run: 256,
   toggle: 512,
+  /** Not an action: a tool that reads many things (`get_transactions`), which lists when only a list is asked. */
+  many: 1024,
 } as const;
 
 /**
@@ -371,6 +373,11 @@ export function toolActions(...texts: string[]): number {
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
+  // One that reads things by a plural name (`get_transactions`, `getJobs`, "Retrieve transactions, optionally
+  // filtered…") reads many: it lists when a list is asked (`actionMatch`).
+  if (mask === ACTION.read && (pluralObject(texts[0] ?? "", true) || pluralObject(texts[2] ?? "", false))) {
+    mask |= ACTION.many;
+  }
   // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
   if (mask & (ACTION.create | ACTION.delete)) {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
@@ -415,6 +422,42 @@ export const STATED_VALUE =
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
+
+/** Plural words that name one thing's parts or figures, not many things: "details", "settings", "stats". */
+const PLURAL_OF_ONE: ReadonlySet<string> = new Set(
+  ("details settings stats statistics metrics analytics contents news status options preferences properties " +
+    "permissions credentials info specs insights limits totals counts").split(" "),
+);
+
+/** Prepositions that start a qualifier in a tool's name (`by_names`, `for_user`, `in_city`). */
+const NAME_PREPOSITIONS: ReadonlySet<string> = new Set("by for of in from with to on at per".split(" "));
+
+/** Verbs that get things without saying how many: with a plural object they list. */
+const GETTERS: ReadonlySet<string> = new Set(
+  "get gets fetch fetches retrieve retrieves obtain obtains query queries".split(" "),
+);
+
+/**
+ * Whether a reading tool's name ends on a plural (`get_transactions`, `getJobs`; `name`), or its lead sentence's
+ * verb is followed by one ("Retrieve transactions, …", "Get all open tickets"): what it reads is many things.
+ */
+function pluralObject(text: string, name: boolean): boolean {
+  const words = splitWords(text).flatMap((w) => w.parts);
+  // Only a getter's: reading or opening many files (`read_multiple_files`, `open_nodes`) is still reading them.
+  const verb = words.findIndex((w) => GETTERS.has(w));
+  if (verb < 0) return false;
+  if (name) {
+    // The object ends where a qualifier starts: `get_station_code_by_names` reads a code.
+    const qualifier = words.findIndex((w, i) => i > verb && NAME_PREPOSITIONS.has(w));
+    const object = words.slice(verb + 1, qualifier < 0 ? undefined : qualifier);
+    const last = object.at(-1) ?? "";
+    return PLURAL.test(last) && !PLURAL_OF_ONE.has(last);
+  }
+  // The lead sentence: its first word the getter, a plural among the three words after it.
+  if (words.findIndex((w) => !STOP_WORDS.has(w)) !== verb) return false;
+  const plural = words.slice(verb + 1, verb + 4).find((w) => PLURAL.test(w));
+  return plural !== undefined && !PLURAL_OF_ONE.has(plural);
+}
 
 /** What a message is called in a tool's name. */
 const MESSAGE_NOUNS: ReadonlySet<string> = new Set(
@@ -892,7 +935,10 @@ export function actionTerms(mask: number): string[] {
 /** Share of the request's actions the tool performs, or -1 when it performs only others; 0 when either has none. */
 export function actionMatch(request: number, tool: number): number {
   if (request === 0 || tool === 0) return 0;
-  const both = request & tool;
+  // A tool reading many things lists them when a list is all that is asked (not for a question, which asks
+  // to read, search or list: there it reads).
+  const does = (tool & ACTION.many) && request === ACTION.list ? tool | ACTION.list : tool & ~ACTION.many;
+  const both = request & does;
   if (both === 0) return -1;
   return bits(both) / bits(request);
 }

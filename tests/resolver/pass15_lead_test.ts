@@ -3,7 +3,13 @@
  * tool search ("find a tool that reads file contents"), not as its user says them.
  */
 import assert from "node:assert/strict";
-import { instrumentLast, withoutToolFrame } from "../../src/resolver/actions.ts";
+import {
+  ACTION,
+  actionMatch,
+  instrumentLast,
+  toolActions,
+  withoutToolFrame,
+} from "../../src/resolver/actions.ts";
 import { rankQuery } from "../../src/resolver/mod.ts";
 import { benchIndex } from "./_bench_catalog.ts";
 
@@ -77,4 +83,23 @@ Deno.test("402: a top-level directory of one segment is a path (#42)", async () 
   ]);
   // A route or a command after a slash is no directory.
   assert.notEqual((await first("plain_catalog.json", "open /login page"))[0], "list_directory");
+});
+
+Deno.test("403: a getter of many things lists them when a list is asked (#42)", async () => {
+  // `get_transactions` ("Retrieve transactions, …") reads many: before 403, "list" counted against it as an
+  // action it does not do, and `split_transaction` (an action the table does not know) came first.
+  assert.deepEqual(await first("blind21_catalog.json", "list transactions"), ["get_transactions"]);
+  assert.deepEqual(await first("blind21_catalog.json", "List all transactions for November 2026"), [
+    "get_transactions",
+  ]);
+  // A plural after a qualifier is no object (`get_station_code_by_names` reads a code), and a question is no
+  // list: reading one deployment still answers "is it ready?".
+  const actions = toolActions("get station code by names", "", "Query a station's code by its names.");
+  assert.equal(actionMatch(ACTION.list, actions), -1);
+  assert.equal(actionMatch(ACTION.list, toolActions("get transactions", "", "Retrieve transactions.")), 1);
+  const question = ACTION.read | ACTION.search | ACTION.list;
+  assert.equal(
+    actionMatch(question, toolActions("get deployment events", "", "Get deployment events.")),
+    actionMatch(question, toolActions("get deployment", "", "Get a deployment.")),
+  );
 });
