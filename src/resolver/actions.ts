@@ -26,6 +26,8 @@ export const ACTION = {
   send: 128,
   run: 256,
   toggle: 512,
+  /** Not an action: a tool that reads many things (`get_transactions`), which lists when only a list is asked. */
+  many: 1024,
 } as const;
 
 /**
@@ -371,6 +373,11 @@ export function toolActions(...texts: string[]): number {
   }
   // A tool that reads and says it gives a list ("Get a list of stations", "结果是…列表") lists.
   if ((mask === 0 || mask === ACTION.read) && LIST_RESULT.test(texts[2] ?? "")) mask |= ACTION.list;
+  // One that reads things by a plural name (`get_transactions`, `getJobs`, "Retrieve transactions, optionally
+  // filtered…") reads many: it lists when a list is asked (`actionMatch`).
+  if (mask === ACTION.read && (pluralObject(texts[0] ?? "", true) || pluralObject(texts[2] ?? "", false))) {
+    mask |= ACTION.many;
+  }
   // Creating or deleting a relation, link or connection is linking or unlinking: `create_relations` links.
   if (mask & (ACTION.create | ACTION.delete)) {
     const name = splitWords(texts[0] ?? "").flatMap((w) => w.parts).map(stem);
@@ -415,6 +422,42 @@ export const STATED_VALUE =
 
 /** A lead sentence saying the tool's result is a list. */
 const LIST_RESULT = /\b(?:a|the)\s+list\s+of\b|列表/i;
+
+/** Plural words that name one thing's parts or figures, not many things: "details", "settings", "stats". */
+const PLURAL_OF_ONE: ReadonlySet<string> = new Set(
+  ("details settings stats statistics metrics analytics contents news status options preferences properties " +
+    "permissions credentials info specs insights limits totals counts").split(" "),
+);
+
+/** Prepositions that start a qualifier in a tool's name (`by_names`, `for_user`, `in_city`). */
+const NAME_PREPOSITIONS: ReadonlySet<string> = new Set("by for of in from with to on at per".split(" "));
+
+/** Verbs that get things without saying how many: with a plural object they list. */
+const GETTERS: ReadonlySet<string> = new Set(
+  "get gets fetch fetches retrieve retrieves obtain obtains query queries".split(" "),
+);
+
+/**
+ * Whether a reading tool's name ends on a plural (`get_transactions`, `getJobs`; `name`), or its lead sentence's
+ * verb is followed by one ("Retrieve transactions, …", "Get all open tickets"): what it reads is many things.
+ */
+function pluralObject(text: string, name: boolean): boolean {
+  const words = splitWords(text).flatMap((w) => w.parts);
+  // Only a getter's: reading or opening many files (`read_multiple_files`, `open_nodes`) is still reading them.
+  const verb = words.findIndex((w) => GETTERS.has(w));
+  if (verb < 0) return false;
+  if (name) {
+    // The object ends where a qualifier starts: `get_station_code_by_names` reads a code.
+    const qualifier = words.findIndex((w, i) => i > verb && NAME_PREPOSITIONS.has(w));
+    const object = words.slice(verb + 1, qualifier < 0 ? undefined : qualifier);
+    const last = object.at(-1) ?? "";
+    return PLURAL.test(last) && !PLURAL_OF_ONE.has(last);
+  }
+  // The lead sentence: its first word the getter, a plural among the three words after it.
+  if (words.findIndex((w) => !STOP_WORDS.has(w)) !== verb) return false;
+  const plural = words.slice(verb + 1, verb + 4).find((w) => PLURAL.test(w));
+  return plural !== undefined && !PLURAL_OF_ONE.has(plural);
+}
 
 /** What a message is called in a tool's name. */
 const MESSAGE_NOUNS: ReadonlySet<string> = new Set(
@@ -892,7 +935,10 @@ export function actionTerms(mask: number): string[] {
 /** Share of the request's actions the tool performs, or -1 when it performs only others; 0 when either has none. */
 export function actionMatch(request: number, tool: number): number {
   if (request === 0 || tool === 0) return 0;
-  const both = request & tool;
+  // A tool reading many things lists them when a list is all that is asked (not for a question, which asks
+  // to read, search or list: there it reads).
+  const does = (tool & ACTION.many) && request === ACTION.list ? tool | ACTION.list : tool & ~ACTION.many;
+  const both = request & does;
   if (both === 0) return -1;
   return bits(both) / bits(request);
 }
@@ -927,4 +973,75 @@ const EXISTING_TARGET =
 export function asksForNew(text: string): boolean {
   return (requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) &&
     !EXISTING_TARGET.test(text);
+}
+
+/**
+ * The words an agent puts around a task when it asks a tool search for a tool: "find a tool that reads file
+ * contents", "tool to list a directory", "is there a function for converting PDFs", "search tools: memory
+ * graph delete relation", "use a tool to get the current time". A tool, function or capability followed by
+ * what it should do ("that", "which", "to", "for", "can", a colon…) names no task of its own: its words and
+ * the verb that seeks it ("find", "search for", "use") are the search's, not the tool's, and the task is what
+ * follows. A tool named without such a connector ("list tools", "the BI tool") stays as typed.
+ */
+const TOOL_FRAME = new RegExp(
+  String.raw`(^|[.!?;\n]\s*)(?:please\s+)?(?:(?:can|could|would)\s+you\s+)?` +
+    String.raw`(?:(?:find|search(?:\s+for)?|look\s+(?:for|up)|locate|get|give|show|suggest|recommend|need|` +
+    String.raw`want|use|call|pick|choose|is\s+there|are\s+there|do\s+you\s+have|which|what|` +
+    String
+      .raw`(?:i|we)\s+(?:need|want|am\s+looking\s+for|are\s+looking\s+for)|(?:i'm|we're|im)\s+looking\s+for|` +
+    String.raw`looking\s+for)\s+(?:me\s+)?)?(?:(?:a|an|the|any|some|one)\s+)?` +
+    String.raw`(?:(?:good|suitable|relevant|right|appropriate|available|mcp|single|specific)\s+)*` +
+    String.raw`(?:tools?|functions?|capabilit(?:y|ies))` +
+    String
+      .raw`(?:\s*:|(?:\s+(?:that|which|to|for|can|could|able\s+to|capable\s+of|(?:i|we)\s+(?:can|could|should)\s+` +
+    String
+      .raw`use\s+to|(?:do|should|can|could)\s+(?:i|we)\s+use\s+(?:to|for)|is\s+able\s+to|lets\s+(?:me|us)|` +
+    String.raw`allows\s+(?:me|us)\s+to|would|will|should|is\s+used\s+(?:to|for)))+)\s+`,
+  "gi",
+);
+
+/** "The user wants to …", "the user asked me to …": an agent passing on its user's wish; the task follows. */
+const USER_WISH =
+  /(^|[.!?;\n]\s*)(?:the\s+)?user\s+(?:wants|needs|would\s+like|asked(?:\s+me)?|is\s+asking(?:\s+me)?|has\s+asked(?:\s+me)?)\s+to\s+/gi;
+
+/** `text` without the words an agent puts around a task when it searches for a tool ({@link TOOL_FRAME}). */
+export function withoutToolFrame(text: string): string {
+  if (!/\b(?:tools?|functions?|capabilit(?:y|ies)|user)\b/i.test(text)) return text;
+  return text.replace(TOOL_FRAME, "$1").replace(USER_WISH, "$1");
+}
+
+/** One to four words naming an instrument; a pronoun ("use it to…") names none. */
+const INSTRUMENT_WORDS =
+  String.raw`(?:the\s+|my\s+|our\s+)?(?!(?:it|them|this|that|these|those|me|us|him|her|one)\b)` +
+  String.raw`[^\s,.:;!?]+(?:\s+[^\s,.:;!?]+){0,3}?`;
+
+/**
+ * The instrument named before the task: "use github to open an issue…", "using slack, post…", "call the
+ * linear API to list my issues", "via gmail send…". The task after it opens the request (its verb is the
+ * action asked), and the instrument, which picks the server, follows it: "open an issue… (github)". One to
+ * four words of instrument, then "to", a comma or a colon; "use the calculator" (no task after it) stays.
+ */
+const INSTRUMENT = new RegExp(
+  String
+    .raw`(^|[.!?;\n]\s*)(?:please\s+)?(?:(?:use|using|via|through)\s+(${INSTRUMENT_WORDS})\s*(?:,|:|\s+to\s+(?=\w))|` +
+    // "Call it 'Full Body B':" names a thing: a call is an instrument only before "to" ("call the API to…").
+    String.raw`(?:call|calling)\s+(${INSTRUMENT_WORDS})\s+to\s+(?=\w))\s*`,
+  "gi",
+);
+
+/** `text` with an instrument named before its task ({@link INSTRUMENT}) put after the task. */
+export function instrumentLast(text: string): string {
+  if (!/\b(?:use|using|call|calling|via|through)\b/i.test(text)) return text;
+  const found = [...text.matchAll(INSTRUMENT)];
+  if (found.length === 0) return text;
+  let out = "", from = 0;
+  for (const [i, m] of found.entries()) {
+    const end = found[i + 1]?.index ?? text.length;
+    // The task runs to the end of its sentence; the instrument goes after it, before the sentence's stop.
+    const rest = text.slice(m.index! + m[0].length, end);
+    const stop = /[.!?;\n](?:\s|$)/.exec(rest)?.index ?? rest.length;
+    out += text.slice(from, m.index!) + m[1] + rest.slice(0, stop) + ` (${m[2] ?? m[3]})` + rest.slice(stop);
+    from = end;
+  }
+  return out + text.slice(from);
 }

@@ -12,9 +12,19 @@ import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 const SEGMENT_WEIGHT = 0.3;
 /** Weight of the capability a path or URL implies (`file`, `web`). */
 const IMPLIED_WEIGHT = 0.5;
+/** Top-level directories of Unix (the Filesystem Hierarchy Standard) and macOS. */
+const TOP_DIRECTORIES =
+  "tmp|etc|var|home|usr|opt|srv|mnt|media|root|bin|sbin|lib|boot|dev|proc|sys|run|data|Users|Volumes|Applications|Library|private";
 const URL = /\bhttps?:\/\/[^\s<>"'`)\]]+/gi;
-const PATH =
-  /(?<=^|[\s(["'`])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'`])~(?:\/[\p{L}\p{N}_.@%+-]+)+\/?|(?<=^|[\s(["'`])[A-Za-z]:\\[^\s"'`]+/gu;
+const PATH = new RegExp(
+  String
+    .raw`(?<=^|[\s(["'\x60])(?:~|\.{1,2})?(?:\/[\p{L}\p{N}_.@%+-]+){2,}\/?|(?<=^|[\s(["'\x60])~(?:\/[\p{L}\p{N}_.@%+-]+)+\/?|` +
+    String.raw`(?<=^|[\s(["'\x60])[A-Za-z]:\\[^\s"'\x60]+|` +
+    // One segment is a path when it is a top-level directory of Unix or macOS ("what's in /tmp", "under /srv");
+    // another word after a slash ("/login", "/help") may be a route or a command.
+    String.raw`(?<=^|[\s(["'\x60])\/(?:${TOP_DIRECTORIES})\/?(?![\p{L}\p{N}_.@%+\/-])`,
+  "gu",
+);
 /** Top-level domains that mark a bare host name (lower case: "done.It works" is two sentences). */
 const TLDS = "com org net gov edu io co ai dev app info me so uk de fr jp cn ru us ca au nl it es br".split(
   " ",

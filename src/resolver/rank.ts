@@ -12,12 +12,14 @@ import {
   actionMatch,
   asksForNew,
   calledOff,
+  instrumentLast,
   isActionStem,
   isGenericVerb,
   isRequestVerbStem,
   QUESTION,
   requestAction,
   requestActions,
+  withoutToolFrame,
 } from "./actions.ts";
 import { contentWords } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
@@ -1054,6 +1056,8 @@ const ASKS_WHAT = /^\s*(?:what|what's|whats|when|where|who|which|how|did|do|does
  * tools reach the top.
  */
 export function rankQuery(index: ResolverIndex, text: string, options: SearchOptions = {}): RankedQuery {
+  // "Find a tool that reads file contents": the task is what the tool should do.
+  text = instrumentLast(withoutToolFrame(text));
   const maxHits = Math.max(1, options.maxHits ?? 20);
   const query = fitQuery(index, text);
   const o = index.options;
