@@ -44,7 +44,20 @@ const transport = new StdioClientTransport({
   command: Deno.execPath(),
   args: ["run", "-A", `${ROOT}main.ts`, "--config", config, "--db", db, "mcp", "serve"],
   env,
-  stderr: "inherit",
+  stderr: "pipe",
+});
+/** The gateway's log line when it picks a stored login up (src/downstream/downstream.ts, pickUpLogin). */
+const PICKED_UP = 'server "conf": found a new login, reconnecting';
+/** How many times the gateway said it picked a login up: the event {@link logIn} waits for. */
+let pickups = 0;
+// The gateway's stderr, passed on whole (the suite prints it) and read for the pickup line.
+let pending = "";
+const stderrText = new TextDecoder();
+transport.stderr?.on("data", (chunk: Uint8Array) => {
+  Deno.stderr.writeSync(chunk);
+  const lines = (pending + stderrText.decode(chunk, { stream: true })).split("\n");
+  pending = lines.pop()!;
+  pickups += lines.filter((line) => line.includes(PICKED_UP)).length;
 });
 // As the suite's own client: it offers elicitation and accepts with the schema's defaults (SEP-1034).
 const client = new Client({ name: "mcphub-conformance", version: "1.0.0" }, {
@@ -81,8 +94,15 @@ async function settle(): Promise<Status> {
   throw new Error(`the server is still connecting after 800 polls: ${JSON.stringify(await state())}`);
 }
 
-/** What a user does when the gateway says needs_auth: run `mcphub auth login`, then wait for the pickup. */
+/**
+ * What a user does when the gateway says needs_auth: run `mcphub auth login`, then wait for the pickup.
+ * Waits on the event, not out a deadline: the gateway logs the pickup, then reconnects, ending connected
+ * or back in needs_auth (a server that still refuses the token: scope-retry-limit) — needs_auth waits for
+ * the next login and never authorizes by itself, so there is nothing more to wait for. A login that failed
+ * stored nothing to pick up: it fails here at once.
+ */
 async function logIn(): Promise<Status> {
+  const before = pickups;
   const login = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -103,17 +123,30 @@ async function logIn(): Promise<Status> {
     stderr: "inherit",
   }).output();
   log(`auth login exited ${login.code}`);
-  // The gateway picks the new login up on its own: poll for it (no event reaches this client), as long
-  // as tests/helpers.ts's until would (800 × 50 ms), and fail loudly naming the last state, not return it.
-  let s = await state();
-  for (let i = 0; i < 800 && s.state !== "connected"; i++) {
+  if (login.code !== 0) {
+    throw new Error(`auth login exited ${login.code}: no login for the gateway to pick up`);
+  }
+  // The gateway picks the new login up on its own (no event reaches this client but its log line): poll
+  // for the line and then the end of the reconnection it starts, as long as tests/helpers.ts's until would
+  // (800 × 50 ms), and fail loudly naming the last state, not return it.
+  for (let i = 0;; i++) {
+    // Read before asking: a state asked for after the line was seen is the reconnection's or later.
+    const pickedUp = pickups > before;
+    const s = await state();
+    if (s.state === "connected") return s;
+    if (pickedUp && s.state !== "connecting") {
+      throw new Error(`the server is ${s.state} after picking up the login: ${JSON.stringify(s)}`);
+    }
+    if (i >= 800) {
+      throw new Error(
+        `the server did not ${
+          pickedUp ? "connect" : "pick up the login"
+        } within 800 polls after auth login: ` +
+          JSON.stringify(s),
+      );
+    }
     await new Promise((r) => setTimeout(r, 50));
-    s = await state();
   }
-  if (s.state !== "connected") {
-    throw new Error(`the server did not connect within 800 polls after auth login: ${JSON.stringify(s)}`);
-  }
-  return s;
 }
 
 let code = 1;

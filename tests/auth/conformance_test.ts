@@ -27,6 +27,14 @@ const EXPECTED_FAILURES: Record<string, string> = {
   "auth/cross-app-access-complete-flow": "the cross-app access (ID-JAG) extension is not supported",
 };
 
+/**
+ * Scenarios that time the client, run while no other runs: sse-retry wants the reconnection 450–700 ms
+ * after the stream closes (later is a warning, and a warning fails the scenario).
+ */
+const TIMED = new Set(["sse-retry"]);
+/** How many of the other scenarios run at a time. */
+const AT_ONCE = 3;
+
 const SKIP = await namespaceUnavailable();
 const WHAT = "conformance client scenarios";
 
@@ -42,9 +50,8 @@ Deno.test({
     const clientPart = listed.text.slice(listed.text.indexOf("Client scenarios"));
     const scenarios = [...clientPart.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1]!);
     assert.ok(scenarios.length >= 24, `scenario list: ${listed.text}`);
-    const passed: string[] = [];
-    const failed: string[] = [];
-    for (const scenario of scenarios) {
+    const outcomes = new Map<string, { code: number; checks: string }>();
+    const runScenario = async (scenario: string) => {
       const result = await run("unshare", [
         "-n",
         "sh",
@@ -55,9 +62,24 @@ Deno.test({
         CLIENT,
         scenario,
       ], { cwd: dir.path });
-      const checks = result.text.match(/^Passed: .*$/m)?.[0] ?? "no result";
-      (result.code === 0 ? passed : failed).push(scenario);
-      console.log(`${result.code === 0 ? "PASS" : "FAIL"} ${scenario}: ${checks}`);
+      outcomes.set(scenario, {
+        code: result.code,
+        checks: result.text.match(/^Passed: .*$/m)?.[0] ?? "no result",
+      });
+    };
+    // Each scenario has its own network namespace, servers and gateway, so they run AT_ONCE at a time (most
+    // of a scenario's time is waits: processes starting, polls); a timed one runs first, alone.
+    for (const scenario of scenarios.filter((s) => TIMED.has(s))) await runScenario(scenario);
+    const queue = scenarios.filter((s) => !TIMED.has(s));
+    await Promise.all(Array.from({ length: AT_ONCE }, async () => {
+      for (let next = queue.shift(); next !== undefined; next = queue.shift()) await runScenario(next);
+    }));
+    const passed: string[] = [];
+    const failed: string[] = [];
+    for (const scenario of scenarios) {
+      const { code, checks } = outcomes.get(scenario)!;
+      (code === 0 ? passed : failed).push(scenario);
+      console.log(`${code === 0 ? "PASS" : "FAIL"} ${scenario}: ${checks}`);
     }
     console.log(`conformance client score: ${passed.length}/${scenarios.length} scenarios passed`);
     assert.deepEqual(failed, scenarios.filter((s) => s in EXPECTED_FAILURES));
