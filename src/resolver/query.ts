@@ -247,7 +247,7 @@ function argumentWords(text: string): Set<string> {
   // A capitalized word not at the start of a sentence ("flights to Tokyo"), including CamelCase brands.
   for (const m of text.matchAll(/(?<=[\p{L}\p{N},;)]\s+)\p{Lu}[\p{L}\p{N}]*/gu)) addAll(m[0]);
   // An email address or an @handle names someone ("email sara@acme.io", "DM @priya"): a value, not a word.
-  if (text.includes("@")) for (const m of text.matchAll(ADDRESSEE)) addAll(m[0]);
+  if (text.includes("@")) { for (const m of text.matchAll(ADDRESSEE)) addAll(m[0]); }
   return out;
 }
 
