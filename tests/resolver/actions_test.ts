@@ -93,8 +93,12 @@ Deno.test("generating, producing or composing something creates it", () => {
 });
 
 Deno.test("toolActions() reads the verb a tool's name and lead sentence start with, not their nouns", () => {
-  assert.equal(toolActions("get resource links", "", "Returns up to ten resource links"), ACTION.read);
-  // Creating a relation is linking; getting links is reading.
+  // Getting links is reading (many links: it lists when a list is asked, 403), not linking.
+  assert.equal(
+    toolActions("get resource links", "", "Returns up to ten resource links"),
+    ACTION.read | ACTION.many,
+  );
+  // Creating a relation is linking.
   assert.equal(
     toolActions("create relations", "", "Create multiple new relations"),
     ACTION.create | ACTION.link,
@@ -400,7 +404,7 @@ Deno.test("a tool name's first action word is its verb, after a server or produc
     ACTION.search,
   );
   assert.equal(toolActions("browser tab list", "", ""), ACTION.list);
-  assert.equal(toolActions("get resource links", "", ""), ACTION.read);
+  assert.equal(toolActions("get resource links", "", ""), ACTION.read | ACTION.many);
   assert.equal(toolActions("exec in pod", "", "Execute a command in a pod"), ACTION.run);
 });
 
