@@ -30,7 +30,8 @@ export type ReasonCode =
   | "clear_lead"
   | "close_scores"
   | "multi_step_query"
-  | "weak_tool_evidence";
+  | "weak_tool_evidence"
+  | "action_not_offered";
 
 /** A route decision with its evidence. */
 export interface RouteAssessment {
@@ -102,6 +103,9 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   // on that path answers it.
   if (ranked.query.words.length === 0 && !top?.located) return noMatch(["empty_query"]);
   if (!top || top.score <= 0) return noMatch(["no_terms_matched"]);
+  // A file the request acts on, in a catalog where no tool performs that action on a file: whatever the first
+  // tool matched ("delete build/old.log" and a memory's `delete_entities`), it cannot do it.
+  if (ranked.noFileTool && !top.exactName) return noMatch(["action_not_offered"]);
   const runnerUp = ranked.runnerUpScore;
   const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;
   const matchedFraction = round(top.coverage);

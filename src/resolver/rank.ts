@@ -125,6 +125,11 @@ export interface RankedQuery {
   hits: SearchHit[];
   /** Score of the second-best tool, even when `maxHits` is 1. */
   runnerUpScore?: number;
+  /**
+   * The request's one action is asked on a file it names ("delete build/old.log, we don't need it anymore") and
+   * no tool of the catalog performs that action on a file: nothing here can do it.
+   */
+  noFileTool?: boolean;
 }
 
 /** Options of {@link search} and {@link rankQuery}. */
@@ -483,6 +488,30 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
 /** Parameter names of a file path and of a web address. */
 const PATH_PARAMETER = /^(?:path|paths|file|files|filename|filepath|file_path)$/i;
 const URL_PARAMETER = /^(?:url|urls|uri|link|href)$/i;
+
+/** A parameter or name word of a tool acting on files, however it calls them (`path`, `source_file`, `folder`). */
+const FILE_WORD = /path|file|dir|folder/i;
+
+/**
+ * Whether the request's one action is asked, in a clause naming a file path (not refused: "don't overwrite
+ * log.txt"), of a catalog where no tool performs that action on a file: its parameters name no path, file or
+ * folder, nor does its name. Only a tool doing the action could act on the file; none can.
+ */
+function noFileTool(
+  index: ResolverIndex,
+  clauses: readonly string[],
+  parsed: readonly ParsedQuery[],
+  actions: readonly number[],
+): boolean {
+  const acting = actions.flatMap((a, i) => a !== 0 ? [i] : []);
+  if (acting.length !== 1) return false;
+  const [clause, action] = [clauses[acting[0]!]!, actions[acting[0]!]!];
+  if (!parsed[acting[0]!]!.locators?.path || requestActions(clause).negated !== undefined) return false;
+  return !index.tools.some((t, d) =>
+    actionMatch(action, index.actions[d]!) > 0 &&
+    (t.inputFields.some((f) => FILE_WORD.test(f)) || FILE_WORD.test(t.short))
+  );
+}
 
 /** Whether a tool's parameters take the kind of locator a request names (a file path, a web address). */
 function takesLocator(fields: readonly string[], locators: ParsedQuery["locators"]): boolean {
@@ -1207,13 +1236,25 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;
-  return {
+  const ranked: RankedQuery = {
     query,
     clauses: Math.max(1, clauseTexts.length),
     count: full.touched.length + lifted,
     hits,
     runnerUpScore: runnerUp(order, unnamed),
   };
+  const single = clauseTexts.length <= 1;
+  if (
+    noFileTool(
+      index,
+      single ? [text] : clauseTexts,
+      single ? [query] : clauseQueries,
+      single ? [full.action] : clauseActions,
+    )
+  ) {
+    ranked.noFileTool = true;
+  }
+  return ranked;
 }
 
 /** Ranked hits for a query, best first. */

@@ -4,7 +4,8 @@
  * server has no delete). Each is declined by general evidence; the answerable requests next to them are not.
  */
 import assert from "node:assert/strict";
-import { assess, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
 import { benchIndex, serverIndex, tool } from "./_bench_catalog.ts";
 
 /** `resolve_tool`'s status and first tool for a request. */
@@ -30,4 +31,38 @@ Deno.test("420: a product, quotient or difference is no sum, and its operator wo
   assert.equal(route(calculator, "what's 37 times 48")[1], "multiply");
   assert.equal(route(calculator, "17 × 23?")[1], "multiply");
   assert.equal(route(calculator, "what is 17 plus 25")[1], "add");
+});
+
+Deno.test("421: a file acted on where no tool performs that action on a file is declined (#42)", async () => {
+  const reference = await benchIndex("plain_catalog.json");
+  // The file server deletes nothing; the memory server's `delete_entities` matched "delete" and came first.
+  assert.equal(route(reference, "delete build/old.log, we don't need it anymore")[0], "no_match");
+  assert.equal(
+    route(reference, "delete /home/dana/Downloads/old_installer.dmg, i don't need it anymore")[0],
+    "no_match",
+  );
+  assert.equal(route(reference, "nuke ~/tmp/old-build.zip")[0], "no_match");
+  // An action a file tool performs, or refused ("don't overwrite"), or on no file, is still answered.
+  assert.notEqual(route(reference, "rename ~/Desktop/draft.docx to thesis_v3.docx")[0], "no_match");
+  assert.deepEqual(
+    route(reference, "don't overwrite log.txt! just replace the line 'status: pending' with 'status: done'"),
+    ["ambiguous", "edit_file"],
+  );
+  assert.notEqual(route(reference, "forget the entity Bob")[0], "no_match");
+  // A file server that deletes answers the same request.
+  const files = {
+    name: "files",
+    description: "Files on disk",
+    tags: [],
+    useWhen: [],
+    tools: [
+      { ...tool("delete_file", "Delete a file"), inputSchema: { type: "object", properties: { path: {} } } },
+      { ...tool("read_file", "Read a file"), inputSchema: { type: "object", properties: { path: {} } } },
+    ],
+  };
+  const index = buildIndex(buildCatalog([files]));
+  assert.deepEqual(route(index, "delete build/old.log, we don't need it anymore"), [
+    "ambiguous",
+    "delete_file",
+  ]);
 });
