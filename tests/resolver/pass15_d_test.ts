@@ -66,3 +66,26 @@ Deno.test("421: a file acted on where no tool performs that action on a file is 
     "delete_file",
   ]);
 });
+
+Deno.test("422: a tool matching no word, there by its action only, with nothing named to act on, is no answer (#42)", async () => {
+  // `create-engagement` and `upsert-records` write; nothing of theirs is a haiku or autumn.
+  assert.equal(
+    route(await benchIndex("blind7_catalog.json"), "write me a haiku about autumn")[0],
+    "no_match",
+  );
+  assert.equal(
+    route(await benchIndex("blind9_catalog.json"), "write me a haiku about autumn")[0],
+    "no_match",
+  );
+  // The same evidence with names, a stated value or a channel to act on is still answered.
+  const reference = await benchIndex("plain_catalog.json");
+  assert.deepEqual(route(reference, "link Ana to Acme"), ["ambiguous", "create_relations"]);
+  assert.deepEqual(route(reference, "connect Project Falcon to Lena as its owner"), [
+    "ambiguous",
+    "create_relations",
+  ]);
+  assert.deepEqual(route(reference, "note down that the release is on Friday"), [
+    "ambiguous",
+    "add_observations",
+  ]);
+});
