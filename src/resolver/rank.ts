@@ -489,13 +489,16 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
 const PATH_PARAMETER = /^(?:path|paths|file|files|filename|filepath|file_path)$/i;
 const URL_PARAMETER = /^(?:url|urls|uri|link|href)$/i;
 
-/** A parameter or name word of a tool acting on files, however it calls them (`path`, `source_file`, `folder`). */
-const FILE_WORD = /path|file|dir|folder/i;
+/**
+ * A parameter or name word of a tool acting on files or stored objects, however it calls them (`path`,
+ * `source_file`, `folder`, an object store's `key`, a drive's `document`).
+ */
+const FILE_WORD = /path|file|dir|folder|key|object|blob|document|attachment|media/i;
 
 /**
  * Whether the request's one action is asked, in a clause naming a file path (not refused: "don't overwrite
- * log.txt"), of a catalog where no tool performs that action on a file: its parameters name no path, file or
- * folder, nor does its name. Only a tool doing the action could act on the file; none can.
+ * log.txt"), of a catalog where no tool performs that action on a file: its parameters name no path, file,
+ * folder or stored object, nor does its name. Only a tool doing the action could act on the file; none can.
  */
 function noFileTool(
   index: ResolverIndex,

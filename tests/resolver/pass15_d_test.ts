@@ -89,3 +89,22 @@ Deno.test("422: a tool matching no word, there by its action only, with nothing 
     "add_observations",
   ]);
 });
+
+Deno.test("423: an object store's key is a file's place too: its delete answers a path (#42)", () => {
+  const store = {
+    name: "s3",
+    description: "Object storage",
+    tags: [],
+    useWhen: [],
+    tools: [
+      {
+        ...tool("delete_object", "Delete an object from a bucket"),
+        inputSchema: { type: "object", properties: { Bucket: {}, Key: {} } },
+      },
+      { ...tool("list_buckets", "List the buckets"), inputSchema: { type: "object" } },
+    ],
+  };
+  const index = buildIndex(buildCatalog([store]));
+  assert.deepEqual(route(index, "delete backups/old.tar.gz from the bucket")[1], "delete_object");
+  assert.notEqual(route(index, "delete backups/old.tar.gz from the bucket")[0], "no_match");
+});
