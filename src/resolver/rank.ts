@@ -510,10 +510,22 @@ function noFileTool(
   if (acting.length !== 1) return false;
   const [clause, action] = [clauses[acting[0]!]!, actions[acting[0]!]!];
   if (!parsed[acting[0]!]!.locators?.path || requestActions(clause).negated !== undefined) return false;
-  return !index.tools.some((t, d) =>
-    actionMatch(action, index.actions[d]!) > 0 &&
-    (t.inputFields.some((f) => FILE_WORD.test(f)) || FILE_WORD.test(t.short))
-  );
+  return (action & fileActionsOf(index)) === 0;
+}
+
+const FILE_ACTIONS = new WeakMap<ResolverIndex, number>();
+
+/** The actions the catalog's tools on files perform, all of them in one mask (computed once per index). */
+function fileActionsOf(index: ResolverIndex): number {
+  let mask = FILE_ACTIONS.get(index);
+  if (mask === undefined) {
+    mask = 0;
+    index.tools.forEach((t, d) => {
+      if (t.inputFields.some((f) => FILE_WORD.test(f)) || FILE_WORD.test(t.short)) mask! |= index.actions[d]!;
+    });
+    FILE_ACTIONS.set(index, mask);
+  }
+  return mask;
 }
 
 /** Whether a tool's parameters take the kind of locator a request names (a file path, a web address). */
