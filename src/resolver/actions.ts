@@ -500,6 +500,25 @@ export const ARITHMETIC = new RegExp(
 /** What an {@link ARITHMETIC} request implies: the terms of a calculator's or a sum's tools. */
 export const ARITHMETIC_TERMS: readonly string[] = ["sum", "add", "calculate", "math"].map(stem);
 
+/** The operators other than a sum's, each with the terms of the tools that perform it. */
+const OPERATIONS: readonly [RegExp, readonly string[]][] = [
+  [/[*×]|\btimes\b|\bmultipl|\bproduct\b/i, ["multiply", "multiplication", "calculate", "math"].map(stem)],
+  [/÷|\bdivide|\bquotient\b/i, ["divide", "division", "calculate", "math"].map(stem)],
+  [/\s-\s|\bminus\b|\bsubtract|\bdifference\b/i, ["subtract", "subtraction", "calculate", "math"].map(stem)],
+];
+
+/**
+ * The terms an {@link ARITHMETIC} match implies: its operator's. A product, quotient or difference is no sum:
+ * "17 × 23" looks for a calculator or a multiplying tool, never a tool returning the sum of two numbers.
+ */
+export function arithmeticTerms(calculation: string): readonly string[] {
+  for (const [operator, terms] of OPERATIONS) if (operator.test(calculation)) return terms;
+  return ARITHMETIC_TERMS;
+}
+
+/** Words that are a calculation's operator there, whatever else they name ("times" is no time). */
+export const OPERATOR_WORDS: ReadonlySet<string> = new Set(["minus", "times", "multiplied", "divided"]);
+
 /**
  * The action a request (one clause) asks for: its first content word's, when that word is an action (with
  * its particle: "look up"; after a generic verb, the next action word's too: "get the list"); 0 for none,

@@ -30,7 +30,8 @@ export type ReasonCode =
   | "clear_lead"
   | "close_scores"
   | "multi_step_query"
-  | "weak_tool_evidence";
+  | "weak_tool_evidence"
+  | "action_not_offered";
 
 /** A route decision with its evidence. */
 export interface RouteAssessment {
@@ -98,10 +99,21 @@ export function assess(ranked: RankedQuery): RouteAssessment {
     hint: HINTS.no_match,
   });
   const top = ranked.hits[0];
+  const q = ranked.query;
   // A request that is all locator ("what's in src/utils?") has no words of its own: a tool doing what it asks
   // on that path answers it.
   if (ranked.query.words.length === 0 && !top?.located) return noMatch(["empty_query"]);
   if (!top || top.score <= 0) return noMatch(["no_terms_matched"]);
+  // A file the request acts on, in a catalog where no tool performs that action on a file: whatever the first
+  // tool matched ("delete build/old.log" and a memory's `delete_entities`), it cannot do it.
+  if (ranked.noFileTool && !top.exactName) return noMatch(["action_not_offered"]);
+  // A tool matching no word of the request, there only because it performs the action asked for, with nothing
+  // named for that action to act on (no name, number, locator or stated value): "write me a haiku about autumn".
+  if (
+    top.coverage === 0 && top.clauseCoverage === 0 && !top.located && !top.keepsStatement &&
+    !top.actionAndObject &&
+    !q.argumentLike.includes(true) && !(q.stated ?? []).includes(true) && q.locators === undefined
+  ) return noMatch(["low_term_coverage"]);
   const runnerUp = ranked.runnerUpScore;
   const gap = runnerUp !== undefined ? Math.max(0, (top.score - runnerUp) / top.score) : 1;
   const matchedFraction = round(top.coverage);

@@ -26,10 +26,12 @@ import {
   actionTerms,
   ARITHMETIC,
   ARITHMETIC_TERMS,
+  arithmeticTerms,
   idiomWords,
   isActionStem,
   KNOWN_ABOUT,
   namesLink,
+  OPERATOR_WORDS,
   requestActions,
   STATED_VALUE,
 } from "./actions.ts";
@@ -819,7 +821,17 @@ export function parseQuery(text: string, known?: (sense: string) => boolean, ste
     // The words of the calculation ("add", and its numbers: its operands) are what a sum tool answers.
     const within = new Set(splitWords(arithmetic[0].toLowerCase()).flatMap((w) => w.parts));
     const origins = words.flatMap((w, i) => within.has(w) ? [i] : []);
-    for (const t of ARITHMETIC_TERMS) addExtra(t, ARITHMETIC_WEIGHT, origins);
+    const operation = arithmeticTerms(arithmetic[0]);
+    for (const t of operation) addExtra(t, ARITHMETIC_WEIGHT, origins);
+    // Its operator word names the operation, not its other senses: "37 times 48" asks for no time. (A sum's
+    // "plus" is left as it was read.)
+    words.forEach((w, i) => {
+      if (operation === ARITHMETIC_TERMS || !within.has(w) || !OPERATOR_WORDS.has(w)) return;
+      terms[i]!.term = operation[0]!;
+      for (const [k, t] of extra) {
+        if (k === operation[0] || (t.origins.length === 1 && t.origins[0] === i)) extra.delete(k);
+      }
+    });
   } // The action asked for finds the tools that perform it: "remember" -> create/add, "forget" -> delete.
   // A request of several steps asks for several: each clause's own is looked for when it is ranked.
   else if (splitClauses(rest).length <= 1) {

@@ -127,6 +127,11 @@ export interface RankedQuery {
   hits: SearchHit[];
   /** Score of the second-best tool, even when `maxHits` is 1. */
   runnerUpScore?: number;
+  /**
+   * The request's one action is asked on a file it names ("delete build/old.log, we don't need it anymore") and
+   * no tool of the catalog performs that action on a file: nothing here can do it.
+   */
+  noFileTool?: boolean;
 }
 
 /** Options of {@link search} and {@link rankQuery}. */
@@ -485,6 +490,45 @@ function coverageOf(index: ResolverIndex, doc: number, query: ParsedQuery, actio
 /** Parameter names of a file path and of a web address. */
 const PATH_PARAMETER = /^(?:path|paths|file|files|filename|filepath|file_path)$/i;
 const URL_PARAMETER = /^(?:url|urls|uri|link|href)$/i;
+
+/**
+ * A parameter or name word of a tool acting on files or stored objects, however it calls them (`path`,
+ * `source_file`, `folder`, an object store's `key`, a drive's `document`).
+ */
+const FILE_WORD = /path|file|dir|folder|key|object|blob|document|attachment|media/i;
+
+/**
+ * Whether the request's one action is asked, in a clause naming a file path (not refused: "don't overwrite
+ * log.txt"), of a catalog where no tool performs that action on a file: its parameters name no path, file,
+ * folder or stored object, nor does its name. Only a tool doing the action could act on the file; none can.
+ */
+function noFileTool(
+  index: ResolverIndex,
+  clauses: readonly string[],
+  parsed: readonly ParsedQuery[],
+  actions: readonly number[],
+): boolean {
+  const acting = actions.flatMap((a, i) => a !== 0 ? [i] : []);
+  if (acting.length !== 1) return false;
+  const [clause, action] = [clauses[acting[0]!]!, actions[acting[0]!]!];
+  if (!parsed[acting[0]!]!.locators?.path || requestActions(clause).negated !== undefined) return false;
+  return (action & fileActionsOf(index)) === 0;
+}
+
+const FILE_ACTIONS = new WeakMap<ResolverIndex, number>();
+
+/** The actions the catalog's tools on files perform, all of them in one mask (computed once per index). */
+function fileActionsOf(index: ResolverIndex): number {
+  let mask = FILE_ACTIONS.get(index);
+  if (mask === undefined) {
+    mask = 0;
+    index.tools.forEach((t, d) => {
+      if (t.inputFields.some((f) => FILE_WORD.test(f)) || FILE_WORD.test(t.short)) mask! |= index.actions[d]!;
+    });
+    FILE_ACTIONS.set(index, mask);
+  }
+  return mask;
+}
 
 /** Whether a tool's parameters take the kind of locator a request names (a file path, a web address). */
 function takesLocator(fields: readonly string[], locators: ParsedQuery["locators"]): boolean {
@@ -1211,13 +1255,25 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   // Companions lifted without a lexical match of their own count as matches too.
   let lifted = 0;
   for (const [doc] of order) if (full.scores[doc] === 0) lifted++;
-  return {
+  const ranked: RankedQuery = {
     query,
     clauses: Math.max(1, clauseTexts.length),
     count: full.touched.length + lifted,
     hits,
     runnerUpScore: runnerUp(order, unnamed),
   };
+  const single = clauseTexts.length <= 1;
+  if (
+    noFileTool(
+      index,
+      single ? [text] : clauseTexts,
+      single ? [query] : clauseQueries,
+      single ? [full.action] : clauseActions,
+    )
+  ) {
+    ranked.noFileTool = true;
+  }
+  return ranked;
 }
 
 /** Ranked hits for a query, best first. */
