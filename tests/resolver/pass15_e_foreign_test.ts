@@ -1,0 +1,47 @@
+/**
+ * The fifteenth ranking pass, part E (issue #42, changes 440–459): requests written in another European
+ * language over a catalog described in English. A small dictionary (`src/resolver/foreign_words.ts`) reads the
+ * commonest action verbs, with their everyday inflections, and computing nouns with no English cognate, in
+ * Spanish, Portuguese, French, Italian, German, Dutch and Polish.
+ */
+import assert from "node:assert/strict";
+import { rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { serverIndex, tool } from "./_bench_catalog.ts";
+
+/** The first tool search_tools ranks for a request. */
+function first(index: ResolverIndex, request: string): string | undefined {
+  return rankQuery(index, request, { maxHits: 5 }).hits[0]?.tool.short;
+}
+
+const files = serverIndex("files", "Local files and folders", [
+  tool("create_file", "Create a new file with the given content."),
+  tool("create_folder", "Create a new folder."),
+  tool("delete_file", "Delete a file."),
+  tool("delete_folder", "Delete a folder and everything in it."),
+  tool("read_file", "Read the contents of a file."),
+]);
+
+const weather = serverIndex("weather", "Forecasts and conditions", [
+  tool("get_weather", "Current weather conditions for a place."),
+  tool("get_air_quality", "Air quality index and pollutants for a place."),
+  tool("get_flood_forecast", "River discharge and flood forecast for coordinates."),
+]);
+
+Deno.test("440: nouns with no English cognate reach the tool that names them (#42)", () => {
+  // German, Dutch and Polish words for file and folder, whatever the verb.
+  assert.equal(first(files, "erstelle einen neuen Ordner projekte"), "create_folder");
+  assert.equal(first(files, "lösche den Ordner alt"), "delete_folder");
+  assert.equal(first(weather, "Wie ist das Wetter in Leipzig?"), "get_weather");
+  assert.equal(first(weather, "Müssen wir bei 48.21, 16.37 mit Hochwasser rechnen?"), "get_flood_forecast");
+});
+
+Deno.test("440: an inflected verb of another language is its English verb (#42)", () => {
+  // Imperatives and present forms, one with a pronoun attached ("créame"), of verbs no suffix rule maps to
+  // English: the file named is the same, the verb picks the tool.
+  assert.equal(first(files, "créame una carpeta proyectos"), "create_folder");
+  assert.equal(first(files, "lösche die Datei alt"), "delete_file");
+  assert.equal(first(files, "elimina la carpeta vieja"), "delete_folder");
+  assert.equal(first(files, "verwijder het bestand oud"), "delete_file");
+  assert.equal(first(files, "usuń plik raport"), "delete_file");
+  assert.equal(first(files, "zeige mir die Datei notizen"), "read_file");
+});
