@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { foreignVerb, foreignVerbOfStem } from "./foreign_words.ts";
 import { isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { extractLocators } from "./locators.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
@@ -296,15 +297,21 @@ export function misspeltAction(word: string): number {
  * the thing goes says it ("put a call on my calendar" is met by no tool that merely updates).
  */
 export function isRequestVerbStem(stemmed: string): boolean {
-  return table().has(stemmed) || (REQUEST_ONLY.has(stemmed) && !PLACING.has(stemmed));
+  return isActionStem(stemmed) || (REQUEST_ONLY.has(stemmed) && !PLACING.has(stemmed));
 }
 
 /** Verbs of putting a thing somewhere ({@link isRequestVerbStem}). */
 const PLACING: ReadonlySet<string> = new Set([stem("put"), stem("place")]);
 
-/** Whether a stem is an action word's (`delet`, `list`, `creat`). */
+/** Whether a stem is an action word's (`delet`, `list`, `creat`), or an action verb's of another language. */
 export function isActionStem(stemmed: string): boolean {
-  return table().has(stemmed);
+  return table().has(stemmed) || foreignAction(stemmed) !== 0;
+}
+
+/** The action of the stem of a verb of another language (`legger`, from "leggere": read), 0 for none. */
+function foreignAction(stemmed: string): number {
+  const english = foreignVerbOfStem(stemmed);
+  return english === undefined ? 0 : table().get(stem(english)) ?? 0;
 }
 
 /**
@@ -325,10 +332,16 @@ function toolActionOf(word: string): number {
   return actionOf(word) || (TOOL_ONLY.get(stem(word)) ?? 0);
 }
 
-/** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
+/**
+ * The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). A verb
+ * of another language names its English verb's action ("borra", "supprimez", "löschen", "usuń": delete).
+ */
 function actionOf(word: string): number {
   if (STOP_WORDS.has(word) || word.length < 3) return 0;
-  return table().get(stem(word)) ?? 0;
+  const own = table().get(stem(word));
+  if (own !== undefined) return own;
+  const english = foreignVerb(word);
+  return english === undefined ? 0 : table().get(stem(english)) ?? 0;
 }
 
 /**

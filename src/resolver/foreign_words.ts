@@ -106,7 +106,7 @@ const VERBS: readonly [string, string][] = [
     "es:añadir,agregar pt:adicionar,acrescentar fr:ajouter it:aggiungere de:=hinzufügen " +
     "nl:=toevoegen pl:=dodać,dodaj,dodajcie",
   ],
-  ["open", "es:abrir pt:abrir fr:ouvrir it:aprire de:=öffnen,öffne nl:=openen,open pl:=otworzyć,otwórz"],
+  ["open", "es:abrir pt:abrir fr:ouvrir it:aprire de:=öffnen,öffne nl:=openen pl:=otworzyć,otwórz"],
   [
     "download",
     "es:descargar pt:baixar fr:télécharger it:scaricare de:herunter|laden nl:=downloaden pl:=ściągnąć,ściągnij",
@@ -118,11 +118,11 @@ const VERBS: readonly [string, string][] = [
   [
     "run",
     "es:ejecutar,lanzar pt:executar fr:exécuter,lancer it:eseguire,avviare de:aus|führen,starten " +
-    "nl:=uitvoeren,starten,start pl:=uruchomić,uruchom,wykonać,wykonaj",
+    "nl:=uitvoeren,starten pl:=uruchomić,uruchom,wykonać,wykonaj",
   ],
   [
     "stop",
-    "es:detener,parar pt:parar fr:arrêter it:fermare,arrestare de:stoppen,an|halten nl:=stoppen,stop " +
+    "es:detener,parar pt:parar fr:arrêter it:fermare,arrestare de:stoppen,an|halten nl:=stoppen " +
     "pl:=zatrzymać,zatrzymaj",
   ],
   [
@@ -206,7 +206,7 @@ const VERBS: readonly [string, string][] = [
   [
     "schedule",
     "es:programar,agendar pt:agendar fr:planifier,programmer it:programmare,pianificare de:planen " +
-    "nl:=plannen,plan,inplannen pl:=zaplanować,zaplanuj",
+    "nl:=plannen,inplannen pl:=zaplanować,zaplanuj",
   ],
 ];
 
@@ -345,6 +345,7 @@ function inflect(lang: string, infinitive: string): string[] {
 const CLITIC = /(?:me|te|lo|la|los|las|le|les|nos|mi|ti|ci|li|ne|gli|melo|selo|glielo)$/;
 
 let verbs: Map<string, string> | undefined;
+let verbStems: Map<string, string> | undefined;
 let nouns: Map<string, string> | undefined;
 
 function build(): void {
@@ -368,6 +369,7 @@ function build(): void {
     }
   }
   for (const [english, words] of NOUNS) for (const w of words.split(" ")) nouns.set(fold(w), english);
+  verbStems = new Map([...verbs].map(([form, english]) => [stem(form), english]));
 }
 
 /**
@@ -380,6 +382,12 @@ export function foreignVerb(word: string): string | undefined {
   if (known !== undefined || word.length < 6) return known;
   const bare = word.replace(CLITIC, "");
   return bare !== word ? verbs!.get(bare) : undefined;
+}
+
+/** The English verb of the stem of a verb form of another language (`legger`, from "leggere": read). */
+export function foreignVerbOfStem(stemmed: string): string | undefined {
+  if (!verbStems) build();
+  return verbStems!.get(stemmed);
 }
 
 /** The English word of a folded word of another language: a verb's ({@link foreignVerb}) or a noun's. */

@@ -5,8 +5,9 @@
  * Spanish, Portuguese, French, Italian, German, Dutch and Polish.
  */
 import assert from "node:assert/strict";
+import { ACTION, requestAction } from "../../src/resolver/actions.ts";
 import { rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
-import { serverIndex, tool } from "./_bench_catalog.ts";
+import { benchIndex, serverIndex, tool } from "./_bench_catalog.ts";
 
 /** The first tool search_tools ranks for a request. */
 function first(index: ResolverIndex, request: string): string | undefined {
@@ -44,4 +45,16 @@ Deno.test("440: an inflected verb of another language is its English verb (#42)"
   assert.equal(first(files, "verwijder het bestand oud"), "delete_file");
   assert.equal(first(files, "usuń plik raport"), "delete_file");
   assert.equal(first(files, "zeige mir die Datei notizen"), "read_file");
+});
+
+Deno.test("441: a verb of another language is the request's action (#42)", async () => {
+  assert.equal(requestAction("borra el archivo notas.txt"), ACTION.delete);
+  assert.equal(requestAction("usuń plik raport.txt"), ACTION.delete);
+  assert.equal(requestAction("verwijder de notitie"), ACTION.delete);
+  assert.equal(requestAction("zeige mir die Datei notizen.txt") & ACTION.read, ACTION.read);
+  assert.equal(requestAction("créame una carpeta nueva") & ACTION.create, ACTION.create);
+  assert.equal(requestAction("verstuur het bericht naar Anna") & ACTION.send, ACTION.send);
+  // Publishing a message sends it: the tool that posts one, not the channel list.
+  const heldout2 = await benchIndex("heldout2_catalog.json");
+  assert.equal(first(heldout2, "publicar un mensaje en el canal de Slack"), "post_message");
 });
