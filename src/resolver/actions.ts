@@ -226,12 +226,23 @@ const SHELL_COMMAND =
   /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
 
 /**
+ * "What do you know (remember) about…" in Spanish, Portuguese, French, Italian, German, Dutch and Polish:
+ * "¿qué sabes de Ana?", "o que você sabe sobre…", "qu'est-ce que tu sais sur…", "cosa sai di…", "was weißt du
+ * über…", "wat weet je over…", "co wiesz o…".
+ */
+const FOREIGN_KNOWN_ABOUT =
+  /\bqu[eé]\s+(?:sabes|sab[eé]is|sabe\s+usted|recuerdas)\s+(?:de|del|sobre|acerca\s+de)\s|\bo\s+que\s+(?:(?:voc[eê]|tu)\s+)?(?:sabe|sabes|lembra|lembras)\s+(?:de|sobre|do|da|dos|das)\s|\b(?:que\s+sais[- ]tu|que\s+savez[- ]vous|qu['’]est[- ]ce\s+que\s+(?:tu\s+sais|vous\s+savez))\s+(?:de|du|des|sur)\s|\b(?:che\s+)?cosa\s+(?:sai|sapete|ricordi|ti\s+ricordi)\s+(?:di|del|della|dei|delle|su|sul|sulla)\s|\bwas\s+(?:wei(?:ß|ss)t\s+du|wissen\s+sie)\s+(?:über|ueber|von)\s|\bwat\s+(?:weet|onthoud)\s+(?:je|jij|u)\s+(?:over|van)\s|\bco\s+(?:wiesz|pamiętasz|wiecie)\s+(?:o|na\s+temat)\s/;
+
+/**
  * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
  * about the berlin trip", "what do we have stored on him", and asked yes or no: "do you have anything saved
  * about kubernetes?", "do we know anything about Acme?". The thing is the search's argument.
  */
-export const KNOWN_ABOUT =
-  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/i;
+export const KNOWN_ABOUT = new RegExp(
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/
+    .source + "|" + FOREIGN_KNOWN_ABOUT.source,
+  "i",
+);
 
 /** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
 const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;

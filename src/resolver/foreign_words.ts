@@ -153,6 +153,11 @@ const VERBS: readonly [string, string][] = [
     "es:=recordar,recuerda,recuerde pt:lembrar fr:=retenir,retiens,mémoriser it:ricordare " +
     "de:=merken,merke,merk,behalten nl:=onthouden,onthoud pl:=zapamiętać,zapamiętaj",
   ],
+  [
+    "forget",
+    "es:olvidar pt:esquecer fr:oublier it:dimenticare de:=vergessen,vergiss nl:=vergeten,vergeet " +
+    "pl:=zapomnieć,zapomnij",
+  ],
   ["record", "es:grabar"],
   [
     "note",

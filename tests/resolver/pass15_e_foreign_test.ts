@@ -58,3 +58,19 @@ Deno.test("441: a verb of another language is the request's action (#42)", async
   const heldout2 = await benchIndex("heldout2_catalog.json");
   assert.equal(first(heldout2, "publicar un mensaje en el canal de Slack"), "post_message");
 });
+
+Deno.test("442: asking what is known about a thing, and forgetting, in other languages (#42)", async () => {
+  const plain = await benchIndex("plain_catalog.json");
+  // A question for what is kept about a thing is a search of the memory, as "what do you know about Ana?" is.
+  assert.equal(first(plain, "¿Qué sabes de Ana?"), "search_nodes");
+  assert.equal(first(plain, "Was weißt du über Bob?"), "search_nodes");
+  assert.equal(first(plain, "co wiesz o Kasi?"), "search_nodes");
+  assert.equal(requestAction("wat weet je over Piet?"), ACTION.search);
+  // Having forgotten what was said asks what the memory holds.
+  const forgot = first(
+    plain,
+    "Qu'est-ce que tu sais sur mon fournisseur, la Fromagerie Martin ? Je dois le rappeler ce soir et j'ai " +
+      "complètement oublié ce qu'on s'était dit la dernière fois.",
+  );
+  assert.ok(["search_nodes", "open_nodes", "read_graph"].includes(forgot ?? ""), forgot);
+});
