@@ -545,6 +545,21 @@ export function requestActions(
     );
     if (verb) text = text.slice(place[0].length + verb.index);
   }
+  // "¿Puedes borrar…?", "Kannst du die Datei löschen?", "por favor, borra…": a request in another language put
+  // politely or as a question of ability asks for its verb, wherever the language puts it (last in German and
+  // Dutch): the first verb of the dictionary after it.
+  const polite = FOREIGN_POLITE.exec(text);
+  if (polite) {
+    const rest = splitWords(text.slice(polite[0].length)).flatMap((w) => w.parts)
+      .filter((w) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w));
+    const verb = rest.length <= ACTION_MAX_WORDS
+      ? rest.find((w) => foreignVerb(w) !== undefined && actionOf(w) !== 0)
+      : undefined;
+    if (verb !== undefined) {
+      const action = actionOf(verb);
+      return { action, recall: action };
+    }
+  }
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
@@ -689,6 +704,13 @@ export const ACTION_MAX_WORDS = 8;
 /** A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…"). */
 const WISH =
   /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+to\s+/i;
+
+/**
+ * A request's polite opening or question of ability in Spanish, Portuguese, French, Italian, German, Dutch or
+ * Polish: "por favor", "¿puedes…", "pouvez-vous…", "potresti…", "kannst du…", "kun je…", "możesz…".
+ */
+const FOREIGN_POLITE =
+  /^\s*¿?\s*(?:(?:por\s+favor|per\s+favore|s['’]il\s+(?:te|vous)\s+pla[iî]t|bitte|alsjeblieft|alstublieft|proszę)[\s,]+)?(?:(?:me\s+|mi\s+|nos\s+)?(?:puedes|podr[ií]as|puede|podr[ií]a|podes|pode|podia|podias|peux[- ]tu|pouvez[- ]vous|pourrais[- ]tu|pourriez[- ]vous|puoi|pu[oò]|potresti|potrebbe)|kannst\s+du|k[öo]nntest\s+du|k[öo]nnen\s+sie|k[öo]nnten\s+sie|kun\s+je|kunt\s+u|kan\s+je|zou\s+je|czy\s+mo[żz]esz|mo[żz]esz|mo[żz]ecie)\s+|^\s*(?:por\s+favor|per\s+favore|s['’]il\s+(?:te|vous)\s+pla[iî]t|bitte|alsjeblieft|alstublieft|proszę)[\s,]+/i;
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;

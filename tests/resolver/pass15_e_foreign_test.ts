@@ -74,3 +74,14 @@ Deno.test("442: asking what is known about a thing, and forgetting, in other lan
   );
   assert.ok(["search_nodes", "open_nodes", "read_graph"].includes(forgot ?? ""), forgot);
 });
+
+Deno.test("443: a polite request or a question of ability in another language asks for its verb (#42)", () => {
+  // The verb follows the modal in Romance languages and Polish, and ends the clause in German and Dutch.
+  assert.equal(requestAction("¿Puedes borrar el archivo notas.txt?"), ACTION.delete);
+  assert.equal(requestAction("Kannst du die Datei alt.txt löschen?"), ACTION.delete);
+  assert.equal(requestAction("kun je het bestand oud.txt verwijderen?"), ACTION.delete);
+  assert.equal(requestAction("możesz usunąć plik raport.txt"), ACTION.delete);
+  assert.equal(requestAction("Por favor, borra la carpeta vieja"), ACTION.delete);
+  assert.equal(first(files, "Kannst du die Datei alt löschen?"), "delete_file");
+  assert.equal(first(files, "¿Puedes crear una carpeta proyectos?"), "create_folder");
+});
