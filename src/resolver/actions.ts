@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { foreignVerb, foreignVerbOfStem } from "./foreign_words.ts";
 import { isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { extractLocators } from "./locators.ts";
 import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
@@ -227,12 +228,23 @@ const SHELL_COMMAND =
   /^\s*(cat|less|more|head|tail|ls|rm|rmdir|mv|mkdir|touch)(?:\s+-{1,2}[a-z]+(?:\s+\d+)?)*(?:\s+(?=[~./]|[\w-]+[./])|\s*$)/;
 
 /**
+ * "What do you know (remember) about…" in Spanish, Portuguese, French, Italian, German, Dutch and Polish:
+ * "¿qué sabes de Ana?", "o que você sabe sobre…", "qu'est-ce que tu sais sur…", "cosa sai di…", "was weißt du
+ * über…", "wat weet je over…", "co wiesz o…".
+ */
+const FOREIGN_KNOWN_ABOUT =
+  /\bqu[eé]\s+(?:sabes|sab[eé]is|sabe\s+usted|recuerdas)\s+(?:de|del|sobre|acerca\s+de)\s|\bo\s+que\s+(?:(?:voc[eê]|tu)\s+)?(?:sabe|sabes|lembra|lembras)\s+(?:de|sobre|do|da|dos|das)\s|\b(?:que\s+sais[- ]tu|que\s+savez[- ]vous|qu['’]est[- ]ce\s+que\s+(?:tu\s+sais|vous\s+savez))\s+(?:de|du|des|sur)\s|\b(?:che\s+)?cosa\s+(?:sai|sapete|ricordi|ti\s+ricordi)\s+(?:di|del|della|dei|delle|su|sul|sulla)\s|\bwas\s+(?:wei(?:ß|ss)t\s+du|wissen\s+sie)\s+(?:über|ueber|von)\s|\bwat\s+(?:weet|onthoud)\s+(?:je|jij|u)\s+(?:over|van)\s|\bco\s+(?:wiesz|pamiętasz|wiecie)\s+(?:o|na\s+temat)\s/;
+
+/**
  * A question for what is known or kept about a thing: "what do you know about Ana", "what have you got saved
  * about the berlin trip", "what do we have stored on him", and asked yes or no: "do you have anything saved
  * about kubernetes?", "do we know anything about Acme?". The thing is the search's argument.
  */
-export const KNOWN_ABOUT =
-  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/i;
+export const KNOWN_ABOUT = new RegExp(
+  /\bwhat\s+(?:do|does|did|have|has)\s+(?:you|we|i)\s+(?:know|remember|have|got)(?:\s+(?:stored|saved|recorded|kept|noted|got))?\s+(?:about|on)\b|^\s*(?:do|did|have)\s+(?:you|we|i)\s+(?:have|got|know|remember)\s+(?:anything|something)(?:\s+(?:stored|saved|recorded|kept|noted|remembered))?\s+(?:about|on)\b/
+    .source + "|" + FOREIGN_KNOWN_ABOUT.source,
+  "i",
+);
 
 /** A request opening on a label of a new thing and a colon: "new person:", "new people:", "a new task -". */
 const NEW_LABEL = /^\s*(?:a\s+)?new\s+\p{L}+(?:\s+\p{L}+)?\s*(?::|\s[-–—])\s/iu;
@@ -298,15 +310,21 @@ export function misspeltAction(word: string): number {
  * the thing goes says it ("put a call on my calendar" is met by no tool that merely updates).
  */
 export function isRequestVerbStem(stemmed: string): boolean {
-  return table().has(stemmed) || (REQUEST_ONLY.has(stemmed) && !PLACING.has(stemmed));
+  return isActionStem(stemmed) || (REQUEST_ONLY.has(stemmed) && !PLACING.has(stemmed));
 }
 
 /** Verbs of putting a thing somewhere ({@link isRequestVerbStem}). */
 const PLACING: ReadonlySet<string> = new Set([stem("put"), stem("place")]);
 
-/** Whether a stem is an action word's (`delet`, `list`, `creat`). */
+/** Whether a stem is an action word's (`delet`, `list`, `creat`), or an action verb's of another language. */
 export function isActionStem(stemmed: string): boolean {
-  return table().has(stemmed);
+  return table().has(stemmed) || foreignAction(stemmed) !== 0;
+}
+
+/** The action of the stem of a verb of another language (`legger`, from "leggere": read), 0 for none. */
+function foreignAction(stemmed: string): number {
+  const english = foreignVerbOfStem(stemmed);
+  return english === undefined ? 0 : table().get(stem(english)) ?? 0;
 }
 
 /**
@@ -327,10 +345,16 @@ function toolActionOf(word: string): number {
   return actionOf(word) || (TOOL_ONLY.get(stem(word)) ?? 0);
 }
 
-/** The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). */
+/**
+ * The action mask of one folded word (0 when it names none); stop words name none ("not" is no "note"). A verb
+ * of another language names its English verb's action ("borra", "supprimez", "löschen", "usuń": delete).
+ */
 function actionOf(word: string): number {
   if (STOP_WORDS.has(word) || word.length < 3) return 0;
-  return table().get(stem(word)) ?? 0;
+  const own = table().get(stem(word));
+  if (own !== undefined) return own;
+  const english = foreignVerb(word);
+  return english === undefined ? 0 : table().get(stem(english)) ?? 0;
 }
 
 /**
@@ -583,6 +607,21 @@ export function requestActions(
     );
     if (verb) text = text.slice(place[0].length + verb.index);
   }
+  // "¿Puedes borrar…?", "Kannst du die Datei löschen?", "por favor, borra…": a request in another language put
+  // politely or as a question of ability asks for its verb, wherever the language puts it (last in German and
+  // Dutch): the first verb of the dictionary after it.
+  const polite = FOREIGN_POLITE.exec(text);
+  if (polite) {
+    const rest = splitWords(text.slice(polite[0].length)).flatMap((w) => w.parts)
+      .filter((w) => !STOP_WORDS.has(w) && w.length > 1 && !/\d/.test(w));
+    const verb = rest.length <= ACTION_MAX_WORDS
+      ? rest.find((w) => foreignVerb(w) !== undefined && actionOf(w) !== 0)
+      : undefined;
+    if (verb !== undefined) {
+      const action = actionOf(verb);
+      return { action, recall: action };
+    }
+  }
   const wish = WISH.exec(text);
   if (wish) text = text.slice(wish[0].length);
   else if (STATEMENT.test(text)) return laterImperative(text) ?? none;
@@ -727,6 +766,13 @@ export const ACTION_MAX_WORDS = 8;
 /** A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…"). */
 const WISH =
   /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+to\s+/i;
+
+/**
+ * A request's polite opening or question of ability in Spanish, Portuguese, French, Italian, German, Dutch or
+ * Polish: "por favor", "¿puedes…", "pouvez-vous…", "potresti…", "kannst du…", "kun je…", "możesz…".
+ */
+const FOREIGN_POLITE =
+  /^\s*¿?\s*(?:(?:por\s+favor|per\s+favore|s['’]il\s+(?:te|vous)\s+pla[iî]t|bitte|alsjeblieft|alstublieft|proszę)[\s,]+)?(?:(?:me\s+|mi\s+|nos\s+)?(?:puedes|podr[ií]as|puede|podr[ií]a|podes|pode|podia|podias|peux[- ]tu|pouvez[- ]vous|pourrais[- ]tu|pourriez[- ]vous|puoi|pu[oò]|potresti|potrebbe)|kannst\s+du|k[öo]nntest\s+du|k[öo]nnen\s+sie|k[öo]nnten\s+sie|kun\s+je|kunt\s+u|kan\s+je|zou\s+je|czy\s+mo[żz]esz|mo[żz]esz|mo[żz]ecie)\s+|^\s*(?:por\s+favor|per\s+favore|s['’]il\s+(?:te|vous)\s+pla[iî]t|bitte|alsjeblieft|alstublieft|proszę)[\s,]+/i;
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;

@@ -6,10 +6,12 @@
  *
  * @module
  */
-import { bloomPositions } from "./bloom.ts";
-import { ENGLISH_BLOOM, ENGLISH_BLOOM_SHAPE } from "./english_data.ts";
+import { isEnglishStem } from "./english.ts";
+import { foreignWord } from "./foreign_words.ts";
 import { FOREIGN_STOP_WORDS, RELATED } from "./lexicon_data.ts";
 import { stem } from "./tokenize.ts";
+
+export { isEnglishStem };
 
 /** Words whose stems make the stemmer fingerprint: a change to the stemmer changes it. */
 const FINGERPRINT_WORDS =
@@ -59,20 +61,6 @@ export function relatedTerms(term: string): readonly Relation[] {
     }
   }
   return related.get(term) ?? [];
-}
-
-let english: Uint8Array | undefined;
-
-/**
- * True for the stem of an English word (a WordNet lemma), and for about 0.1% of other strings (a Bloom
- * filter: `scripts/gen_english_words.ts`). Decoded on first use.
- */
-export function isEnglishStem(term: string): boolean {
-  english ??= Uint8Array.from(atob(ENGLISH_BLOOM), (c) => c.charCodeAt(0));
-  const bits = english;
-  return bloomPositions(term, ENGLISH_BLOOM_SHAPE.bits, ENGLISH_BLOOM_SHAPE.hashes).every((p) =>
-    (bits[p >>> 3]! & (1 << (p & 7))) !== 0
-  );
 }
 
 /**
@@ -399,7 +387,7 @@ const SUFFIXES: readonly [string, string][] = [
  */
 export function cognates(word: string): string[] {
   const out: string[] = [];
-  const known = ROMANCE[word] ?? ROMANCE[word.replace(/e?s$/, "")];
+  const known = ROMANCE[word] ?? ROMANCE[word.replace(/e?s$/, "")] ?? foreignWord(word);
   if (known) out.push(known);
   if (word.length < 4 || !/^[a-z]+$/.test(word)) return out;
   for (const [from, to] of SUFFIXES) {

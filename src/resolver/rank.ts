@@ -261,6 +261,15 @@ function fitQuery(index: ResolverIndex, text: string, step = false): ParsedQuery
         if (!equivalent) continue;
         [term, weight] = [equivalent.term, COGNATE_WEIGHT * equivalent.weight];
       }
+      // The word's action may have added its English verb already, as a hint ("borra": delete): the
+      // translation is the word typed, and weighs as a cognate.
+      const hint = terms.find((t) => t.term === term && t.expansion && !t.general);
+      if (hint && hint.weight < weight * typed) {
+        [hint.weight, hint.origins] = [weight * typed, [...new Set([...hint.origins, i])]];
+        delete hint.synonym;
+        fitted = true;
+        break;
+      }
       if (have.has(term)) continue;
       have.add(term);
       terms.push({ term, weight: weight * typed, origins: [i], expansion: true });
