@@ -52,7 +52,15 @@ export {
 } from "./search_index.ts";
 export { type FieldWeight, type Postings } from "./bm25f.ts";
 export { type CompanionTerms, MAX_COMPANIONS } from "./companions.ts";
-export { type RankedQuery, rankQuery, search, type SearchHit, type SearchOptions } from "./rank.ts";
+export {
+  LARGE_CATALOG,
+  ONE_WORD_FACTOR,
+  type RankedQuery,
+  rankQuery,
+  search,
+  type SearchHit,
+  type SearchOptions,
+} from "./rank.ts";
 export {
   assess,
   ASSESS_THRESHOLDS,

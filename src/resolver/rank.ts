@@ -1189,6 +1189,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       final.set(d, fused * fullMax);
     }
   }
+  oneWordEvidence(index, query, final);
   // A request naming a server ("make a new issue in plane", "on monday.com") asks for that server's tools.
   const named = serversNamedWhole(index, query);
   // The scores before it: the tools the server's name moved down still bound how clear the first one's lead
@@ -1283,6 +1284,72 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     ranked.noFileTool = true;
   }
   return ranked;
+}
+
+/**
+ * Tools from which a catalog is large: a word many of them share is met by tools of unrelated servers, so one
+ * such word alone is no evidence ("price" in a stock quote, a Stripe price and a product page).
+ */
+export const LARGE_CATALOG = 1000;
+
+/** Score factor of a tool matching a single common request word in a large catalog ({@link oneWordEvidence}). */
+export const ONE_WORD_FACTOR = 0.85;
+
+/** Below this share of the catalog's largest IDF a word is common: many tools use it. */
+const COMMON_WORD_SHARE = 0.5;
+
+/** The best tools read for {@link oneWordEvidence}. */
+const ONE_WORD_RIVALS = 30;
+
+/** Fewest request words for {@link oneWordEvidence}: a shorter request has no second word to meet. */
+const ONE_WORD_MIN_WORDS = 3;
+
+/**
+ * In a large catalog, a tool meeting at most one word of a request of three or more, a word many tools use,
+ * moves behind by {@link ONE_WORD_FACTOR} when another of the best tools meets two or more of its words: at 2,000
+ * tools a generic tool of an unrelated server (a converter, `drop-database`, a `search`) reaches the first five
+ * through one surface word.
+ */
+function oneWordEvidence(index: ResolverIndex, query: ParsedQuery, final: Map<number, number>): void {
+  const n = query.words.length;
+  if (index.tools.length < LARGE_CATALOG || n < ONE_WORD_MIN_WORDS) return;
+  const ranked = [...final].sort((a, b) => b[1] - a[1]).slice(0, ONE_WORD_RIVALS);
+  const maxIdf = maxIdfOf(index);
+  const idfs = query.stems.map((s) => index.postings.get(s)?.idf);
+  // As `coverageOf` counts words: a compound's unit once, no unknown argument ("Paris"), an optional word only
+  // when met; the terms that meet a word are the typed words and their strong expansions.
+  const unitOf = query.unitOf;
+  const counted = query.words.map((_, i) =>
+    (unitOf === undefined || unitOf[i] === i) && !(query.argumentLike[i] && idfs[i] === undefined)
+  );
+  const terms = query.terms.filter((qt) => !(qt.expansion && qt.weight < MIN_COVERAGE_WEIGHT));
+  const met = new Uint8Array(n);
+  const hits = new Int32Array(ranked.length);
+  /** The IDF of the rarest word each tool meets (0: it meets none, only synonyms or implied words). */
+  const rarest = new Float64Array(ranked.length);
+  ranked.forEach(([d], k) => {
+    met.fill(0);
+    const own = index.docTerms[d]!;
+    for (const qt of terms) {
+      if (own.has(qt.term)) { for (const o of qt.origins) met[unitOf ? unitOf[o]! : o] = met[o] = 1; }
+    }
+    let hit = 0, any = false, all = 0;
+    for (let i = 0; i < n; i++) {
+      if (!met[i]) continue;
+      all++;
+      rarest[k] = Math.max(rarest[k]!, idfs[i] ?? maxIdf);
+    }
+    for (let i = 0; i < n; i++) {
+      if (!counted[i] || (query.optional?.[i] && !met[i])) continue;
+      any = true;
+      if (met[i]) hit++;
+    }
+    hits[k] = any ? hit : all;
+  });
+  if (!hits.some((h) => h >= 2)) return;
+  ranked.forEach(([d, v], k) => {
+    if (hits[k]! <= 1 && rarest[k]! < COMMON_WORD_SHARE * maxIdf) final.set(d, v * ONE_WORD_FACTOR);
+  });
 }
 
 /** Ranked hits for a query, best first. */
