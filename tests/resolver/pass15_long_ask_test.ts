@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { assess, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
-import { serverIndex, tool } from "./_bench_catalog.ts";
+import { benchIndex, serverIndex, tool } from "./_bench_catalog.ts";
 
 /** `resolve_tool`'s status and first tool for a request. */
 function route(index: ResolverIndex, request: string): [string, string | undefined] {
@@ -28,4 +28,30 @@ Deno.test("340: a tool named by one generic verb, met by that verb alone, is no 
   assert.equal(route(recipes(), "did I get enough sleep")[0], "no_match");
   // Its own object named with the verb still answers: "get" and "recipe".
   assert.deepEqual(route(recipes(), "get the recipe 52772")[1], "get");
+});
+
+Deno.test("341: in a request told in the first person, the clauses that ask nothing have a smaller say (#42)", async () => {
+  const reference = await benchIndex("plain_catalog.json");
+  // The story ("my client isnt rendering image content") names no tool; the ask does.
+  assert.equal(
+    route(
+      reference,
+      "my client isnt rendering image content. can you return some small test png so i can check",
+    )[1],
+    "get-tiny-image",
+  );
+  assert.equal(
+    route(
+      reference,
+      "Could you make me a new file called price_list.txt in /home/anna/shop with these lines in it:\nCandles 4.50\n" +
+        "Soap bars 3.00\nIt's for the market stall on saturday, I will print it later at the library.",
+    )[1],
+    "write_file",
+  );
+  // Off-topic stays declined: the story's smaller say leaves `recipe_get` first for "get", which 340 reads.
+  const blind22 = await benchIndex("blind22_catalog.json");
+  assert.equal(
+    route(blind22, "My Apple Watch tracked my sleep last night. How much deep sleep did I actually get?")[0],
+    "no_match",
+  );
 });
