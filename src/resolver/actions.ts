@@ -662,9 +662,12 @@ export function requestActions(
  */
 export const ACTION_MAX_WORDS = 8;
 
-/** A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…"). */
+/**
+ * A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…", "I'd
+ * like you to remember both of them").
+ */
 const WISH =
-  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+to\s+/i;
+  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+(?:you\s+)?to\s+/i;
 
 /** A statement with a first-person subject ("I am writing…", "we have three…", "my son…"): no imperative. */
 const STATEMENT = /^\s*(?:i|i'm|i’m|im|we|we're|we’re|my|our)\b/i;

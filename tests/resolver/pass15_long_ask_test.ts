@@ -55,3 +55,14 @@ Deno.test("341: in a request told in the first person, the clauses that ask noth
     "no_match",
   );
 });
+
+Deno.test('342: "I\'d like you to X", "we want you to X" ask for X, as "I\'d like to X" does (#42)', async () => {
+  const reference = await benchIndex("plain_catalog.json");
+  assert.equal(route(reference, "I'd like you to connect Giulia and Smile Studio")[1], "create_relations");
+  assert.ok(
+    ["add_observations", "create_entities"].includes(
+      route(reference, "we want you to remember Ana's birthday")[1]!,
+    ),
+  );
+  assert.ok(route(reference, "I'd like you to forget Kevin Marsh")[1]!.startsWith("delete_"));
+});
