@@ -763,9 +763,12 @@ export function requestActions(
  */
 export const ACTION_MAX_WORDS = 8;
 
-/** A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…"). */
+/**
+ * A wish that opens a request: the action is the verb after it ("I'd like to save…", "we need to find…", "I'd
+ * like you to remember both of them").
+ */
 const WISH =
-  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+to\s+/i;
+  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|have|hope|plan)\s+(?:you\s+)?to\s+/i;
 
 /**
  * A request's polite opening or question of ability in Spanish, Portuguese, French, Italian, German, Dutch or

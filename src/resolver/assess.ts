@@ -132,7 +132,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   const clauseAnswered = ranked.clauses > 1 && top.clauseCoverage >= t.confidentCoverage &&
     top.clauseHits >= 2;
   // A tool doing the action asked for, by its name or lead sentence, is more than an incidental match.
-  const incidental = !top.strongField && !top.actionAgrees && !top.located &&
+  // A name of one generic verb (`recipe__get`) met by that verb ("how much sleep did I get?") is no field match.
+  const incidental = !(top.strongField && !top.genericName) && !top.actionAgrees && !top.located &&
     top.weightedCoverage < t.incidentalCoverage;
   if (incidental && !verbAndObject && !clauseAnswered) {
     return noMatch(["description_only_match", "low_term_coverage"], matchedFraction, scoreGap);
