@@ -22,7 +22,6 @@ import {
   withoutToolFrame,
 } from "./actions.ts";
 import { contentWords } from "./clauses.ts";
-import { extractLocators } from "./locators.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -571,7 +570,6 @@ function markMissedObjects(
   query: ParsedQuery,
   hits: SearchHit[],
   docs: number[],
-  untold: readonly number[] = [],
 ): void {
   // Only the first hit's is read (`assess.ts`): the others keep `false`.
   const first = hits[0];
@@ -590,10 +588,7 @@ function markMissedObjects(
     object.has(s) && !query.argumentLike[i] && !isActionStem(s) && !isGenericVerb(s)
   );
   if (words.length === 0) return;
-  // The first tools with a story's full say are rivals too: a story clause names what is acted on as often as
-  // not ("print all env vars the server sees, I'm debugging my mcp config").
-  const rivals = [...docs.slice(1, OBJECT_RIVALS), ...untold.filter((d) => d !== docs[0])];
-  const heads = new Set(rivals.map((d) => headNoun(index, d)));
+  const heads = new Set(docs.slice(1, OBJECT_RIVALS).map((d) => headNoun(index, d)));
   const about = aboutTerms(index, docs[0]!);
   if (words.some((s) => !about.has(s) && heads.has(s))) first.missedObject = true;
 }
@@ -1106,37 +1101,6 @@ const POLITE =
 /** A clause asking a question ("whats going on with…", "which pages changed"): it asks to read what it names. */
 const ASKS_WHAT = /^\s*(?:what|what's|whats|when|where|who|which|how|did|do|does|is|are|any)\b/i;
 
-/** A clause opening on a polite request ("could you…", "please…", "can u…"), after "so", "ok", "and" or "but". */
-const POLITE_ASK =
-  /^\s*(?:(?:so|ok|okay|and|but|now|also|oh)\b[\s,]*)*(?:please|pls|plz|kindly|can|could|would|will)\b/i;
-
-/** A want or a need in the first person ("I need a Word document…", "we'd like you to…"): it asks. */
-const NEED =
-  /^\s*(?:please\s+)?(?:i|we)(?:\s+(?:really|just|also|only|still))?\s*(?:'d|’d|\s+would)?\s*(?:want|need|like|wish|require)\b/i;
-
-/**
- * Whether a clause of a request asks for something: it names an action (`requestAction`), opens on a request
- * verb (an action or a generic verb, after "please", "can you"…), asks a question, opens on a polite request
- * ("could you squeeze it into a .gz") or on a want ("I need a Word document…"). Other clauses tell the story
- * around the request ("My daughter sent me a photo…", "I saved it as …/nietos_playa.jpg").
- */
-function asks(clause: string, action: number): boolean {
-  if (action !== 0 || ASKS_WHAT.test(clause) || QUESTION.test(clause)) return true;
-  if (POLITE_ASK.test(clause) || NEED.test(clause)) return true;
-  const first = splitWords(clause.replace(POLITE, "")).flatMap((w) => w.parts)[0];
-  return first !== undefined && (isActionStem(stem(first)) || isGenericVerb(stem(first)));
-}
-
-/** A clause told in the first person ("I saved it as…", "my daughter sent me…", "we just hired…"). */
-const TELLS =
-  /^\s*(?:(?:so|and|but|well|ok|okay|oh|oops|yesterday|today|last\s+\w+)\b[\s,]*)*(?:i|i'm|i’m|im|i've|i’ve|ive|i'd|i’d|i'll|we|we're|we’re|we've|we’ve|we'd|my|our)\b/i;
-
-/**
- * A story clause's share of the clause fusion, against an asking clause's 1 (0.5 and 0.3 moved more sets' first
- * tools right, but LiveMCPBench's halves by up to 0.015: its task texts' stories name the arguments).
- */
-export const STORY_SHARE = 0.7;
-
 /**
  * Ranks the catalog for a query. The whole query is scored with BM25F and
  * name bonuses; a multi-step query ("find X, then save it to Y") is also
@@ -1179,8 +1143,6 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   const fullTop = topScores(index, full, poolSize);
   const clauseQueries = clauseTexts.length > 1 ? clauseTexts.map((c) => fitQuery(index, c, true)) : [];
   const final = new Map<number, number>();
-  /** The first tools as ranked with the story's full say (see `telling`), when it had less. */
-  let untoldFirst: number[] = [];
   let fullMax = 0;
   for (const s of fullTop.values()) fullMax = Math.max(fullMax, s);
   const server = serverRelevance(index, query);
@@ -1191,14 +1153,6 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     for (const [d, s] of fullTop) final.set(d, withServer(d, s / fullMax) * fullMax);
   } else {
     const clauseBest = new Map<number, number>();
-    // A request told as a story in the first person ("My daughter sent me a photo… I saved it as x.jpg. Could you
-    // look at that picture…"): the clauses that ask nothing have a smaller say in which tools come first than
-    // the clauses that ask. A clause naming a file or web address names what the request acts on.
-    const asking = clauseTexts.map((c, i) => asks(c, clauseActions[i]!));
-    const told = asking.includes(true) && clauseTexts.some((c, i) => !asking[i] && TELLS.test(c));
-    const telling = clauseTexts.map((c, i) => told && !asking[i] && extractLocators(c).spans.length === 0);
-    /** Each tool's best clause score with the story's full say. */
-    const untoldBest = new Map<number, number>();
     for (const [c, cq] of clauseQueries.entries()) {
       if (cq.terms.length === 0) continue;
       const scored = accumulate(index, cq);
@@ -1222,12 +1176,10 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
         ) winners.push(best);
       }
       const clauseServer = serverRelevance(index, cq);
-      const share = telling[c] ? STORY_SHARE : 1;
       for (const [d, s] of top) {
-        const relative = share * (Math.pow(s / max, CLAUSE_SHARPNESS) +
-          o.serverWeight * clauseServer[index.serverOf[d]!]!);
+        const relative = Math.pow(s / max, CLAUSE_SHARPNESS) +
+          o.serverWeight * clauseServer[index.serverOf[d]!]!;
         clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
-        untoldBest.set(d, Math.max(untoldBest.get(d) ?? 0, relative / share));
       }
     }
     for (const d of new Set([...fullTop.keys(), ...clauseBest.keys()])) {
@@ -1235,13 +1187,6 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       const fused = (withServer(d, f / fullMax) + o.clauseWeight * (clauseBest.get(d) ?? 0)) /
         (1 + o.clauseWeight);
       final.set(d, fused * fullMax);
-    }
-    if (telling.includes(true)) {
-      const untold = [...new Set([...fullTop.keys(), ...untoldBest.keys()])].map((d): [number, number] => {
-        const f = fullTop.get(d) ?? full.scores[d]! * bonusOf(index, d, full);
-        return [d, withServer(d, f / fullMax) + o.clauseWeight * (untoldBest.get(d) ?? 0)];
-      });
-      untoldFirst = untold.sort((a, b) => b[1] - a[1]).slice(0, OBJECT_RIVALS).map(([d]) => d);
     }
   }
   oneWordEvidence(index, query, final);
@@ -1284,7 +1229,6 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
     query,
     hits,
     order.slice(0, Math.max(maxHits, OBJECT_RIVALS)).map(([d]) => d),
-    untoldFirst,
   );
   if (hits[0] && callerScoped(hits[0].tool) && namesOtherParty(text)) hits[0].otherParty = true;
   // A request of several steps has no one action: its first step's, on a locator that step names, is what the

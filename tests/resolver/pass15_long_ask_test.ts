@@ -30,32 +30,6 @@ Deno.test("340: a tool named by one generic verb, met by that verb alone, is no 
   assert.deepEqual(route(recipes(), "get the recipe 52772")[1], "get");
 });
 
-Deno.test("341: in a request told in the first person, the clauses that ask nothing have a smaller say (#42)", async () => {
-  const reference = await benchIndex("plain_catalog.json");
-  // The story ("my client isnt rendering image content") names no tool; the ask does.
-  assert.equal(
-    route(
-      reference,
-      "my client isnt rendering image content. can you return some small test png so i can check",
-    )[1],
-    "get-tiny-image",
-  );
-  assert.equal(
-    route(
-      reference,
-      "Could you make me a new file called price_list.txt in /home/anna/shop with these lines in it:\nCandles 4.50\n" +
-        "Soap bars 3.00\nIt's for the market stall on saturday, I will print it later at the library.",
-    )[1],
-    "write_file",
-  );
-  // Off-topic stays declined: the story's smaller say leaves `recipe_get` first for "get", which 340 reads.
-  const blind22 = await benchIndex("blind22_catalog.json");
-  assert.equal(
-    route(blind22, "My Apple Watch tracked my sleep last night. How much deep sleep did I actually get?")[0],
-    "no_match",
-  );
-});
-
 Deno.test('342: "I\'d like you to X", "we want you to X" ask for X, as "I\'d like to X" does (#42)', async () => {
   const reference = await benchIndex("plain_catalog.json");
   assert.equal(route(reference, "I'd like you to connect Giulia and Smile Studio")[1], "create_relations");
