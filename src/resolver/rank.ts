@@ -21,7 +21,7 @@ import {
   requestActions,
   withoutToolFrame,
 } from "./actions.ts";
-import { contentWords } from "./clauses.ts";
+import { contentWords, GENERIC_VERBS } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
@@ -826,6 +826,58 @@ function demoteDuplicates(
   order.splice(0, head.length, ...head);
 }
 
+/** A near-duplicate's share of name words with the tool above it (of the two names' words together). */
+const NEAR_SHARE = 0.5;
+/** How close a step's next tool must score to the near-duplicate whose place it takes. */
+const NEAR_EVIDENCE = 0.7;
+/** The places a request's steps share: the first five, as `search_tools` shows them. */
+const FIRST_PLACES = 5;
+
+/** Words after which a tool's name qualifies its object ("get_stock_price_by_date"). */
+const NAME_QUALIFIER = new Set(["by", "for", "of", "from", "in", "with", "on", "at", "to", "per", "via"]);
+
+/** The object a tool's name acts on: its last word before a qualifier (`price` of `get_stock_price_by_date`). */
+function headOf(index: ResolverIndex, d: number): string {
+  const words = splitName(index.tools[d]!.short).toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
+  const end = words.findIndex((w, i) => i > 0 && NAME_QUALIFIER.has(w));
+  const head = words.slice(0, end < 0 ? words.length : end).at(-1) ?? "";
+  return stem(head);
+}
+
+/** Two tools of one server, doing one action, whose names are mostly the same words. */
+function nearDuplicate(index: ResolverIndex, a: number, b: number): boolean {
+  if (index.serverOf[a] !== index.serverOf[b] || index.actions[a] !== index.actions[b]) return false;
+  if (headOf(index, a) !== headOf(index, b)) return false;
+  const x = new Set(index.nameTerms[a]), y = new Set(index.nameTerms[b]);
+  let shared = 0;
+  for (const t of x) if (y.has(t)) shared++;
+  return shared / (x.size + y.size - shared) >= NEAR_SHARE;
+}
+
+/**
+ * Steps share the first places: in a request of several steps, a tool of the first five that nearly repeats
+ * one above it yields its place to the best tool below that repeats none of the first five.
+ */
+function yieldNearDuplicates(index: ResolverIndex, order: [number, number][], slots: number): void {
+  for (let i = 1; i < Math.min(slots, order.length); i++) {
+    const d = order[i]![0];
+    let dup = false;
+    for (let j = 0; j < i && !dup; j++) dup = nearDuplicate(index, order[j]![0], d);
+    if (!dup) continue;
+    for (let k = slots; k < order.length; k++) {
+      const c = order[k]!;
+      if (c[1] < NEAR_EVIDENCE * order[i]![1]) break;
+      let repeats = false;
+      for (let j = 0; j < slots && !repeats; j++) repeats = nearDuplicate(index, order[j]![0], c[0]);
+      if (repeats) continue;
+      const [yielded] = order.splice(i, 1, [c[0], Math.max(c[1], order[i]![1])]);
+      order.splice(k, 1);
+      order.splice(slots, 0, yielded!);
+      break;
+    }
+  }
+}
+
 /**
  * Orders tools of equal score by evidence, not alphabet: more distinct query terms matched (typed
  * words count double), then the shorter description (a focused tool), then the public name so the
@@ -1098,6 +1150,14 @@ function objectHead(text: string, query: ParsedQuery): string | undefined {
 const POLITE =
   /^\s*(?:(?:please|pls|plz|can|could|would|will|you|u|just|also|then|and|so|now|ok|okay)\b[\s,]*)*/i;
 
+/** A clause that opens on a verb, after any words of asking ("please save it…", "can you summarize…"): a step. */
+function opensOnVerb(clause: string): boolean {
+  const first = splitWords(clause.replace(POLITE, "")).flatMap((w) => w.parts)[0];
+  if (first === undefined) return false;
+  const s = stem(first);
+  return isActionStem(s) || isGenericVerb(s) || GENERIC_VERBS.has(s);
+}
+
 /** A clause asking a question ("whats going on with…", "which pages changed"): it asks to read what it names. */
 const ASKS_WHAT = /^\s*(?:what|what's|whats|when|where|who|which|how|did|do|does|is|are|any)\b/i;
 
@@ -1214,6 +1274,8 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   }
   if (o.duplicatePenalty > 0) demoteDuplicates(order, o.duplicatePenalty, tools, tie);
   if (o.clauseDiversity > 0 && winners.length > 1) diversify(order, winners, o.clauseDiversity);
+  // Several steps share the first five places: a step's near-duplicates yield to the next step's tools.
+  if (clauseTexts.filter(opensOnVerb).length >= 2) yieldNearDuplicates(index, order, FIRST_PLACES);
   if (o.actionPenalty > 0 && full.action !== 0) {
     objectServerFirst(index, text, query, order, full.action, tie);
   }
