@@ -1027,20 +1027,27 @@ export const DEPRECATED =
  */
 export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
 
-/** "A new X", or a thing named: "save a new person", "a contact named Omar" (not "Ana's new phone number"). */
-const NEW_THING = /\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b/i;
+/**
+ * "A new X", a verb making a new X with no article ("add new entity", as an agent types), or a thing named:
+ * "save a new person", "a contact named Omar" (not "Ana's new phone number").
+ */
+const NEW_THING =
+  /\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b|\b(?:add|create|make|insert|register|store|save|record)\s+new\b/i;
+
+/** A verb making a new thing, whatever comes before it ("knowledge graph: add new entity"). */
+const MAKE_NEW = /\b(?:add|create|make|insert|register|store|save|record)\s+new\b/i;
 
 /** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
 const EXISTING_TARGET =
-  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d)/iu;
+  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d|(?-i:\p{Lu}))/iu;
 
 /**
  * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
  * a tool that only adds to existing things does not do it.
  */
 export function asksForNew(text: string): boolean {
-  return (requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) &&
-    !EXISTING_TARGET.test(text);
+  return ((requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) ||
+    MAKE_NEW.test(text)) && !EXISTING_TARGET.test(text);
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   toolActions,
   withoutToolFrame,
 } from "../../src/resolver/actions.ts";
-import { rankQuery } from "../../src/resolver/mod.ts";
+import { assess, rankQuery } from "../../src/resolver/mod.ts";
 import { benchIndex } from "./_bench_catalog.ts";
 
 /** The first `n` tools' short names for a request. */
@@ -102,4 +102,15 @@ Deno.test("403: a getter of many things lists them when a list is asked (#42)", 
     actionMatch(question, toolActions("get deployment events", "", "Get deployment events.")),
     actionMatch(question, toolActions("get deployment", "", "Get a deployment.")),
   );
+});
+
+Deno.test("404: a verb making a new thing asks for a new one, however the request opens (#42)", async () => {
+  // An agent's keyword request: before 404, `add_observations` (adds to existing entities) was a confident
+  // answer to "add new entity"; the tool that makes entities is second. Now the route stays open.
+  const index = await benchIndex("plain_catalog.json");
+  const ranked = rankQuery(index, "knowledge graph add new entity", { maxHits: 5 });
+  assert.notEqual(assess(ranked).status, "confident");
+  assert.deepEqual(await first("plain_catalog.json", "add new entity Bob"), ["create_entities"]);
+  // Something new added to an existing, named thing is an addition to it.
+  assert.deepEqual(await first("plain_catalog.json", "add new observation to Bob"), ["add_observations"]);
 });
