@@ -169,7 +169,8 @@ export function assess(ranked: RankedQuery): RouteAssessment {
   let status: RouteStatus;
   let confidence: Confidence;
   // The route must be about this tool, not its server: its name, title or hints carry the request.
-  const ownEvidence = top.exactName || (top.nameCoverage >= 0.5 && !top.genericName) ||
+  // A name word the request uses only inside a name it gives ("my Stats 101 notebook") is no such evidence.
+  const ownEvidence = top.exactName || (top.ownNameCoverage >= 0.5 && !top.genericName) ||
     top.toolFieldCoverage >= 0.5;
   if (!ownEvidence) reasons.push("weak_tool_evidence");
   // Confident needs a clear lead unless the tool is named in full: a partial name a little ahead of the

@@ -66,6 +66,11 @@ export interface SearchHit {
   weightedCoverage: number;
   /** IDF-weighted fraction of the tool's name words present in the query. */
   nameCoverage: number;
+  /**
+   * {@link nameCoverage} by the request's own words: a word only inside a name the request gives ("my Stats 101
+   * notebook") names a thing, not this tool.
+   */
+  ownNameCoverage: number;
   /** Distinct words in the tool's short name. */
   nameWords: number;
   /** The query is exactly the tool's name or title. */
@@ -364,6 +369,26 @@ function accumulate(index: ResolverIndex, query: ParsedQuery): Scored {
 }
 
 /** IDF-weighted share of a tool's name words that the query names. */
+/**
+ * `credit` without the stems the request uses only inside a name it gives (argument-like words), unless the
+ * word names a server or the product its tools are named after ("look into Sentry error 9182736").
+ */
+function ownCredit(
+  index: ResolverIndex,
+  query: ParsedQuery,
+  credit: ReadonlyMap<string, number>,
+): ReadonlyMap<string, number> {
+  const named = new Set<string>();
+  query.stems.forEach((s, i) => {
+    if (query.argumentLike[i] && !index.serverWords.has(query.words[i]!)) named.add(s);
+  });
+  query.stems.forEach((s, i) => {
+    if (!query.argumentLike[i]) named.delete(s);
+  });
+  if (named.size === 0) return credit;
+  return new Map([...credit].filter(([t]) => !named.has(t)));
+}
+
 function nameCoverageOf(index: ResolverIndex, doc: number, credit: ReadonlyMap<string, number>): number {
   let got = 0, total = 0;
   for (const t of index.nameTerms[doc]!) {
@@ -702,6 +727,7 @@ function evidence(
     toolFieldCoverage: c.toolFieldCoverage,
     weightedCoverage: c.weightedCoverage,
     nameCoverage: nameCoverageOf(index, doc, scored.credit),
+    ownNameCoverage: nameCoverageOf(index, doc, ownCredit(index, query, scored.credit)),
     nameWords: index.nameTerms[doc]!.length,
     exactName,
     genericName: index.nameTerms[doc]!.length === 1 && isGenericVerb(index.nameTerms[doc]![0]!),

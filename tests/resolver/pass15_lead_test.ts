@@ -11,7 +11,7 @@ import {
   withoutToolFrame,
 } from "../../src/resolver/actions.ts";
 import { assess, rankQuery } from "../../src/resolver/mod.ts";
-import { benchIndex } from "./_bench_catalog.ts";
+import { benchIndex, serverIndex, tool } from "./_bench_catalog.ts";
 
 /** The first `n` tools' short names for a request. */
 async function first(file: string, request: string, n = 1): Promise<string[]> {
@@ -113,4 +113,23 @@ Deno.test("404: a verb making a new thing asks for a new one, however the reques
   assert.deepEqual(await first("plain_catalog.json", "add new entity Bob"), ["create_entities"]);
   // Something new added to an existing, named thing is an addition to it.
   assert.deepEqual(await first("plain_catalog.json", "add new observation to Bob"), ["add_observations"]);
+});
+
+Deno.test("405: a tool's name met only inside a name the request gives is no evidence for a confident route (#42)", async () => {
+  // blind25's b25-24: "Stats 101" is the notebook's name. Before 405, `get_library_stats` was a confident
+  // (and wrong) answer; the tool that sets the default notebook is 11th.
+  const notebooks = await benchIndex("blind25_catalog.json");
+  const ranked = rankQuery(notebooks, "From now on use my Stats 101 notebook (id stats-101) by default.", {
+    maxHits: 5,
+  });
+  assert.equal(ranked.hits[0]!.tool.short, "get_library_stats");
+  assert.ok(ranked.hits[0]!.ownNameCoverage < 0.5 && ranked.hits[0]!.nameCoverage >= 0.5);
+  assert.equal(assess(ranked).status, "ambiguous");
+  // A capitalized word naming the server or its product still names the tool ("Sentry error").
+  const sentry = serverIndex("sentry", "Sentry error monitoring", [
+    tool("get_sentry_issue", "Retrieve and analyze a Sentry issue by ID or URL."),
+    tool("list_projects", "List the organization's projects."),
+  ]);
+  const issue = rankQuery(sentry, "look into Sentry error 9182736 for me", { maxHits: 5 }).hits[0]!;
+  assert.equal(issue.ownNameCoverage, issue.nameCoverage);
 });
