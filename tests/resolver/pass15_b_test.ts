@@ -112,3 +112,18 @@ Deno.test("360: a file name, a place under a thing and a noun used apart name no
   // "tag meeting-0412.md": a file, no tag named 0412.
   assert.equal(first(tags, "tag meeting-0412.md and meeting-0419.md with project/apollo")[0], "add-tags");
 });
+
+Deno.test("361: bouncing a machine or a service restarts it (#42)", async () => {
+  const blind19 = await benchIndex("blind19_catalog.json");
+  assert.equal(
+    first(blind19, "bounce droplet 38119204, nginx on it stopped answering and i cant ssh in")[0],
+    "reboot-droplet",
+  );
+  const blind12 = await benchIndex("blind12_catalog.json");
+  const restart = first(
+    blind12,
+    "the worker on railway is stuck with stale memory. just bounce it, no new deploy needed",
+    5,
+  );
+  assert.ok(restart.includes("service_restart"), restart.join(" "));
+});
