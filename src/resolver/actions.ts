@@ -118,6 +118,8 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["put together", ACTION.create],
   ["draw up", ACTION.create],
   ["call off", ACTION.delete],
+  // Kicking something off starts it ("kick off deploy-staging with BRANCH=…", "kick off a backup").
+  ["kick off", ACTION.run],
   ["tear down", ACTION.delete],
   // Logging in or out is no record made.
   ["log in", 0],

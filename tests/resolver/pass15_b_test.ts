@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { assess, buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
 import { benchIndex } from "./_bench_catalog.ts";
 
 /** A tool of an excerpt with the properties of its input schema (each with its description). */
@@ -126,4 +126,17 @@ Deno.test("361: bouncing a machine or a service restarts it (#42)", async () => 
     5,
   );
   assert.ok(restart.includes("service_restart"), restart.join(" "));
+});
+
+Deno.test("362: kicking something off starts it (#42)", async () => {
+  const reference = await benchIndex("plain_catalog.json");
+  const ranked = rankQuery(
+    reference,
+    "kick off something slow that reports progress, 10 seconds, 5 steps - testing my progress bar",
+    {
+      maxHits: 5,
+    },
+  );
+  assert.equal(ranked.hits[0]?.tool.short, "trigger-long-running-operation");
+  assert.equal(assess(ranked).status, "ambiguous");
 });
