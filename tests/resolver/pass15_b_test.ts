@@ -140,3 +140,13 @@ Deno.test("362: kicking something off starts it (#42)", async () => {
   assert.equal(ranked.hits[0]?.tool.short, "trigger-long-running-operation");
   assert.equal(assess(ranked).status, "ambiguous");
 });
+
+Deno.test("363: cloning a thing copies or duplicates it (#42)", async () => {
+  const blind16 = await benchIndex("blind16_catalog.json");
+  const ranked = first(
+    blind16,
+    'clone the Template tab (sheetId 0) in our weekly report file 1WkRpt55 and name the copy "Week 23"',
+    5,
+  );
+  assert.ok(ranked.includes("sheets_duplicate_sheet"), ranked.join(" "));
+});
