@@ -326,6 +326,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
       "reboot",
     ],
   ],
+  // A picture taken of what a screen or a page shows is a screenshot ("snap a picture of what the browser shows").
+  [
+    /\b(?:snap|take|grab|get)\s+(?:a\s+|me\s+a\s+)?(picture|photo|pic|shot|image)\s+of\s+(?:what|the|this|that)\b/i,
+    ["screenshot"],
+  ],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

@@ -150,3 +150,11 @@ Deno.test("363: cloning a thing copies or duplicates it (#42)", async () => {
   );
   assert.ok(ranked.includes("sheets_duplicate_sheet"), ranked.join(" "));
 });
+
+Deno.test("364: a picture of what a screen or page shows is a screenshot (#42)", async () => {
+  const blind17 = await benchIndex("blind17_catalog.json");
+  assert.equal(
+    first(blind17, "snap a picture of what the remote browser is showing, whole page please")[0],
+    "screenshot",
+  );
+});
