@@ -331,6 +331,11 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\b(?:snap|take|grab|get)\s+(?:a\s+|me\s+a\s+)?(picture|photo|pic|shot|image)\s+of\s+(?:what|the|this|that)\b/i,
     ["screenshot"],
   ],
+  // What one can use instead of a thing is a substitute for it ("out of buttermilk, what can I use instead?").
+  [/\bwhat\s+(?:can|could|should|do)\s+(?:i|we|you)\s+(use)\s+instead\b|\b(instead)\s*\?/i, [
+    "substitute",
+    "alternative",
+  ]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

@@ -158,3 +158,10 @@ Deno.test("364: a picture of what a screen or page shows is a screenshot (#42)",
     "screenshot",
   );
 });
+
+Deno.test("365: what one can use instead of a thing is a substitute for it (#42)", async () => {
+  const blind22 = await benchIndex("blind22_catalog.json");
+  const ranked = rankQuery(blind22, "out of buttermilk — what can i use instead?", { maxHits: 5 });
+  assert.equal(ranked.hits[0]?.tool.short, "substitute");
+  assert.equal(assess(ranked).status, "ambiguous");
+});
