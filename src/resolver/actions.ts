@@ -121,6 +121,8 @@ const PHRASAL: ReadonlyMap<string, number> = new Map([
   ["put together", ACTION.create],
   ["draw up", ACTION.create],
   ["call off", ACTION.delete],
+  // Kicking something off starts it ("kick off deploy-staging with BRANCH=…", "kick off a backup").
+  ["kick off", ACTION.run],
   ["tear down", ACTION.delete],
   // Logging in or out is no record made.
   ["log in", 0],
@@ -1119,4 +1121,34 @@ export function instrumentLast(text: string): string {
     from = end;
   }
   return out + text.slice(from);
+}
+
+/**
+ * A thing named by its identifier: a noun and a number or key holding two or more digits ("ticket 51877",
+ * "order #8812", "issue ENG-77", "document no. 142"); not a file name ("tag meeting-0412.md").
+ */
+const INSTANCE =
+  /(?<!\p{L})(\p{L}{3,30})\s+(?:(?:no\.?|number|id)\s+)?#?(?=(?:[\p{L}_-]{0,40}\d){2})([\p{L}\d_-]{2,40})(?![\p{L}\d_-]|\.\p{L})/giu;
+
+/** A place under or inside a thing, where a new one of its kind may go ("under her comment c-991"). */
+const PARENT = /\b(?:under|beneath|below|inside|within)\s+(?:\p{L}+\s+)?$/iu;
+
+/**
+ * The stems of the things a request names by their identifier, each the only use of its noun ("on ticket
+ * 51877 let the customer know…": `ticket`): that one exists, so the request makes no new one of its kind.
+ * A noun the request also uses apart ("3 blank rows above row 10") is a position, not the thing acted on.
+ */
+export function namedInstances(text: string): Set<string> {
+  const out = new Set<string>();
+  const counts = new Map<string, number>();
+  for (const w of splitWords(text)) {
+    for (const p of w.parts) counts.set(stem(p), (counts.get(stem(p)) ?? 0) + 1);
+  }
+  for (const m of text.matchAll(INSTANCE)) {
+    const noun = m[1]!.toLowerCase();
+    if (STOP_WORDS.has(noun) || PARENT.test(text.slice(Math.max(0, m.index - 40), m.index))) continue;
+    const s = stem(noun);
+    if ((counts.get(s) ?? 0) === 1) out.add(s);
+  }
+  return out;
 }

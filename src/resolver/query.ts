@@ -322,6 +322,25 @@ export const PHRASE_INTENTS: readonly [RegExp, readonly string[]][] = [
     /\bwhat (?:did|have|has|do|does|was|were) (?:people|they|everyone|everybody|anyone|anybody|the team|folks)(?: been)? (say|saying|said|write|writing|wrote|talk|talking|discuss|discussing)\b/i,
     ["message"],
   ],
+  // Bouncing a machine or a service, as a command, restarts it ("bounce droplet 38119204", "just bounce it"); a
+  // bounce of mail is no command ("did it bounce?", "the bounced emails").
+  [
+    /(?:^|[.;:!?]\s+|\b(?:just|please|pls|plz|then|and|so|can you|could you|would you)\s+)(bounce)\s+(?!back\b|rate\b|off\b)/i,
+    [
+      "restart",
+      "reboot",
+    ],
+  ],
+  // A picture taken of what a screen or a page shows is a screenshot ("snap a picture of what the browser shows").
+  [
+    /\b(?:snap|take|grab|get)\s+(?:a\s+|me\s+a\s+)?(picture|photo|pic|shot|image)\s+of\s+(?:what|the|this|that)\b/i,
+    ["screenshot"],
+  ],
+  // What one can use instead of a thing is a substitute for it ("out of buttermilk, what can I use instead?").
+  [/\bwhat\s+(?:can|could|should|do)\s+(?:i|we|you)\s+(use)\s+instead\b|\b(instead)\s*\?/i, [
+    "substitute",
+    "alternative",
+  ]],
   // Putting a thing in a folder moves it there: "put report.csv in the done folder".
   [
     /\b(put|place|drop|stick)\s+(?:[^\s]+\s+){0,6}?(?:in|into|inside|under)\s+(?:the\s+|my\s+|our\s+|a\s+)?(?:[\p{L}\p{N}_-]+\s+)?(?:folder|directory|dir)\b/iu,

@@ -16,6 +16,7 @@ import {
   isActionStem,
   isGenericVerb,
   isRequestVerbStem,
+  namedInstances,
   QUESTION,
   requestAction,
   requestActions,
@@ -198,6 +199,8 @@ interface Scored {
   fresh?: boolean;
   /** The action the request calls off ("don't send it after all"; `calledOff`): never a confident answer. */
   undone?: number;
+  /** Stems of the things the request (or clause) names by their identifier (`namedInstances`). */
+  instances?: ReadonlySet<string>;
 }
 
 /** Weight of an English cognate of a query word the catalog does not know (`repositorio` -> `repository`). */
@@ -417,7 +420,41 @@ function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const deprecated = index.deprecated[doc] ? 1 - o.deprecatedPenalty : 1;
   // A new thing is not made by a tool that adds to existing ones: it does something else than asked.
   const added = scored.fresh && index.existing[doc] ? 1 - o.actionPenalty : 1;
-  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated * added;
+  // A thing named by its identifier ("ticket 51877") exists: a tool that only makes things of its kind does
+  // something else than asked, whatever fields of it its schema names.
+  const made = madeAgain(index, doc, scored.instances) ? 1 - o.actionPenalty : 1;
+  return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated * added * made;
+}
+
+/**
+ * Whether a tool only creates things of a kind the request names by an identifier (`namedInstances`): its
+ * name's head, the last word that is no action before any preposition (`comment` of `stories-create-comment`,
+ * `bookmark` of `add-bookmark-to-list`).
+ */
+function madeAgain(index: ResolverIndex, doc: number, instances: ReadonlySet<string> | undefined): boolean {
+  if (instances === undefined || instances.size === 0 || index.actions[doc] !== ACTION.create) return false;
+  const made = madeObject(index, doc);
+  return made !== undefined && instances.has(made);
+}
+
+const MADE = new WeakMap<ResolverIndex, (string | undefined)[]>();
+
+/** Words of a tool's name after which come where it puts what it makes, not what it makes. */
+const NAME_PREPOSITIONS = new Set(["in", "on", "for", "from", "under", "with"]);
+
+/** The stem of what a tool's name says it makes: its head noun (see {@link madeAgain}). */
+function madeObject(index: ResolverIndex, doc: number): string | undefined {
+  let all = MADE.get(index);
+  if (!all) MADE.set(index, all = []);
+  if (doc in all) return all[doc];
+  const words = splitName(index.tools[doc]!.short).toLowerCase().split(/[^\p{L}\d]+/u).filter((w) =>
+    w !== ""
+  );
+  // A tool adding a thing to another (`add-bookmark-to-list`) puts an existing one there: it makes none.
+  if (words.some((w) => w === "to" || w === "into")) return all[doc] = undefined;
+  const at = words.findIndex((w) => NAME_PREPOSITIONS.has(w));
+  const before = (at >= 0 ? words.slice(0, at) : words).map(stem).filter((w) => !isActionStem(w));
+  return all[doc] = before.at(-1);
 }
 
 /** The best `size` tools by BM25F with name bonuses: doc -> final score. */
@@ -1204,6 +1241,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
   if (query.terms.length === 0 || index.tools.length === 0) return empty;
   const full = accumulate(index, query);
   if (full.touched.length === 0) return empty;
+  full.instances = namedInstances(text);
   const poolSize = Math.max(o.pool, maxHits);
   const clauseTexts = o.clauseWeight > 0 ? splitClauses(text) : [];
   /** Each clause's action, read once (`requestAction`), when there are several. */
@@ -1244,6 +1282,7 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
       const scored = accumulate(index, cq);
       [scored.action, scored.fresh] = [clauseActions[c]!, asksForNew(clauseTexts[c]!)];
       scored.undone = calledOff(clauseTexts[c]!);
+      scored.instances = namedInstances(clauseTexts[c]!);
       const top = topScores(index, scored, Math.min(poolSize, CLAUSE_POOL));
       let max = 0, best = -1;
       for (const [d, s] of top) {

@@ -100,6 +100,8 @@ export const INTENTS: readonly [string, string][] = [
   ["remember remembering memorize memorise forget", "memory"],
   // To echo is to repeat back what was said (WordNet has echo → repeat, not the way a request asks).
   ["repeat", "echo"],
+  // To clone a thing is to make a copy of it: a copy or a duplicate ("clone the Template tab").
+  ["clone", "copy duplicate"],
   // A date relative to now needs today's date first: an agent does not know it.
   ["today tomorrow yesterday tonight", "current date time"],
 ];
