@@ -1029,19 +1029,24 @@ export const DEPRECATED =
  */
 export const EXISTING = /\b(?:to|into|onto)\s+(?:an?\s+|the\s+)?(?:already\s+)?existing\b/i;
 
+/** A verb making a new thing, whatever comes before it ("knowledge graph: add new entity"). */
+const MAKE_NEW = /\b(?:add|create|make|insert|register|store|save|record)\s+new\b/i;
+
 /**
  * "A new X", a verb making a new X with no article ("add new entity", as an agent types), or a thing named:
  * "save a new person", "a contact named Omar" (not "Ana's new phone number").
  */
-const NEW_THING =
-  /\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b|\b(?:add|create|make|insert|register|store|save|record)\s+new\b/i;
-
-/** A verb making a new thing, whatever comes before it ("knowledge graph: add new entity"). */
-const MAKE_NEW = /\b(?:add|create|make|insert|register|store|save|record)\s+new\b/i;
+const NEW_THING = new RegExp(
+  String.raw`\b(?:a|an|some|as)\s+new\b|\b(?:named|called|titled|entitled)\b|` + MAKE_NEW.source,
+  "i",
+);
 
 /** A request naming what it adds to: "to the project", "to my list", "to issue 5". */
 const EXISTING_TARGET =
-  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d|(?-i:\p{Lu}))/iu;
+  /\b(?:to|into|onto)\s+(?:(?:the|an?|my|our|this|that|its|his|her|their|existing)\b|(?:[\p{L}-]+\s+)?#?\d)/iu;
+
+/** A request naming a named thing it adds to: "to Bob", "into Acme" (a capital, matched case-sensitively). */
+const EXISTING_NAME = /\b(?:to|into|onto)\s+\p{Lu}/u;
 
 /**
  * A request to create a new or named thing ("save a new person called Carlos", "store a contact named Omar"):
@@ -1049,7 +1054,7 @@ const EXISTING_TARGET =
  */
 export function asksForNew(text: string): boolean {
   return ((requestAction(text) & ACTION.create) !== 0 && (NEW_THING.test(text) || NEW_LABEL.test(text)) ||
-    MAKE_NEW.test(text)) && !EXISTING_TARGET.test(text);
+    MAKE_NEW.test(text)) && !EXISTING_TARGET.test(text) && !EXISTING_NAME.test(text);
 }
 
 /**
