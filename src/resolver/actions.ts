@@ -10,7 +10,7 @@
 import { foreignVerb, foreignVerbOfStem } from "./foreign_words.ts";
 import { isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { extractLocators } from "./locators.ts";
-import { splitWords, stem, STOP_WORDS } from "./tokenize.ts";
+import { beforeQualifier, splitWords, stem, STOP_WORDS } from "./tokenize.ts";
 
 /** Every action: a tool that matches whatever the request asks (see `toolActions`' callers). */
 export const ANY_ACTION = 0x3ff;
@@ -455,9 +455,6 @@ const PLURAL_OF_ONE: ReadonlySet<string> = new Set(
     "permissions credentials info specs insights limits totals counts").split(" "),
 );
 
-/** Prepositions that start a qualifier in a tool's name (`by_names`, `for_user`, `in_city`). */
-const NAME_PREPOSITIONS: ReadonlySet<string> = new Set("by for of in from with to on at per".split(" "));
-
 /** Verbs that get things without saying how many: with a plural object they list. */
 const GETTERS: ReadonlySet<string> = new Set(
   "get gets fetch fetches retrieve retrieves obtain obtains query queries".split(" "),
@@ -474,8 +471,7 @@ function pluralObject(text: string, name: boolean): boolean {
   if (verb < 0) return false;
   if (name) {
     // The object ends where a qualifier starts: `get_station_code_by_names` reads a code.
-    const qualifier = words.findIndex((w, i) => i > verb && NAME_PREPOSITIONS.has(w));
-    const object = words.slice(verb + 1, qualifier < 0 ? undefined : qualifier);
+    const object = beforeQualifier(words, verb + 1).slice(verb + 1);
     const last = object.at(-1) ?? "";
     return PLURAL.test(last) && !PLURAL_OF_ONE.has(last);
   }

@@ -26,7 +26,7 @@ import { contentWords, GENERIC_VERBS } from "./clauses.ts";
 import { cognates, isEnglishWord, oneEditAway } from "./lexicon.ts";
 import { NOUN_MODIFIER_WEIGHT, type ParsedQuery, parseQuery, splitClauses } from "./query.ts";
 import { synonymsOf } from "./synonyms.ts";
-import { splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
+import { beforeQualifier, splitWords, stem, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { senseIn } from "./zh_gloss.ts";
 import { compareNames, leadSentence, pairKey, type ResolverIndex, splitName } from "./search_index.ts";
 import { TopK } from "./top_k.ts";
@@ -439,9 +439,6 @@ function madeAgain(index: ResolverIndex, doc: number, instances: ReadonlySet<str
 
 const MADE = new WeakMap<ResolverIndex, (string | undefined)[]>();
 
-/** Words of a tool's name after which come where it puts what it makes, not what it makes. */
-const NAME_PREPOSITIONS = new Set(["in", "on", "for", "from", "under", "with"]);
-
 /** The stem of what a tool's name says it makes: its head noun (see {@link madeAgain}). */
 function madeObject(index: ResolverIndex, doc: number): string | undefined {
   let all = MADE.get(index);
@@ -452,8 +449,7 @@ function madeObject(index: ResolverIndex, doc: number): string | undefined {
   );
   // A tool adding a thing to another (`add-bookmark-to-list`) puts an existing one there: it makes none.
   if (words.some((w) => w === "to" || w === "into")) return all[doc] = undefined;
-  const at = words.findIndex((w) => NAME_PREPOSITIONS.has(w));
-  const before = (at >= 0 ? words.slice(0, at) : words).map(stem).filter((w) => !isActionStem(w));
+  const before = beforeQualifier(words).map(stem).filter((w) => !isActionStem(w));
   return all[doc] = before.at(-1);
 }
 
@@ -896,14 +892,10 @@ const NEAR_EVIDENCE = 0.7;
 /** The places a request's steps share: the first five, as `search_tools` shows them. */
 const FIRST_PLACES = 5;
 
-/** Words after which a tool's name qualifies its object ("get_stock_price_by_date"). */
-const NAME_QUALIFIER = new Set(["by", "for", "of", "from", "in", "with", "on", "at", "to", "per", "via"]);
-
 /** The object a tool's name acts on: its last word before a qualifier (`price` of `get_stock_price_by_date`). */
 function headOf(index: ResolverIndex, d: number): string {
   const words = splitName(index.tools[d]!.short).toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== "");
-  const end = words.findIndex((w, i) => i > 0 && NAME_QUALIFIER.has(w));
-  const head = words.slice(0, end < 0 ? words.length : end).at(-1) ?? "";
+  const head = beforeQualifier(words, 1).at(-1) ?? "";
   return stem(head);
 }
 

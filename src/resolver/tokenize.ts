@@ -335,3 +335,17 @@ export function tokenize(text: string): string[] {
 function indexable(part: string): boolean {
   return !STOP_WORDS.has(part) && !(part.length === 1 && part >= "a" && part <= "z");
 }
+
+/**
+ * Words after which a tool's name qualifies its object instead of naming it: `get_station_code_by_names` reads a
+ * code, `get_stock_price_by_date` a price, `create_comment_on_issue` makes a comment.
+ */
+export const NAME_QUALIFIERS: ReadonlySet<string> = new Set(
+  "by for of in from with to on at per via under".split(" "),
+);
+
+/** The words of a name (lower case) before its first qualifier ({@link NAME_QUALIFIERS}) at or after `from`. */
+export function beforeQualifier(words: readonly string[], from = 0): readonly string[] {
+  const at = words.findIndex((w, i) => i >= from && NAME_QUALIFIERS.has(w));
+  return at < 0 ? words : words.slice(0, at);
+}
