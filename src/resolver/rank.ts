@@ -422,7 +422,9 @@ function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const added = scored.fresh && index.existing[doc] ? 1 - o.actionPenalty : 1;
   // A thing named by its identifier ("ticket 51877") exists: a tool that only makes things of its kind does
   // something else than asked, whatever fields of it its schema names.
-  const made = madeAgain(index, doc, scored.instances) ? 1 - o.actionPenalty : 1;
+  const made = madeAgain(index, doc, scored.instances) || listedInstead(index, doc, scored)
+    ? 1 - o.actionPenalty
+    : 1;
   return (1 + o.nameBonus * cov * cov + (exact ? o.phraseBonus : 0)) * action * deprecated * added * made;
 }
 
@@ -435,6 +437,21 @@ function madeAgain(index: ResolverIndex, doc: number, instances: ReadonlySet<str
   if (instances === undefined || instances.size === 0 || index.actions[doc] !== ACTION.create) return false;
   const made = madeObject(index, doc);
   return made !== undefined && instances.has(made);
+}
+
+/**
+ * Whether a tool lists things of a kind the request names one of by its identifier ("what's on onenote page
+ * 1-a1b2…": `list-onenote-pages`), when the request asks for no list: the thing is there and one, and listing
+ * its kind does something else than asked.
+ */
+function listedInstead(index: ResolverIndex, doc: number, scored: Scored): boolean {
+  const instances = scored.instances;
+  if (instances === undefined || instances.size === 0 || scored.action === 0) return false;
+  if ((scored.action & (ACTION.list | ACTION.search)) !== 0 || (index.actions[doc]! & ACTION.list) === 0) {
+    return false;
+  }
+  const listed = madeObject(index, doc);
+  return listed !== undefined && instances.has(listed);
 }
 
 const MADE = new WeakMap<ResolverIndex, (string | undefined)[]>();

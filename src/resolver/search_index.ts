@@ -10,7 +10,7 @@ import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { companionSteps } from "./companions.ts";
 import { bounded, stem as stemOf, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
-import { ANY_ACTION, DEPRECATED, EXISTING, isActionStem, isGenericVerb, toolActions } from "./actions.ts";
+import { ANY_ACTION, EXISTING, isActionStem, isGenericVerb, saysDeprecated, toolActions } from "./actions.ts";
 import { isEnglishWord } from "./lexicon.ts";
 
 /** The fields a tool is ranked on. */
@@ -446,7 +446,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     actions[d] = tool.toolUseWhen.length > 0
       ? ANY_ACTION
       : toolActions(splitName(tool.short), tool.title ?? "", leadSentence(tool.description));
-    if (DEPRECATED.test(bounded(tool.description))) deprecated[d] = 1;
+    if (saysDeprecated(bounded(tool.description))) deprecated[d] = 1;
     if (EXISTING.test(leadSentence(tool.description))) existing[d] = 1;
     const texts = fieldTexts(tool);
     const own = withoutBoilerplate(tool.description, boiler.get(tool.server));
