@@ -73,11 +73,18 @@ export function findCompanions(
   return drain(companionSteps(tools, serverOf, terms));
 }
 
+/**
+ * What each companion provides: for each tool, parallel to its companions, the stems of the required handle
+ * fields the companion is the provider of (`drive` for a `drive_id`); empty for a sibling only named.
+ */
+export type CompanionHandles = string[][][];
+
 /** {@link findCompanions}, yielding after each server with siblings to compare. */
 export function* companionSteps(
   tools: readonly CatalogTool[],
   serverOf: Int32Array,
   terms: readonly CompanionTerms[],
+  handles?: CompanionHandles,
 ): Generator<void, number[][]> {
   const byServer = new Map<number, number[]>();
   tools.forEach((_, d) => {
@@ -86,6 +93,7 @@ export function* companionSteps(
     else byServer.set(serverOf[d]!, [d]);
   });
   const out: number[][] = tools.map(() => []);
+  if (handles) { for (let d = 0; d < tools.length; d++) handles[d] = []; }
   for (const members of byServer.values()) {
     if (members.length < 2 || members.length > MAX_SERVER_TOOLS) continue;
     yield;
@@ -98,12 +106,17 @@ export function* companionSteps(
     let consumes: Set<string>[] | undefined;
     members.forEach((a, i) => {
       const found: number[] = [];
+      /** Per companion found, the handle words it provides. */
+      const provides: string[][] = [];
       const t = tools[a]!;
       const text = `${t.description.slice(0, MAX_INDEXED_CHARS)}\n${schemaWords(t.definition.inputSchema)}`
         .slice(0, 2 * MAX_INDEXED_CHARS).toLowerCase();
       for (const word of text.match(IDENTIFIER) ?? []) {
         const j = named.get(word);
-        if (j !== undefined && j !== i && !found.includes(members[j]!)) found.push(members[j]!);
+        if (j !== undefined && j !== i && !found.includes(members[j]!)) {
+          found.push(members[j]!);
+          provides.push([]);
+        }
       }
       for (const field of tools[a]!.required) {
         if (!HANDLE_FIELD.test(field)) continue;
@@ -123,9 +136,15 @@ export function* companionSteps(
             : 0;
           if (rank > bestRank) [best, bestRank] = [b, rank];
         });
-        if (best >= 0 && !found.includes(best)) found.push(best);
+        if (best < 0) continue;
+        const k = found.indexOf(best);
+        if (k < 0) {
+          found.push(best);
+          provides.push([...need]);
+        } else provides[k]!.push(...need);
       }
       out[a] = found.slice(0, MAX_COMPANIONS);
+      if (handles) handles[a] = provides.slice(0, MAX_COMPANIONS);
     });
   }
   return out;

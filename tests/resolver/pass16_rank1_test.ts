@@ -1,0 +1,63 @@
+/**
+ * The sixteenth ranking pass, part A (issue #42, changes 500–519): where the re-ranking pushes out of the first
+ * five a tool its BM25F core had there. Each test is a class of such pushes, written with made-up tools.
+ */
+import assert from "node:assert/strict";
+import { buildCatalog } from "../../src/catalog/mod.ts";
+import { buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+
+function tool(name: string, description: string, properties: string[] = [], required: string[] = []) {
+  const props = Object.fromEntries(properties.map((p) => [p, { type: "string" }]));
+  return { name, description, inputSchema: { type: "object", properties: props, required } };
+}
+
+type Tool = ReturnType<typeof tool>;
+
+function index(servers: [string, Tool[]][]): ResolverIndex {
+  return buildIndex(
+    buildCatalog(servers.map(([name, tools]) => ({ name, description: "", tags: [], useWhen: [], tools }))),
+  );
+}
+
+const ranked = (i: ResolverIndex, request: string, n = 10) =>
+  rankQuery(i, request, { maxHits: n }).hits.map((h) => h.tool.short);
+
+Deno.test("500: a sibling only named in a tool's text is lifted only when the request meets it (#42)", () => {
+  const i = index([
+    ["weather", [
+      tool(
+        "get_historical_weather",
+        "Get historical weather data for past dates, such as last week. Do NOT use for current conditions - " +
+          "use get_current_conditions instead. If this tool fails, consider using check_service_status.",
+        ["start_date", "end_date"],
+        ["start_date", "end_date"],
+      ),
+      tool("get_current_conditions", "Current temperature, wind and humidity at a location right now."),
+      tool("check_service_status", "Whether the upstream APIs are reachable."),
+      tool("get_marine_conditions", "Wave height and tides for a coast."),
+      tool("list_saved_locations", "Places the user saved."),
+    ]],
+    ["web", [
+      tool("search", "Search the web for news articles and pages published recently.", ["query"], ["query"]),
+      tool("scrape", "Fetch one page as markdown.", ["url"], ["url"]),
+    ]],
+  ]);
+  const top = ranked(i, "news articles published recently about historical weather", 3);
+  assert.deepEqual(top.slice(0, 2), ["get_historical_weather", "search"], top.join());
+  // The alternatives the description names meet nothing of the request: not lifted next to the tools that do.
+  assert.ok(!top.includes("get_current_conditions") && !top.includes("check_service_status"), top.join());
+});
+
+Deno.test("500: a sibling that provides a handle the tool needs is still lifted (#42)", () => {
+  const i = index([
+    ["maps", [
+      tool("find_nearby_places", "Find places near a point.", ["latitude", "longitude"], [
+        "latitude",
+        "longitude",
+      ]),
+      tool("geocode_address", "Turn an address into latitude and longitude."),
+      tool("get_elevation", "Elevation of a point."),
+    ]],
+  ]);
+  assert.deepEqual(ranked(i, "find nearby places", 2), ["find_nearby_places", "geocode_address"]);
+});
