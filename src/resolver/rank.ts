@@ -408,6 +408,16 @@ function nameCoverageOf(index: ResolverIndex, doc: number, credit: ReadonlyMap<s
  */
 export const ONE_WORD_NAME = 0.8;
 
+/**
+ * {@link actionMatch} for ordering siblings ({@link actionFirst}): a listing tool of a server that has no
+ * searching one is how that server searches (its filters), so a request to find things does not count against
+ * it (0, not -1).
+ */
+function rankedActionMatch(index: ResolverIndex, request: number, doc: number): number {
+  const match = actionMatch(request, index.actions[doc]!);
+  return match < 0 && (request & ACTION.search) !== 0 && index.listSearches[doc] === 1 ? 0 : match;
+}
+
 function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const o = index.options;
   // A one-word name (`log`, `checkout`, `post`) is named in full by any request using the word: less evidence
@@ -1155,7 +1165,7 @@ function actionFirst(
   const family = index.serverOf[order[0]![0]]!;
   const band = order.slice(0, end).filter(([d]) => index.serverOf[d] === family);
   const agree = band.filter(([d]) => actionMatch(action, index.actions[d]!) > 0);
-  const others = band.filter(([d]) => actionMatch(action, index.actions[d]!) < 0);
+  const others = band.filter(([d]) => rankedActionMatch(index, action, d) < 0);
   if (agree.length === 0 || others.length === 0) return;
   const lowest = agree[agree.length - 1]![1];
   const highest = others[0]![1];

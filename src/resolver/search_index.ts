@@ -10,7 +10,15 @@ import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
 import { type CompanionHandles, companionSteps } from "./companions.ts";
 import { bounded, stem as stemOf, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
-import { ANY_ACTION, EXISTING, isActionStem, isGenericVerb, saysDeprecated, toolActions } from "./actions.ts";
+import {
+  ACTION,
+  ANY_ACTION,
+  EXISTING,
+  isActionStem,
+  isGenericVerb,
+  saysDeprecated,
+  toolActions,
+} from "./actions.ts";
 import { isEnglishWord } from "./lexicon.ts";
 
 /** The fields a tool is ranked on. */
@@ -240,6 +248,11 @@ export interface ResolverIndex {
    * for a tool with use_when hints of its own (the operator's words say when to use it).
    */
   readonly actions: Uint16Array;
+  /**
+   * 1 for a tool that lists on a server with no tool that searches: listing with a filter is how that server
+   * searches, so a request to find things does not count against it.
+   */
+  readonly listSearches: Uint8Array;
   /** 1 for a tool whose description says it is deprecated or replaced. */
   readonly deprecated: Uint8Array;
   /** 1 for a tool whose lead sentence says it works on existing things ("Add observations to existing entities"). */
@@ -619,7 +632,16 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     if (ownD.get(w)! === 0 || otherD.get(w)! > 0 || serverWords.has(w)) continue;
     addWord(w, { server, rest: [], described: true });
   }
+  // A server with no tool that searches searches by listing with a filter: its listing tools answer a request
+  // to find things as well (`list-items` of a server without `search_items`).
+  const listSearches = new Uint8Array(n);
+  const searching = new Set<string>();
+  for (let d = 0; d < n; d++) if (actions[d]! & ACTION.search) searching.add(tools[d]!.server);
+  for (let d = 0; d < n; d++) {
+    if ((actions[d]! & ACTION.list) && !searching.has(tools[d]!.server)) listSearches[d] = 1;
+  }
   const pairs = yield* pairSteps(tools);
+
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
     description = FIELDS.indexOf("description");
@@ -649,6 +671,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     serverWords,
     pairs,
     actions,
+    listSearches,
     deprecated,
     existing,
     options: opts,
