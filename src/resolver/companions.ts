@@ -26,6 +26,17 @@ const IDENTIFIER = /[\p{L}\p{N}_-]+/gu;
 /** Generic handle words that say nothing about which sibling provides them. */
 const GENERIC_HANDLES = new Set(["id", "code", "key"]);
 
+/** What a sibling named as a prerequisite provides, when the sentence does not say which handle. */
+const NAMED_PREREQUISITE = "named";
+
+/** A sentence naming a way to get or find something first ("use X to get the issue_id", "call X first"). */
+const PROVIDES =
+  /\b(?:to|and)\s+(?:get|find|look\s+up|obtain|retrieve|fetch|resolve|discover|list)\b|\bfirst\b|\b(?:returned|provided|obtained|given)\s+by\b|\bfrom\s+(?:the\s+)?[\w-]{1,80}\s+(?:tool|call)\b/;
+
+/** A sentence naming a sibling to use in this tool's place or after it ("use X instead", "see X"). */
+const ALTERNATIVE =
+  /\binstead\b|\brather than\b|\balternative\b|\bdo not\b|\bdon't\b|\bnot for\b|\bconsider\b|\bsee\b|\bprefer\b/;
+
 /** A set of terms (a `Set`, or a `Map` keyed by term). */
 export interface TermSet {
   has(term: string): boolean;
@@ -111,11 +122,19 @@ export function* companionSteps(
       const t = tools[a]!;
       const text = `${t.description.slice(0, MAX_INDEXED_CHARS)}\n${schemaWords(t.definition.inputSchema)}`
         .slice(0, 2 * MAX_INDEXED_CHARS).toLowerCase();
-      for (const word of text.match(IDENTIFIER) ?? []) {
-        const j = named.get(word);
-        if (j !== undefined && j !== i && !found.includes(members[j]!)) {
-          found.push(members[j]!);
-          provides.push([]);
+      for (const sentence of text.split(/(?<=[.!?;\n])/)) {
+        // A sibling named as the way to get what this tool needs ("use get_issue_using_readable_identifier to
+        // get the issue_id") is its prerequisite, as a handle's provider is; one named as an alternative or a
+        // next step is not.
+        const needed = PROVIDES.test(sentence) && !ALTERNATIVE.test(sentence);
+        for (const word of sentence.match(IDENTIFIER) ?? []) {
+          const j = named.get(word);
+          if (j === undefined || j === i) continue;
+          const k = found.indexOf(members[j]!);
+          if (k < 0) {
+            found.push(members[j]!);
+            provides.push(needed ? [NAMED_PREREQUISITE] : []);
+          } else if (needed && provides[k]!.length === 0) provides[k]!.push(NAMED_PREREQUISITE);
         }
       }
       for (const field of tools[a]!.required) {

@@ -97,3 +97,36 @@ Deno.test("502: a clause that meets the catalog weakly lifts its best tool as we
   );
   assert.equal(made[0], "write_file", made.join());
 });
+
+Deno.test("503: a sibling named as the way to get what a tool needs is its prerequisite, lifted (#42)", () => {
+  const i = index([
+    ["tracker", [
+      tool(
+        "add_issue_comment",
+        "Add a comment to a specific issue. This requests project_id and issue_id as uuid parameters. If you have " +
+          "a readable identifier, you can use the get_issue_using_readable_identifier tool to get the issue_id " +
+          "and project_id",
+        ["project_id", "issue_id", "comment_html"],
+        ["project_id", "issue_id", "comment_html"],
+      ),
+      tool(
+        "get_issue_using_readable_identifier",
+        "Get all issue details using readable identifier",
+        ["project_identifier", "issue_identifier"],
+        ["project_identifier", "issue_identifier"],
+      ),
+      tool("add_issue_attachment", "Attach a file to an issue.", ["issue_id", "file"], ["issue_id", "file"]),
+      tool("update_issue", "Update an issue's title, state or priority.", ["issue_id"], ["issue_id"]),
+      tool("add_project_comment", "Add a comment to a project's discussion.", ["project_id"], ["project_id"]),
+      tool("add_cycle_comment", "Add a comment to a cycle.", ["cycle_id"], ["cycle_id"]),
+      tool("add_module_comment", "Add a comment to a module.", ["module_id"], ["module_id"]),
+    ]],
+  ]);
+  const top = ranked(
+    i,
+    'add this to MOB-88 as a comment pls: "crash happens right after the permissions dialog"',
+    5,
+  );
+  assert.equal(top[0], "add_issue_comment", top.join(" "));
+  assert.ok(top.includes("get_issue_using_readable_identifier"), top.join(" "));
+});
