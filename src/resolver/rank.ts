@@ -179,6 +179,13 @@ function matchedMass(index: ResolverIndex, matched: ReadonlySet<number>, query: 
  */
 export const CLAUSE_SHARPNESS = 2;
 
+/**
+ * Share of a clause's part of the request's best score (the best score over the number of clauses) below which
+ * the clause's relative scores are scaled down in proportion: a clause that meets the catalog this weakly is
+ * context ("It's for the market", "tell me what error it shows"), and its best tool is no step's winner.
+ */
+export const WEAK_CLAUSE = 1 / 3;
+
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -407,6 +414,16 @@ function nameCoverageOf(index: ResolverIndex, doc: number, credit: ReadonlyMap<s
  * 0.016 nDCG@5; 0.8 and 0.85 measured alike.
  */
 export const ONE_WORD_NAME = 0.8;
+
+/**
+ * {@link actionMatch} for ordering siblings ({@link actionFirst}): a listing tool of a server that has no
+ * searching one is how that server searches (its filters), so a request to find things does not count against
+ * it (0, not -1).
+ */
+function rankedActionMatch(index: ResolverIndex, request: number, doc: number): number {
+  const match = actionMatch(request, index.actions[doc]!);
+  return match < 0 && (request & ACTION.search) !== 0 && index.listSearches[doc] === 1 ? 0 : match;
+}
 
 function bonusOf(index: ResolverIndex, doc: number, scored: Scored): number {
   const o = index.options;
@@ -848,6 +865,13 @@ function hubCompanions(index: ResolverIndex): Set<number> {
 const COMPANION_SOURCES = 3;
 
 /**
+ * A sibling only named in a tool's text ("use X instead", "see X", "NOT for …, use X") is an alternative or a
+ * next step, not a handle the tool needs: it is lifted only when the request meets it on its own, its score at
+ * least this share of the naming tool's.
+ */
+const NAMED_EVIDENCE = 0.4;
+
+/**
  * Lifts the prerequisite siblings of the top hits to a share of that hit's
  * score (never lowers a tool), then re-sorts.
  */
@@ -862,8 +886,13 @@ function addCompanions(
   let changed = false;
   const hubs = short ? hubCompanions(index) : undefined;
   for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
-    for (const c of index.companions[doc]!) {
+    const provides = index.companionHandles[doc]!;
+    for (const [k, c] of index.companions[doc]!.entries()) {
       if (hubs?.has(c)) continue;
+      if (provides[k]!.length === 0) {
+        const i = at.get(c);
+        if (i === undefined || order[i]![1] < NAMED_EVIDENCE * score) continue;
+      }
       const lifted = score * weight;
       const i = at.get(c);
       if (i === undefined) {
@@ -1143,7 +1172,7 @@ function actionFirst(
   const family = index.serverOf[order[0]![0]]!;
   const band = order.slice(0, end).filter(([d]) => index.serverOf[d] === family);
   const agree = band.filter(([d]) => actionMatch(action, index.actions[d]!) > 0);
-  const others = band.filter(([d]) => actionMatch(action, index.actions[d]!) < 0);
+  const others = band.filter(([d]) => rankedActionMatch(index, action, d) < 0);
   if (agree.length === 0 || others.length === 0) return;
   const lowest = agree[agree.length - 1]![1];
   const highest = others[0]![1];
@@ -1310,8 +1339,11 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
         ) winners.push(best);
       }
       const clauseServer = serverRelevance(index, cq);
+      // A clause meeting the catalog weakly (its best tool far below the request's best, for its share of the
+      // request) lifts its best tools as weakly: "…and tell me what error it shows" is no step of its own.
+      const strength = Math.min(1, max / (WEAK_CLAUSE * fullMax / clauseQueries.length));
       for (const [d, s] of top) {
-        const relative = Math.pow(s / max, CLAUSE_SHARPNESS) +
+        const relative = strength * Math.pow(s / max, CLAUSE_SHARPNESS) +
           o.serverWeight * clauseServer[index.serverOf[d]!]!;
         clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
       }

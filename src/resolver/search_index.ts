@@ -7,10 +7,18 @@
  */
 import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
-import { companionSteps } from "./companions.ts";
+import { type CompanionHandles, companionSteps } from "./companions.ts";
 import { bounded, stem as stemOf, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
-import { ANY_ACTION, EXISTING, isActionStem, isGenericVerb, saysDeprecated, toolActions } from "./actions.ts";
+import {
+  ACTION,
+  ANY_ACTION,
+  EXISTING,
+  isActionStem,
+  isGenericVerb,
+  saysDeprecated,
+  toolActions,
+} from "./actions.ts";
 import { isEnglishWord } from "./lexicon.ts";
 
 /** The fields a tool is ranked on. */
@@ -214,6 +222,11 @@ export interface ResolverIndex {
    * coordinate it requires (a `station_code`, `latitude`, `ticker`).
    */
   readonly companions: readonly (readonly number[])[];
+  /**
+   * Parallel to {@link companions}: the stems of the required handle fields each companion provides (`drive`
+   * of a `drive_id`), empty for a sibling only named in the description or schema.
+   */
+  readonly companionHandles: readonly (readonly (readonly string[])[])[];
   /** Server names, in first-seen order. */
   readonly servers: readonly string[];
   /** Index into {@link servers} of each tool. */
@@ -235,6 +248,11 @@ export interface ResolverIndex {
    * for a tool with use_when hints of its own (the operator's words say when to use it).
    */
   readonly actions: Uint16Array;
+  /**
+   * 1 for a tool that lists on a server with no tool that searches: listing with a filter is how that server
+   * searches, so a request to find things does not count against it.
+   */
+  readonly listSearches: Uint8Array;
   /** 1 for a tool whose description says it is deprecated or replaced. */
   readonly deprecated: Uint8Array;
   /** 1 for a tool whose lead sentence says it works on existing things ("Add observations to existing entities"). */
@@ -614,14 +632,25 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     if (ownD.get(w)! === 0 || otherD.get(w)! > 0 || serverWords.has(w)) continue;
     addWord(w, { server, rest: [], described: true });
   }
+  // A server with no tool that searches searches by listing with a filter: its listing tools answer a request
+  // to find things as well (`list-items` of a server without `search_items`).
+  const listSearches = new Uint8Array(n);
+  const searching = new Set<string>();
+  for (let d = 0; d < n; d++) if (actions[d]! & ACTION.search) searching.add(tools[d]!.server);
+  for (let d = 0; d < n; d++) {
+    if ((actions[d]! & ACTION.list) && !searching.has(tools[d]!.server)) listSearches[d] = 1;
+  }
   const pairs = yield* pairSteps(tools);
+
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
     description = FIELDS.indexOf("description");
+  const companionHandles: CompanionHandles = [];
   const companions = yield* companionSteps(
     tools,
     serverOf,
     docFields.map((f) => ({ names: f[name]!, leads: f[summary]!, mentions: f[description]! })),
+    companionHandles,
   );
   yield;
   const byName = yield* sortSteps(tools.map((_, i) => i), (a, b) => compareNames(tools[a]!, tools[b]!));
@@ -635,12 +664,14 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     nameTerms,
     phrases,
     companions,
+    companionHandles,
     servers,
     serverOf,
     serverPostings,
     serverWords,
     pairs,
     actions,
+    listSearches,
     deprecated,
     existing,
     options: opts,
