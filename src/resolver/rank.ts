@@ -179,13 +179,6 @@ function matchedMass(index: ResolverIndex, matched: ReadonlySet<number>, query: 
  */
 export const CLAUSE_SHARPNESS = 2;
 
-/**
- * Share of a clause's part of the request's best score (the best score over the number of clauses) below which
- * the clause's relative scores are scaled down in proportion: a clause that meets the catalog this weakly is
- * context ("It's for the market", "tell me what error it shows"), and its best tool is no step's winner.
- */
-export const WEAK_CLAUSE = 1 / 3;
-
 /** Candidates kept per clause. */
 const CLAUSE_POOL = 50;
 
@@ -1339,11 +1332,8 @@ export function rankQuery(index: ResolverIndex, text: string, options: SearchOpt
         ) winners.push(best);
       }
       const clauseServer = serverRelevance(index, cq);
-      // A clause meeting the catalog weakly (its best tool far below the request's best, for its share of the
-      // request) lifts its best tools as weakly: "…and tell me what error it shows" is no step of its own.
-      const strength = Math.min(1, max / (WEAK_CLAUSE * fullMax / clauseQueries.length));
       for (const [d, s] of top) {
-        const relative = strength * Math.pow(s / max, CLAUSE_SHARPNESS) +
+        const relative = Math.pow(s / max, CLAUSE_SHARPNESS) +
           o.serverWeight * clauseServer[index.serverOf[d]!]!;
         clauseBest.set(d, Math.max(clauseBest.get(d) ?? 0, relative));
       }

@@ -5,7 +5,6 @@
 import assert from "node:assert/strict";
 import { buildCatalog } from "../../src/catalog/mod.ts";
 import { buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
-import { catalogFromJson } from "../../scripts/eval_resolver.ts";
 
 function tool(name: string, description: string, properties: string[] = [], required: string[] = []) {
   const props = Object.fromEntries(properties.map((p) => [p, { type: "string" }]));
@@ -81,21 +80,6 @@ Deno.test("501: a server with no searching tool searches by listing: its list to
   servers[0]![1].push(tool("search-items", "Search error items that mention a text.", ["query"], ["query"]));
   const withSearch = ranked(index(servers), request, 10);
   assert.ok(withSearch.indexOf("search-items") < withSearch.indexOf("list-items"), withSearch.join());
-});
-
-Deno.test("502: a clause that meets the catalog weakly lifts its best tool as weakly (#42)", async () => {
-  const data = new URL("../../scripts/bench/data/plain_catalog.json", import.meta.url);
-  const i = buildIndex(catalogFromJson(JSON.parse(await Deno.readTextFile(data))));
-  // "…and tell me what error it shows" is no step of its own: the image is read as an image.
-  const top = ranked(i, "can you look at screenshot.png on my Desktop and tell me what error it shows", 3);
-  assert.equal(top[0], "read_media_file", top.join());
-  const made = ranked(
-    i,
-    "Could you make me a new file called price_list.txt in /home/anna/shop with these lines in it:\n" +
-      "Candles 4.50\nSoap bars 3.00\nIt's for the market",
-    3,
-  );
-  assert.equal(made[0], "write_file", made.join());
 });
 
 Deno.test("503: a sibling named as the way to get what a tool needs is its prerequisite, lifted (#42)", () => {
