@@ -630,10 +630,13 @@ export function requestActions(
   // A stated value ("…: login button broken on Safari", "saying 'waiting for invoice'") is given to the tool,
   // not words of the task: only the words before it count.
   const value = STATED_VALUE.exec(text);
-  const given = value && value.index > 0
-    ? words.length - splitWords(text.slice(0, value.index)).flatMap((w) => w.parts).filter(isContent).length
-    : 0;
-  if (words.length - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
+  // Argument values typed into the request (identifiers, `KEY=value` pairs, e-mail addresses; see
+  // `isValueToken`) are given to the tool, not words of the task: they do not count against the cap.
+  const task = withoutArguments(text);
+  const count = (t: string) => splitWords(t).flatMap((w) => w.parts).filter(isContent).length;
+  const taskWords = count(task);
+  const given = value && value.index > 0 ? taskWords - count(task.slice(0, value.index)) : 0;
+  if (taskWords - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
     const of = (ws: readonly string[]) =>
@@ -751,6 +754,29 @@ export function requestActions(
     }
   }
   return { action: extra(mask), recall: extra(recall) };
+}
+
+/**
+ * A token that is a value, not a word: an identifier mixing letters and digits (`dpl_8xK2`, `5kUoaYb3PqRs`,
+ * `farmgirl22`; not `1-star`), or words joined by a colon, underscore, `=`, `@` or `#` (`api::article.article`,
+ * `STRIPE_SECRET=sk_test`). A path or URL (a slash in it) is no such value: it names the file or page acted on
+ * ("save it in /root/markdown/report.md").
+ */
+const JOINED_VALUE = /\p{L}[:_=@#]+\p{L}/u;
+
+/** Whether a whitespace-separated token is a value given to a tool (see {@link JOINED_VALUE}). */
+function isValueToken(token: string): boolean {
+  if (token.includes("/") || token.includes("\\")) return false;
+  if (token.length > 64 || JOINED_VALUE.test(token)) return true;
+  for (const run of token.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (/\d/.test(run) && /\p{L}/u.test(run)) return true;
+  }
+  return false;
+}
+
+/** A request's text with its argument values blanked (same length, so indices keep their place). */
+export function withoutArguments(text: string): string {
+  return text.replace(/\S+/g, (m) => isValueToken(m) ? " ".repeat(m.length) : m);
 }
 
 /**
