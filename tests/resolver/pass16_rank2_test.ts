@@ -72,3 +72,40 @@ Deno.test("520: ids, KEY=value pairs and addresses typed into a request are no w
     "secret_put",
   );
 });
+
+Deno.test("521: a task typed as a verb, its object and a named value reads the verb's clause only (#42)", () => {
+  const request =
+    "run the shop AI action 5kUoaYb3PqRs with productName='Trailrunner X', plain text output, " +
+    "block until it's finished";
+  assert.equal(requestAction(request), ACTION.run);
+  // Without a value given by its name, a long request is still a described task: no action read.
+  assert.equal(
+    requestAction(
+      "run the nightly report job for the finance team, plain text output, block until it's finished",
+    ),
+    0,
+  );
+  // …and a request that does not open on its verb is none either.
+  assert.equal(
+    requestAction(
+      "Before we send the quarterly numbers to partner_team the legal reviewers and finance director must " +
+        "approve every contract draft, it's item 01C0NF99QQ",
+    ),
+    0,
+  );
+  const i = index([
+    ["shop", [
+      tool("get_ai_action", "Get the definition of an AI action: its instruction and variables.", [
+        "action_id",
+      ]),
+      tool(
+        "invoke_ai_action",
+        "Invoke an AI action with variables and return its generated output.",
+        ["action_id", "variables", "output_format", "wait_for_completion"],
+      ),
+      tool("list_ai_actions", "List the AI actions of a space."),
+      tool("get_ai_action_invocation", "Get the status and result of an AI action invocation by its id."),
+    ]],
+  ]);
+  assert.equal(ranked(i, request)[0], "invoke_ai_action");
+});
