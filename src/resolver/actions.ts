@@ -630,10 +630,24 @@ export function requestActions(
   // A stated value ("…: login button broken on Safari", "saying 'waiting for invoice'") is given to the tool,
   // not words of the task: only the words before it count.
   const value = STATED_VALUE.exec(text);
-  const given = value && value.index > 0
-    ? words.length - splitWords(text.slice(0, value.index)).flatMap((w) => w.parts).filter(isContent).length
-    : 0;
-  if (words.length - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS) return none;
+  // Argument values typed into the request (identifiers, `KEY=value` pairs, e-mail addresses; see
+  // `isValueToken`) are given to the tool, not words of the task: they do not count against the cap.
+  const task = withoutArguments(text);
+  const count = (t: string) => splitWords(t).flatMap((w) => w.parts).filter(isContent).length;
+  const taskWords = count(task);
+  const given = value && value.index > 0 ? taskWords - count(task.slice(0, value.index)) : 0;
+  let capped = taskWords - given - namedObjects(text, all, content[0]) > ACTION_MAX_WORDS;
+  // A task an agent types as its verb, the verb's object and a named value, then more arguments ("run AI action
+  // 5kUo… with productName='Trailrunner X', plain text output, block until it's finished"): the fragments
+  // after the verb's clause (to its first comma, semicolon or dash) are options of the same call; the clause
+  // alone counts.
+  if (capped && content[0] === 0 && actionOf(words[0]!) !== 0) {
+    const end = CLAUSE_END.exec(text);
+    if (end && text.slice(0, end.index).split(/\s+/).some(isNamedValue)) {
+      capped = count(task.slice(0, end.index)) > ACTION_MAX_WORDS;
+    }
+  }
+  if (capped) return none;
   const phrasal = (i: number) => {
     const from = content[i]!;
     const of = (ws: readonly string[]) =>
@@ -751,6 +765,37 @@ export function requestActions(
     }
   }
   return { action: extra(mask), recall: extra(recall) };
+}
+
+/**
+ * A token that is a value, not a word: an identifier mixing letters and digits (`dpl_8xK2`, `5kUoaYb3PqRs`,
+ * `farmgirl22`; not `1-star`), or words joined by a colon, underscore, `=`, `@` or `#` (`api::article.article`,
+ * `STRIPE_SECRET=sk_test`). A path or URL (a slash in it) is no such value: it names the file or page acted on
+ * ("save it in /root/markdown/report.md").
+ */
+const JOINED_VALUE = /\p{L}[:_=@#]{1,4}\p{L}/u;
+
+/** Whether a whitespace-separated token is a value given to a tool (see {@link JOINED_VALUE}). */
+function isValueToken(token: string): boolean {
+  if (token.includes("/") || token.includes("\\")) return false;
+  if (token.length > 64 || JOINED_VALUE.test(token)) return true;
+  for (const run of token.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (/\d/.test(run) && /\p{L}/u.test(run)) return true;
+  }
+  return false;
+}
+
+/** Where a request's first clause ends: a comma, a semicolon or a dash between spaces. */
+const CLAUSE_END = /[,;]|\s[—–-]\s/;
+
+/** A value given by its name (`productName='X'`, `KEY=value`, `api::article.article`, an address; no path). */
+function isNamedValue(token: string): boolean {
+  return !token.includes("/") && /\p{L}[:_=@#]{1,4}["']?[\p{L}\p{N}]/u.test(token);
+}
+
+/** A request's text with its argument values blanked (same length, so indices keep their place). */
+export function withoutArguments(text: string): string {
+  return text.replace(/\S+/g, (m) => isValueToken(m) ? " ".repeat(m.length) : m);
 }
 
 /**
