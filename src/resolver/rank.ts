@@ -860,7 +860,8 @@ const COMPANION_SOURCES = 3;
 /**
  * A sibling only named in a tool's text ("use X instead", "see X", "NOT for …, use X") is an alternative or a
  * next step, not a handle the tool needs: it is lifted only when the request meets it on its own, its score at
- * least this share of the naming tool's.
+ * least this share of the naming tool's. One named as the way to get what the tool needs ("use the X tool to
+ * get the issue_id") provides that, as a handle's provider does (`companionHandles`), and is lifted as one.
  */
 const NAMED_EVIDENCE = 0.4;
 

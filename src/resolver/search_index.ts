@@ -224,7 +224,8 @@ export interface ResolverIndex {
   readonly companions: readonly (readonly number[])[];
   /**
    * Parallel to {@link companions}: the stems of the required handle fields each companion provides (`drive`
-   * of a `drive_id`), empty for a sibling only named in the description or schema.
+   * of a `drive_id`; `named` for one named as the way to get what the tool needs), empty for a sibling only
+   * named in the description or schema (an alternative or a next step).
    */
   readonly companionHandles: readonly (readonly (readonly string[])[])[];
   /** Server names, in first-seen order. */
