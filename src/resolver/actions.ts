@@ -1060,27 +1060,9 @@ function bits(mask: number): number {
   return n;
 }
 
-/**
- * A description that says the tool itself is deprecated or replaced: a sentence that opens with the word
- * ("DEPRECATED: use read_text_file instead", "[Deprecated: …]", "Deprecated compatibility wrapper …"), the
- * word leading to what replaces it ("deprecated in favour of …"), "superseded by", a tool, endpoint or server
- * that "is deprecated / obsolete / no longer supported", or a sentence that is only "Use X instead.". Not the
- * routing hints real descriptions give ("For attribute-based search, use search_tickets instead", "(use JSON
- * instead)", "use create_items instead of calling this tool in a loop"), nor a deprecated field or format.
- */
-export function saysDeprecated(description: string): boolean {
-  return DEPRECATED_OPENING.test(description) || DEPRECATED_REPLACED.test(description) ||
-    DEPRECATED_SUBJECT.test(description) || USE_INSTEAD_ALONE.test(description);
-}
-
-const DEPRECATED_OPENING =
-  /(?:^|[.!?:]\s|\n)[\s*_[(#>-]{0,6}(?:note:\s{0,3})?(?:deprecated|obsolete)\b|\((?:deprecated|obsolete)\)/i;
-const DEPRECATED_REPLACED =
-  /\bdeprecated[\s:;,.)\]*-]{0,6}(?:in favou?r of|(?:please )?use|replaced by)\b|\bsuperseded by\b/i;
-const DEPRECATED_SUBJECT =
-  /\b(?:tool|endpoint|server|function|command|method|api|operation)\b[^.!?\n]{0,60}\b(?:is|are|has been|have been) (?:now )?(?:deprecated|obsolete|no longer (?:supported|maintained|recommended))\b/i;
-const USE_INSTEAD_ALONE =
-  /(?:^|[.!?]\s|\n)\s{0,3}(?:please )?use [`'"]?[\w.-]{1,80}[`'"]?(?:\(\))? instead\s{0,3}(?:[.!]|$)/im;
+/** A description that says the tool is deprecated or replaced ("DEPRECATED: use read_text_file instead"). */
+export const DEPRECATED =
+  /\bdeprecated\b|\bobsolete\b|\bno longer (?:supported|maintained|recommended)\b|\bsuperseded by\b|\blegacy\b[^.]{0,40}\buse\b|\buse [\w.-]+ instead\b/i;
 
 /**
  * A tool's lead sentence saying it adds to things that exist already ("Add observations to existing

@@ -13,10 +13,10 @@ import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
 import {
   ACTION,
   ANY_ACTION,
+  DEPRECATED,
   EXISTING,
   isActionStem,
   isGenericVerb,
-  saysDeprecated,
   toolActions,
 } from "./actions.ts";
 import { isEnglishWord } from "./lexicon.ts";
@@ -465,7 +465,7 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     actions[d] = tool.toolUseWhen.length > 0
       ? ANY_ACTION
       : toolActions(splitName(tool.short), tool.title ?? "", leadSentence(tool.description));
-    if (saysDeprecated(bounded(tool.description))) deprecated[d] = 1;
+    if (DEPRECATED.test(bounded(tool.description))) deprecated[d] = 1;
     if (EXISTING.test(leadSentence(tool.description))) existing[d] = 1;
     const texts = fieldTexts(tool);
     const own = withoutBoilerplate(tool.description, boiler.get(tool.server));
