@@ -26,17 +26,6 @@ const IDENTIFIER = /[\p{L}\p{N}_-]+/gu;
 /** Generic handle words that say nothing about which sibling provides them. */
 const GENERIC_HANDLES = new Set(["id", "code", "key"]);
 
-/** What a sibling named as a prerequisite provides, when the sentence does not say which handle. */
-const NAMED_PREREQUISITE = "named";
-
-/** A sentence naming a way to get or find something first ("use X to get the issue_id", "call X first"). */
-const PROVIDES =
-  /\b(?:to|and)\s+(?:get|find|look\s+up|obtain|retrieve|fetch|resolve|discover|list)\b|\bfirst\b|\b(?:returned|provided|obtained|given)\s+by\b|\bfrom\s+(?:the\s+)?[\w-]{1,80}\s+(?:tool|call)\b/;
-
-/** A sentence naming a sibling to use in this tool's place or after it ("use X instead", "see X"). */
-const ALTERNATIVE =
-  /\binstead\b|\brather than\b|\balternative\b|\bdo not\b|\bdon't\b|\bnot for\b|\bconsider\b|\bsee\b|\bprefer\b/;
-
 /** A set of terms (a `Set`, or a `Map` keyed by term). */
 export interface TermSet {
   has(term: string): boolean;
@@ -84,18 +73,11 @@ export function findCompanions(
   return drain(companionSteps(tools, serverOf, terms));
 }
 
-/**
- * What each companion provides: for each tool, parallel to its companions, the stems of the required handle
- * fields the companion is the provider of (`drive` for a `drive_id`); empty for a sibling only named.
- */
-export type CompanionHandles = string[][][];
-
 /** {@link findCompanions}, yielding after each server with siblings to compare. */
 export function* companionSteps(
   tools: readonly CatalogTool[],
   serverOf: Int32Array,
   terms: readonly CompanionTerms[],
-  handles?: CompanionHandles,
 ): Generator<void, number[][]> {
   const byServer = new Map<number, number[]>();
   tools.forEach((_, d) => {
@@ -104,7 +86,6 @@ export function* companionSteps(
     else byServer.set(serverOf[d]!, [d]);
   });
   const out: number[][] = tools.map(() => []);
-  if (handles) { for (let d = 0; d < tools.length; d++) handles[d] = []; }
   for (const members of byServer.values()) {
     if (members.length < 2 || members.length > MAX_SERVER_TOOLS) continue;
     yield;
@@ -117,25 +98,12 @@ export function* companionSteps(
     let consumes: Set<string>[] | undefined;
     members.forEach((a, i) => {
       const found: number[] = [];
-      /** Per companion found, the handle words it provides. */
-      const provides: string[][] = [];
       const t = tools[a]!;
       const text = `${t.description.slice(0, MAX_INDEXED_CHARS)}\n${schemaWords(t.definition.inputSchema)}`
         .slice(0, 2 * MAX_INDEXED_CHARS).toLowerCase();
-      for (const sentence of text.split(/(?<=[.!?;\n])/)) {
-        // A sibling named as the way to get what this tool needs ("use get_issue_using_readable_identifier to
-        // get the issue_id") is its prerequisite, as a handle's provider is; one named as an alternative or a
-        // next step is not.
-        const needed = PROVIDES.test(sentence) && !ALTERNATIVE.test(sentence);
-        for (const word of sentence.match(IDENTIFIER) ?? []) {
-          const j = named.get(word);
-          if (j === undefined || j === i) continue;
-          const k = found.indexOf(members[j]!);
-          if (k < 0) {
-            found.push(members[j]!);
-            provides.push(needed ? [NAMED_PREREQUISITE] : []);
-          } else if (needed && provides[k]!.length === 0) provides[k]!.push(NAMED_PREREQUISITE);
-        }
+      for (const word of text.match(IDENTIFIER) ?? []) {
+        const j = named.get(word);
+        if (j !== undefined && j !== i && !found.includes(members[j]!)) found.push(members[j]!);
       }
       for (const field of tools[a]!.required) {
         if (!HANDLE_FIELD.test(field)) continue;
@@ -155,15 +123,9 @@ export function* companionSteps(
             : 0;
           if (rank > bestRank) [best, bestRank] = [b, rank];
         });
-        if (best < 0) continue;
-        const k = found.indexOf(best);
-        if (k < 0) {
-          found.push(best);
-          provides.push([...need]);
-        } else provides[k]!.push(...need);
+        if (best >= 0 && !found.includes(best)) found.push(best);
       }
       out[a] = found.slice(0, MAX_COMPANIONS);
-      if (handles) handles[a] = provides.slice(0, MAX_COMPANIONS);
     });
   }
   return out;

@@ -858,14 +858,6 @@ function hubCompanions(index: ResolverIndex): Set<number> {
 const COMPANION_SOURCES = 3;
 
 /**
- * A sibling only named in a tool's text ("use X instead", "see X", "NOT for …, use X") is an alternative or a
- * next step, not a handle the tool needs: it is lifted only when the request meets it on its own, its score at
- * least this share of the naming tool's. One named as the way to get what the tool needs ("use the X tool to
- * get the issue_id") provides that, as a handle's provider does (`companionHandles`), and is lifted as one.
- */
-const NAMED_EVIDENCE = 0.4;
-
-/**
  * Lifts the prerequisite siblings of the top hits to a share of that hit's
  * score (never lowers a tool), then re-sorts.
  */
@@ -880,13 +872,8 @@ function addCompanions(
   let changed = false;
   const hubs = short ? hubCompanions(index) : undefined;
   for (const [doc, score] of order.slice(0, COMPANION_SOURCES)) {
-    const provides = index.companionHandles[doc]!;
-    for (const [k, c] of index.companions[doc]!.entries()) {
+    for (const c of index.companions[doc]!) {
       if (hubs?.has(c)) continue;
-      if (provides[k]!.length === 0) {
-        const i = at.get(c);
-        if (i === undefined || order[i]![1] < NAMED_EVIDENCE * score) continue;
-      }
       const lifted = score * weight;
       const i = at.get(c);
       if (i === undefined) {

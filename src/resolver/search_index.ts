@@ -7,7 +7,7 @@
  */
 import { addCounts, bm25fSteps, type FieldWeight, type Postings, termCounts } from "./bm25f.ts";
 import { type CatalogTool, drain, sortSteps, STEP } from "../catalog/mod.ts";
-import { type CompanionHandles, companionSteps } from "./companions.ts";
+import { companionSteps } from "./companions.ts";
 import { bounded, stem as stemOf, STOP_WORDS, tokenize } from "./tokenize.ts";
 import { glossChinese, hasChinese, senseIn } from "./zh_gloss.ts";
 import {
@@ -222,12 +222,6 @@ export interface ResolverIndex {
    * coordinate it requires (a `station_code`, `latitude`, `ticker`).
    */
   readonly companions: readonly (readonly number[])[];
-  /**
-   * Parallel to {@link companions}: the stems of the required handle fields each companion provides (`drive`
-   * of a `drive_id`; `named` for one named as the way to get what the tool needs), empty for a sibling only
-   * named in the description or schema (an alternative or a next step).
-   */
-  readonly companionHandles: readonly (readonly (readonly string[])[])[];
   /** Server names, in first-seen order. */
   readonly servers: readonly string[];
   /** Index into {@link servers} of each tool. */
@@ -646,12 +640,10 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
   const name = FIELDS.indexOf("name"),
     summary = FIELDS.indexOf("summary"),
     description = FIELDS.indexOf("description");
-  const companionHandles: CompanionHandles = [];
   const companions = yield* companionSteps(
     tools,
     serverOf,
     docFields.map((f) => ({ names: f[name]!, leads: f[summary]!, mentions: f[description]! })),
-    companionHandles,
   );
   yield;
   const byName = yield* sortSteps(tools.map((_, i) => i), (a, b) => compareNames(tools[a]!, tools[b]!));
@@ -665,7 +657,6 @@ function* indexSteps(tools: readonly CatalogTool[], options: RankingOptions): Ge
     nameTerms,
     phrases,
     companions,
-    companionHandles,
     servers,
     serverOf,
     serverPostings,
