@@ -3,24 +3,12 @@
  * five a tool its BM25F core had there. Each test is a class of such pushes, written with made-up tools.
  */
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
-
-function tool(name: string, description: string, properties: string[] = [], required: string[] = []) {
-  const props = Object.fromEntries(properties.map((p) => [p, { type: "string" }]));
-  return { name, description, inputSchema: { type: "object", properties: props, required } };
-}
-
-type Tool = ReturnType<typeof tool>;
-
-function index(servers: [string, Tool[]][]): ResolverIndex {
-  return buildIndex(
-    buildCatalog(servers.map(([name, tools]) => ({ name, description: "", tags: [], useWhen: [], tools }))),
-  );
-}
-
-const ranked = (i: ResolverIndex, request: string, n = 10) =>
-  rankQuery(i, request, { maxHits: n }).hits.map((h) => h.tool.short);
+import {
+  ranked,
+  type SchemaTool as Tool,
+  schemaTool as tool,
+  serversIndex as index,
+} from "./_bench_catalog.ts";
 
 Deno.test("501: a server with no searching tool searches by listing: its list tool stays among the finds (#42)", () => {
   const servers: [string, Tool[]][] = [

@@ -4,25 +4,8 @@
  * the values it pastes are no words of the task. Written with made-up tools.
  */
 import assert from "node:assert/strict";
-import { buildCatalog } from "../../src/catalog/mod.ts";
-import { buildIndex, rankQuery, type ResolverIndex } from "../../src/resolver/mod.ts";
+import { ranked, schemaTool as tool, serversIndex as index } from "./_bench_catalog.ts";
 import { ACTION, requestAction } from "../../src/resolver/actions.ts";
-
-function tool(name: string, description: string, properties: string[] = [], required: string[] = []) {
-  const props = Object.fromEntries(properties.map((p) => [p, { type: "string" }]));
-  return { name, description, inputSchema: { type: "object", properties: props, required } };
-}
-
-type Tool = ReturnType<typeof tool>;
-
-function index(servers: [string, Tool[]][]): ResolverIndex {
-  return buildIndex(
-    buildCatalog(servers.map(([name, tools]) => ({ name, description: "", tags: [], useWhen: [], tools }))),
-  );
-}
-
-const ranked = (i: ResolverIndex, request: string, n = 10) =>
-  rankQuery(i, request, { maxHits: n }).hits.map((h) => h.tool.short);
 
 Deno.test("520: ids, KEY=value pairs and addresses typed into a request are no words of its task (#42)", () => {
   // Each is eight content words or fewer once its values are left out; counted, they were over the cap.
